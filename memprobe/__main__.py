@@ -1,0 +1,3 @@
+from memprobe.cli.main import main
+
+main()

@@ -1,0 +1,292 @@
+"""The saved-for-backward table, from recorded graphs alone (no torch needed).
+
+Input: the serialized partitioned graphs (``graphs/*.json``) and the record of which
+block called which compiled graph (with the run-time size of each saved tensor).
+Output: one row per saved value per call, traced to its op chain and roots, with
+the reason it was saved.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+MAX_EXPR_CHARS = 160
+
+
+def short_op(target: str | None) -> str:
+    """``aten.abs.default`` -> ``abs``; ``prims.convert_element_type.default`` -> ``convert_element_type``."""
+    if not target:
+        return "?"
+    parts = target.split(".")
+    return parts[1] if len(parts) == 3 else parts[-1]
+
+
+@dataclass
+class GraphPair:
+    """A Dynamo graph's forward graph, its backward graph (if compiled) and its inputs."""
+
+    dynamo_graph: int
+    forward: dict  # graph doc: {"graph_id", "nodes": [...]}
+    backward: dict | None
+    inputs: list[dict]  # Dynamo placeholders in order: {"placeholder", "source", "kind", "fqn"}
+
+
+def _nodes_by_name(doc: dict) -> dict[str, dict]:
+    return {n["name"]: n for n in doc["nodes"]}
+
+
+def saved_outputs(pair: GraphPair) -> list[str] | None:
+    """Names of the forward outputs that are saved for backward (user outputs come first).
+
+    The count is the backward graph's non-tangent inputs; None when no backward graph
+    was recorded (the split cannot be known then).
+    """
+    if pair.backward is None:
+        return None
+    out = next(n for n in pair.forward["nodes"] if n["op"] == "output")["outputs"]
+    n_saved = sum(
+        1 for n in pair.backward["nodes"] if n["op"] == "placeholder" and not n["name"].startswith("tangents_")
+    )
+    return [o for o in out[len(out) - n_saved :]] if n_saved else []
+
+
+def primal_inputs(pair: GraphPair) -> dict[str, dict]:
+    """Map the forward graph's ``primals_i`` to the Dynamo inputs they stand for (same order)."""
+    primals = [n["name"] for n in pair.forward["nodes"] if n["op"] == "placeholder"]
+    if len(primals) != len(pair.inputs):
+        return {}
+    return dict(zip(primals, pair.inputs))
+
+
+def _display_root(inp: dict | None, placeholder: str, block: str | None) -> str:
+    if inp is None:
+        return placeholder
+    if inp["kind"] in ("parameter", "buffer"):
+        return f"{block}.{inp['fqn']}" if block else inp["fqn"]
+    label = "input" if inp["fqn"] in ("args[0]", "args") else inp["fqn"]
+    return f"{block}.{label}" if block else label
+
+
+class Provenance:
+    """Op chains and roots of the nodes of one forward graph."""
+
+    def __init__(self, pair: GraphPair):
+        self.pair = pair
+        self.nodes = _nodes_by_name(pair.forward)
+        self.inputs = primal_inputs(pair)
+        self._roots: dict[str, frozenset[str]] = {}
+
+    def roots(self, name: str) -> frozenset[str]:
+        """Placeholders this node is computed from."""
+        if name in self._roots:
+            return self._roots[name]
+        stack, seen, found = [name], set(), set()
+        while stack:
+            cur = stack.pop()
+            if cur in seen:
+                continue
+            seen.add(cur)
+            node = self.nodes.get(cur)
+            if node is None:
+                continue
+            if node["op"] == "placeholder":
+                found.add(cur)
+            stack.extend(node["inputs"])
+        self._roots[name] = frozenset(found)
+        return self._roots[name]
+
+    def expr(self, name: str, block: str | None) -> str:
+        """The op chain back to the graph inputs, e.g. ``abs(permute(layers.0.ffn.w1.weight))``.
+
+        Deep chains are cut with ``…`` so the expression stays short.
+        """
+        for depth in range(8, 0, -1):
+            text = self._render(name, block, depth)
+            if len(text) <= MAX_EXPR_CHARS:
+                return text
+        return self._render(name, block, 1)
+
+    def _render(self, name: str, block: str | None, depth: int) -> str:
+        node = self.nodes.get(name)
+        if node is None:
+            return name
+        if node["op"] == "placeholder":
+            return _display_root(self.inputs.get(name), name, block)
+        if depth <= 0:
+            return "…"
+        args = ", ".join(self._render(a, block, depth - 1) for a in node["inputs"])
+        return f"{short_op(node['target'])}({args})"
+
+
+def classify(node: dict, root_kinds: set[str]) -> str:
+    """weight-derived | activation | parameter | scalar | other."""
+    if node["op"] == "placeholder":
+        return "parameter" if root_kinds <= {"parameter", "buffer"} and root_kinds else "activation"
+    shape = node.get("shape")
+    if shape is not None and _numel(shape) <= 1:
+        return "scalar"
+    if not root_kinds:
+        return "other"
+    if root_kinds <= {"parameter", "buffer"}:
+        return "weight-derived"
+    return "activation"
+
+
+def _numel(shape: list[int]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def explain_reason(node: dict, policy: dict | None) -> tuple[str, str, str | None]:
+    """(reason_kind, reason text, policy_op) for why a saved value was saved."""
+    if node["op"] == "placeholder":
+        return "graph-input", "graph input: backward reads it directly", None
+    tag = node.get("recompute")
+    op = node.get("original_aten") or node.get("target")
+    if tag == "MUST_SAVE":
+        name = policy.get("name") if policy else "?"
+        in_list = policy is not None and (
+            policy.get("default") == "save" or op in (policy.get("save_ops") or [])
+        )
+        if in_list:
+            return "policy", f"MUST_SAVE: {op} is in the save list of SAC policy '{name}'", op
+        return (
+            "policy",
+            f"MUST_SAVE: tagged by SAC policy '{name}' on {op} (traced from a saved op through a tensor subclass)",
+            None,
+        )
+    if tag in ("MUST_RECOMPUTE", "PREFER_RECOMPUTE"):
+        return "partitioner", f"chosen by the min-cut partitioner (policy said {tag} for {op})", None
+    return "partitioner", f"chosen by the min-cut partitioner ({op} was not under SAC)", None
+
+
+def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], policy: dict | None) -> list[dict]:
+    """One row per saved value per compiled-graph call, in call order.
+
+    ``invocations``: ``[{"dynamo_graph", "block", "runtime_saved": [{"storage_bytes", ...}] | None}]``.
+    """
+    provs = {i: Provenance(p) for i, p in pairs.items()}
+    rows: list[dict] = []
+    for call_index, inv in enumerate(invocations):
+        pair = pairs.get(inv["dynamo_graph"])
+        if pair is None:
+            continue
+        saved = saved_outputs(pair)
+        if not saved:
+            continue
+        prov = provs[inv["dynamo_graph"]]
+        block = inv.get("block")
+        runtime = inv.get("runtime_saved") or []
+        runtime_ok = len(runtime) == len(saved)
+        for pos, name in enumerate(saved):
+            node = prov.nodes[name]
+            root_names = prov.roots(name)
+            root_inputs = [prov.inputs.get(r) for r in sorted(root_names)]
+            root_kinds = {i["kind"] for i in root_inputs if i is not None}
+            kind = classify(node, root_kinds)
+            reason_kind, reason, policy_op = explain_reason(node, policy)
+            root = (
+                "parameter" if root_kinds and root_kinds <= {"parameter", "buffer"}
+                else "input" if root_kinds == {"input"}
+                else "parameter+input" if root_kinds
+                else "none"
+            )
+            rows.append(
+                {
+                    "call": call_index,
+                    "graph": pair.forward["graph_id"],
+                    "block": block,
+                    "name": name,
+                    "shape": node.get("shape"),
+                    "dtype": node.get("dtype"),
+                    "bytes": node.get("bytes", 0),
+                    "expr": prov.expr(name, block),
+                    "op": short_op(node.get("original_aten") or node.get("target")) if node["op"] != "placeholder" else "input",
+                    "root": root,
+                    "roots": [_display_root(i, r, block) for i, r in zip(root_inputs, sorted(root_names))],
+                    "kind": kind,
+                    "reason_kind": reason_kind,
+                    "reason": reason,
+                    "policy_op": policy_op,
+                    "recompute_tag": node.get("recompute"),
+                    "runtime_storage_bytes": runtime[pos]["storage_bytes"] if runtime_ok else None,
+                    "runtime_storage_id": runtime[pos].get("storage_id") if runtime_ok else None,
+                }
+            )
+    return rows
+
+
+def saved_totals(rows: list[dict]) -> dict:
+    """Graph-derived and run-time bytes held for backward, per step.
+
+    Parameters saved as graph inputs are counted apart: they are alive anyway, and
+    under FSDP with reshard-after-forward their unsharded storage is freed (run-time 0).
+    Run-time bytes count each distinct storage once.
+    """
+    graph = sum(r["bytes"] for r in rows if r["kind"] != "parameter")
+    params_graph = sum(r["bytes"] for r in rows if r["kind"] == "parameter")
+    have_runtime = bool(rows) and all(r["runtime_storage_bytes"] is not None for r in rows)
+    runtime = params_runtime = None
+    if have_runtime:
+        seen: set = set()
+        runtime = params_runtime = 0
+        for r in rows:
+            key = r["runtime_storage_id"]
+            if key in seen:
+                continue
+            seen.add(key)
+            if r["kind"] == "parameter":
+                params_runtime += r["runtime_storage_bytes"]
+            else:
+                runtime += r["runtime_storage_bytes"]
+    by_kind: dict[str, int] = defaultdict(int)
+    for r in rows:
+        by_kind[r["kind"]] += r["bytes"]
+    return {
+        "graph_bytes": graph,
+        "runtime_bytes": runtime,
+        "agree": runtime == graph if runtime is not None else None,
+        "parameter_graph_bytes": params_graph,
+        "parameter_runtime_bytes": params_runtime,
+        "by_kind_bytes": dict(sorted(by_kind.items())),
+    }
+
+
+_LAYER_RE = re.compile(r"(layers)\.(\d+)\.")
+
+
+def layer_pattern(expr: str) -> str:
+    """``abs(layers.3.ffn.w1.weight)`` -> ``abs(layers.*.ffn.w1.weight)``."""
+    return _LAYER_RE.sub(r"\1.*.", expr)
+
+
+def group_rows(rows: list[dict]) -> list[dict]:
+    """Rows that differ only in their layer index, grouped; largest total first."""
+    groups: dict[tuple, dict] = {}
+    for r in rows:
+        key = (layer_pattern(r["expr"]), r["kind"], r["bytes"], r["dtype"], tuple(r["shape"] or ()), r["reason_kind"], r["policy_op"])
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = {
+                "expr": key[0],
+                "kind": r["kind"],
+                "bytes_each": r["bytes"],
+                "count": 0,
+                "bytes": 0,
+                "shape": r["shape"],
+                "dtype": r["dtype"],
+                "reason_kind": r["reason_kind"],
+                "reason": r["reason"],
+                "policy_op": r["policy_op"],
+                "blocks": [],
+            }
+        g["count"] += 1
+        g["bytes"] += r["bytes"]
+        if r["block"] is not None:
+            g["blocks"].append(r["block"])
+    # largest first; on a tie, weight-derived values (the usual anomaly) before the rest
+    return sorted(groups.values(), key=lambda g: (-g["bytes"], g["kind"] != "weight-derived", g["expr"]))

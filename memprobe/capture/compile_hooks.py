@@ -1,0 +1,201 @@
+"""Capture the partitioned graphs and Inductor output code through torch.compile's own hooks.
+
+:class:`GraphCapture` is a torch.compile backend that wraps Inductor: it calls
+``compile_fx`` with an ``inner_compile`` that records every partitioned graph
+(forward, backward, inference) before handing it to Inductor, and keeps the
+output code Inductor generated for it. It also wraps the compiled callable of
+each Dynamo graph so every call is recorded with the block that made it and the
+autograd node it created (whose ``saved_tensors`` are what backward will use).
+No log is scraped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+# L['self'].__dict__['_modules']['_checkpoint_wrapped_module']._modules['ffn']._modules['w1']._parameters['weight']
+_SOURCE_ITEM = re.compile(r"\.(\w+)|\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]")
+_WRAPPERS = {"_checkpoint_wrapped_module", "_orig_mod", "_fsdp_wrapped_module"}
+
+
+def source_to_fqn(source: str) -> tuple[str, str]:
+    """(kind, name) for a Dynamo input source.
+
+    kind is ``parameter``, ``buffer`` or ``input``; name is the module-relative FQN
+    (``ffn.w1.weight``) or the argument (``args[0]``).
+    """
+    if not source.startswith("L["):
+        return "input", source
+    items = [next(g for g in m.groups() if g is not None) for m in _SOURCE_ITEM.finditer(source)]
+    # items like ['self', '_modules', '_checkpoint_wrapped_module', '_modules', 'ffn', ..., '_parameters', 'weight']
+    if items and items[0] == "self":
+        kind = "parameter" if "_parameters" in items else "buffer" if "_buffers" in items else "input"
+        parts = [i for i in items[1:] if i not in ("__dict__", "_modules", "_parameters", "_buffers") and i not in _WRAPPERS]
+        return kind, ".".join(parts)
+    if items and items[0] == "args":
+        return "input", f"args[{items[1]}]" if len(items) > 1 else "args"
+    return "input", ".".join(items)
+
+
+def _tensor_meta(val: Any) -> dict:
+    if isinstance(val, torch.Tensor):
+        numel = val.numel()
+        return {
+            "shape": list(val.shape),
+            "dtype": str(val.dtype).replace("torch.", ""),
+            "bytes": int(numel * val.element_size()),
+        }
+    if isinstance(val, (int, float, bool, torch.SymInt)):
+        return {"shape": None, "dtype": type(val).__name__, "bytes": 0}
+    return {"shape": None, "dtype": None, "bytes": 0}
+
+
+def _target_name(node: torch.fx.Node) -> str:
+    t = node.target
+    if isinstance(t, str):
+        return t
+    return str(t) if isinstance(t, torch._ops.OpOverload) else getattr(t, "__name__", str(t))
+
+
+def serialize_graph(gm: torch.fx.GraphModule) -> list[dict]:
+    """Every node as a plain dict: name, op, target, inputs, shape, dtype, bytes, SAC tag, stack."""
+    nodes = []
+    for n in gm.graph.nodes:
+        meta = _tensor_meta(n.meta.get("val"))
+        recompute = n.meta.get("recompute")
+        original = n.meta.get("original_aten")
+        entry = {
+            "name": n.name,
+            "op": n.op,
+            "target": _target_name(n) if n.op in ("call_function", "call_method", "call_module", "get_attr") else None,
+            "inputs": [a.name for a in n.all_input_nodes],
+            **meta,
+            "recompute": recompute.name if recompute is not None else None,
+            "original_aten": str(original) if original is not None else None,
+            "stack_trace": n.meta.get("stack_trace"),
+        }
+        if n.op == "output":
+            outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
+            entry["outputs"] = [a.name if isinstance(a, torch.fx.Node) else None for a in outs]
+        nodes.append(entry)
+    return nodes
+
+
+@dataclass
+class AotGraph:
+    """One partitioned graph handed to Inductor."""
+
+    graph_id: str  # e.g. "g0.forward"
+    dynamo_graph: int
+    kind: str  # forward | backward | inference
+    nodes: list[dict]
+    readable: str
+    output_code: str | None
+
+
+@dataclass
+class Invocation:
+    """One call of a compiled Dynamo graph during a forward pass."""
+
+    dynamo_graph: int
+    block: str | None
+    grad_fn: Any = None
+
+
+@dataclass
+class DynamoGraph:
+    index: int
+    inputs: list[dict]  # [{"placeholder", "source", "kind", "fqn"}]
+    aot: list[AotGraph] = field(default_factory=list)
+
+
+class GraphCapture:
+    """A torch.compile backend that records what Inductor compiles and who calls it."""
+
+    def __init__(self) -> None:
+        self.dynamo_graphs: list[DynamoGraph] = []
+        self.invocations: list[Invocation] = []
+        self.recording = False
+        self.current_block: str | None = None
+
+    # -- the backend -------------------------------------------------------------------------
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs):
+        from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+
+        index = len(self.dynamo_graphs)
+        inputs = []
+        for n in gm.graph.nodes:
+            if n.op != "placeholder":
+                continue
+            grapharg = n.meta.get("grapharg")
+            source = grapharg.source.name if grapharg is not None and getattr(grapharg, "source", None) is not None else n.name
+            if callable(source):  # older torch: Source.name() is a method
+                source = source()
+            kind, fqn = source_to_fqn(str(source))
+            inputs.append({"placeholder": n.name, "source": str(source), "kind": kind, "fqn": fqn})
+        dyn = DynamoGraph(index, inputs)
+        self.dynamo_graphs.append(dyn)
+
+        def inner_compile(aot_gm, aot_inputs, **kwargs):
+            if kwargs.get("is_backward"):
+                kind = "backward"
+            elif kwargs.get("is_inference"):
+                kind = "inference"
+            else:
+                kind = "forward"
+            compiled = compile_fx_inner(aot_gm, aot_inputs, **kwargs)
+            dyn.aot.append(
+                AotGraph(
+                    graph_id=f"g{index}.{kind}",
+                    dynamo_graph=index,
+                    kind=kind,
+                    nodes=serialize_graph(aot_gm),
+                    readable=aot_gm.print_readable(print_output=False, include_stride=False, include_device=True),
+                    output_code=getattr(compiled, "source_code", None),
+                )
+            )
+            return compiled
+
+        compiled_fn = compile_fx(gm, example_inputs, inner_compile=inner_compile)
+
+        def run(*args):
+            out = compiled_fn(*args)
+            if self.recording:
+                self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out)))
+            return out
+
+        return run
+
+    # -- block tracking ----------------------------------------------------------------------
+    def track_blocks(self, blocks: dict[str, torch.nn.Module]) -> list:
+        """Forward hooks that tell the capture which block is running."""
+        handles = []
+        for fqn, module in blocks.items():
+
+            def pre(_mod, _args, fqn=fqn):
+                self.current_block = fqn
+
+            def post(_mod, _args, _out):
+                self.current_block = None
+
+            handles.append(module.register_forward_pre_hook(pre))
+            handles.append(module.register_forward_hook(post))
+        return handles
+
+
+def _compiled_grad_fn(out):
+    """The CompiledFunction autograd node behind a compiled graph's outputs (None for inference)."""
+    tensors = [out] if isinstance(out, torch.Tensor) else [t for t in (out or ()) if isinstance(t, torch.Tensor)]
+    for t in tensors:
+        node, depth = t.grad_fn, 0
+        while node is not None and depth < 4:
+            if "CompiledFunction" in type(node).__name__:
+                return node
+            nexts = [fn for fn, _ in node.next_functions if fn is not None]
+            node = nexts[0] if nexts else None
+            depth += 1
+    return None

@@ -1,0 +1,27 @@
+"""Keep library chatter out of the user's terminal (``--verbose`` lets it through).
+
+torchao logs a warning for each optional CUDA extension a CPU build cannot load,
+torch's pytree warns about torchao's enum registration, and Dynamo warns that a
+``context_fn`` is passed to checkpoint under compile (which is the point here).
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+
+_LOGGERS = ("torchao", "torch", "torch._dynamo", "torch._inductor", "torch.utils._pytree", "torch.distributed")
+
+
+def quiet_logs(verbose: bool = False) -> None:
+    if verbose:
+        return
+    for name in _LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", module=r"torch(ao)?(\.|$)")
+    try:
+        import torch._logging
+
+        torch._logging.set_logs(dynamo=logging.ERROR, aot=logging.ERROR, inductor=logging.ERROR)
+    except Exception:  # an older torch without set_logs: the logger levels above still apply
+        pass

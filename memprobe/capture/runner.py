@@ -1,0 +1,309 @@
+"""Run a probe: build the repro, train a few steps, record graphs, output code and memory.
+
+The first step compiles; later steps are measured, the last one under the
+memory meter (CPU profiler or CUDA allocator statistics). The saved-for-backward
+table is derived from the recorded graphs by :mod:`memprobe.analysis.saved`
+and cross-checked against the tensors the autograd graph really holds.
+"""
+
+from __future__ import annotations
+
+import platform
+from contextlib import nullcontext
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .. import SCHEMA_VERSION, __version__
+from ..analysis.findings import find
+from ..analysis.saved import GraphPair, build_saved_table, saved_totals
+from ..config import ProbeConfig
+from ..errors import ConfigError, RunFailed
+from .quiet import quiet_logs
+from .rundir import RunDir
+
+Progress = Callable[[str], None]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def resolve_device(requested: str):
+    import torch
+
+    if requested == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if requested == "cuda":
+        if not torch.cuda.is_available():
+            raise ConfigError("--device cuda: no CUDA device is available (this torch build or machine has none); use --device cpu")
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def check_float8_support(recipe: str, device) -> None:
+    import torch
+
+    if recipe == "bf16" or device.type != "cuda":
+        return
+    cap = torch.cuda.get_device_capability(device)
+    if cap < (8, 9):
+        name = torch.cuda.get_device_name(device)
+        raise ConfigError(
+            f"float8 recipe {recipe!r} needs a GPU of compute capability 8.9 or newer; {name} is {cap[0]}.{cap[1]}:"
+            " use --recipe bf16 or --device cpu"
+        )
+
+
+def versions(device) -> dict:
+    import torch
+
+    v = {"python": platform.python_version(), "torch": torch.__version__, "memprobe": __version__}
+    try:
+        import torchao
+
+        v["torchao"] = torchao.__version__
+    except ImportError:
+        v["torchao"] = None
+    if device.type == "cuda":
+        v["cuda"] = torch.version.cuda
+        v["device_name"] = torch.cuda.get_device_name(device)
+        v["device_capability"] = ".".join(map(str, torch.cuda.get_device_capability(device)))
+        try:
+            import triton
+
+            v["triton"] = triton.__version__
+        except ImportError:
+            v["triton"] = None
+    else:
+        v["device_name"] = platform.processor() or platform.machine() or "cpu"
+    return v
+
+
+def _runtime_saved(grad_fn) -> list[dict] | None:
+    """Shape, dtype and storage size of each tensor a CompiledFunction node saved."""
+    import torch
+
+    if grad_fn is None:
+        return None
+    out = []
+    for t in grad_fn.saved_tensors:
+        if not isinstance(t, torch.Tensor):
+            continue
+        st = t.untyped_storage()
+        out.append(
+            {
+                "shape": list(t.shape),
+                "dtype": str(t.dtype).replace("torch.", ""),
+                "storage_bytes": int(st.nbytes()),
+                "storage_id": int(st.data_ptr()) if st.nbytes() else None,
+            }
+        )
+    return out
+
+
+class Probe:
+    """One configuration, built and run in this process."""
+
+    def __init__(self, cfg: ProbeConfig, run_dir: RunDir, progress: Progress | None = None, verbose: bool = False):
+        self.cfg = cfg.validated()
+        self.run_dir = run_dir
+        self.progress = progress or (lambda msg: None)
+        self.verbose = verbose
+        self.report: dict = {}
+
+    # -- report scaffolding --------------------------------------------------------------------
+    def _write(self) -> None:
+        self.run_dir.write_report(self.report)
+
+    def run(self) -> dict:
+        cfg = self.cfg
+        quiet_logs(self.verbose)
+        device = resolve_device(cfg.device)
+        check_float8_support(cfg.recipe, device)
+        self.report = {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "memprobe", "version": __version__},
+            "status": "running",
+            "created_utc": _now(),
+            "command": sys.argv,
+            "config": cfg.to_dict(),
+            "device": {"type": device.type},
+            "versions": versions(device),
+            "policy": cfg.policy().to_dict() if cfg.ac == "op" else None,
+            "graphs": [],
+            "invocations": [],
+            "saved_tensors": [],
+            "saved_totals": None,
+            "findings": [],
+            "memory": None,
+            "timings_s": {},
+        }
+        self._write()
+        try:
+            self._run(device)
+            self.report["status"] = "complete"
+        except KeyboardInterrupt:
+            self.report["status"] = "interrupted"
+            raise
+        except ConfigError:
+            self.report["status"] = "failed"
+            raise
+        except Exception as e:  # a failure inside torch: keep what was recorded
+            self.report["status"] = "failed"
+            self.report["error"] = f"{type(e).__name__}: {e}"
+            raise RunFailed(f"the run failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
+        finally:
+            self.report["finished_utc"] = _now()
+            self._write()
+        return self.report
+
+    # -- the probe itself ------------------------------------------------------------------------
+    def _run(self, device) -> None:
+        import torch
+        import torch._functorch.config as functorch_config
+
+        from repros import ffn
+
+        from ..policies import make_context_fn
+        from .compile_hooks import GraphCapture
+        from .memory import CpuPhases, CudaPhases, persistent_bytes
+
+        cfg = self.cfg
+        torch._dynamo.reset()
+        if device.type == "cuda":
+            torch.cuda.set_device(device)
+        created_pg = False
+        capture = GraphCapture()
+        decisions: dict = {}
+        t0 = time.perf_counter()
+        self.progress(f"building {cfg.summary()} on {device.type}")
+        model = ffn.build_model(cfg.dim, cfg.hidden, cfg.layers, seed=cfg.seed, device=device)
+        ffn.apply_float8(model, cfg.recipe)
+        context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == "op" else None
+        ffn.apply_ac(model, cfg.ac, context_fn)
+        if cfg.compile:
+            ffn.apply_compile(model, backend=capture)
+        capture.track_blocks({f"layers.{name}": block for name, block in model.layers.named_children()})
+        input_dtype = torch.float32
+        try:
+            if cfg.fsdp:
+                created_pg = ffn.init_single_process_group(device)
+                ffn.apply_fsdp(model, reshard_after_forward=cfg.reshard_after_forward)
+            else:
+                model.to(torch.bfloat16)
+                input_dtype = torch.bfloat16
+            optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+            x = ffn.make_batch(cfg.batch, cfg.seq, cfg.dim, device=device, dtype=input_dtype, seed=cfg.seed)
+            meter = CudaPhases(device) if device.type == "cuda" else CpuPhases(quiet=not self.verbose)
+            runtime_total = None
+            with functorch_config.patch(enable_autograd_cache=False):
+                for step in range(cfg.steps):
+                    measured = step > 0
+                    last = step == cfg.steps - 1
+                    ts = time.perf_counter()
+                    self.progress(
+                        f"step {step + 1}/{cfg.steps}" + (" (compiling)" if step == 0 and cfg.compile else "")
+                        + (" (measured)" if last else "")
+                    )
+                    with (meter.step() if last else nullcontext()):
+                        runtime_total, invocations = self._step(model, optimizer, x, capture, meter if last else None, record=measured)
+                    if step == 0:
+                        self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
+                        self._write_graphs(capture)
+                    if last:
+                        self.report["timings_s"]["measured_step"] = round(time.perf_counter() - ts, 3)
+                        self.report["invocations"] = invocations
+            self.report["memory"] = {
+                **meter.result(),
+                "persistent": persistent_bytes(model, optimizer),
+                "autograd_saved_bytes": runtime_total,
+            }
+            self.report["policy_decisions"] = decisions or None
+            self._analyse(capture)
+            self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
+        finally:
+            if created_pg:
+                import torch.distributed as dist
+
+                dist.destroy_process_group()
+
+    def _step(self, model, optimizer, x, capture, meter, record: bool):
+        from repros import ffn
+
+        phase = meter.phase if meter is not None else (lambda name: nullcontext())
+        capture.invocations.clear()
+        capture.recording = record
+        with phase("forward"):
+            out = model(x)
+            loss = ffn.loss_fn(out)
+        capture.recording = False
+        invocations = [
+            {
+                "dynamo_graph": inv.dynamo_graph,
+                "block": inv.block,
+                "runtime_saved": _runtime_saved(inv.grad_fn),
+            }
+            for inv in capture.invocations
+        ]
+        capture.invocations.clear()  # drop the autograd references before backward
+        runtime_total = ffn.saved_tensor_bytes(loss) if record else None
+        with phase("backward"):
+            loss.backward()
+        with phase("optimizer"):
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        del out, loss
+        return runtime_total, invocations
+
+    def _write_graphs(self, capture) -> None:
+        entries = []
+        for dyn in capture.dynamo_graphs:
+            for g in dyn.aot:
+                files = self.run_dir.write_graph(g.graph_id, g.readable, g.nodes, g.output_code)
+                entries.append(
+                    {
+                        "graph_id": g.graph_id,
+                        "dynamo_graph": g.dynamo_graph,
+                        "kind": g.kind,
+                        "nodes": len(g.nodes),
+                        "files": files,
+                        "inputs": dyn.inputs,
+                    }
+                )
+        self.report["graphs"] = entries
+        self._write()
+
+    def _analyse(self, capture) -> None:
+        pairs = graph_pairs_from_capture(capture)
+        rows = build_saved_table(pairs, self.report["invocations"], self.report["policy"])
+        totals = saved_totals(rows)
+        self.report["saved_tensors"] = rows
+        self.report["saved_totals"] = totals
+        self.report["memory"]["saved_for_backward_bytes"] = {
+            "graph": totals["graph_bytes"],
+            "runtime": totals["runtime_bytes"],
+        }
+        self.report["findings"] = find(rows, totals, self.report["config"])
+
+
+def graph_pairs_from_capture(capture) -> dict[int, GraphPair]:
+    pairs = {}
+    for dyn in capture.dynamo_graphs:
+        fw = next((g for g in dyn.aot if g.kind == "forward"), None)
+        if fw is None:
+            continue
+        bw = next((g for g in dyn.aot if g.kind == "backward"), None)
+        pairs[dyn.index] = GraphPair(
+            dynamo_graph=dyn.index,
+            forward={"graph_id": fw.graph_id, "nodes": fw.nodes},
+            backward={"graph_id": bw.graph_id, "nodes": bw.nodes} if bw else None,
+            inputs=dyn.inputs,
+        )
+    return pairs
+
+
+def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False) -> dict:
+    return Probe(cfg, RunDir(out), progress=progress, verbose=verbose).run()

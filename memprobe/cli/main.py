@@ -1,0 +1,70 @@
+"""The ``memprobe`` command: one module per verb, errors as one line and an exit code.
+
+Exit codes: 0 success; 1 unexpected internal error; 2 bad input (flags, config,
+run directory); 3 the probe itself failed (partial results were written);
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import __version__
+from ..errors import MemprobeError
+
+
+class MemprobeGroup(click.Group):
+    """Click group that turns every error into one line on stderr (``--debug`` shows tracebacks)."""
+
+    def main(self, args=None, prog_name=None, **extra):  # noqa: D401
+        args = list(sys.argv[1:] if args is None else args)
+        debug = "--debug" in args
+        try:
+            return super().main(args=args, prog_name=prog_name or "memprobe", standalone_mode=False, **extra)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            msg = " ".join(e.format_message().split())
+            click.echo(f"memprobe: error: {msg}", err=True)
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            click.echo("memprobe: interrupted", err=True)
+            sys.exit(130)
+        except MemprobeError as e:
+            if debug:
+                raise
+            click.echo(f"memprobe: error: {' '.join(str(e).split())}", err=True)
+            sys.exit(e.exit_code)
+        except KeyboardInterrupt:
+            click.echo("memprobe: interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=MemprobeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="memprobe")
+def cli() -> None:
+    """Find out why a PyTorch training step uses more memory than it should.
+
+    \b
+    Start here:
+      memprobe run --recipe rowwise --ac-policy torchtitan-2025-01
+    builds the minimal FFN repro (FSDP2 + torch.compile + per-op SAC + float8), trains a few
+    steps, and reports which saved-for-backward buffers hold the memory, traced to their op
+    chain, parameter and SAC decision. `memprobe policies` lists the SAC policies.
+    """
+
+
+def _register() -> None:
+    from . import policies, run
+
+    cli.add_command(run.run)
+    cli.add_command(policies.policies)
+
+
+_register()
+
+
+def main() -> None:
+    cli.main()

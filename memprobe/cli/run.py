@@ -1,0 +1,112 @@
+"""``memprobe run``: build the repro, train a few steps, report what is saved for backward."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..config import AC_MODES, RECIPE_ALIASES, RECIPES, ProbeConfig
+from ..policies import POLICIES
+
+
+def config_options(f):
+    """The probe configuration flags (shared by every verb that runs a probe)."""
+    options = [
+        click.option("--recipe", default="rowwise", show_default=True,
+                     type=click.Choice(list(RECIPES) + list(RECIPE_ALIASES)),
+                     help="Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise)."),
+        click.option("--dim", default=512, show_default=True, type=int, help="Model dimension."),
+        click.option("--hidden", default=2048, show_default=True, type=int, help="FFN hidden dimension."),
+        click.option("--layers", default=2, show_default=True, type=int, help="Number of FFN blocks."),
+        click.option("--batch", default=2, show_default=True, type=int, help="Batch size."),
+        click.option("--seq", default=256, show_default=True, type=int, help="Sequence length."),
+        click.option("--seed", default=0, show_default=True, type=int, help="Seed for weights and the batch."),
+        click.option("--ac", default="op", show_default=True, type=click.Choice(AC_MODES),
+                     help="Activation checkpointing per block: none, full, or op (per-op SAC)."),
+        click.option("--ac-policy", default="torchtitan", show_default=True, type=click.Choice(list(POLICIES)),
+                     help="Per-op SAC policy by name (see `memprobe policies`)."),
+        click.option("--save-op", "save_ops", multiple=True, metavar="OP",
+                     help="Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default)."),
+        click.option("--recompute-op", "recompute_ops", multiple=True, metavar="OP",
+                     help="Remove OP from the save list: recompute it in backward (repeatable)."),
+        click.option("--compile/--no-compile", default=True, show_default=True, help="torch.compile each block."),
+        click.option("--fsdp/--no-fsdp", default=True, show_default=True,
+                     help="FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16."),
+        click.option("--reshard-after-forward/--no-reshard-after-forward", default=True, show_default=True,
+                     help="FSDP2 frees unsharded parameters after forward."),
+        click.option("--device", default="auto", show_default=True, type=click.Choice(["auto", "cpu", "cuda"]),
+                     help="auto = cuda when a GPU is present, else cpu."),
+        click.option("--steps", default=3, show_default=True, type=int,
+                     help="Training steps: the first compiles, the last is measured."),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def config_from_options(kw: dict) -> ProbeConfig:
+    """A validated config from the flags; unknown ops are caught here, before anything runs."""
+    from ..policies import resolve_op
+
+    cfg = ProbeConfig(
+        recipe=kw["recipe"], dim=kw["dim"], hidden=kw["hidden"], layers=kw["layers"], batch=kw["batch"],
+        seq=kw["seq"], seed=kw["seed"], ac=kw["ac"], ac_policy=kw["ac_policy"], save_ops=tuple(kw["save_ops"]),
+        recompute_ops=tuple(kw["recompute_ops"]), compile=kw["compile"], fsdp=kw["fsdp"],
+        reshard_after_forward=kw["reshard_after_forward"], device=kw["device"], steps=kw["steps"],
+    ).validated()
+    for op in cfg.save_ops + cfg.recompute_ops:
+        resolve_op(op)
+    return cfg
+
+
+def output_options(f):
+    for opt in reversed([
+        click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress lines."),
+        click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through."),
+        click.option("--debug", is_flag=True, help="Show Python tracebacks on errors."),
+    ]):
+        f = opt(f)
+    return f
+
+
+@click.command()
+@config_options
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.")
+@click.option("--force", is_flag=True, help="Replace an existing run directory (only one memprobe wrote).")
+@output_options
+def run(out: Path | None, force: bool, as_json: bool, quiet: bool, verbose: bool, debug: bool, **kw) -> None:
+    """Run the FFN repro and report what its compiled forward saves for backward.
+
+    \b
+    Builds `layers` SwiGLU FFN blocks, applies (in torchtitan's order) torchao float8,
+    per-op SAC, per-block torch.compile and FSDP2, trains --steps steps (the first
+    compiles), and writes a run directory: report.json, the partitioned graphs and
+    Inductor's output code. The summary ranks the saved-for-backward buffers, each
+    traced to its op chain and parameter and to the SAC decision that saved it.
+
+    \b
+    Examples:
+      memprobe run --recipe rowwise --ac-policy torchtitan-2025-01
+      memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
+      memprobe run --recipe bf16 --layers 4 --json > report.json
+    """
+    from ..capture.rundir import default_run_dir, prepare_run_dir
+    from ..capture.runner import run_probe
+    from ..report import console as render
+
+    cfg = config_from_options(kw)
+    out = out if out is not None else default_run_dir(cfg.recipe)
+    prepare_run_dir(out, force)
+    progress = render.progress_printer(enabled=not quiet and not as_json)
+    try:
+        report = run_probe(cfg, out, progress=progress, verbose=verbose)
+    finally:
+        progress.close()
+    if as_json:
+        click.echo(json.dumps(report, indent=1))
+    else:
+        render.print_run(report, out)

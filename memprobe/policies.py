@@ -1,0 +1,193 @@
+"""Per-op selective activation checkpointing (SAC) policies, by name.
+
+A policy is a list of ops whose outputs are MUST_SAVE, plus a default for every
+other op. ``torchtitan`` also carries torchtitan's rule that every second
+``aten.mm`` in a block is recomputed instead of saved.
+
+Op names are kept as strings (``aten.abs.default``) so that listing and
+validating policies does not need torch; :func:`resolve_op` turns a name into
+the torch op when a run needs it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    description: str
+    save_ops: tuple[str, ...] = ()
+    # "recompute": ops not in save_ops are PREFER_RECOMPUTE; "save": every op is MUST_SAVE
+    # unless it is in recompute_ops.
+    default: str = "recompute"
+    mm_every_second_recomputed: bool = False
+    source: str = ""
+    recompute_ops: tuple[str, ...] = field(default=())
+
+
+_TORCHTITAN_TODAY = (
+    "aten.mm.default",
+    "aten._scaled_dot_product_efficient_attention.default",
+    "aten._scaled_dot_product_flash_attention.default",
+    "aten._scaled_dot_product_cudnn_attention.default",
+    "_c10d_functional.reduce_scatter_tensor.default",
+    "aten.max.default",
+)
+
+_TORCHTITAN_2025_01 = (
+    "aten.mm.default",
+    "aten._scaled_dot_product_efficient_attention.default",
+    "aten._scaled_dot_product_flash_attention.default",
+    "_c10d_functional.reduce_scatter_tensor.default",
+    "aten.abs.default",
+    "aten.max.default",
+)
+
+POLICIES: dict[str, Policy] = {
+    p.name: p
+    for p in (
+        Policy(
+            name="torchtitan",
+            description="today's torchtitan op save list (aten.abs removed); every second aten.mm recomputed",
+            save_ops=_TORCHTITAN_TODAY,
+            mm_every_second_recomputed=True,
+            source="torchtitan models/llama3 parallelize.py _op_sac_save_list",
+        ),
+        Policy(
+            name="torchtitan-2025-01",
+            description="torchtitan's list before aten.abs was removed (the rowwise float8 regression); every second aten.mm recomputed",
+            save_ops=_TORCHTITAN_2025_01,
+            mm_every_second_recomputed=True,
+            source="torchtitan before the Feb 2025 fix 'Remove abs from save list for per op AC'",
+        ),
+        Policy(
+            name="save-all",
+            description="every op's output is MUST_SAVE (upper bound of what SAC can keep)",
+            default="save",
+        ),
+        Policy(
+            name="recompute-all",
+            description="every op is PREFER_RECOMPUTE (the partitioner decides alone)",
+        ),
+    )
+}
+
+_NAME_RE = re.compile(r"^(?:torch\.ops\.)?(?P<ns>[A-Za-z_][\w]*)(?:\.|::)(?P<op>[A-Za-z_]\w*)(?:\.(?P<ov>[A-Za-z_]\w*))?$")
+
+
+def normalize_op_name(name: str) -> str:
+    """``aten.abs`` / ``aten::abs`` / ``torch.ops.aten.abs.default`` -> ``aten.abs.default``.
+
+    Checks only the form; :func:`resolve_op` checks that the op exists.
+    """
+    m = _NAME_RE.match(name.strip())
+    if not m:
+        raise ConfigError(
+            f"invalid op name {name!r}: expected a form like aten.abs or torch.ops.aten.abs.default"
+        )
+    return f"{m['ns']}.{m['op']}.{m['ov'] or 'default'}"
+
+
+def resolve_op(name: str):
+    """The torch OpOverload for a normalized op name; ConfigError if torch has no such op."""
+    import torch
+
+    ns, op, overload = normalize_op_name(name).split(".")
+    try:
+        packet = getattr(getattr(torch.ops, ns), op)
+        return getattr(packet, overload)
+    except (AttributeError, RuntimeError):
+        raise ConfigError(f"unknown op {name!r}: torch has no torch.ops.{ns}.{op}.{overload}") from None
+
+
+def get_policy(name: str) -> Policy:
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise ConfigError(
+            f"unknown AC policy {name!r}; choose one of: {', '.join(POLICIES)} (see `memprobe policies`)"
+        ) from None
+
+
+@dataclass(frozen=True)
+class EffectivePolicy:
+    """A named policy after --save-op / --recompute-op edits."""
+
+    name: str
+    default: str
+    save_ops: tuple[str, ...]
+    recompute_ops: tuple[str, ...]
+    mm_every_second_recomputed: bool
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "default": self.default,
+            "save_ops": list(self.save_ops),
+            "recompute_ops": list(self.recompute_ops),
+            "mm_every_second_recomputed": self.mm_every_second_recomputed,
+        }
+
+    def saves(self, op_name: str) -> bool:
+        """Whether the policy's list makes ``op_name`` MUST_SAVE (ignoring the mm parity rule)."""
+        if self.default == "save":
+            return op_name not in self.recompute_ops
+        return op_name in self.save_ops
+
+
+def effective_policy(name: str, save_ops=(), recompute_ops=()) -> EffectivePolicy:
+    base = get_policy(name)
+    add = [normalize_op_name(o) for o in save_ops]
+    remove = [normalize_op_name(o) for o in recompute_ops]
+    both = sorted(set(add) & set(remove))
+    if both:
+        raise ConfigError(f"op(s) both saved and recomputed: {', '.join(both)}")
+    if base.default == "save":
+        return EffectivePolicy(base.name, "save", (), tuple(sorted(set(remove))), False)
+    ops = [o for o in base.save_ops if o not in remove]
+    ops += [o for o in add if o not in ops]
+    return EffectivePolicy(base.name, "recompute", tuple(ops), tuple(sorted(set(remove))), base.mm_every_second_recomputed)
+
+
+def make_context_fn(policy: EffectivePolicy, decisions: dict | None = None):
+    """A ``context_fn`` for ``torch.utils.checkpoint`` implementing ``policy``.
+
+    ``decisions`` (optional) collects ``{op name: {"MUST_SAVE": n, "PREFER_RECOMPUTE": n}}``
+    for the forward pass, so a report can say what the policy decided and why.
+    """
+    from collections import defaultdict
+
+    import torch
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+
+    save = {resolve_op(o) for o in policy.save_ops}
+    recompute = {resolve_op(o) for o in policy.recompute_ops}
+    mm = torch.ops.aten.mm.default
+
+    def context_fn():
+        mm_count: dict[str, int] = defaultdict(int)
+
+        def _policy(ctx, func, *args, **kwargs):
+            mode = "recompute" if ctx.is_recompute else "forward"
+            if func == mm:
+                mm_count[mode] += 1
+            if policy.default == "save":
+                to_save = func not in recompute
+            else:
+                to_save = func in save and not (
+                    policy.mm_every_second_recomputed and func == mm and mm_count[mode] % 2 == 0
+                )
+            decision = CheckpointPolicy.MUST_SAVE if to_save else CheckpointPolicy.PREFER_RECOMPUTE
+            if decisions is not None and not ctx.is_recompute:
+                per_op = decisions.setdefault(str(func), {})
+                per_op[decision.name] = per_op.get(decision.name, 0) + 1
+            return decision
+
+        return create_selective_checkpoint_contexts(_policy)
+
+    return context_fn

@@ -1,0 +1,158 @@
+"""Rich console rendering of run reports (the data model stays in report.json)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ..analysis.saved import group_rows
+from ..units import fmt_bytes
+
+TOP_ROWS = 12
+
+
+def _console(stderr: bool = False) -> Console:
+    con = Console(stderr=stderr, highlight=False, soft_wrap=False)
+    if not con.is_terminal and "COLUMNS" not in os.environ:
+        con.width = 160  # logs and CI: wide enough for op chains
+    return con
+
+
+class progress_printer:
+    """Progress lines with elapsed time on stderr; plain when stderr is not a terminal."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self.t0 = time.perf_counter()
+        self.console = _console(stderr=True)
+
+    def __call__(self, msg: str) -> None:
+        if self.enabled:
+            elapsed = time.perf_counter() - self.t0
+            if self.console.is_terminal:
+                self.console.print(f"[dim]{elapsed:6.1f}s[/] {msg}")
+            else:
+                print(f"{elapsed:6.1f}s {msg}", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        pass
+
+
+_WHY = {"policy": "policy MUST_SAVE", "partitioner": "partitioner", "graph-input": "graph input"}
+
+
+def _share(n: int, total: int) -> str:
+    return f"{100 * n / total:.0f}%" if total else "-"
+
+
+def print_run(report: dict, run_dir: Path, console: Console | None = None) -> None:
+    con = console or _console()
+    cfg = report["config"]
+    from ..config import ProbeConfig
+
+    v = report["versions"]
+    con.print(
+        f"[bold]memprobe run[/]  {ProbeConfig.from_dict(cfg).summary()}\n"
+        f"[dim]{report['device']['type']} ({v.get('device_name')})  torch {v['torch']}  torchao {v.get('torchao')}  status {report['status']}[/]"
+    )
+    rows = report.get("saved_tensors") or []
+    totals = report.get("saved_totals") or {}
+    if rows:
+        groups = group_rows(rows)
+        total = totals.get("graph_bytes", 0) + totals.get("parameter_graph_bytes", 0)
+        t = Table(title="Saved for backward, per step (from the compiled graphs)", title_justify="left", show_lines=False)
+        t.add_column("#", justify="right", style="dim")
+        t.add_column("bytes", justify="right")
+        t.add_column("share", justify="right")
+        t.add_column("x", justify="right")
+        t.add_column("kind")
+        t.add_column("saved value (op chain)", overflow="fold")
+        t.add_column("why", overflow="fold")
+        for i, g in enumerate(groups[:TOP_ROWS], 1):
+            style = "bold red" if g["kind"] == "weight-derived" else None
+            why = _WHY[g["reason_kind"]] + (f" {g['policy_op']}" if g["policy_op"] else "")
+            t.add_row(
+                str(i), fmt_bytes(g["bytes"]), _share(g["bytes"], total), str(g["count"]), g["kind"], g["expr"], why,
+                style=style,
+            )
+        con.print(t)
+        if len(groups) > TOP_ROWS:
+            con.print(f"[dim]… {len(groups) - TOP_ROWS} more groups in report.json (saved_tensors)[/]")
+        agree = totals.get("agree")
+        check = "[green]agree[/]" if agree else "[red]DISAGREE[/]" if agree is False else "[yellow]not measured[/]"
+        con.print(
+            f"saved for backward: [bold]{fmt_bytes(totals.get('graph_bytes'))}[/] derived from the graphs,"
+            f" {fmt_bytes(totals.get('runtime_bytes'))} held at run time ({check});"
+            f" plus parameters saved as graph inputs: {fmt_bytes(totals.get('parameter_graph_bytes'))}"
+            f" ({fmt_bytes(totals.get('parameter_runtime_bytes'))} held at run time)"
+        )
+    elif report["status"] == "complete":
+        con.print("[yellow]no compiled graph saved anything for backward[/]" + (" (run with --compile to see the saved table)" if not cfg["compile"] else ""))
+
+    findings = report.get("findings") or []
+    if findings:
+        con.print("\n[bold]Findings[/] (largest first)")
+        for i, f in enumerate(findings, 1):
+            con.print(f"[bold red]{i}.[/] {f['message']}")
+            if f.get("hint"):
+                con.print(f"   [cyan]fix:[/] {f['hint']}")
+        for detail in dict.fromkeys(f["detail"] for f in findings if f.get("detail")):
+            con.print(f"[dim]{detail}[/]")
+    elif rows:
+        con.print("\n[green]No findings:[/] nothing weight-derived is saved for backward.")
+
+    mem = report.get("memory")
+    if mem and mem.get("phases"):
+        t = Table(title=f"Measured step memory ({mem['source']})", title_justify="left", caption=mem["baseline"], caption_justify="left")
+        t.add_column("phase")
+        for col in ("start", "peak", "end"):
+            t.add_column(col, justify="right")
+        extra = "peak_reserved_bytes" in next(iter(mem["phases"].values()))
+        if extra:
+            t.add_column("peak reserved", justify="right")
+        for name, p in mem["phases"].items():
+            cells = [name, fmt_bytes(p["start_bytes"]), fmt_bytes(p["peak_bytes"]), fmt_bytes(p["end_bytes"])]
+            if extra:
+                cells.append(fmt_bytes(p["peak_reserved_bytes"]))
+            t.add_row(*cells)
+        con.print(t)
+        pers = mem.get("persistent") or {}
+        con.print(
+            f"[dim]persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
+            f" optimizer {fmt_bytes(pers.get('optimizer_state_bytes'))}; autograd graph holds"
+            f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
+        )
+
+    con.print(f"\nrun directory: [bold]{run_dir}[/]  (report.json, graphs/, output_code/)")
+    hint = _next_command(report)
+    if hint:
+        con.print(f"next: [cyan]{hint}[/]")
+
+
+def _next_command(report: dict) -> str | None:
+    cfg = report["config"]
+    base = f"memprobe run --recipe {cfg['recipe']} --ac-policy {cfg['ac_policy']} --layers {cfg['layers']}"
+    ops = sorted({f["policy_op"] for f in report.get("findings") or [] if f.get("policy_op")})
+    if ops:
+        return base + "".join(f" --recompute-op {op}" for op in ops) + "   # does recomputing it remove the finding?"
+    if cfg["recipe"] != "bf16":
+        return base.replace(f"--recipe {cfg['recipe']}", "--recipe bf16") + "   # compare with bf16"
+    return None
+
+
+def print_policies(policies: dict) -> None:
+    con = _console()
+    t = Table(title="Per-op SAC policies (--ac-policy)", title_justify="left", show_lines=True)
+    t.add_column("name", style="bold")
+    t.add_column("MUST_SAVE ops")
+    t.add_column("notes", overflow="fold")
+    for name, p in policies.items():
+        ops = "\n".join(p.save_ops) if p.save_ops else ("every op" if p.default == "save" else "none")
+        t.add_row(name, ops, p.description + (f"\nsource: {p.source}" if p.source else ""))
+    con.print(t)
+    con.print("Edit one for a run: --save-op aten.abs / --recompute-op aten.abs (repeatable).")

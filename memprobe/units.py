@@ -1,0 +1,16 @@
+"""Byte figures: data keeps integers of bytes; these render them for people."""
+
+from __future__ import annotations
+
+
+def fmt_bytes(n: int | float | None) -> str:
+    """``2097152`` -> ``2.00 MiB`` (binary units; ``n/a`` for None)."""
+    if n is None:
+        return "n/a"
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024:
+            return f"{sign}{n:.0f} {unit}" if unit == "B" else f"{sign}{n:.2f} {unit}"
+        n /= 1024
+    return f"{sign}{n:.2f} TiB"
