@@ -141,7 +141,11 @@ def loss_fn(out: torch.Tensor) -> torch.Tensor:
 
 
 def saved_tensor_bytes(root: torch.Tensor) -> int:
-    """Bytes of the distinct storages the autograd graph behind ``root`` holds for backward."""
+    """Bytes of the distinct storages the autograd graph behind ``root`` holds for backward.
+
+    Do not call it on a graph with eager (uncompiled) checkpointed regions: unpacking their
+    saved tensors consumes them, and backward then fails.
+    """
     seen_nodes, seen_storages, total = set(), set(), 0
     stack = [root.grad_fn]
     while stack:
@@ -203,12 +207,14 @@ def main(argv: list[str] | None = None) -> None:
     x = make_batch(args.batch, args.seq, args.dim, device=device, dtype=torch.bfloat16 if args.no_fsdp else torch.float32)
     for step in range(args.steps):
         out = model(x)
-        saved = saved_tensor_bytes(out)
         loss = loss_fn(out)
+        # eager checkpointed regions cannot be inspected without consuming what they saved
+        saved = saved_tensor_bytes(loss) if (not args.no_compile or args.ac == "none") else None
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
-        print(f"step {step}: loss {loss.item():.4f}  saved for backward {saved / 2**20:.2f} MiB")
+        held = f"{saved / 2**20:.2f} MiB" if saved is not None else "not inspected (eager checkpointing)"
+        print(f"step {step}: loss {loss.item():.4f}  saved for backward {held}")
 
 
 if __name__ == "__main__":

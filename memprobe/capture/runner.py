@@ -18,7 +18,8 @@ from typing import Callable
 
 from .. import SCHEMA_VERSION, __version__
 from ..analysis.findings import find
-from ..analysis.saved import GraphPair, build_saved_table, saved_totals
+from ..analysis.rundir import graph_pairs
+from ..analysis.saved import build_saved_table, saved_totals
 from ..config import ProbeConfig
 from ..errors import ConfigError, RunFailed
 from .quiet import quiet_logs
@@ -222,7 +223,7 @@ class Probe:
                 "autograd_saved_bytes": runtime_total,
             }
             self.report["policy_decisions"] = decisions or None
-            self._analyse(capture)
+            self._analyse()
             self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
         finally:
             if created_pg:
@@ -249,7 +250,9 @@ class Probe:
             for inv in capture.invocations
         ]
         capture.invocations.clear()  # drop the autograd references before backward
-        runtime_total = ffn.saved_tensor_bytes(loss) if record else None
+        # eager checkpointed regions would be consumed by inspecting them: only compiled or AC-free runs
+        inspectable = self.cfg.compile or self.cfg.ac == "none"
+        runtime_total = ffn.saved_tensor_bytes(loss) if record and inspectable else None
         with phase("backward"):
             loss.backward()
         with phase("optimizer"):
@@ -276,8 +279,9 @@ class Probe:
         self.report["graphs"] = entries
         self._write()
 
-    def _analyse(self, capture) -> None:
-        pairs = graph_pairs_from_capture(capture)
+    def _analyse(self) -> None:
+        # the analysis reads the recorded artifacts, exactly as a later command would
+        pairs = graph_pairs(self.run_dir.path, self.report)
         rows = build_saved_table(pairs, self.report["invocations"], self.report["policy"])
         totals = saved_totals(rows)
         self.report["saved_tensors"] = rows
@@ -287,22 +291,6 @@ class Probe:
             "runtime": totals["runtime_bytes"],
         }
         self.report["findings"] = find(rows, totals, self.report["config"])
-
-
-def graph_pairs_from_capture(capture) -> dict[int, GraphPair]:
-    pairs = {}
-    for dyn in capture.dynamo_graphs:
-        fw = next((g for g in dyn.aot if g.kind == "forward"), None)
-        if fw is None:
-            continue
-        bw = next((g for g in dyn.aot if g.kind == "backward"), None)
-        pairs[dyn.index] = GraphPair(
-            dynamo_graph=dyn.index,
-            forward={"graph_id": fw.graph_id, "nodes": fw.nodes},
-            backward={"graph_id": bw.graph_id, "nodes": bw.nodes} if bw else None,
-            inputs=dyn.inputs,
-        )
-    return pairs
 
 
 def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False) -> dict:

@@ -56,7 +56,7 @@ def config_from_options(kw: dict) -> ProbeConfig:
         recompute_ops=tuple(kw["recompute_ops"]), compile=kw["compile"], fsdp=kw["fsdp"],
         reshard_after_forward=kw["reshard_after_forward"], device=kw["device"], steps=kw["steps"],
     ).validated()
-    for op in cfg.save_ops + cfg.recompute_ops:
+    for op in kw["save_ops"] + kw["recompute_ops"]:
         resolve_op(op)
     return cfg
 

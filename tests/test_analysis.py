@@ -1,0 +1,87 @@
+"""The analysis layer works from a run directory alone (recorded graphs, no re-run)."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from conftest import LEGACY_ROWWISE
+from memprobe.analysis.findings import find
+from memprobe.analysis.rundir import graph_pairs, load_report
+from memprobe.analysis.saved import build_saved_table, group_rows, layer_pattern, saved_outputs, saved_totals, short_op
+from memprobe.capture.compile_hooks import source_to_fqn
+from memprobe.errors import RunDirError
+
+
+def test_source_to_fqn():
+    src = "L['self'].__dict__['_modules']['_checkpoint_wrapped_module']._modules['ffn']._modules['w3']._parameters['weight']"
+    assert source_to_fqn(src) == ("parameter", "ffn.w3.weight")
+    assert source_to_fqn("L['args'][0]") == ("input", "args[0]")
+    assert source_to_fqn("L['self']._modules['norm']._buffers['scale']") == ("buffer", "norm.scale")
+
+
+def test_small_helpers():
+    assert short_op("aten.abs.default") == "abs"
+    assert short_op("prims.convert_element_type.default") == "convert_element_type"
+    assert layer_pattern("abs(permute(layers.12.ffn.w1.weight))") == "abs(permute(layers.*.ffn.w1.weight))"
+
+
+@pytest.mark.e2e
+def test_table_rebuilt_from_files_equals_the_report(runs):
+    run = runs(*LEGACY_ROWWISE)
+    report = load_report(run.path)
+    pairs = graph_pairs(run.path, report)
+    assert pairs, "graphs must be readable from the run directory"
+    rows = build_saved_table(pairs, report["invocations"], report["policy"])
+    assert rows == report["saved_tensors"]
+    assert saved_totals(rows) == report["saved_totals"]
+
+
+@pytest.mark.e2e
+def test_saved_split_matches_runtime_count(runs):
+    run = runs(*LEGACY_ROWWISE)
+    report = run.report
+    pairs = graph_pairs(run.path, report)
+    for inv in report["invocations"]:
+        saved = saved_outputs(pairs[inv["dynamo_graph"]])
+        # the forward graph's saved outputs are exactly the tensors the autograd node held, in order
+        assert len(saved) == len(inv["runtime_saved"])
+        fw = {n["name"]: n for n in pairs[inv["dynamo_graph"]].forward["nodes"]}
+        for name, rt in zip(saved, inv["runtime_saved"]):
+            assert fw[name]["shape"] == rt["shape"] and fw[name]["dtype"] == rt["dtype"]
+
+
+@pytest.mark.e2e
+def test_mismatch_between_graph_and_runtime_is_a_finding(runs):
+    report = runs(*LEGACY_ROWWISE).report
+    rows = copy.deepcopy(report["saved_tensors"])
+    victim = next(r for r in rows if r["kind"] == "activation" and r["runtime_storage_bytes"])
+    victim["runtime_storage_bytes"] += 4096
+    totals = saved_totals(rows)
+    assert totals["agree"] is False
+    kinds = [f["kind"] for f in find(rows, totals, report["config"])]
+    assert "accounting-mismatch" in kinds
+
+
+@pytest.mark.e2e
+def test_grouping_across_layers(runs):
+    rows = runs(*LEGACY_ROWWISE).report["saved_tensors"]
+    groups = group_rows(rows)
+    assert sum(g["bytes"] for g in groups) == sum(r["bytes"] for r in rows)
+    wd = [g for g in groups if g["kind"] == "weight-derived"]
+    assert all("layers.*." in g["expr"] for g in wd)
+    assert groups == sorted(groups, key=lambda g: -g["bytes"])
+
+
+def test_load_report_errors(tmp_path):
+    with pytest.raises(RunDirError, match="does not exist"):
+        load_report(tmp_path / "missing")
+    with pytest.raises(RunDirError, match="no report.json"):
+        load_report(tmp_path)
+    (tmp_path / "report.json").write_text("{not json")
+    with pytest.raises(RunDirError, match="not valid JSON"):
+        load_report(tmp_path)
+    (tmp_path / "report.json").write_text('{"schema_version": 99}')
+    with pytest.raises(RunDirError, match="schema_version 99"):
+        load_report(tmp_path)
