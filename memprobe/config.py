@@ -91,6 +91,23 @@ class ProbeConfig:
                 d[k] = tuple(d[k])
         return cls(**d)
 
+    def to_flags(self) -> list[str]:
+        """The `memprobe run` flags that rebuild this configuration (defaults left out)."""
+        default = ProbeConfig()
+        flags: list[str] = []
+        for f in fields(self):
+            value, dflt = getattr(self, f.name), getattr(default, f.name)
+            name = "--" + f.name.replace("_", "-")
+            if f.name in ("save_ops", "recompute_ops"):
+                for op in value:
+                    flags += [name[:-1], op]
+            elif isinstance(value, bool):
+                if value != dflt:
+                    flags.append(name if value else "--no-" + name[2:])
+            elif f.name == "recipe" or value != dflt:
+                flags += [name, str(value)]
+        return flags
+
     def summary(self) -> str:
         """One line a person can read: what was built."""
         parts = [

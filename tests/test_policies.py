@@ -77,3 +77,14 @@ def test_legacy_saves_abs_and_edit_removes_it():
     assert _decisions_for("torchtitan-2025-01", recompute_ops=["aten.abs"])["aten.abs.default"] == {"PREFER_RECOMPUTE": 1}
     assert _decisions_for("recompute-all")["aten.mm.default"] == {"PREFER_RECOMPUTE": 3}
     assert _decisions_for("save-all")["aten.mm.default"] == {"MUST_SAVE": 3}
+
+
+def test_config_flags_round_trip_through_the_cli():
+    from memprobe.cli.run import config_from_options, run
+    from memprobe.config import ProbeConfig
+
+    cfg = ProbeConfig(recipe="tensorwise", dim=256, layers=3, ac_policy="torchtitan-2025-01",
+                      recompute_ops=("aten.abs.default",), fsdp=False, reshard_after_forward=False,
+                      device="cpu", steps=4).validated()
+    ctx = run.make_context("run", cfg.to_flags())
+    assert config_from_options(ctx.params) == cfg

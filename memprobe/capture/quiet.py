@@ -10,18 +10,23 @@ from __future__ import annotations
 import logging
 import warnings
 
-_LOGGERS = ("torchao", "torch", "torch._dynamo", "torch._inductor", "torch.utils._pytree", "torch.distributed")
+_LOGGERS = (
+    "torchao", "torch", "torch._dynamo", "torch._inductor", "torch._higher_order_ops", "torch.utils._pytree",
+    "torch.distributed",
+)
 
 
 def quiet_logs(verbose: bool = False) -> None:
     if verbose:
         return
-    for name in _LOGGERS:
-        logging.getLogger(name).setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore", module=r"torch(ao)?(\.|$)")
-    try:
+    try:  # first: set_logs resets the levels of torch's loggers
         import torch._logging
 
         torch._logging.set_logs(dynamo=logging.ERROR, aot=logging.ERROR, inductor=logging.ERROR)
-    except Exception:  # an older torch without set_logs: the logger levels above still apply
+    except Exception:  # an older torch without set_logs: the logger levels below still apply
         pass
+    for name in _LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", module=r"torch(ao)?(\.|$)")
+    # torchao's sources carry invalid escapes; Python 3.12 warns when compiling them without .pyc files
+    warnings.filterwarnings("ignore", category=SyntaxWarning)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 import sys
 import time
 from pathlib import Path
@@ -108,7 +109,7 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
 
     mem = report.get("memory")
     if mem and mem.get("phases"):
-        t = Table(title=f"Measured step memory ({mem['source']})", title_justify="left", caption=mem["baseline"], caption_justify="left")
+        t = Table(title=f"Measured step memory ({mem['source']})", title_justify="left")
         t.add_column("phase")
         for col in ("start", "peak", "end"):
             t.add_column(col, justify="right")
@@ -123,7 +124,7 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         con.print(t)
         pers = mem.get("persistent") or {}
         con.print(
-            f"[dim]persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
+            f"[dim]figures: {mem['baseline']}; persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
             f" optimizer {fmt_bytes(pers.get('optimizer_state_bytes'))}; autograd graph holds"
             f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
         )
@@ -135,13 +136,15 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
 
 
 def _next_command(report: dict) -> str | None:
-    cfg = report["config"]
-    base = f"memprobe run --recipe {cfg['recipe']} --ac-policy {cfg['ac_policy']} --layers {cfg['layers']}"
+    from ..config import ProbeConfig
+
+    cfg = ProbeConfig.from_dict(report["config"])
     ops = sorted({f["policy_op"] for f in report.get("findings") or [] if f.get("policy_op")})
     if ops:
-        return base + "".join(f" --recompute-op {op}" for op in ops) + "   # does recomputing it remove the finding?"
-    if cfg["recipe"] != "bf16":
-        return base.replace(f"--recipe {cfg['recipe']}", "--recipe bf16") + "   # compare with bf16"
+        edited = replace(cfg, recompute_ops=cfg.recompute_ops + tuple(o for o in ops if o not in cfg.recompute_ops))
+        return "memprobe run " + " ".join(edited.to_flags()) + "   # does recomputing it remove the finding?"
+    if cfg.recipe != "bf16":
+        return "memprobe run " + " ".join(replace(cfg, recipe="bf16").to_flags()) + "   # compare with bf16"
     return None
 
 
