@@ -95,6 +95,7 @@ class AotGraph:
     nodes: list[dict]
     readable: str
     output_code: str | None
+    output_code_path: str | None = None  # where Inductor loaded it from (frames in CUDA snapshots point here)
 
 
 @dataclass
@@ -104,6 +105,7 @@ class Invocation:
     dynamo_graph: int
     block: str | None
     grad_fn: Any = None
+    measured: dict | None = None  # allocator figures across the call (bench mode, CUDA only)
 
 
 @dataclass
@@ -116,7 +118,10 @@ class DynamoGraph:
 class GraphCapture:
     """A torch.compile backend that records what Inductor compiles and who calls it."""
 
-    def __init__(self) -> None:
+    def __init__(self, measure_calls: bool = False) -> None:
+        # measure_calls: bracket each forward call with allocator statistics (CUDA). It resets the
+        # peak statistic, so per-phase peaks are not valid in that mode: benchmarks only.
+        self.measure_calls = measure_calls
         self.dynamo_graphs: list[DynamoGraph] = []
         self.invocations: list[Invocation] = []
         self.recording = False
@@ -156,6 +161,7 @@ class GraphCapture:
                     nodes=serialize_graph(aot_gm),
                     readable=aot_gm.print_readable(print_output=False, include_stride=False, include_device=True),
                     output_code=getattr(compiled, "source_code", None),
+                    output_code_path=_loaded_path(compiled),
                 )
             )
             return compiled
@@ -163,9 +169,22 @@ class GraphCapture:
         compiled_fn = compile_fx(gm, example_inputs, inner_compile=inner_compile)
 
         def run(*args):
+            if not self.recording:
+                return compiled_fn(*args)
+            measured = None
+            if self.measure_calls:
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats()
+                before = torch.cuda.memory_allocated()
             out = compiled_fn(*args)
-            if self.recording:
-                self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out)))
+            if self.measure_calls:
+                torch.cuda.synchronize()
+                measured = {
+                    "allocated_before_bytes": before,
+                    "peak_increase_bytes": torch.cuda.max_memory_allocated() - before,
+                    "end_increase_bytes": torch.cuda.memory_allocated() - before,
+                }
+            self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out), measured))
             return out
 
         return run
@@ -185,6 +204,14 @@ class GraphCapture:
             handles.append(module.register_forward_pre_hook(pre))
             handles.append(module.register_forward_hook(post))
         return handles
+
+
+def _loaded_path(compiled) -> str | None:
+    """The file Inductor's compiled module was loaded from (None if it cannot be told)."""
+    fn = getattr(compiled, "current_callable", None)
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    return code.co_filename if code is not None else None
 
 
 def _compiled_grad_fn(out):

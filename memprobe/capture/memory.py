@@ -24,17 +24,61 @@ _PREFIX = "memprobe::"
 
 
 class CudaPhases:
-    """Allocator statistics per phase, on the current CUDA device."""
+    """Allocator statistics per phase, on the current CUDA device.
+
+    With ``snapshot_path`` the measured step also records the allocator's history
+    (Python and C++ stacks) and dumps it as a snapshot that pytorch.org/memory_viz opens.
+    Phase boundaries are marked in that history by one tiny allocation each, made from
+    :func:`_phase_marker` (``markers`` lists them in order).
+    """
 
     source = "cuda-allocator"
 
-    def __init__(self, device: torch.device):
+    def __init__(self, device: torch.device, snapshot_path=None, registry=None, max_entries: int = 200_000):
         self.device = device
         self.phases: dict[str, dict] = {}
+        self.snapshot_path = snapshot_path
+        self.registry = registry  # callable -> {data_ptr: {...}} of tensors alive before the step
+        self.max_entries = max_entries
+        self.markers: list[list[str]] = []
+        self.tensor_registry: dict | None = None
+        self.recording = False
 
     @contextlib.contextmanager
     def step(self):
-        yield self
+        if self.snapshot_path is not None:
+            self._start_history()
+        try:
+            yield self
+        finally:
+            if self.recording:
+                self._dump_history()
+
+    def _start_history(self) -> None:
+        import inspect
+
+        record = torch.cuda.memory._record_memory_history
+        kwargs = {"context": "all", "stacks": "all", "max_entries": self.max_entries}
+        params = inspect.signature(record).parameters
+        if "compile_context" in params:
+            kwargs["compile_context"] = True
+        if "device" in params:
+            kwargs["device"] = self.device
+        torch.cuda.synchronize(self.device)
+        self.tensor_registry = self.registry() if self.registry else None
+        record(enabled="all", **kwargs)
+        self.recording = True
+
+    def _dump_history(self) -> None:
+        torch.cuda.synchronize(self.device)
+        path = self.snapshot_path
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            torch.cuda.memory._dump_snapshot(str(tmp))
+            os.replace(tmp, path)
+        finally:
+            torch.cuda.memory._record_memory_history(enabled=None)
+            self.recording = False
 
     @contextlib.contextmanager
     def phase(self, name: str):
@@ -42,7 +86,13 @@ class CudaPhases:
         torch.cuda.reset_peak_memory_stats(self.device)
         start = torch.cuda.memory_allocated(self.device)
         start_reserved = torch.cuda.memory_reserved(self.device)
+        if self.recording:
+            _phase_marker(self.device)
+            self.markers.append([name, "start"])
         yield
+        if self.recording:
+            _phase_marker(self.device)
+            self.markers.append([name, "end"])
         torch.cuda.synchronize(self.device)
         stats = torch.cuda.memory_stats(self.device)
         self.phases[name] = {
@@ -61,7 +111,18 @@ class CudaPhases:
             "baseline": "absolute bytes allocated on the device",
             "phases": self.phases,
             "events": None,
+            "snapshot": {
+                "file": self.snapshot_path.name,
+                "phase_markers": self.markers,
+                "tensor_registry": self.tensor_registry,
+            } if self.snapshot_path is not None else None,
         }
+
+
+def _phase_marker(device) -> None:
+    """One 1-byte allocation, freed at once: a phase boundary in the allocator's history."""
+    marker = torch.empty(1, dtype=torch.uint8, device=device)
+    del marker
 
 
 class CpuPhases:
@@ -174,3 +235,28 @@ def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -
     params = count(model.parameters())
     opt_tensors = [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
     return {"parameters_bytes": params, "optimizer_state_bytes": count(opt_tensors)}
+
+
+def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: torch.Tensor) -> dict[str, dict]:
+    """Device addresses of the tensors alive before the measured step, by what they are.
+
+    Keys are data pointers as decimal strings (JSON keys); a snapshot block whose address
+    is one of them is that tensor's storage.
+    """
+    reg: dict[str, dict] = {}
+
+    def add(t, category, name):
+        t = t.to_local() if hasattr(t, "to_local") else t
+        st = t.untyped_storage()
+        if st.data_ptr():
+            reg.setdefault(str(st.data_ptr()), {"category": category, "name": name, "bytes": st.nbytes()})
+
+    names = {id(p): n for n, p in model.named_parameters()}
+    for n, p in model.named_parameters():
+        add(p, "sharded-parameter", n)
+    for p, state in optimizer.state.items():
+        for k, v in state.items():
+            if isinstance(v, torch.Tensor) and v.numel() > 1:
+                add(v, "optimizer-state", f"{names.get(id(p), '?')}:{k}")
+    add(batch, "input-batch", "batch")
+    return reg

@@ -18,7 +18,9 @@ from typing import Callable
 
 from .. import SCHEMA_VERSION, __version__
 from ..analysis.findings import find
+from ..analysis.output_code import simulate_run
 from ..analysis.rundir import graph_pairs
+from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..analysis.saved import build_saved_table, saved_totals
 from ..config import ProbeConfig
 from ..errors import ConfigError, RunFailed
@@ -108,8 +110,11 @@ def _runtime_saved(grad_fn) -> list[dict] | None:
 class Probe:
     """One configuration, built and run in this process."""
 
-    def __init__(self, cfg: ProbeConfig, run_dir: RunDir, progress: Progress | None = None, verbose: bool = False):
+    def __init__(self, cfg: ProbeConfig, run_dir: RunDir, progress: Progress | None = None, verbose: bool = False,
+                 cuda_snapshot: bool = True, measure_calls: bool = False):
         self.cfg = cfg.validated()
+        self.cuda_snapshot = cuda_snapshot
+        self.measure_calls = measure_calls
         self.run_dir = run_dir
         self.progress = progress or (lambda msg: None)
         self.verbose = verbose
@@ -170,14 +175,14 @@ class Probe:
 
         from ..policies import make_context_fn
         from .compile_hooks import GraphCapture
-        from .memory import CpuPhases, CudaPhases, persistent_bytes
+        from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
 
         cfg = self.cfg
         torch._dynamo.reset()
         if device.type == "cuda":
             torch.cuda.set_device(device)
         created_pg = False
-        capture = GraphCapture()
+        capture = GraphCapture(measure_calls=self.measure_calls and device.type == "cuda")
         decisions: dict = {}
         t0 = time.perf_counter()
         self.progress(f"building {cfg.summary()} on {device.type}")
@@ -198,7 +203,14 @@ class Probe:
                 input_dtype = torch.bfloat16
             optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
             x = ffn.make_batch(cfg.batch, cfg.seq, cfg.dim, device=device, dtype=input_dtype, seed=cfg.seed)
-            meter = CudaPhases(device) if device.type == "cuda" else CpuPhases(quiet=not self.verbose)
+            if device.type == "cuda":
+                meter = CudaPhases(
+                    device,
+                    snapshot_path=self.run_dir.path / "snapshot.pickle" if self.cuda_snapshot else None,
+                    registry=lambda: tensor_registry(model, optimizer, x),
+                )
+            else:
+                meter = CpuPhases(quiet=not self.verbose)
             runtime_total = None
             with functorch_config.patch(enable_autograd_cache=False):
                 for step in range(cfg.steps):
@@ -246,6 +258,7 @@ class Probe:
                 "dynamo_graph": inv.dynamo_graph,
                 "block": inv.block,
                 "runtime_saved": _runtime_saved(inv.grad_fn),
+                **({"measured": inv.measured} if inv.measured is not None else {}),
             }
             for inv in capture.invocations
         ]
@@ -273,6 +286,7 @@ class Probe:
                         "kind": g.kind,
                         "nodes": len(g.nodes),
                         "files": files,
+                        "output_code_loaded_from": g.output_code_path,
                         "inputs": dyn.inputs,
                     }
                 )
@@ -291,7 +305,13 @@ class Probe:
             "runtime": totals["runtime_bytes"],
         }
         self.report["findings"] = find(rows, totals, self.report["config"])
+        self.report["graph_memory"] = simulate_run(self.run_dir.path, self.report, pairs)
+        snapshot = self.run_dir.path / "snapshot.pickle"
+        if snapshot.is_file():
+            self.report["attribution"] = attribute_peak(load_snapshot(snapshot), self.report)
 
 
-def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False) -> dict:
-    return Probe(cfg, RunDir(out), progress=progress, verbose=verbose).run()
+def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False,
+              cuda_snapshot: bool = True, measure_calls: bool = False) -> dict:
+    return Probe(cfg, RunDir(out), progress=progress, verbose=verbose, cuda_snapshot=cuda_snapshot,
+                 measure_calls=measure_calls).run()

@@ -129,10 +129,55 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
             f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
         )
 
-    con.print(f"\nrun directory: [bold]{run_dir}[/]  (report.json, graphs/, output_code/)")
+    _print_graph_memory(con, report)
+    _print_attribution(con, report)
+    con.print(f"\nrun directory: [bold]{run_dir}[/]  (report.json, graphs/, output_code/"
+              + (", snapshot.pickle for pytorch.org/memory_viz" if report.get("attribution") else "") + ")")
     hint = _next_command(report)
     if hint:
         con.print(f"next: [cyan]{hint}[/]")
+
+
+def _print_graph_memory(con: Console, report: dict) -> None:
+    graphs = report.get("graph_memory") or []
+    if not graphs:
+        return
+    t = Table(title="Compiled graphs (simulated from the output code, graph inputs apart)", title_justify="left")
+    for col, just in (("graph", "left"), ("peak", "right"), ("returned: outputs", "right"), ("saved", "right"),
+                      ("largest live at peak", "left"), ("not understood", "right")):
+        t.add_column(col, justify=just, overflow="fold")
+    for g in graphs:
+        if "error" in g:
+            t.add_row(g["graph_id"], "-", "-", "-", g["error"], "-")
+            continue
+        top = g["live_at_peak"][0] if g["live_at_peak"] else None
+        top_text = f"{top['storage']} {fmt_bytes(top['bytes'])} {top.get('expr') or top.get('written_by') or ''}" if top else ""
+        t.add_row(g["graph_id"], fmt_bytes(g["peak_bytes"]), fmt_bytes(g.get("output_bytes")),
+                  fmt_bytes(g.get("saved_bytes")) if g.get("saved_bytes") is not None else "-",
+                  top_text, str(len(g["unrecognized"])))
+    con.print(t)
+
+
+def _print_attribution(con: Console, report: dict) -> None:
+    att = report.get("attribution")
+    if not att:
+        return
+    t = Table(title=f"Alive at the step's peak ({att['source']}: {fmt_bytes(att['peak_bytes'])}, phase {att.get('peak_phase') or '?'})",
+              title_justify="left")
+    t.add_column("category")
+    t.add_column("bytes", justify="right")
+    t.add_column("share", justify="right")
+    total = att["alive_at_peak_bytes"]
+    for cat, n in att["by_category_bytes"].items():
+        t.add_row(cat, fmt_bytes(n), _share(n, total))
+    con.print(t)
+    t = Table(title="Largest items alive at peak", title_justify="left")
+    t.add_column("bytes", justify="right")
+    t.add_column("category")
+    t.add_column("item", overflow="fold")
+    for it in att["top_items"][:10]:
+        t.add_row(fmt_bytes(it["bytes"]), it["category"], it["item"])
+    con.print(t)
 
 
 def _next_command(report: dict) -> str | None:

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Record the CUDA test fixtures under tests/data/cuda/ and run the simulator accuracy bench.
+# Used on the H200 through the device tool: torchao comes as a wheel in .whl/.
+# Run dirs keep report.json, graphs/*.json, output_code/ and snapshot.pickle (the readable
+# graph text is dropped to keep the fixtures small).
+set -uo pipefail
+OUT=${OUT:-./device-out}
+mkdir -p "$OUT"
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export PYTHONUNBUFFERED=1
+fx="$OUT/fixtures"; mkdir -p "$fx"
+small="--dim 256 --hidden 768 --layers 2 --batch 2 --seq 128 --ac-policy torchtitan-2025-01"
+{
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+  for recipe in bf16 rowwise; do
+    echo "=== fixture $recipe: memprobe run --recipe $recipe $small --device cuda"
+    python3 -m memprobe run --recipe $recipe $small --device cuda --out "$fx/$recipe-legacy" -q; echo "exit $?"
+    rm -f "$fx/$recipe-legacy"/graphs/*.txt
+  done
+  echo "=== bench: simulated vs measured forward-graph peak"
+  python3 bench/sim_vs_measured.py --json-out "$OUT/bench-sim-vs-measured.json"
+  python3 bench/sim_vs_measured.py --recipe bf16 --json-out "$OUT/bench-sim-vs-measured-bf16.json"
+} 2>&1 | tee "$OUT/console.log"
+tar -czf "$OUT/fixtures.tgz" -C "$fx" . && rm -rf "$fx"
