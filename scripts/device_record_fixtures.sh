@@ -22,8 +22,10 @@ small="--dim 256 --hidden 768 --layers 2 --batch 2 --seq 128 --ac-policy torchti
     python3 -m memprobe run --recipe $recipe $small --device cuda --out "$fx/$recipe-legacy" -q; echo "exit $?"
     rm -f "$fx/$recipe-legacy"/graphs/*.txt
   done
-  echo "=== bench: simulated vs measured forward-graph peak"
-  python3 bench/sim_vs_measured.py --json-out "$OUT/bench-sim-vs-measured.json"
-  python3 bench/sim_vs_measured.py --recipe bf16 --json-out "$OUT/bench-sim-vs-measured-bf16.json"
+  if [ "${BENCH:-1}" = 1 ]; then
+    echo "=== bench: simulated vs measured forward-graph peak"
+    python3 bench/sim_vs_measured.py --json-out "$OUT/bench-sim-vs-measured.json"
+    python3 bench/sim_vs_measured.py --recipe bf16 --json-out "$OUT/bench-sim-vs-measured-bf16.json"
+  fi
 } 2>&1 | tee "$OUT/console.log"
 tar -czf "$OUT/fixtures.tgz" -C "$fx" . && rm -rf "$fx"

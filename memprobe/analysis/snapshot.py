@@ -61,6 +61,7 @@ CATEGORIES = (
     "optimizer-state",
     "optimizer-temporary",
     "input-batch",
+    "library-workspace",
     "eager-autograd",
     "other",
 )
@@ -106,8 +107,12 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
     return blocks
 
 
-def replay(snap: dict, device: int | None = None) -> dict:
-    """Replay the trace: total bytes allocated after each event, the peak, and phase windows."""
+def replay(snap: dict, device: int | None = None, phase_names: list | None = None) -> dict:
+    """Replay the trace: the peak of bytes allocated, over the step and per phase.
+
+    ``phase_names``: the run's ``[[phase, "start"|"end"], ...]`` in the order of the
+    marker allocations in the trace.
+    """
     trace = _trace(snap, device)
     live = _pre_existing(snap, trace, device)
     has_completed = any(e.get("action") == "free_completed" for e in trace)
@@ -116,10 +121,19 @@ def replay(snap: dict, device: int | None = None) -> dict:
     start_total = total
     peak, peak_index = total, -1
     markers: list[int] = []
+    phases: dict[str, dict] = {}
+    current: str | None = None
     for i, ev in enumerate(trace):
         action = ev.get("action")
         if action == "alloc":
             if _is_marker(ev):
+                if phase_names and len(markers) < len(phase_names):
+                    name, edge = phase_names[len(markers)]
+                    current = name if edge == "start" else None
+                    if current is not None:
+                        phases[current] = {"peak_bytes": total, "peak_index": i, "start_index": i}
+                    else:
+                        phases.setdefault(name, {"peak_bytes": total, "peak_index": i, "start_index": i})["end_index"] = i
                 markers.append(i)
                 continue
             live[ev["addr"]] = {"size": ev["size"], "frames": _frames(ev), "index": i}
@@ -128,8 +142,10 @@ def replay(snap: dict, device: int | None = None) -> dict:
             total -= live.pop(ev["addr"])["size"]
         if total > peak:
             peak, peak_index = total, i
+        if current is not None and total > phases[current]["peak_bytes"]:
+            phases[current]["peak_bytes"], phases[current]["peak_index"] = total, i
     return {"events": len(trace), "start_bytes": start_total, "end_bytes": total, "peak_bytes": peak,
-            "peak_index": peak_index, "marker_indices": markers, "free_action": free_action}
+            "peak_index": peak_index, "marker_indices": markers, "phases": phases, "free_action": free_action}
 
 
 def live_at(snap: dict, index: int, device: int | None = None) -> dict[int, dict]:
@@ -190,6 +206,9 @@ class Classifier:
             return {"category": "inductor-temporary", "item": f"{info['storage']} ({graph_id})", "evidence": where}
         names = [(str(f.get("filename", "")), str(f.get("name", ""))) for f in frames]
         files = " ".join(fn for fn, _ in names)
+        funcs = " ".join(n for _, n in names)
+        if "Workspace" in funcs or "workspace" in funcs:
+            return {"category": "library-workspace", "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
         if "_fsdp_param.py" in files:
             return {"category": "fsdp-unsharded-parameter", "item": "FSDP unsharded parameters", "evidence": "_fsdp_param.py in stack"}
         if "_fsdp_collectives.py" in files:
@@ -223,6 +242,13 @@ def _prefix_fqns(expr: str, block: str) -> str:
     return re.sub(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+(?:weight|bias)\b|(?<![\w.])input\b", sub, expr)
 
 
+def _workspace_owner(funcs: str) -> str:
+    for lib in ("cublasLt", "cublas", "cudnn", "cusolver", "cufft"):
+        if lib.lower() in funcs.lower():
+            return f"{lib} workspace"
+    return "library workspace"
+
+
 def output_code_line_map(graph_memory: list[dict]) -> dict[str, dict[int, dict]]:
     """graph_id -> {allocation line: what the storage allocated there becomes}."""
     out: dict[str, dict[int, dict]] = {}
@@ -244,63 +270,70 @@ def output_code_line_map(graph_memory: list[dict]) -> dict[str, dict[int, dict]]
 
 
 def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
-    """What is alive at the step's peak, by category and by item (needs report["graph_memory"])."""
-    output_code_lines = output_code_line_map(report.get("graph_memory") or [])
-    rep = replay(snap)
-    live = live_at(snap, rep["peak_index"])
-    # number the allocations from each output-code line, in trace order, so the k-th is the k-th call
-    classifier = Classifier(report, output_code_lines)
+    """What is alive at the step's peak and at each phase's peak, by category and item.
+
+    Needs ``report["graph_memory"]`` (the simulated output code) to name what Inductor allocated.
+    """
+    meta = (report.get("memory") or {}).get("snapshot") or {}
+    rep = replay(snap, phase_names=meta.get("phase_markers"))
+    classifier = Classifier(report, output_code_line_map(report.get("graph_memory") or []))
+    # number the allocations from each output-code line, in trace order: the k-th is the k-th call
     ordinals: dict[tuple, int] = defaultdict(int)
-    trace = _trace(snap, None)
-    path_to_graph = classifier.by_path
     ordinal_of_index: dict[int, int] = {}
-    for i, ev in enumerate(trace):
+    for i, ev in enumerate(_trace(snap, None)):
         if ev.get("action") != "alloc":
             continue
         for f in _frames(ev):
-            g = path_to_graph.get(f.get("filename"))
+            g = classifier.by_path.get(f.get("filename"))
             if g is not None:
                 key = (g, f.get("line"))
                 ordinal_of_index[i] = ordinals[key]
                 ordinals[key] += 1
                 break
-    by_cat: dict[str, int] = defaultdict(int)
-    items: dict[tuple, dict] = {}
-    for addr, block in live.items():
-        if "index" in block:
-            block = {**block, "call_ordinal": ordinal_of_index.get(block["index"])}
-        c = classifier.classify(addr, block)
-        by_cat[c["category"]] += block["size"]
-        key = (c["category"], c["item"])
-        it = items.setdefault(key, {"category": c["category"], "item": c["item"], "bytes": 0, "blocks": 0, "evidence": c["evidence"]})
-        it["bytes"] += block["size"]
-        it["blocks"] += 1
-    total = sum(by_cat.values())
-    named = total - by_cat.get("other", 0)
-    phase = _phase_at(rep["peak_index"], rep["marker_indices"], (report.get("memory") or {}).get("snapshot") or {})
+
+    def at(index: int) -> dict:
+        by_cat: dict[str, int] = defaultdict(int)
+        items: dict[tuple, dict] = {}
+        for addr, block in live_at(snap, index).items():
+            if "index" in block:
+                block = {**block, "call_ordinal": ordinal_of_index.get(block["index"])}
+            c = classifier.classify(addr, block)
+            by_cat[c["category"]] += block["size"]
+            it = items.setdefault((c["category"], c["item"]), {
+                "category": c["category"], "item": c["item"], "bytes": 0, "blocks": 0, "evidence": c["evidence"]})
+            it["bytes"] += block["size"]
+            it["blocks"] += 1
+        total = sum(by_cat.values())
+        return {
+            "event_index": index,
+            "alive_bytes": total,
+            "named_fraction": (total - by_cat.get("other", 0)) / total if total else None,
+            "by_category_bytes": dict(sorted(by_cat.items(), key=lambda kv: -kv[1])),
+            "top_items": sorted(items.values(), key=lambda d: -d["bytes"])[:top],
+        }
+
+    step = at(rep["peak_index"])
     return {
         "source": "cuda-snapshot",
         "events": rep["events"],
-        "peak_bytes": rep["peak_bytes"],
-        "peak_event_index": rep["peak_index"],
-        "peak_phase": phase,
         "start_bytes": rep["start_bytes"],
-        "alive_at_peak_bytes": total,
-        "named_fraction": named / total if total else None,
-        "by_category_bytes": dict(sorted(by_cat.items(), key=lambda kv: -kv[1])),
-        "top_items": sorted(items.values(), key=lambda d: -d["bytes"])[:top],
-        "measured": ["every block's size and allocation stack (allocator history)"],
-        "inferred": ["saved-for-backward/graph-output/temporary: stack line -> output code statement -> returned position",
-                     "block -> layer: k-th allocation from a line = k-th call of that graph"],
+        "peak_bytes": rep["peak_bytes"],
+        "peak_phase": _phase_at(rep["peak_index"], rep["phases"]),
+        **{k: step[k] for k in ("alive_bytes", "named_fraction", "by_category_bytes", "top_items")},
+        "alive_at_peak_bytes": step["alive_bytes"],
+        "phases": {
+            name: {"peak_bytes": ph["peak_bytes"], **at(ph["peak_index"])} for name, ph in rep["phases"].items()
+        },
+        "measured": ["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],
+        "inferred": [
+            "saved-for-backward / graph-output / temporary: stack line -> output-code statement -> returned position",
+            "which layer: the k-th allocation from an output-code line is the k-th call of that graph",
+        ],
     }
 
 
-def _phase_at(index: int, marker_indices: list[int], snapshot_meta: dict) -> str | None:
-    markers = snapshot_meta.get("phase_markers") or []
-    current = None
-    for pos, mi in enumerate(marker_indices):
-        if mi > index or pos >= len(markers):
-            break
-        name, edge = markers[pos]
-        current = name if edge == "start" else None
-    return current
+def _phase_at(index: int, phases: dict[str, dict]) -> str | None:
+    for name, ph in phases.items():
+        if ph["start_index"] <= index <= ph.get("end_index", index):
+            return name
+    return None

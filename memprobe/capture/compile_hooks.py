@@ -207,11 +207,30 @@ class GraphCapture:
 
 
 def _loaded_path(compiled) -> str | None:
-    """The file Inductor's compiled module was loaded from (None if it cannot be told)."""
-    fn = getattr(compiled, "current_callable", None)
-    fn = getattr(fn, "__func__", fn)
-    code = getattr(fn, "__code__", None)
-    return code.co_filename if code is not None else None
+    """The file Inductor's compiled module was loaded from: frames of its allocations in a
+    CUDA snapshot name this path. None if it cannot be told."""
+    runner = getattr(compiled, "compiled_fn_runner", None)
+    call = getattr(type(runner), "call", None) if runner is not None else None
+    if call is not None and hasattr(call, "__code__"):
+        return call.__code__.co_filename
+    # otherwise look for the module's call() behind Inductor's wrappers (closures)
+    stack, seen = [getattr(compiled, "current_callable", None)], set()
+    while stack:
+        fn = stack.pop()
+        fn = getattr(fn, "__func__", fn)
+        if fn is None or id(fn) in seen or len(seen) > 50:
+            continue
+        seen.add(id(fn))
+        code = getattr(fn, "__code__", None)
+        if code is not None and fn.__name__ == "call" and "torch/_inductor" not in code.co_filename:
+            return code.co_filename
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                stack.append(cell.cell_contents)
+            except ValueError:
+                pass
+        stack.append(getattr(fn, "__wrapped__", None))
+    return None
 
 
 def _compiled_grad_fn(out):

@@ -44,17 +44,15 @@ class CudaPhases:
         self.tensor_registry: dict | None = None
         self.recording = False
 
-    @contextlib.contextmanager
-    def step(self):
-        if self.snapshot_path is not None:
-            self._start_history()
-        try:
-            yield self
-        finally:
-            if self.recording:
-                self._dump_history()
+    def start_history(self) -> None:
+        """Record allocation stacks from now on (call before the model is built, so blocks
+        that outlive the warm-up steps, such as library workspaces, carry their stacks too)."""
+        if self.snapshot_path is None:
+            return
+        self._record(clear=False)
+        self.recording = True
 
-    def _start_history(self) -> None:
+    def _record(self, clear: bool) -> None:
         import inspect
 
         record = torch.cuda.memory._record_memory_history
@@ -64,10 +62,31 @@ class CudaPhases:
             kwargs["compile_context"] = True
         if "device" in params:
             kwargs["device"] = self.device
-        torch.cuda.synchronize(self.device)
-        self.tensor_registry = self.registry() if self.registry else None
+        if clear and "clear_history" in params:
+            kwargs["clear_history"] = True
+        elif clear:
+            record(enabled=None)
         record(enabled="all", **kwargs)
-        self.recording = True
+
+    @contextlib.contextmanager
+    def step(self):
+        if self.snapshot_path is not None:
+            torch.cuda.synchronize(self.device)
+            self.tensor_registry = self.registry() if self.registry else None
+            # the trace covers the measured step only; blocks keep the stacks recorded earlier
+            self._record(clear=True)
+            self.recording = True
+        try:
+            yield self
+        finally:
+            if self.recording:
+                self._dump_history()
+
+    def stop(self) -> None:
+        """Stop recording without writing a snapshot (the run failed before the measured step)."""
+        if self.recording:
+            torch.cuda.memory._record_memory_history(enabled=None)
+            self.recording = False
 
     def _dump_history(self) -> None:
         torch.cuda.synchronize(self.device)
@@ -237,6 +256,14 @@ def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -
     return {"parameters_bytes": params, "optimizer_state_bytes": count(opt_tensors)}
 
 
+_WRAPPER_PARTS = ("_orig_mod", "_checkpoint_wrapped_module", "_fsdp_wrapped_module")
+
+
+def clean_fqn(name: str) -> str:
+    """``layers.0._orig_mod._checkpoint_wrapped_module.ffn.w1.weight`` -> ``layers.0.ffn.w1.weight``."""
+    return ".".join(p for p in name.split(".") if p not in _WRAPPER_PARTS)
+
+
 def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: torch.Tensor) -> dict[str, dict]:
     """Device addresses of the tensors alive before the measured step, by what they are.
 
@@ -251,9 +278,9 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
         if st.data_ptr():
             reg.setdefault(str(st.data_ptr()), {"category": category, "name": name, "bytes": st.nbytes()})
 
-    names = {id(p): n for n, p in model.named_parameters()}
-    for n, p in model.named_parameters():
-        add(p, "sharded-parameter", n)
+    names = {id(p): clean_fqn(n) for n, p in model.named_parameters()}
+    for p in model.parameters():
+        add(p, "sharded-parameter", names[id(p)])
     for p, state in optimizer.state.items():
         for k, v in state.items():
             if isinstance(v, torch.Tensor) and v.numel() > 1:

@@ -179,8 +179,17 @@ class Probe:
 
         cfg = self.cfg
         torch._dynamo.reset()
+        model = optimizer = x = None
         if device.type == "cuda":
             torch.cuda.set_device(device)
+            meter = CudaPhases(
+                device,
+                snapshot_path=self.run_dir.path / "snapshot.pickle" if self.cuda_snapshot else None,
+                registry=lambda: tensor_registry(model, optimizer, x),
+            )
+            meter.start_history()
+        else:
+            meter = CpuPhases(quiet=not self.verbose)
         created_pg = False
         capture = GraphCapture(measure_calls=self.measure_calls and device.type == "cuda")
         decisions: dict = {}
@@ -203,14 +212,6 @@ class Probe:
                 input_dtype = torch.bfloat16
             optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
             x = ffn.make_batch(cfg.batch, cfg.seq, cfg.dim, device=device, dtype=input_dtype, seed=cfg.seed)
-            if device.type == "cuda":
-                meter = CudaPhases(
-                    device,
-                    snapshot_path=self.run_dir.path / "snapshot.pickle" if self.cuda_snapshot else None,
-                    registry=lambda: tensor_registry(model, optimizer, x),
-                )
-            else:
-                meter = CpuPhases(quiet=not self.verbose)
             runtime_total = None
             with functorch_config.patch(enable_autograd_cache=False):
                 for step in range(cfg.steps):
@@ -238,6 +239,8 @@ class Probe:
             self._analyse()
             self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
         finally:
+            if isinstance(meter, CudaPhases):
+                meter.stop()
             if created_pg:
                 import torch.distributed as dist
 
