@@ -150,3 +150,25 @@ def test_existing_run_dir_is_refused_then_forced(runs, tmp_path):
     proc = run_cli("run", "--out", other, "--force")
     assert proc.returncode == 2 and "not a memprobe run directory" in proc.stderr
     assert (other / "notes.txt").read_text() == "keep me"
+
+
+def test_cpu_attribution_names_the_abs_items_at_the_forward_peak(runs):
+    report = runs(*LEGACY_ROWWISE).report
+    att = report["attribution"]
+    assert att["source"] == "cpu-profiler"
+    assert set(att["phases"]) == {"forward", "backward", "optimizer"}
+    for phase in att["phases"].values():
+        assert phase["named_fraction"] >= 0.95
+        # the replayed peak is the profiler's own running total at that moment
+        assert phase["alive_bytes"] == phase["peak_bytes"]
+    fw = att["phases"]["forward"]
+    assert fw["peak_bytes"] == report["memory"]["phases"]["forward"]["peak_bytes"]
+    saved = {it["item"]: it["bytes"] for it in fw["saved_for_backward"]}
+    weight_abs = {k: v for k, v in saved.items() if k.startswith("abs(permute(layers.")}
+    # every weight-derived row of the saved table is alive at the forward peak, with its bytes
+    rows = {r["expr"]: r["bytes"] for r in report["saved_tensors"] if r["kind"] == "weight-derived"}
+    assert weight_abs == rows
+    # and the graph-derived simulator agrees with the table per graph
+    for g in report["graph_memory"]:
+        if g["kind"] == "forward":
+            assert g["unrecognized"] == [] and g["saved_bytes"] > 0

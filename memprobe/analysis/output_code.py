@@ -176,7 +176,11 @@ def simulate(source: str) -> Simulation:
         # a, b, c = args
         if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) and stmt.value.id == "args":
             target = stmt.targets[0]
-            names = [e.id for e in target.elts] if isinstance(target, ast.Tuple) else [target.id]
+            elts = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            if not all(isinstance(e, ast.Name) for e in elts):
+                sim.unrecognized.append({"line": line, "text": text, "why": "graph inputs unpacked into non-names"})
+                continue
+            names = [e.id for e in elts]
             sim.graph_inputs = names
             for n in names:
                 new_storage(n, 0, line, is_input=True)

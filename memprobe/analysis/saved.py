@@ -256,6 +256,14 @@ def saved_totals(rows: list[dict]) -> dict:
     }
 
 
+_RELATIVE_FQN = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+(?:weight|bias)\b|(?<![\w.])input\b")
+
+
+def prefix_block(expr: str, block: str) -> str:
+    """Block-relative names in an op chain (``ffn.w1.weight``, ``input``) -> ``layers.0.ffn.w1.weight``."""
+    return _RELATIVE_FQN.sub(lambda m: f"{block}.{m.group(0)}", expr)
+
+
 _LAYER_RE = re.compile(r"(layers)\.(\d+)\.")
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import io
 import pickle
-import re
 from collections import defaultdict
 from pathlib import Path
 
 from ..errors import MemprobeError
+from .saved import prefix_block
 
 
 class SnapshotError(MemprobeError):
@@ -41,7 +41,8 @@ def load_snapshot(path: str | Path) -> dict:
         snap = _PlainUnpickler(io.BytesIO(data)).load()
     except pickle.UnpicklingError as e:
         raise SnapshotError(f"snapshot {path} refused: {e}") from None
-    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, MemoryError, RecursionError) as e:
+    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, MemoryError, RecursionError,
+            OverflowError, UnicodeDecodeError) as e:
         raise SnapshotError(f"snapshot {path} is truncated or not a pickle ({type(e).__name__})") from None
     if not isinstance(snap, dict) or "segments" not in snap or "device_traces" not in snap:
         raise SnapshotError(f"{path} is a pickle but not a CUDA memory snapshot (no segments/device_traces)")
@@ -81,10 +82,15 @@ def _is_marker(ev: dict) -> bool:
 def _trace(snap: dict, device: int | None) -> list[dict]:
     traces = snap["device_traces"]
     if device is None:
-        device = max(range(len(traces)), key=lambda i: len(traces[i] or [])) if traces else 0
-    if device >= len(traces):
+        sizes = [len(t) if isinstance(t, list) else 0 for t in traces]
+        device = max(range(len(traces)), key=lambda i: sizes[i]) if traces else 0
+    if device >= len(traces) or not isinstance(traces[device], list):
         return []
-    return [e for e in traces[device] if isinstance(e, dict)]
+    return [
+        e for e in traces[device]
+        if isinstance(e, dict) and isinstance(e.get("action"), str)
+        and isinstance(e.get("addr"), int) and isinstance(e.get("size"), int)
+    ]
 
 
 def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int, dict]:
@@ -96,9 +102,11 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
             first_action.setdefault(ev["addr"], ev["action"])
     blocks: dict[int, dict] = {}
     for seg in snap["segments"]:
-        if device is not None and seg.get("device", device) != device:
+        if not isinstance(seg, dict) or (device is not None and seg.get("device", device) != device):
             continue
         for b in seg.get("blocks") or []:
+            if not (isinstance(b, dict) and isinstance(b.get("address"), int) and isinstance(b.get("size"), int)):
+                continue
             if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first_action:
                 blocks[b["address"]] = {"size": b["size"], "frames": b.get("frames") or [], "pre_existing": True}
     for ev in trace:
@@ -184,6 +192,9 @@ class Classifier:
         if reg is not None:
             return {"category": reg["category"], "item": reg["name"], "evidence": "tensor registry (alive before the step)"}
         frames = block.get("frames") or []
+        funcs = " ".join(str(f.get("name", "")) for f in frames)
+        if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
+            return {"category": "library-workspace", "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
         for f in frames:
             graph_id = self.by_path.get(f.get("filename"))
             if graph_id is None:
@@ -198,7 +209,7 @@ class Classifier:
                 item = info.get("expr") or info["fx_node"]
                 block_name = self._block_for(graph_id, line, block)
                 if block_name:
-                    item = _prefix_fqns(item, block_name)
+                    item = prefix_block(item, block_name)
                 return {"category": "saved-for-backward", "item": item, "evidence": f"{where} -> {info['storage']} -> {info['fx_node']}"}
             if role == "output":
                 cat = "gradient" if graph_id.endswith(".backward") else "graph-output"
@@ -206,9 +217,6 @@ class Classifier:
             return {"category": "inductor-temporary", "item": f"{info['storage']} ({graph_id})", "evidence": where}
         names = [(str(f.get("filename", "")), str(f.get("name", ""))) for f in frames]
         files = " ".join(fn for fn, _ in names)
-        funcs = " ".join(n for _, n in names)
-        if "Workspace" in funcs or "workspace" in funcs:
-            return {"category": "library-workspace", "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
         if "_fsdp_param.py" in files:
             return {"category": "fsdp-unsharded-parameter", "item": "FSDP unsharded parameters", "evidence": "_fsdp_param.py in stack"}
         if "_fsdp_collectives.py" in files:
@@ -234,18 +242,10 @@ class Classifier:
         return None
 
 
-def _prefix_fqns(expr: str, block: str) -> str:
-    """Relative FQNs in an op chain (``ffn.w1.weight``, ``input``) -> ``layers.0.ffn.w1.weight``."""
-    def sub(m):
-        return f"{block}.{m.group(0)}"
-
-    return re.sub(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+(?:weight|bias)\b|(?<![\w.])input\b", sub, expr)
-
-
 def _workspace_owner(funcs: str) -> str:
-    for lib in ("cublasLt", "cublas", "cudnn", "cusolver", "cufft"):
-        if lib.lower() in funcs.lower():
-            return f"{lib} workspace"
+    for needle, owner in (("BlasLt", "cuBLASLt workspace"), ("Blas", "cuBLAS workspace"), ("cudnn", "cuDNN workspace")):
+        if needle in funcs:
+            return owner
     return "library workspace"
 
 
@@ -304,8 +304,10 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
             it["bytes"] += block["size"]
             it["blocks"] += 1
         total = sum(by_cat.values())
+        saved = sorted((it for it in items.values() if it["category"] == "saved-for-backward"), key=lambda d: (-d["bytes"], d["item"]))
         return {
             "event_index": index,
+            "saved_for_backward": saved,
             "alive_bytes": total,
             "named_fraction": (total - by_cat.get("other", 0)) / total if total else None,
             "by_category_bytes": dict(sorted(by_cat.items(), key=lambda kv: -kv[1])),
@@ -319,7 +321,7 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
         "start_bytes": rep["start_bytes"],
         "peak_bytes": rep["peak_bytes"],
         "peak_phase": _phase_at(rep["peak_index"], rep["phases"]),
-        **{k: step[k] for k in ("alive_bytes", "named_fraction", "by_category_bytes", "top_items")},
+        **{k: step[k] for k in ("alive_bytes", "named_fraction", "by_category_bytes", "top_items", "saved_for_backward")},
         "alive_at_peak_bytes": step["alive_bytes"],
         "phases": {
             name: {"peak_bytes": ph["peak_bytes"], **at(ph["peak_index"])} for name, ph in rep["phases"].items()

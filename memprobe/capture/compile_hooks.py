@@ -176,7 +176,8 @@ class GraphCapture:
                 torch.cuda.synchronize()
                 torch.cuda.reset_peak_memory_stats()
                 before = torch.cuda.memory_allocated()
-            out = compiled_fn(*args)
+            with torch.profiler.record_function(f"memprobe::call g{index}"):
+                out = compiled_fn(*args)
             if self.measure_calls:
                 torch.cuda.synchronize()
                 measured = {

@@ -153,6 +153,7 @@ class CpuPhases:
         self.quiet = quiet
         self.phases: dict[str, dict] = {}
         self.events: list[list[float]] = []
+        self.annotations: list[list] = []
         self.windows: dict[str, tuple[float, float]] = {}
 
     @contextlib.contextmanager
@@ -181,18 +182,23 @@ class CpuPhases:
 
     def _read_trace(self, events: list[dict]) -> None:
         mem = sorted(
-            (e["ts"], e["args"]["Bytes"], e["args"]["Total Allocated"])
+            (e["ts"], e["args"]["Bytes"], e["args"]["Total Allocated"], e["args"].get("Addr", 0))
             for e in events
             if e.get("name") == "[memory]" and e.get("args", {}).get("Device Type", 0) == 0
         )
-        self.events = [[float(ts), int(b), int(total)] for ts, b, total in mem]
-        for e in events:
-            name = e.get("name", "")
-            if name.startswith(_PREFIX) and e.get("ph") == "X":
-                self.windows[name[len(_PREFIX):]] = (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
+        self.events = [[float(ts), int(b), int(total), int(addr)] for ts, b, total, addr in mem]
+        self.annotations = sorted(
+            ([e["name"], float(e["ts"]), float(e["ts"]) + float(e["dur"])]
+             for e in events
+             if e.get("cat") == "user_annotation" and e.get("ph") == "X"),
+            key=lambda a: a[1],
+        )
+        for name, t0, t1 in self.annotations:
+            if name.startswith(_PREFIX) and name[len(_PREFIX):] in PHASES:
+                self.windows[name[len(_PREFIX):]] = (t0, t1)
         for name, (t0, t1) in self.windows.items():
-            before = [total for ts, _, total in self.events if ts < t0]
-            inside = [total for ts, _, total in self.events if t0 <= ts <= t1]
+            before = [row[2] for row in self.events if row[0] < t0]
+            inside = [row[2] for row in self.events if t0 <= row[0] <= t1]
             start = before[-1] if before else 0
             self.phases[name] = {
                 "start_bytes": start,
@@ -206,7 +212,12 @@ class CpuPhases:
             "source": self.source,
             "baseline": "bytes above the measured step's start (CPU profiler 'Total Allocated')",
             "phases": {p: self.phases[p] for p in PHASES if p in self.phases},
-            "events": {"columns": ["ts_us", "bytes", "total_allocated"], "rows": self.events, "phase_windows_us": self.windows},
+            "events": {
+                "columns": ["ts_us", "bytes", "total_allocated", "addr"],
+                "rows": self.events,
+                "phase_windows_us": self.windows,
+                "annotations": self.annotations,
+            },
         }
 
 

@@ -18,6 +18,7 @@ from typing import Callable
 
 from .. import SCHEMA_VERSION, __version__
 from ..analysis.findings import find
+from ..analysis.cpu_attribution import attribute_cpu
 from ..analysis.output_code import simulate_run
 from ..analysis.rundir import graph_pairs
 from ..analysis.snapshot import attribute_peak, load_snapshot
@@ -312,6 +313,8 @@ class Probe:
         snapshot = self.run_dir.path / "snapshot.pickle"
         if snapshot.is_file():
             self.report["attribution"] = attribute_peak(load_snapshot(snapshot), self.report)
+        elif self.report["memory"]["source"] == "cpu-profiler":
+            self.report["attribution"] = attribute_cpu(self.report)
 
 
 def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False,

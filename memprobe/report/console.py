@@ -162,22 +162,27 @@ def _print_attribution(con: Console, report: dict) -> None:
     att = report.get("attribution")
     if not att:
         return
-    t = Table(title=f"Alive at the step's peak ({att['source']}: {fmt_bytes(att['peak_bytes'])}, phase {att.get('peak_phase') or '?'})",
-              title_justify="left")
+    phases = att.get("phases") or {}
+    t = Table(title=f"Alive at the peaks ({att['source']}; the step peaks in {att.get('peak_phase') or '?'})", title_justify="left")
     t.add_column("category")
-    t.add_column("bytes", justify="right")
-    t.add_column("share", justify="right")
-    total = att["alive_at_peak_bytes"]
-    for cat, n in att["by_category_bytes"].items():
-        t.add_row(cat, fmt_bytes(n), _share(n, total))
+    for name, ph in phases.items():
+        t.add_column(f"{name} peak\n{fmt_bytes(ph['peak_bytes'])}", justify="right")
+    cats = list(dict.fromkeys(c for ph in phases.values() for c in ph["by_category_bytes"]))
+    for cat in cats:
+        t.add_row(cat, *(fmt_bytes(ph["by_category_bytes"].get(cat, 0)) if ph["by_category_bytes"].get(cat) else "" for ph in phases.values()))
     con.print(t)
-    t = Table(title="Largest items alive at peak", title_justify="left")
-    t.add_column("bytes", justify="right")
-    t.add_column("category")
-    t.add_column("item", overflow="fold")
-    for it in att["top_items"][:10]:
-        t.add_row(fmt_bytes(it["bytes"]), it["category"], it["item"])
-    con.print(t)
+    fw = phases.get("forward") or {}
+    saved = fw.get("saved_for_backward") or []
+    if saved:
+        from ..analysis.saved import layer_pattern
+
+        grouped: dict[str, list[int]] = {}
+        for it in saved:
+            grouped.setdefault(layer_pattern(it["item"]), []).append(it["bytes"])
+        lines = [f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "") for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))]
+        con.print("[dim]saved for backward, alive at the forward peak:[/] " + "; ".join(lines[:6]))
+    if att.get("inferred"):
+        con.print(f"[dim]measured: {'; '.join(att['measured'])}. inferred: {'; '.join(att['inferred'])}.[/]")
 
 
 def _next_command(report: dict) -> str | None:
