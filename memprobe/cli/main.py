@@ -57,9 +57,10 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import policies, run
+    from . import diff, policies, run
 
     cli.add_command(run.run)
+    cli.add_command(diff.diff)
     cli.add_command(policies.policies)
 
 

@@ -198,6 +198,63 @@ def _next_command(report: dict) -> str | None:
     return None
 
 
+def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) -> None:
+    from .markdown import STATUS_LABEL, _signed
+
+    con = console or _console()
+    con.print(f"[bold]memprobe diff[/]\n  A  {d['a']['summary']}  [dim]({d['a'].get('source')})[/]\n"
+              f"  B  {d['b']['summary']}  [dim]({d['b'].get('source')})[/]")
+    t = d["totals"]
+    s = t["saved_bytes"]
+    if d["differences"] == 0:
+        con.print(f"[green]No difference[/] in saved-for-backward values ({d['unchanged_items']} matched, "
+                  f"{fmt_bytes(s['a'])} each side).")
+    else:
+        con.print(f"saved for backward per step: {fmt_bytes(s['a'])} -> {fmt_bytes(s['b'])} "
+                  f"([bold]{_signed(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged")
+        tab = Table(title="What B keeps alive that A does not (ranked by bytes)", title_justify="left")
+        for col, just in (("status", "left"), ("saved value (op chain)", "left"), ("x", "right"), ("A", "right"),
+                          ("B", "right"), ("delta", "right"), ("kind", "left"), ("why", "left")):
+            tab.add_column(col, justify=just, overflow="fold")
+        for it in d["items"][:TOP_ROWS]:
+            style = "bold red" if it["kind"] == "weight-derived" and it["delta_bytes"] > 0 else None
+            why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
+            tab.add_row(STATUS_LABEL[it["status"]], it["expr"], str(it["count"]), fmt_bytes(it["bytes_a"]),
+                        fmt_bytes(it["bytes_b"]), _signed(it["delta_bytes"]), it["kind"], why, style=style)
+        con.print(tab)
+        for h in list(dict.fromkeys(it["hint"] for it in d["items"][:TOP_ROWS] if it["status"] in ("only_b", "grown")))[:3]:
+            con.print(f"[cyan]hint:[/] {h}")
+    ph = d.get("phases")
+    if ph and ph.get("comparable"):
+        tab = Table(title=f"Measured phases ({ph['source']})", title_justify="left")
+        for col in ("phase", "peak A", "peak B", "delta", "end A", "end B", "delta"):
+            tab.add_column(col, justify="left" if col == "phase" else "right")
+        for name, f in ph["phases"].items():
+            tab.add_row(name, fmt_bytes(f["peak_bytes"]["a"]), fmt_bytes(f["peak_bytes"]["b"]), _signed(f["peak_bytes"]["delta"]),
+                        fmt_bytes(f["end_bytes"]["a"]), fmt_bytes(f["end_bytes"]["b"]), _signed(f["end_bytes"]["delta"]))
+        con.print(tab)
+    elif ph:
+        con.print(f"[yellow]measured phases not compared:[/] {ph['why']}")
+    graphs = d.get("graphs") or []
+    if graphs:
+        tab = Table(title="Compiled graphs (simulated)", title_justify="left")
+        for col in ("graph", "peak A", "peak B", "delta", "saved A", "saved B", "delta"):
+            tab.add_column(col, justify="left" if col == "graph" else "right")
+        for g in graphs:
+            p, sv = g["peak_bytes"], g["saved_bytes"]
+            tab.add_row(g["graph_id"], fmt_bytes(p["a"]), fmt_bytes(p["b"]), _signed(p["delta"]),
+                        fmt_bytes(sv["a"]), fmt_bytes(sv["b"]), _signed(sv["delta"]))
+        con.print(tab)
+    cats = ((d.get("alive_at_peak") or {}).get("phases") or {}).get("forward")
+    if cats:
+        changed = {c: v for c, v in cats.items() if v["delta"]}
+        if changed:
+            con.print("[dim]alive at the forward peak, by category (B - A): "
+                      + "; ".join(f"{c} {_signed(v['delta'])}" for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
+    if out_dir is not None:
+        con.print(f"\nwritten: [bold]{out_dir}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else ""))
+
+
 def print_policies(policies: dict) -> None:
     con = _console()
     t = Table(title="Per-op SAC policies (--ac-policy)", title_justify="left", show_lines=True)

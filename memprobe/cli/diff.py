@@ -1,0 +1,97 @@
+"""``memprobe diff A B``: rank what B keeps alive for backward that A does not."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import click
+
+from ..config import RECIPE_ALIASES, RECIPES
+from ..errors import ConfigError
+from .run import config_from_options, config_options, output_options
+
+
+def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
+    """A run directory (Path) or a validated config for a recipe side."""
+    path = Path(value)
+    if path.is_dir():
+        if extra:
+            raise ConfigError(f"--{label} flags apply to a recipe side; {value} is a run directory")
+        return path
+    if value not in RECIPES and value not in RECIPE_ALIASES:
+        choices = ", ".join(list(RECIPES) + list(RECIPE_ALIASES))
+        raise ConfigError(f"side {label.upper()} {value!r} is neither a run directory nor a recipe ({choices})")
+    from .run import run as run_command
+
+    base = config_from_options({**shared, "recipe": value})
+    if not extra:
+        return base
+    try:
+        ctx = run_command.make_context("run", base.to_flags() + shlex.split(extra), resilient_parsing=False)
+    except click.ClickException as e:
+        raise ConfigError(f"--{label} {extra!r}: {e.format_message()}") from None
+    return config_from_options(ctx.params)
+
+
+@click.command()
+@click.argument("a")
+@click.argument("b")
+@config_options
+@click.option("--a", "a_flags", metavar="FLAGS", default=None,
+              help="Extra `memprobe run` flags for side A only, quoted: --a '--ac-policy torchtitan'.")
+@click.option("--b", "b_flags", metavar="FLAGS", default=None,
+              help="Extra `memprobe run` flags for side B only, quoted: --b '--save-op aten.abs'.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).")
+@click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown for a pull-request comment.")
+@output_options
+def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, as_json, quiet, verbose, debug, **shared) -> None:
+    """Run (or load) two configurations and rank what B keeps alive that A does not.
+
+    \b
+    A and B are each a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8), run with
+    the shared flags below, or a run directory written by `memprobe run` (loaded, not re-run).
+    Flags for one side only go in --a / --b. Saved values are matched by block, op chain
+    with parameter names, shape and dtype; values identical across layers are grouped.
+
+    \b
+    Examples:
+      memprobe diff bf16 fp8 --ac-policy torchtitan-2025-01
+      memprobe diff rowwise rowwise --b '--save-op aten.abs'
+      memprobe diff rowwise rowwise --a '--ac-policy torchtitan-2025-01' --b '--ac-policy torchtitan'
+      memprobe diff memprobe-runs/run-a memprobe-runs/run-b --markdown
+    """
+    from ..analysis.diff import diff_reports
+    from ..analysis.rundir import load_report
+    from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
+    from ..capture.runner import run_probe
+    from ..report import console as render
+    from ..report.markdown import diff_markdown
+
+    sides = {"a": _resolve_side("a", a, a_flags, shared), "b": _resolve_side("b", b, b_flags, shared)}
+    to_run = {k: v for k, v in sides.items() if not isinstance(v, Path)}
+    if to_run or out is not None:
+        out = out if out is not None else default_run_dir(f"diff-{a}-vs-{b}".replace("/", "_"))
+        prepare_run_dir(out, force)
+    reports = {}
+    progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
+    for key, side in sides.items():
+        if isinstance(side, Path):
+            reports[key] = load_report(side)
+            progress(f"[{key}] loaded {side}")
+        else:
+            reports[key] = run_probe(side, out / key, progress=lambda m, k=key: progress(f"[{k}] {m}"), verbose=verbose)
+    result = diff_reports(reports["a"], reports["b"])
+    result["a"]["source"] = str(sides["a"]) if isinstance(sides["a"], Path) else str(out / "a")
+    result["b"]["source"] = str(sides["b"]) if isinstance(sides["b"], Path) else str(out / "b")
+    if out is not None:
+        atomic_write_json(out / "diff.json", result)
+    if as_json:
+        click.echo(json.dumps(result, indent=1))
+    elif as_markdown:
+        click.echo(diff_markdown(result))
+    else:
+        render.print_diff(result, out)

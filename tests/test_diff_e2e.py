@@ -1,0 +1,112 @@
+"""End-to-end: `memprobe diff` on the CPU."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_cli
+from memprobe.analysis.diff import diff_reports
+
+pytestmark = pytest.mark.e2e
+
+LEGACY = ("--ac-policy", "torchtitan-2025-01")
+
+
+@pytest.fixture(scope="module")
+def legacy_diff(tmp_path_factory):
+    out = tmp_path_factory.mktemp("diff") / "bf16-vs-fp8"
+    proc = run_cli("diff", "bf16", "fp8", *LEGACY, "--out", out, "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, json.loads(proc.stdout)
+
+
+def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff):
+    out, d = legacy_diff
+    only_b = [it for it in d["items"] if it["status"] == "only_b"]
+    assert only_b
+    weight = [it for it in only_b if it["kind"] == "weight-derived"]
+    # the top items only in B are the weight-derived abs() of the FFN weights, largest first
+    assert only_b[: len(weight)] == weight
+    assert {it["expr"] for it in weight} == {f"abs(permute(layers.*.ffn.{w}.weight))" for w in ("w1", "w2", "w3")}
+    for it in weight:
+        assert it["bytes_a"] == 0 and it["bytes_b"] == it["delta_bytes"] == it["count"] * 512 * 2048 * 2
+        assert it["policy_op"] == "aten.abs.default" and "--recompute-op aten.abs.default" in it["hint"]
+    # the headline saved-bytes delta is the sum of the listed items
+    t = d["totals"]
+    assert t["saved_bytes"]["delta"] == sum(it["delta_bytes"] for it in d["items"]) == t["items_delta_bytes"] > 0
+    assert t["saved_bytes"]["delta"] == t["saved_bytes"]["b"] - t["saved_bytes"]["a"]
+    assert json.loads((out / "diff.json").read_text())["items"] == d["items"]
+    assert d["phases"]["comparable"] and d["phases"]["phases"]["forward"]["end_bytes"]["delta"] >= sum(
+        it["delta_bytes"] for it in weight)
+
+
+def test_diffing_the_run_directories_gives_the_same_result(legacy_diff):
+    out, d = legacy_diff
+    proc = run_cli("diff", out / "a", out / "b", "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    again = json.loads(proc.stdout)
+    for key in ("items", "totals", "differences", "unchanged_items", "phases", "graphs", "alive_at_peak"):
+        assert again[key] == d[key], key
+    # and without re-running: the run directories are unchanged
+    assert not (out / "a" / "a").exists()
+
+
+def test_markdown_for_a_pull_request(legacy_diff):
+    out, _ = legacy_diff
+    proc = run_cli("diff", out / "a", out / "b", "--markdown")
+    assert proc.returncode == 0
+    md = proc.stdout
+    assert md.startswith("### memprobe diff")
+    assert "| only in B | `abs(permute(layers.*.ffn.w" in md
+    assert "+11.00 MiB" in md  # 10 MiB of abs(weight) + 1 MiB of abs(input) at the default dims
+
+
+def test_today_policy_lists_no_weight_derived_item(tmp_path):
+    proc = run_cli("diff", "bf16", "fp8", "--ac-policy", "torchtitan", "--out", tmp_path / "d", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    d = json.loads(proc.stdout)
+    assert not [it for it in d["items"] if it["kind"] == "weight-derived"]
+
+
+def test_identical_configurations_have_no_differences(tmp_path):
+    proc = run_cli("diff", "rowwise", "rowwise", "--layers", "1", "--out", tmp_path / "d", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "No difference" in proc.stdout
+    d = json.loads((tmp_path / "d" / "diff.json").read_text())
+    assert d["differences"] == 0 and d["items"] == [] and d["unchanged_items"] > 0
+    assert d["totals"]["saved_bytes"]["delta"] == 0
+    assert all(g["peak_bytes"]["delta"] == 0 and g["saved_bytes"]["delta"] in (0, None) for g in d["graphs"])
+
+
+def test_per_side_flags(tmp_path):
+    """One op added to B's policy: the only difference is what that op saves."""
+    proc = run_cli("diff", "rowwise", "rowwise", "--layers", "1", "--b", "--save-op aten.abs",
+                   "--out", tmp_path / "d", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    d = json.loads(proc.stdout)
+    assert d["b"]["config"]["save_ops"] == ["aten.abs.default"] and d["a"]["config"]["save_ops"] == []
+    assert d["items"] and all(it["policy_op"] == "aten.abs.default" for it in d["items"] if it["status"] == "only_b")
+
+
+def test_bad_sides(tmp_path):
+    proc = run_cli("diff", "bf16", "nonsense", "--out", tmp_path / "x")
+    assert proc.returncode == 2 and "neither a run directory nor a recipe" in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    proc = run_cli("diff", "bf16", "fp8", "--b", "--no-such-flag")
+    assert proc.returncode == 2 and "--b" in proc.stderr and proc.stderr.count("\n") == 1
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = run_cli("diff", empty, empty)
+    assert proc.returncode == 2 and "no report.json" in proc.stderr
+
+
+def test_diff_is_pure_and_symmetric_in_its_totals(legacy_diff):
+    out, d = legacy_diff
+    a = json.loads((out / "a" / "report.json").read_text())
+    b = json.loads((out / "b" / "report.json").read_text())
+    back = diff_reports(b, a)
+    assert back["totals"]["saved_bytes"]["delta"] == -d["totals"]["saved_bytes"]["delta"]
+    assert {it["status"] for it in back["items"]} <= {"only_a", "shrunk", "only_b", "grown"}
+    assert sum(it["delta_bytes"] for it in back["items"]) == back["totals"]["saved_bytes"]["delta"]
