@@ -10,8 +10,7 @@ measured; the categories are inferred from those regions.
 
 from __future__ import annotations
 
-from collections import defaultdict
-
+from .peaks import summarize_alive
 from .saved import prefix_block
 
 
@@ -99,26 +98,13 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
         return live
 
     def at(index: int) -> dict:
-        by_cat: dict[str, int] = defaultdict(int)
-        items: dict[tuple, dict] = {}
-        for addr, i in live_at(index).items():
-            row = rows[i]
-            named = names.get(i) or {"category": _category_for(_innermost(annotations, row[0])), "item": None}
-            item = named["item"] or named["category"]
-            by_cat[named["category"]] += row[1]
-            it = items.setdefault((named["category"], item), {"category": named["category"], "item": item, "bytes": 0, "blocks": 0})
-            it["bytes"] += row[1]
-            it["blocks"] += 1
-        total = sum(by_cat.values())
-        return {
-            "event_index": index,
-            "alive_bytes": total,
-            "named_fraction": (total - by_cat.get("other", 0)) / total if total else None,
-            "by_category_bytes": dict(sorted(by_cat.items(), key=lambda kv: -kv[1])),
-            "top_items": sorted(items.values(), key=lambda d: -d["bytes"])[:top],
-            "saved_for_backward": sorted((v for v in items.values() if v["category"] == "saved-for-backward"),
-                                         key=lambda d: (-d["bytes"], d["item"])),
-        }
+        def named():
+            for _addr, i in live_at(index).items():
+                row = rows[i]
+                n = names.get(i) or {"category": _category_for(_innermost(annotations, row[0])), "item": None}
+                yield n["category"], n["item"] or n["category"], row[1], None
+
+        return {"event_index": index, **summarize_alive(named(), top)}
 
     def peak_index(t0: float = float("-inf"), t1: float = float("inf")) -> tuple[int, int]:
         best, best_i = None, -1

@@ -16,6 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..errors import MemprobeError
+from .peaks import summarize_alive
 from .saved import prefix_block
 
 
@@ -93,6 +94,11 @@ def _trace(snap: dict, device: int | None) -> list[dict]:
     ]
 
 
+def _free_action(trace: list[dict]) -> str:
+    """The event that returns a block: free_completed where the trace has it (newer torch)."""
+    return "free_completed" if any(e.get("action") == "free_completed" for e in trace) else "free_requested"
+
+
 def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int, dict]:
     """Blocks alive when recording began: alive at the end with no alloc in the trace,
     or freed in the trace before any alloc of theirs."""
@@ -123,8 +129,7 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
     """
     trace = _trace(snap, device)
     live = _pre_existing(snap, trace, device)
-    has_completed = any(e.get("action") == "free_completed" for e in trace)
-    free_action = "free_completed" if has_completed else "free_requested"
+    free_action = _free_action(trace)
     total = sum(b["size"] for b in live.values())
     start_total = total
     peak, peak_index = total, -1
@@ -160,8 +165,7 @@ def live_at(snap: dict, index: int, device: int | None = None) -> dict[int, dict
     """The blocks alive right after trace event ``index`` (-1: before the first event)."""
     trace = _trace(snap, device)
     live = _pre_existing(snap, trace, device)
-    has_completed = any(e.get("action") == "free_completed" for e in trace)
-    free_action = "free_completed" if has_completed else "free_requested"
+    free_action = _free_action(trace)
     for i, ev in enumerate(trace[: index + 1]):
         action = ev.get("action")
         if action == "alloc" and not _is_marker(ev):
@@ -185,7 +189,6 @@ class Classifier:
         self.invocations: dict[int, list[dict]] = defaultdict(list)
         for inv in report.get("invocations") or []:
             self.invocations[inv["dynamo_graph"]].append(inv)
-        self.seen_calls: dict[tuple[str, int], int] = defaultdict(int)
 
     def classify(self, addr: int, block: dict) -> dict:
         reg = self.registry.get(str(addr))
@@ -292,27 +295,14 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
                 break
 
     def at(index: int) -> dict:
-        by_cat: dict[str, int] = defaultdict(int)
-        items: dict[tuple, dict] = {}
-        for addr, block in live_at(snap, index).items():
-            if "index" in block:
-                block = {**block, "call_ordinal": ordinal_of_index.get(block["index"])}
-            c = classifier.classify(addr, block)
-            by_cat[c["category"]] += block["size"]
-            it = items.setdefault((c["category"], c["item"]), {
-                "category": c["category"], "item": c["item"], "bytes": 0, "blocks": 0, "evidence": c["evidence"]})
-            it["bytes"] += block["size"]
-            it["blocks"] += 1
-        total = sum(by_cat.values())
-        saved = sorted((it for it in items.values() if it["category"] == "saved-for-backward"), key=lambda d: (-d["bytes"], d["item"]))
-        return {
-            "event_index": index,
-            "saved_for_backward": saved,
-            "alive_bytes": total,
-            "named_fraction": (total - by_cat.get("other", 0)) / total if total else None,
-            "by_category_bytes": dict(sorted(by_cat.items(), key=lambda kv: -kv[1])),
-            "top_items": sorted(items.values(), key=lambda d: -d["bytes"])[:top],
-        }
+        def named():
+            for addr, block in live_at(snap, index).items():
+                if "index" in block:
+                    block = {**block, "call_ordinal": ordinal_of_index.get(block["index"])}
+                c = classifier.classify(addr, block)
+                yield c["category"], c["item"], block["size"], c["evidence"]
+
+        return {"event_index": index, **summarize_alive(named(), top)}
 
     step = at(rep["peak_index"])
     return {
