@@ -22,6 +22,12 @@ small="--dim 256 --hidden 768 --layers 2 --batch 2 --seq 128 --ac-policy torchti
     python3 -m memprobe run --recipe $recipe $small --device cuda --out "$fx/$recipe-legacy" -q; echo "exit $?"
     rm -f "$fx/$recipe-legacy"/graphs/*.txt
   done
+  if [ "${DIFF:-0}" = 1 ]; then
+    echo "=== diff on CUDA at Llama-3-8B FFN dims: bf16 vs fp8, torchtitan-2025-01"
+    python3 -m memprobe diff bf16 fp8 --ac-policy torchtitan-2025-01 --dim 4096 --hidden 14336 --layers 2 \
+      --batch 1 --seq 8192 --device cuda --out /tmp/diff8b -q; echo "exit $?"
+    cp /tmp/diff8b/diff.json "$OUT/diff-8b.json"
+  fi
   if [ "${BENCH:-1}" = 1 ]; then
     echo "=== bench: simulated vs measured forward-graph peak"
     python3 bench/sim_vs_measured.py --json-out "$OUT/bench-sim-vs-measured.json"
