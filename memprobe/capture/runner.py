@@ -195,16 +195,16 @@ class Probe:
         capture = GraphCapture(measure_calls=self.measure_calls and device.type == "cuda")
         decisions: dict = {}
         t0 = time.perf_counter()
-        self.progress(f"building {cfg.summary()} on {device.type}")
-        model = ffn.build_model(cfg.dim, cfg.hidden, cfg.layers, seed=cfg.seed, device=device)
-        ffn.apply_float8(model, cfg.recipe)
-        context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == "op" else None
-        ffn.apply_ac(model, cfg.ac, context_fn)
-        if cfg.compile:
-            ffn.apply_compile(model, backend=capture)
-        capture.track_blocks({f"layers.{name}": block for name, block in model.layers.named_children()})
-        input_dtype = torch.float32
         try:
+            self.progress(f"building {cfg.summary()} on {device.type}")
+            model = ffn.build_model(cfg.dim, cfg.hidden, cfg.layers, seed=cfg.seed, device=device)
+            ffn.apply_float8(model, cfg.recipe)
+            context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == "op" else None
+            ffn.apply_ac(model, cfg.ac, context_fn)
+            if cfg.compile:
+                ffn.apply_compile(model, backend=capture)
+            capture.track_blocks({f"layers.{name}": block for name, block in model.layers.named_children()})
+            input_dtype = torch.float32
             if cfg.fsdp:
                 created_pg = ffn.init_single_process_group(device)
                 ffn.apply_fsdp(model, reshard_after_forward=cfg.reshard_after_forward)
