@@ -1,0 +1,317 @@
+"""The memory budget file (``memprobe.toml``) and its evaluation against runs.
+
+::
+
+    [probes.ffn-rowwise]              # a named probe: memprobe run flags as keys
+    recipe = "rowwise"
+    layers = 2
+    ac_policy = "torchtitan"
+
+    [probes.ffn-rowwise.limits]       # device-independent (derived from the compiled graphs)
+    saved_bytes = "24 MiB"
+    weight_derived_saved_bytes = 0    # 0 forbids them
+    graph_peak_bytes = "16 MiB"
+
+    [probes.ffn-rowwise.limits.cpu]   # measured on the CPU (profiler); skipped on CUDA runs
+    forward_peak_bytes = "48 MiB"
+
+    [probes.ffn-rowwise.limits.cuda]  # measured on CUDA (allocator); skipped on CPU runs
+    forward_peak_bytes = "6 GiB"
+
+    [probes.ffn-rowwise.limits.baseline]   # relative to the stored baseline
+    saved_bytes = "+5%"
+
+Sizes are ``"24 MiB"``, ``"1.5 GiB"``, ``"512 KB"`` or plain integers of bytes.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import ProbeConfig
+from .errors import ConfigError, MemprobeError
+
+GRAPH_METRICS = {
+    "saved_bytes": "saved-for-backward bytes per step (from the compiled graphs)",
+    "weight_derived_saved_bytes": "saved-for-backward bytes computed from parameters only",
+    "graph_peak_bytes": "largest simulated peak of one compiled graph (output code)",
+}
+MEASURED_METRICS = {
+    "forward_peak_bytes": "measured peak of the forward phase",
+    "backward_peak_bytes": "measured peak of the backward phase",
+    "optimizer_peak_bytes": "measured peak of the optimizer step",
+    "forward_end_bytes": "measured level at the end of forward (what is held for backward)",
+    "step_peak_bytes": "measured peak over the whole step",
+}
+DEVICES = ("cpu", "cuda")
+ALL_METRICS = {**GRAPH_METRICS, **MEASURED_METRICS}
+
+
+class BudgetError(MemprobeError):
+    """An invalid budget file: exit 2, naming the file and line."""
+
+    exit_code = 2
+
+
+_UNITS = {
+    "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
+_RELATIVE = re.compile(r"^\s*\+\s*(\d+(?:\.\d+)?)\s*%\s*$")
+
+
+def parse_size(value) -> int:
+    """``"24 MiB"`` / ``"1.5 GiB"`` / ``1048576`` -> bytes; ValueError otherwise."""
+    if isinstance(value, bool):
+        raise ValueError(f"not a size: {value!r}")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"a size cannot be negative: {value}")
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"not a size: {value!r}")
+    m = _SIZE.match(value)
+    if not m:
+        raise ValueError(f"not a size: {value!r} (use e.g. \"24 MiB\", \"1.5 GiB\" or bytes)")
+    number, unit = m.group(1), (m.group(2) or "b").lower()
+    if unit not in _UNITS:
+        raise ValueError(f"unknown unit {m.group(2)!r} in {value!r} (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")
+    n = float(number) * _UNITS[unit]
+    if n != int(n) and unit == "b":
+        raise ValueError(f"a byte count must be whole: {value!r}")
+    return int(round(n))
+
+
+def parse_relative(value) -> float:
+    """``"+5%"`` -> 0.05."""
+    m = _RELATIVE.match(value) if isinstance(value, str) else None
+    if not m:
+        raise ValueError(f"a baseline limit is a percentage like \"+5%\", not {value!r}")
+    return float(m.group(1)) / 100
+
+
+@dataclass
+class Limit:
+    metric: str
+    kind: str  # "absolute" | "relative"
+    device: str | None  # None: any device; "cpu"/"cuda": measured there
+    value: float  # bytes, or a fraction for relative limits
+    line: int | None = None
+    text: str = ""
+
+
+@dataclass
+class Probe:
+    name: str
+    config: ProbeConfig
+    limits: list[Limit] = field(default_factory=list)
+    line: int | None = None
+
+
+@dataclass
+class Budget:
+    path: Path
+    probes: dict[str, Probe]
+
+
+def _line_index(text: str) -> dict[tuple, int]:
+    """(table path, key) -> line number, for naming the line of a semantic error."""
+    index: dict[tuple, int] = {}
+    table: tuple = ()
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.match(r"^\[\s*([^\]]+?)\s*\]$", line)
+        if m:
+            table = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+            index.setdefault((table, None), no)
+            continue
+        m = re.match(r"^([A-Za-z0-9_.\"-]+)\s*=", line)
+        if m:
+            key = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+            index.setdefault((table + key[:-1], key[-1]), no)
+    return index
+
+
+def load_budget(path: str | Path) -> Budget:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise BudgetError(f"{path}: no such budget file (write one with `memprobe budget`)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise BudgetError(f"{path}: cannot read: {e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BudgetError(f"{path}: TOML syntax error: {e}") from None
+    lines = _line_index(text)
+
+    def where(table: tuple, key: str | None = None) -> str:
+        # a key line, or the header of a sub-table of that name, or the table's own header
+        no = lines.get((table, key)) or lines.get((table + (key,), None)) or lines.get((table, None))
+        return f"{path}:{no}" if no else str(path)
+
+    unknown_top = [k for k in data if k != "probes"]
+    if unknown_top:
+        raise BudgetError(f"{where((), unknown_top[0])}: unknown key {unknown_top[0]!r} (the file holds [probes.NAME] tables)")
+    probes_data = data.get("probes")
+    if not isinstance(probes_data, dict) or not probes_data:
+        raise BudgetError(f"{path}: no probes: add a [probes.NAME] table")
+    probes: dict[str, Probe] = {}
+    for name, body in probes_data.items():
+        t = ("probes", name)
+        if not isinstance(body, dict):
+            raise BudgetError(f"{where(('probes',), name)}: probes.{name} must be a table")
+        limits_data = body.get("limits", {})
+        cfg_keys = {k: v for k, v in body.items() if k != "limits"}
+        try:
+            cfg = ProbeConfig.from_dict(cfg_keys).validated()
+        except ConfigError as e:
+            bad = next((k for k in cfg_keys if k in str(e)), None)
+            raise BudgetError(f"{where(t, bad)}: probe {name!r}: {e}") from None
+        except TypeError as e:
+            raise BudgetError(f"{where(t)}: probe {name!r}: {e}") from None
+        probe = Probe(name, cfg, line=lines.get((t, None)))
+        if not isinstance(limits_data, dict) or not limits_data:
+            raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+        for key, value in limits_data.items():
+            lt = t + ("limits",)
+            if isinstance(value, dict):
+                section = key
+                if section not in DEVICES + ("baseline",):
+                    raise BudgetError(f"{where(lt, key)}: unknown limits section {section!r} (cpu, cuda, baseline)")
+                for metric, v in value.items():
+                    probe.limits.append(_limit(metric, v, section, where(lt + (section,), metric), lines.get((lt + (section,), metric))))
+            else:
+                probe.limits.append(_limit(key, value, None, where(lt, key), lines.get((lt, key))))
+        probes[name] = probe
+    return Budget(path, probes)
+
+
+def _limit(metric: str, value, section: str | None, loc: str, line: int | None) -> Limit:
+    if metric not in ALL_METRICS:
+        raise BudgetError(f"{loc}: unknown metric {metric!r} (one of: {', '.join(ALL_METRICS)})")
+    if section is None and metric in MEASURED_METRICS:
+        raise BudgetError(f"{loc}: {metric} is measured: put it under limits.cpu or limits.cuda")
+    if section in DEVICES and metric not in MEASURED_METRICS:
+        raise BudgetError(f"{loc}: {metric} is derived from the graphs, not measured: put it directly under limits")
+    try:
+        if section == "baseline":
+            return Limit(metric, "relative", None, parse_relative(value), line, str(value))
+        return Limit(metric, "absolute", section, parse_size(value), line, str(value))
+    except ValueError as e:
+        raise BudgetError(f"{loc}: {e}") from None
+
+
+def figures(report: dict) -> dict[str, int | None]:
+    """The gate's metrics for one run report (bytes; None when the run lacks the figure)."""
+    rows = report.get("saved_tensors") or []
+    totals = report.get("saved_totals") or {}
+    graphs = [g["peak_bytes"] for g in report.get("graph_memory") or [] if "peak_bytes" in g]
+    phases = (report.get("memory") or {}).get("phases") or {}
+    out: dict[str, int | None] = {
+        "saved_bytes": totals.get("graph_bytes"),
+        "weight_derived_saved_bytes": sum(r["bytes"] for r in rows if r["kind"] == "weight-derived") if rows else (0 if totals else None),
+        "graph_peak_bytes": max(graphs) if graphs else None,
+    }
+    for phase in ("forward", "backward", "optimizer"):
+        out[f"{phase}_peak_bytes"] = phases.get(phase, {}).get("peak_bytes")
+    out["forward_end_bytes"] = phases.get("forward", {}).get("end_bytes")
+    peaks = [p["peak_bytes"] for p in phases.values()]
+    out["step_peak_bytes"] = max(peaks) if peaks else None
+    return out
+
+
+def evaluate(probe: Probe, report: dict, baseline: dict | None) -> list[dict]:
+    """One verdict per limit: PASS, FAIL or SKIP, with measured, limit and headroom in bytes."""
+    device = (report.get("device") or {}).get("type")
+    figs = figures(report)
+    verdicts = []
+    for lim in probe.limits:
+        v = {"probe": probe.name, "metric": lim.metric, "device": lim.device, "kind": lim.kind,
+             "limit_text": lim.text, "line": lim.line, "measured": figs.get(lim.metric)}
+        if lim.device is not None and lim.device != device:
+            v.update(verdict="SKIP", limit=int(lim.value), headroom=None,
+                     notice=f"limit for {lim.device}; this run was on {device}")
+        elif v["measured"] is None:
+            v.update(verdict="SKIP", limit=None, headroom=None, notice="the run has no such figure")
+        elif lim.kind == "relative":
+            flag = baseline_mismatch(baseline, report) if baseline else "no baseline stored (run with --update-baseline)"
+            base = (baseline or {}).get("figures", {}).get(lim.metric)
+            if flag is None and base is None:
+                flag = "the baseline has no such figure"
+            if flag is not None:
+                v.update(verdict="SKIP", limit=None, headroom=None, notice=flag)
+            else:
+                limit = int(base * (1 + lim.value))
+                v.update(limit=limit, baseline=base, headroom=limit - v["measured"],
+                         verdict="PASS" if v["measured"] <= limit else "FAIL")
+        else:
+            limit = int(lim.value)
+            v.update(limit=limit, headroom=limit - v["measured"], verdict="PASS" if v["measured"] <= limit else "FAIL")
+        verdicts.append(v)
+    return verdicts
+
+
+def baseline_mismatch(baseline: dict, report: dict) -> str | None:
+    """Why a baseline must not be compared with this run, or None."""
+    bv, rv = baseline.get("versions") or {}, report.get("versions") or {}
+    bd, rd = baseline.get("device"), (report.get("device") or {}).get("type")
+    if bd != rd:
+        return f"baseline recorded on {bd}, this run on {rd}: not compared"
+    for k in ("torch", "torchao"):
+        if bv.get(k) != rv.get(k):
+            return f"baseline recorded with {k} {bv.get(k)}, this run has {rv.get(k)}: not compared"
+    return None
+
+
+BASELINE_VERSION = 1
+
+
+def baseline_entry(report: dict) -> dict:
+    """What --update-baseline stores for one probe: its figures, versions and device, and the
+    parts of the report a diff needs (so a later breach can be explained against it)."""
+    from datetime import datetime, timezone
+
+    mem = report.get("memory") or {}
+    att = report.get("attribution") or {}
+    return {
+        "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "figures": figures(report),
+        "versions": {k: (report.get("versions") or {}).get(k) for k in ("torch", "torchao", "memprobe", "device_name")},
+        "device": (report.get("device") or {}).get("type"),
+        "report": {
+            "config": report["config"],
+            "device": report.get("device"),
+            "versions": report.get("versions"),
+            "status": report.get("status"),
+            "saved_tensors": report.get("saved_tensors"),
+            "saved_totals": report.get("saved_totals"),
+            "graph_memory": [{k: g.get(k) for k in ("graph_id", "kind", "peak_bytes", "saved_bytes")}
+                             for g in report.get("graph_memory") or []],
+            "memory": {k: mem.get(k) for k in ("source", "baseline", "phases")},
+            "attribution": {"source": att.get("source"),
+                            "phases": {p: {"by_category_bytes": v["by_category_bytes"]} for p, v in (att.get("phases") or {}).items()}}
+            if att else None,
+        },
+    }
+
+
+def load_baseline(path: Path) -> dict:
+    import json
+
+    if not path.exists():
+        return {"memprobe_baseline": BASELINE_VERSION, "probes": {}}
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as e:
+        raise BudgetError(f"{path}: baseline is not valid JSON ({e})") from None
+    if not isinstance(data, dict) or data.get("memprobe_baseline") != BASELINE_VERSION or not isinstance(data.get("probes"), dict):
+        raise BudgetError(f"{path}: not a memprobe baseline (version {BASELINE_VERSION})")
+    return data

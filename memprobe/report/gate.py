@@ -1,0 +1,85 @@
+"""Renderers for gate verdicts: console, Markdown (for $GITHUB_STEP_SUMMARY), JUnit XML."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from rich.table import Table
+
+from ..units import fmt_bytes
+
+_STYLE = {"PASS": "green", "FAIL": "bold red", "SKIP": "yellow"}
+
+
+def _limit_text(v: dict) -> str:
+    if v["limit"] is None:
+        return v.get("limit_text") or "-"
+    if v["kind"] == "relative":
+        return f"{fmt_bytes(v['limit'])} (baseline {v['limit_text']})"
+    return fmt_bytes(v["limit"])
+
+
+def _metric(v: dict) -> str:
+    return f"{v['device']}.{v['metric']}" if v.get("device") else (f"baseline.{v['metric']}" if v["kind"] == "relative" else v["metric"])
+
+
+def print_gate(result: dict, console) -> None:
+    t = Table(title=f"memprobe gate: {result['budget']}", title_justify="left")
+    for col, just in (("probe", "left"), ("metric", "left"), ("measured", "right"), ("limit", "right"),
+                      ("headroom", "right"), ("verdict", "left")):
+        t.add_column(col, justify=just)
+    for v in result["verdicts"]:
+        head = "" if v["headroom"] is None else (("+" if v["headroom"] >= 0 else "") + fmt_bytes(v["headroom"]))
+        t.add_row(v["probe"], _metric(v), fmt_bytes(v["measured"]), _limit_text(v), head,
+                  f"[{_STYLE[v['verdict']]}]{v['verdict']}[/]")
+    console.print(t)
+    for v in result["verdicts"]:
+        if v["verdict"] == "SKIP":
+            console.print(f"[yellow]skip[/] {v['probe']} {_metric(v)}: {v['notice']}")
+    for name, why in result["explanations"].items():
+        console.print(f"\n[bold red]{name} breached its budget.[/] {why['headline']}")
+        for line in why["lines"]:
+            console.print(f"  - {line}")
+    n = result["counts"]
+    verdict = "[bold red]FAIL[/]" if n["FAIL"] else "[green]PASS[/]"
+    console.print(f"\n{verdict}: {n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped")
+
+
+def gate_markdown(result: dict) -> str:
+    n = result["counts"]
+    lines = [f"### memprobe gate: {'❌ FAIL' if n['FAIL'] else '✅ PASS'}", "",
+             f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped (`{result['budget']}`)", "",
+             "| probe | metric | measured | limit | headroom | verdict |", "|---|---|---:|---:|---:|---|"]
+    for v in result["verdicts"]:
+        head = "" if v["headroom"] is None else (("+" if v["headroom"] >= 0 else "") + fmt_bytes(v["headroom"]))
+        lines.append(f"| {v['probe']} | `{_metric(v)}` | {fmt_bytes(v['measured'])} | {_limit_text(v)} | {head} | {v['verdict']} |")
+    for name, why in result["explanations"].items():
+        lines += ["", f"**{name}** breached its budget. {why['headline']}", ""]
+        lines += [f"- `{line}`" if line.startswith(("abs(", "mm(")) else f"- {line}" for line in why["lines"]]
+    skips = [v for v in result["verdicts"] if v["verdict"] == "SKIP"]
+    if skips:
+        lines += ["", "<details><summary>skipped</summary>", ""]
+        lines += [f"- {v['probe']} `{_metric(v)}`: {v['notice']}" for v in skips]
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def gate_junit(result: dict) -> str:
+    suites = ET.Element("testsuites", name="memprobe gate")
+    by_probe: dict[str, list[dict]] = {}
+    for v in result["verdicts"]:
+        by_probe.setdefault(v["probe"], []).append(v)
+    for probe, verdicts in by_probe.items():
+        suite = ET.SubElement(suites, "testsuite", name=probe, tests=str(len(verdicts)),
+                              failures=str(sum(v["verdict"] == "FAIL" for v in verdicts)),
+                              skipped=str(sum(v["verdict"] == "SKIP" for v in verdicts)))
+        for v in verdicts:
+            case = ET.SubElement(suite, "testcase", classname=f"memprobe.{probe}", name=_metric(v))
+            if v["verdict"] == "FAIL":
+                why = result["explanations"].get(probe, {})
+                msg = f"{fmt_bytes(v['measured'])} > {_limit_text(v)}"
+                fail = ET.SubElement(case, "failure", message=msg)
+                fail.text = "\n".join([why.get("headline", "")] + why.get("lines", []))
+            elif v["verdict"] == "SKIP":
+                ET.SubElement(case, "skipped", message=v["notice"])
+    return ET.tostring(suites, encoding="unicode")
