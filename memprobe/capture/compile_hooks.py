@@ -118,10 +118,11 @@ class DynamoGraph:
 class GraphCapture:
     """A torch.compile backend that records what Inductor compiles and who calls it."""
 
-    def __init__(self, measure_calls: bool = False) -> None:
+    def __init__(self, measure_calls: bool = False, codegen: bool = True) -> None:
         # measure_calls: bracket each forward call with allocator statistics (CUDA). It resets the
         # peak statistic, so per-phase peaks are not valid in that mode: benchmarks only.
         self.measure_calls = measure_calls
+        self.codegen = codegen
         self.dynamo_graphs: list[DynamoGraph] = []
         self.invocations: list[Invocation] = []
         self.recording = False
@@ -152,7 +153,14 @@ class GraphCapture:
                 kind = "inference"
             else:
                 kind = "forward"
-            compiled = compile_fx_inner(aot_gm, aot_inputs, **kwargs)
+            if self.codegen:
+                compiled = compile_fx_inner(aot_gm, aot_inputs, **kwargs)
+            else:
+                # analysis only: the graph is traced, decomposed and partitioned exactly as for
+                # Inductor, then run as it is (no kernels generated)
+                from torch._functorch.aot_autograd import make_boxed_func
+
+                compiled = make_boxed_func(aot_gm.forward)
             dyn.aot.append(
                 AotGraph(
                     graph_id=f"g{index}.{kind}",

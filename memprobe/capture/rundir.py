@@ -24,6 +24,9 @@ from pathlib import Path
 from ..errors import RunDirError
 
 
+MARKER = ".memprobe"  # in every directory memprobe creates, so --force knows it may replace it
+
+
 def default_run_dir(label: str) -> Path:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     return Path("memprobe-runs") / f"{stamp}-{label}"
@@ -62,10 +65,11 @@ def prepare_run_dir(path: Path, force: bool) -> Path:
     if path.is_dir() and any(path.iterdir()):
         if not force:
             raise RunDirError(f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out")
-        if not (path / "report.json").is_file():
+        if not ((path / "report.json").is_file() or (path / MARKER).is_file()):
             raise RunDirError(f"{path} is not a memprobe run directory (no report.json); refusing to delete it even with --force")
         shutil.rmtree(path)
     path.mkdir(parents=True, exist_ok=True)
+    (path / MARKER).write_text("written by memprobe; `--force` may replace this directory\n")
     return path
 
 

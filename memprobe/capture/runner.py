@@ -112,8 +112,12 @@ class Probe:
     """One configuration, built and run in this process."""
 
     def __init__(self, cfg: ProbeConfig, run_dir: RunDir, progress: Progress | None = None, verbose: bool = False,
-                 cuda_snapshot: bool = True, measure_calls: bool = False):
+                 cuda_snapshot: bool = True, measure_calls: bool = False, analysis_only: bool = False,
+                 measure: bool | None = None):
         self.cfg = cfg.validated()
+        self.analysis_only = analysis_only
+        # analysis-only runs stop after the first step (it holds the graphs and the table) unless asked to measure
+        self.measure = (not analysis_only) if measure is None else measure
         self.cuda_snapshot = cuda_snapshot
         self.measure_calls = measure_calls
         self.run_dir = run_dir
@@ -137,6 +141,9 @@ class Probe:
             "created_utc": _now(),
             "command": sys.argv,
             "config": cfg.to_dict(),
+            # analysis-only: graphs traced and partitioned as for Inductor, then run uncompiled (no output
+            # code); the saved table is the full run's, measured temporaries are not the kernels'
+            "mode": "analysis-only" if self.analysis_only else "full",
             "device": {"type": device.type},
             "versions": versions(device),
             "policy": cfg.policy().to_dict() if cfg.ac == "op" else None,
@@ -185,14 +192,14 @@ class Probe:
             torch.cuda.set_device(device)
             meter = CudaPhases(
                 device,
-                snapshot_path=self.run_dir.path / "snapshot.pickle" if self.cuda_snapshot else None,
+                snapshot_path=self.run_dir.path / "snapshot.pickle" if self.cuda_snapshot and not self.analysis_only else None,
                 registry=lambda: tensor_registry(model, optimizer, x),
             )
             meter.start_history()
         else:
             meter = CpuPhases(quiet=not self.verbose)
         created_pg = False
-        capture = GraphCapture(measure_calls=self.measure_calls and device.type == "cuda")
+        capture = GraphCapture(measure_calls=self.measure_calls and device.type == "cuda", codegen=not self.analysis_only)
         decisions: dict = {}
         t0 = time.perf_counter()
         try:
@@ -214,17 +221,21 @@ class Probe:
             optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
             x = ffn.make_batch(cfg.batch, cfg.seq, cfg.dim, device=device, dtype=input_dtype, seed=cfg.seed)
             runtime_total = None
+            steps = cfg.steps if self.measure else 1
             with functorch_config.patch(enable_autograd_cache=False):
-                for step in range(cfg.steps):
-                    measured = step > 0
-                    last = step == cfg.steps - 1
+                for step in range(steps):
+                    measured = step > 0 or not self.measure
+                    last = step == steps - 1
+                    meter_here = last and self.measure
                     ts = time.perf_counter()
                     self.progress(
-                        f"step {step + 1}/{cfg.steps}" + (" (compiling)" if step == 0 and cfg.compile else "")
-                        + (" (measured)" if last else "")
+                        f"step {step + 1}/{steps}"
+                        + ((" (tracing)" if self.analysis_only else " (compiling)") if step == 0 and cfg.compile else "")
+                        + (" (measured)" if meter_here else "")
                     )
-                    with (meter.step() if last else nullcontext()):
-                        runtime_total, invocations = self._step(model, optimizer, x, capture, meter if last else None, record=measured)
+                    with (meter.step() if meter_here else nullcontext()):
+                        runtime_total, invocations = self._step(model, optimizer, x, capture, meter if meter_here else None,
+                                                                record=measured)
                     if step == 0:
                         self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
                         self._write_graphs(capture)
@@ -232,7 +243,8 @@ class Probe:
                         self.report["timings_s"]["measured_step"] = round(time.perf_counter() - ts, 3)
                         self.report["invocations"] = invocations
             self.report["memory"] = {
-                **meter.result(),
+                **(meter.result() if self.measure else {"source": None, "phases": {}, "events": None,
+                                                         "baseline": "not measured (analysis-only)"}),
                 "persistent": persistent_bytes(model, optimizer),
                 "autograd_saved_bytes": runtime_total,
             }
@@ -311,13 +323,16 @@ class Probe:
         self.report["findings"] = find(rows, totals, self.report["config"])
         self.report["graph_memory"] = simulate_run(self.run_dir.path, self.report, pairs)
         snapshot = self.run_dir.path / "snapshot.pickle"
-        if snapshot.is_file():
+        if self.analysis_only:
+            self.report["attribution"] = None  # the uncompiled graphs' allocations are not the kernels'
+        elif snapshot.is_file():
             self.report["attribution"] = attribute_peak(load_snapshot(snapshot), self.report)
         elif self.report["memory"]["source"] == "cpu-profiler":
             self.report["attribution"] = attribute_cpu(self.report)
 
 
 def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False,
-              cuda_snapshot: bool = True, measure_calls: bool = False) -> dict:
+              cuda_snapshot: bool = True, measure_calls: bool = False, analysis_only: bool = False,
+              measure: bool | None = None) -> dict:
     return Probe(cfg, RunDir(out), progress=progress, verbose=verbose, cuda_snapshot=cuda_snapshot,
-                 measure_calls=measure_calls).run()
+                 measure_calls=measure_calls, analysis_only=analysis_only, measure=measure).run()

@@ -57,10 +57,12 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import diff, gate, policies, run
+    from . import bisect, diff, explain, gate, policies, run
 
     cli.add_command(run.run)
     cli.add_command(diff.diff)
+    cli.add_command(explain.explain)
+    cli.add_command(bisect.bisect)
     cli.add_command(gate.gate)
     cli.add_command(gate.budget)
     cli.add_command(policies.policies)

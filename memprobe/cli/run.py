@@ -77,8 +77,12 @@ def output_options(f):
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.")
 @click.option("--force", is_flag=True, help="Replace an existing run directory (only one memprobe wrote).")
+@click.option("--analysis-only", is_flag=True,
+              help="Trace and partition the graphs as Inductor would, but generate no kernels: the saved table "
+                   "is the full run's, in a fraction of the time; no output code or simulated graph memory.")
 @output_options
-def run(out: Path | None, force: bool, as_json: bool, quiet: bool, verbose: bool, debug: bool, **kw) -> None:
+def run(out: Path | None, force: bool, analysis_only: bool, as_json: bool, quiet: bool, verbose: bool, debug: bool,
+        **kw) -> None:
     """Run the FFN repro and report what its compiled forward saves for backward.
 
     \b
@@ -103,7 +107,7 @@ def run(out: Path | None, force: bool, as_json: bool, quiet: bool, verbose: bool
     prepare_run_dir(out, force)
     progress = render.progress_printer(enabled=not quiet and not as_json)
     try:
-        report = run_probe(cfg, out, progress=progress, verbose=verbose)
+        report = run_probe(cfg, out, progress=progress, verbose=verbose, analysis_only=analysis_only)
     finally:
         progress.close()
     if as_json:

@@ -61,6 +61,9 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         f"[bold]memprobe run[/]  {ProbeConfig.from_dict(cfg).summary()}\n"
         f"[dim]{report['device']['type']} ({v.get('device_name')})  torch {v['torch']}  torchao {v.get('torchao')}  status {report['status']}[/]"
     )
+    if report.get("mode") == "analysis-only":
+        con.print("[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
+                  " table is the full run's, measured peaks include temporaries the kernels would not make")
     rows = report.get("saved_tensors") or []
     totals = report.get("saved_totals") or {}
     if rows:
@@ -131,8 +134,10 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
 
     _print_graph_memory(con, report)
     _print_attribution(con, report)
-    con.print(f"\nrun directory: [bold]{run_dir}[/]  (report.json, graphs/, output_code/"
-              + (", snapshot.pickle for pytorch.org/memory_viz" if report.get("attribution") else "") + ")")
+    parts = ["report.json"] + [p for p in ("graphs/", "output_code/") if (Path(run_dir) / p.rstrip("/")).is_dir()]
+    if (Path(run_dir) / "snapshot.pickle").is_file():
+        parts.append("snapshot.pickle for pytorch.org/memory_viz")
+    con.print(f"\nrun directory: [bold]{run_dir}[/]  ({', '.join(parts)})")
     hint = _next_command(report)
     if hint:
         con.print(f"next: [cyan]{hint}[/]")
@@ -253,6 +258,60 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
                       + "; ".join(f"{c} {_signed(v['delta'])}" for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
     if out_dir is not None:
         con.print(f"\nwritten: [bold]{out_dir}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else ""))
+
+
+def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> None:
+    from .markdown import _flops
+
+    con = console or _console()
+    b = r["base"]
+    from ..config import ProbeConfig
+
+    con.print(f"[bold]memprobe explain[/]  {ProbeConfig.from_dict(b['config']).summary()}  [dim]({r['mode']})[/]")
+    con.print(f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
+              f"{_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward")
+    if not r["edits"]:
+        con.print("[yellow]no op of the save list saved anything: there is no policy edit to suggest[/]")
+    t = Table(title="Policy edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
+    for col, just in (("#", "right"), ("edit", "left"), ("frees / step", "right"), ("+recompute (est.)", "right"),
+                      ("+bytes moved (est.)", "right"), ("what it frees", "left")):
+        t.add_column(col, justify=just, overflow="fold")
+    for i, e in enumerate(r["edits"], 1):
+        freed = "; ".join(f"{it['expr']} x{it['count']}" for it in e["freed"][:3])
+        t.add_row(str(i), f"{e['edit']}\n[cyan]{e['flag']}[/]", fmt_bytes(e["bytes_saved"]),
+                  _flops(e["recompute_flops_added"]), fmt_bytes(e["recompute_bytes_added"]), freed)
+    if r["edits"]:
+        con.print(t)
+        top = r["edits"][0]
+        if top["bytes_saved"] > 0:
+            con.print(f"[bold]suggested:[/] {top['edit']} ({top['flag']}): frees {fmt_bytes(top['bytes_saved'])} per step "
+                      f"for {_flops(top['recompute_flops_added'])} of extra recompute")
+    if r["partitioner_items"]:
+        con.print(f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy:")
+        for it in r["partitioner_items"][:5]:
+            con.print(f"  {fmt_bytes(it['bytes'])} {it['expr']} [dim]({it['block']})[/]: {it['fate']}")
+    con.print(f"\nwritten: {out_dir}/explain.json")
+
+
+def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
+    from .markdown import _signed
+
+    con = console or _console()
+    t = Table(title=f"Configurations tried (metric: {r['metric']}; threshold {fmt_bytes(r['threshold_bytes'])})",
+              title_justify="left")
+    for col, just in (("#", "right"), ("feature removed", "left"), ("held A", "right"), ("held B", "right"),
+                      ("B - A", "right"), ("", "left"), ("runs", "left")):
+        t.add_column(col, justify=just)
+    for i, row in enumerate(r["trials"]):
+        verdict = "[red]still exceeds[/]" if row["exceeds"] else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
+        t.add_row(str(i), row["removed"], fmt_bytes(row["held_a"]), fmt_bytes(row["held_b"]), _signed(row["delta_bytes"]),
+                  verdict if i else ("[red]exceeds[/]" if row["exceeds"] else "[green]below[/]"), "/".join(row["modes"]))
+    con.print(t)
+    if r["not_applicable"]:
+        con.print(f"[dim]not applicable here: {', '.join(r['not_applicable'])}[/]")
+    con.print(f"minimal configuration:\n  A  {r['minimal']['a']}\n  B  {r['minimal']['b']}")
+    con.print(f"[bold]{r['conclusion']}[/]")
+    con.print(f"\nwritten: {out_dir}/bisect.json")
 
 
 def print_policies(policies: dict) -> None:

@@ -60,3 +60,34 @@ def diff_markdown(d: dict) -> str:
             lines.append(f"| {name} | {fmt_bytes(p['a'])} | {fmt_bytes(p['b'])} | {_signed(p['delta'])} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _flops(n: int) -> str:
+    for unit, div in (("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("kFLOP", 1e3)):
+        if abs(n) >= div:
+            return f"{n / div:.2f} {unit}"
+    return f"{n} FLOP"
+
+
+def explain_markdown(r: dict) -> str:
+    b = r["base"]
+    lines = ["### memprobe explain", "", f"Base saves {fmt_bytes(b['saved_bytes'])} for backward per step "
+             f"and recomputes {_flops(b['recompute']['flops'])} in backward ({r['mode']}).", "",
+             "| rank | edit | frees per step | recompute added (est.) | bytes moved added (est.) |",
+             "|---:|---|---:|---:|---:|"]
+    for i, e in enumerate(r["edits"], 1):
+        lines.append(f"| {i} | `{e['flag']}` ({e['edit']}) | {fmt_bytes(e['bytes_saved'])} | "
+                     f"{_flops(e['recompute_flops_added'])} | {fmt_bytes(e['recompute_bytes_added'])} |")
+    if r["partitioner_items"]:
+        lines += ["", f"{len(r['partitioner_items'])} saved value(s) were chosen by the partitioner, not the policy."]
+    return "\n".join(lines) + "\n"
+
+
+def bisect_markdown(r: dict) -> str:
+    lines = ["### memprobe bisect", "", r["conclusion"], "",
+             "| removed | held A | held B | B - A | still exceeds |", "|---|---:|---:|---:|---|"]
+    for t in r["trials"]:
+        lines.append(f"| {t['removed']} | {fmt_bytes(t['held_a'])} | {fmt_bytes(t['held_b'])} | "
+                     f"{_signed(t['delta_bytes'])} | {'yes' if t['exceeds'] else 'no'} |")
+    lines += ["", f"Minimal: A `{r['minimal']['a']}`, B `{r['minimal']['b']}`"]
+    return "\n".join(lines) + "\n"

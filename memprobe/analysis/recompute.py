@@ -1,0 +1,56 @@
+"""What a partition recomputes in backward, and what that costs (an estimate from the graphs).
+
+Nodes the partitioner copied from the forward region into the backward graph keep their
+SAC tag (``recompute``); gradient nodes have none. Their cost: 2*M*N*K FLOPs for a matmul,
+one per output element for anything else; bytes moved: inputs read plus output written.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .saved import GraphPair, short_op
+
+MATMULS = {"mm", "_scaled_mm", "addmm", "bmm", "matmul"}
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape or ():
+        n *= s
+    return n
+
+
+def node_cost(node: dict, nodes: dict[str, dict]) -> tuple[int, int]:
+    """(FLOPs, bytes moved) of one node, estimated from shapes."""
+    op = short_op(node.get("target"))
+    inputs = [nodes[i] for i in node["inputs"] if i in nodes]
+    moved = node.get("bytes", 0) + sum(i.get("bytes", 0) for i in inputs)
+    if op in MATMULS and len(inputs) >= 2 and inputs[0].get("shape") and inputs[1].get("shape"):
+        a, b = inputs[0]["shape"], inputs[1]["shape"]
+        if op == "addmm" and len(inputs) >= 3:
+            a, b = inputs[1]["shape"], inputs[2]["shape"]
+        m, k = _numel(a[:-1]), a[-1]
+        n = b[-1]
+        return 2 * m * k * n, moved
+    return _numel(node.get("shape")), moved
+
+
+def recompute_cost(pairs: dict[int, GraphPair], invocations: list[dict]) -> dict:
+    """FLOPs and bytes of the forward ops each step recomputes in backward (all calls)."""
+    calls = Counter(inv["dynamo_graph"] for inv in invocations)
+    flops = moved = 0
+    ops: Counter = Counter()
+    for index, n_calls in calls.items():
+        pair = pairs.get(index)
+        if pair is None or pair.backward is None:
+            continue
+        nodes = {n["name"]: n for n in pair.backward["nodes"]}
+        for n in pair.backward["nodes"]:
+            if n["op"] != "call_function" or not n.get("recompute"):
+                continue
+            f, b = node_cost(n, nodes)
+            flops += f * n_calls
+            moved += b * n_calls
+            ops[short_op(n.get("target"))] += n_calls
+    return {"flops": flops, "bytes_moved": moved, "ops": dict(ops.most_common())}

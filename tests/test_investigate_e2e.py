@@ -1,0 +1,59 @@
+"""End-to-end: analysis-only runs, `memprobe explain` and `memprobe bisect` on the CPU."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import LEGACY_ROWWISE, run_cli
+
+pytestmark = pytest.mark.e2e
+
+
+def _table(report: dict) -> list[dict]:
+    # run-time addresses differ from process to process; everything else must be equal
+    return [{k: v for k, v in r.items() if k != "runtime_storage_id"} for r in report["saved_tensors"]]
+
+
+def test_analysis_only_saved_table_equals_the_full_runs(runs):
+    full = runs(*LEGACY_ROWWISE)
+    fast = runs(*LEGACY_ROWWISE, "--analysis-only")
+    assert fast.report["mode"] == "analysis-only" and full.report["mode"] == "full"
+    assert _table(fast.report) == _table(full.report)
+    assert fast.report["saved_totals"] == full.report["saved_totals"]
+    assert not (fast.path / "output_code").exists() and fast.report["graph_memory"] == []
+    assert "analysis-only" in fast.proc.stdout
+
+
+def test_explain_ranks_removing_abs_first(tmp_path):
+    proc = run_cli("explain", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--out", tmp_path / "e",
+                   "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    r = json.loads(proc.stdout)
+    top = r["edits"][0]
+    assert top["op"] == "aten.abs.default" and top["flag"] == "--recompute-op aten.abs.default"
+    assert top["edit"] == "remove torch.ops.aten.abs.default from the SAC save list"
+    base = json.loads((tmp_path / "e" / "base" / "report.json").read_text())
+    abs_bytes = sum(row["bytes"] for row in base["saved_tensors"] if row["op"] == "abs")
+    assert top["bytes_saved"] == abs_bytes > 0
+    # recomputing abs costs elementwise work only; every other candidate frees less per added FLOP
+    assert 0 < top["recompute_flops_added"] < 10 * abs_bytes
+    assert all(e["bytes_saved_per_flop"] <= top["bytes_saved_per_flop"] for e in r["edits"])
+    assert {it["expr"] for it in top["freed"]} >= {f"abs(permute(layers.*.ffn.{w}.weight))" for w in ("w1", "w2", "w3")}
+
+
+def test_bisect_finds_what_the_regression_needs(tmp_path):
+    proc = run_cli("bisect", "bf16", "fp8", "--ac-policy", "torchtitan-2025-01", "--dim", "256", "--hidden", "1024",
+                   "--seq", "128", "--min-delta", "256 KiB", "--out", tmp_path / "b", "--json", "-q", timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    r = json.loads(proc.stdout)
+    assert r["trials"][0]["exceeds"]
+    assert set(r["necessary"]) == {"aten.abs in the SAC save list", "op-level SAC", "rowwise scaling"}
+    assert {"FSDP", "more than one layer"} <= set(r["unnecessary"])
+    singles = {t["removed"]: t for t in r["trials"] if t["pass"] == "single"}
+    assert not singles["rowwise scaling"]["exceeds"] and singles["FSDP"]["exceeds"]
+    assert "aten.abs in the SAC save list" in r["conclusion"] and "rowwise scaling" in r["conclusion"]
+    # compiled configurations ran analysis-only, eager ones in full
+    modes = {tuple(t["modes"]) for t in r["trials"]}
+    assert ("analysis-only", "analysis-only") in modes
