@@ -153,6 +153,10 @@ class GraphCapture:
                 kind = "inference"
             else:
                 kind = "forward"
+            # record the graph as the partitioner made it: Inductor's post-grad passes rewrite it in place
+            # when it compiles (not when its FX cache hits), so serialize before handing it over
+            nodes = serialize_graph(aot_gm)
+            readable = aot_gm.print_readable(print_output=False, include_stride=False, include_device=True)
             if self.codegen:
                 compiled = compile_fx_inner(aot_gm, aot_inputs, **kwargs)
             else:
@@ -166,8 +170,8 @@ class GraphCapture:
                     graph_id=f"g{index}.{kind}",
                     dynamo_graph=index,
                     kind=kind,
-                    nodes=serialize_graph(aot_gm),
-                    readable=aot_gm.print_readable(print_output=False, include_stride=False, include_device=True),
+                    nodes=nodes,
+                    readable=readable,
                     output_code=getattr(compiled, "source_code", None),
                     output_code_path=_loaded_path(compiled),
                 )
