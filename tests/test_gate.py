@@ -199,3 +199,18 @@ def test_the_project_gates_itself():
     limits = {(lim.device, lim.metric): lim for lim in budget.probes["ffn-rowwise"].limits}
     assert limits[(None, "weight_derived_saved_bytes")].value == 0
     assert "memprobe gate" in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.e2e
+def test_breach_without_a_baseline_names_the_largest_saved_values(runs, tmp_path):
+    legacy = runs(*LEGACY_ROWWISE)
+    budget = _budget_for(tmp_path, "torchtitan-2025-01")
+    (tmp_path / "memprobe-baseline.json").unlink()
+    proc = run_cli("gate", "--budget", budget, "--from", legacy.path, "--json")
+    assert proc.returncode == 1
+    result = json.loads(proc.stdout)
+    why = result["explanations"]["ffn-rowwise"]
+    assert why["headline"].startswith("No comparable baseline")
+    assert any("abs(permute(layers.*.ffn.w" in line for line in why["lines"])
+    rel = next(v for v in result["verdicts"] if v["kind"] == "relative")
+    assert rel["verdict"] == "SKIP" and "no baseline" in rel["notice"]
