@@ -25,3 +25,15 @@ class RunFailed(MemprobeError):
     """The probe itself failed while running; partial results were written."""
 
     exit_code = 3
+
+
+class OutOfMemory(MemprobeError):
+    """The device ran out of memory during the run; a partial report (and snapshot) was written."""
+
+    exit_code = 4
+
+
+class Interrupted(MemprobeError):
+    """Ctrl-C or SIGTERM; the run directory was left consistent and marked interrupted."""
+
+    exit_code = 130

@@ -13,7 +13,6 @@ and prints the loss and the bytes the autograd graph holds for backward.
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 from typing import Callable
 
@@ -123,11 +122,10 @@ def init_single_process_group(device: torch.device) -> bool:
 
     if dist.is_initialized():
         return False
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    os.environ.setdefault("MASTER_PORT", str(_free_port()))
+    # an explicit address, not MASTER_ADDR/MASTER_PORT: those may belong to a launcher around us
     backend = "nccl" if device.type == "cuda" else "gloo"
     kwargs = {"device_id": device} if device.type == "cuda" else {}
-    dist.init_process_group(backend, rank=0, world_size=1, **kwargs)
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1, **kwargs)
     return True
 
 

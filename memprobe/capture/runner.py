@@ -24,7 +24,7 @@ from ..analysis.rundir import graph_pairs
 from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..analysis.saved import build_saved_table, saved_totals
 from ..config import ProbeConfig
-from ..errors import ConfigError, RunFailed
+from ..errors import ConfigError, Interrupted, OutOfMemory, RunFailed
 from .quiet import quiet_logs
 from .rundir import RunDir
 
@@ -59,6 +59,27 @@ def check_float8_support(recipe: str, device) -> None:
             f"float8 recipe {recipe!r} needs a GPU of compute capability 8.9 or newer; {name} is {cap[0]}.{cap[1]}:"
             " use --recipe bf16 or --device cpu"
         )
+
+
+MIN_TORCHAO = (0, 18)
+
+
+def require_torchao(recipe: str) -> None:
+    """float8 recipes need torchao's float8 training; say so in one line if it is missing or too old."""
+    if recipe == "bf16":
+        return
+    try:
+        import torchao
+        from torchao.float8 import Float8LinearConfig, convert_to_float8_training  # noqa: F401
+    except ImportError as e:
+        raise ConfigError(
+            f"float8 recipe {recipe!r} needs torchao>={'.'.join(map(str, MIN_TORCHAO))} with torchao.float8 ({e});"
+            " install it (pip install 'torchao>=0.18') or use --recipe bf16"
+        ) from None
+    version = getattr(torchao, "__version__", "0")
+    parts = tuple(int(p) for p in version.split("+")[0].split(".")[:2] if p.isdigit())
+    if parts < MIN_TORCHAO:
+        raise ConfigError(f"torchao {version} is too old for float8 training with memprobe (needs >= 0.18); upgrade it or use --recipe bf16")
 
 
 def versions(device) -> dict:
@@ -118,6 +139,8 @@ class Probe:
         self.analysis_only = analysis_only
         # analysis-only runs stop after the first step (it holds the graphs and the table) unless asked to measure
         self.measure = (not analysis_only) if measure is None else measure
+        self.current_phase: str | None = None
+        self.current_step: int | None = None
         self.cuda_snapshot = cuda_snapshot
         self.measure_calls = measure_calls
         self.run_dir = run_dir
@@ -134,6 +157,7 @@ class Probe:
         quiet_logs(self.verbose)
         device = resolve_device(cfg.device)
         check_float8_support(cfg.recipe, device)
+        require_torchao(cfg.recipe)
         self.report = {
             "schema_version": SCHEMA_VERSION,
             "tool": {"name": "memprobe", "version": __version__},
@@ -156,20 +180,32 @@ class Probe:
             "timings_s": {},
         }
         self._write()
+        previous = _on_sigterm()
         try:
             self._run(device)
             self.report["status"] = "complete"
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Interrupted) as e:
             self.report["status"] = "interrupted"
-            raise
+            how = "terminated (SIGTERM)" if isinstance(e, Interrupted) else "interrupted (Ctrl-C)"
+            err = Interrupted(f"{how}; what was recorded is in {self.run_dir.path} (status: interrupted)")
+            err.exit_code = getattr(e, "exit_code", 130)
+            raise err from None
         except ConfigError:
             self.report["status"] = "failed"
             raise
         except Exception as e:  # a failure inside torch: keep what was recorded
+            first = str(e).splitlines()[0] if str(e) else ""
+            self.report["error"] = f"{type(e).__name__}: {first}"
+            if _is_oom(e):
+                self.report["status"] = "oom"
+                raise OutOfMemory(
+                    f"out of memory during {self.report.get('oom', {}).get('phase') or 'the run'}: {first[:160]}; "
+                    f"partial report in {self.run_dir.path} (status: oom)"
+                ) from e
             self.report["status"] = "failed"
-            self.report["error"] = f"{type(e).__name__}: {e}"
-            raise RunFailed(f"the run failed: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
+            raise RunFailed(f"the run failed: {type(e).__name__}: {first}; partial report in {self.run_dir.path}") from e
         finally:
+            _restore_sigterm(previous)
             self.report["finished_utc"] = _now()
             self._write()
         return self.report
@@ -224,6 +260,7 @@ class Probe:
             steps = cfg.steps if self.measure else 1
             with functorch_config.patch(enable_autograd_cache=False):
                 for step in range(steps):
+                    self.current_step = step
                     measured = step > 0 or not self.measure
                     last = step == steps - 1
                     meter_here = last and self.measure
@@ -251,6 +288,24 @@ class Probe:
             self.report["policy_decisions"] = decisions or None
             self._analyse()
             self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
+        except BaseException as e:
+            # keep what the failure left: where it happened, the phases measured so far, the allocator
+            # history up to the failure (CUDA), and the saved table if the graphs and calls were recorded
+            self.report["oom" if _is_oom(e) else "failed_at"] = {"phase": self.current_phase, "step": self.current_step}
+            if self.report.get("memory") is None and self.measure:
+                self.report["memory"] = {**meter.result(), "partial": True}
+            if isinstance(meter, CudaPhases) and meter.recording and meter.snapshot_path is not None:
+                try:
+                    meter._dump_history()
+                    self.report["memory"].setdefault("snapshot", {})["file"] = meter.snapshot_path.name
+                except Exception:  # the snapshot is best effort once the device has failed
+                    pass
+            if self.report.get("graphs") and not self.report.get("saved_tensors"):
+                try:
+                    self._analyse()
+                except Exception:
+                    pass
+            raise
         finally:
             if isinstance(meter, CudaPhases):
                 meter.stop()
@@ -262,7 +317,10 @@ class Probe:
     def _step(self, model, optimizer, x, capture, meter, record: bool):
         from repros import ffn
 
-        phase = meter.phase if meter is not None else (lambda name: nullcontext())
+        def phase(name: str):
+            self.current_phase = name
+            return meter.phase(name) if meter is not None else nullcontext()
+
         capture.invocations.clear()
         capture.recording = record
         with phase("forward"):
@@ -329,6 +387,36 @@ class Probe:
             self.report["attribution"] = attribute_peak(load_snapshot(snapshot), self.report)
         elif self.report["memory"]["source"] == "cpu-profiler":
             self.report["attribution"] = attribute_cpu(self.report)
+
+
+def _is_oom(e: BaseException) -> bool:
+    import torch
+
+    oom = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)
+    return (oom is not None and isinstance(e, oom)) or "out of memory" in str(e).lower()
+
+
+def _on_sigterm():
+    """SIGTERM ends the run like Ctrl-C: the report is written and marked interrupted."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def handler(signum, frame):
+        err = Interrupted("terminated")
+        err.exit_code = 128 + signum
+        raise err
+
+    return signal.signal(signal.SIGTERM, handler)
+
+
+def _restore_sigterm(previous) -> None:
+    import signal
+
+    if previous is not None:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False,

@@ -1,8 +1,9 @@
 """The ``memprobe`` command: one module per verb, errors as one line and an exit code.
 
-Exit codes: 0 success; 1 unexpected internal error; 2 bad input (flags, config,
-run directory); 3 the probe itself failed (partial results were written);
-130 interrupted.
+Exit codes: 0 success (gate: every limit passes); 1 gate: a limit is breached; 2 bad input (flags, config, run directory, budget file); 3 the probe
+itself failed (partial results were written); 4 out of memory (partial report and, on CUDA,
+the snapshot up to the failure); 70 an internal error of memprobe; 130 interrupted
+(143 on SIGTERM).
 """
 
 from __future__ import annotations
@@ -40,6 +41,13 @@ class MemprobeGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("memprobe: interrupted", err=True)
             sys.exit(130)
+        except Exception as e:  # a bug in memprobe: one line unless asked for the traceback
+            if debug:
+                raise
+            first = (str(e).splitlines() or [""])[0]
+            click.echo(f"memprobe: internal error: {type(e).__name__}: {first} (run again with --debug for the traceback)",
+                       err=True)
+            sys.exit(70)
 
 
 @click.group(cls=MemprobeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
