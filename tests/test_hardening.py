@@ -87,6 +87,8 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
     # what was recorded before the failure is kept: graphs, output code, the simulated graph memory
     assert report["graphs"] and all((out / g["files"]["output_code"]).is_file() for g in report["graphs"])
     assert report["graph_memory"] and report["memory"]["partial"] is True
+    # and the saved table of the last complete forward (step 2), with its findings
+    assert report["saved_tensors"] and any(f["kind"] == "weight-derived-saved" for f in report["findings"])
 
 
 @pytest.mark.e2e

@@ -198,8 +198,10 @@ class Probe:
             self.report["error"] = f"{type(e).__name__}: {first}"
             if _is_oom(e):
                 self.report["status"] = "oom"
+                # "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has ..." -> its first two sentences
+                short = ". ".join(first.split(". ")[:2]).rstrip(".")
                 raise OutOfMemory(
-                    f"out of memory during {self.report.get('oom', {}).get('phase') or 'the run'}: {first[:160]}; "
+                    f"out of memory during {self.report.get('oom', {}).get('phase') or 'the run'}: {short}; "
                     f"partial report in {self.run_dir.path} (status: oom)"
                 ) from e
             self.report["status"] = "failed"
@@ -271,14 +273,13 @@ class Probe:
                         + (" (measured)" if meter_here else "")
                     )
                     with (meter.step() if meter_here else nullcontext()):
-                        runtime_total, invocations = self._step(model, optimizer, x, capture, meter if meter_here else None,
-                                                                record=measured)
+                        runtime_total = self._step(model, optimizer, x, capture, meter if meter_here else None,
+                                                                record=measured, on_forward=self._keep_invocations)
                     if step == 0:
                         self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
                         self._write_graphs(capture)
                     if last:
                         self.report["timings_s"]["measured_step"] = round(time.perf_counter() - ts, 3)
-                        self.report["invocations"] = invocations
             self.report["memory"] = {
                 **(meter.result() if self.measure else {"source": None, "phases": {}, "events": None,
                                                          "baseline": "not measured (analysis-only)"}),
@@ -314,7 +315,12 @@ class Probe:
 
                 dist.destroy_process_group()
 
-    def _step(self, model, optimizer, x, capture, meter, record: bool):
+    def _keep_invocations(self, invocations: list[dict]) -> None:
+        """The calls of the latest recorded forward: a failure later in the step still has its table."""
+        if invocations:
+            self.report["invocations"] = invocations
+
+    def _step(self, model, optimizer, x, capture, meter, record: bool, on_forward=None):
         from repros import ffn
 
         def phase(name: str):
@@ -337,6 +343,8 @@ class Probe:
             for inv in capture.invocations
         ]
         capture.invocations.clear()  # drop the autograd references before backward
+        if on_forward is not None:
+            on_forward(invocations)
         # eager checkpointed regions would be consumed by inspecting them: only compiled or AC-free runs
         inspectable = self.cfg.compile or self.cfg.ac == "none"
         runtime_total = ffn.saved_tensor_bytes(loss) if record and inspectable else None
@@ -346,7 +354,7 @@ class Probe:
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
         del out, loss
-        return runtime_total, invocations
+        return runtime_total
 
     def _write_graphs(self, capture) -> None:
         entries = []
