@@ -28,7 +28,15 @@ def load_report(run_dir: str | Path) -> dict:
         raise RunDirError(
             f"{path} has schema_version {report['schema_version']!r}; this memprobe reads version {SCHEMA_VERSION}"
         )
+    for key, kind in _REQUIRED.items():
+        if not isinstance(report.get(key), kind):
+            raise RunDirError(f"{path}: field {key!r} is missing or not a {kind.__name__} (schema_version {SCHEMA_VERSION})")
     return report
+
+
+# the fields every analysing command relies on (docs/report-schema.md has them all)
+_REQUIRED = {"status": str, "config": dict, "device": dict, "versions": dict, "graphs": list,
+             "invocations": list, "saved_tensors": list, "findings": list}
 
 
 def _read_graph(run_dir: Path, rel: str) -> dict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import click
 
 from ..errors import ConfigError
 from .diff import _resolve_side
-from .run import config_options, output_options
+from .run import config_options, emit, output_options
 
 # (feature, what removing it does to a config, applies to A too, applicable?)
 FEATURES = (
@@ -134,11 +133,7 @@ def bisect(a, b, a_flags, b_flags, min_delta, out, force, as_markdown, as_json, 
               "minimal": {"a": cfg_a.summary(), "b": cfg_b.summary(), "a_flags": cfg_a.to_flags(), "b_flags": cfg_b.to_flags()},
               "conclusion": conclusion}
     atomic_write_json(out / "bisect.json", result)
-    if as_json:
-        click.echo(json.dumps(result, indent=1))
-    elif as_markdown:
-        from ..report.markdown import bisect_markdown
+    from ..report.markdown import bisect_markdown
 
-        click.echo(bisect_markdown(result))
-    else:
-        render.print_bisect(result, out)
+    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=bisect_markdown,
+         console=lambda: render.print_bisect(result, out))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import click
 
 from ..config import RECIPE_ALIASES, RECIPES
 from ..errors import ConfigError
-from .run import config_from_options, config_options, output_options
+from .run import config_from_options, config_options, emit, output_options
 
 
 def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
@@ -89,9 +88,5 @@ def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, as_json, qui
     result["b"]["source"] = str(sides["b"]) if isinstance(sides["b"], Path) else str(out / "b")
     if out is not None:
         atomic_write_json(out / "diff.json", result)
-    if as_json:
-        click.echo(json.dumps(result, indent=1))
-    elif as_markdown:
-        click.echo(diff_markdown(result))
-    else:
-        render.print_diff(result, out)
+    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown,
+         console=lambda: render.print_diff(result, out))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
-from .run import config_from_options, config_options, output_options
+from .run import config_from_options, config_options, emit, output_options
 
 
 def _summary(report: dict, run_dir: Path) -> dict:
@@ -119,11 +118,7 @@ def explain(run_dir, full, out, force, as_markdown, as_json, quiet, verbose, deb
     result = explain_runs(base, base_dir, variants)
     result["mode"] = "analysis-only" if analysis_only else "full"
     atomic_write_json(out / "explain.json", result)
-    if as_json:
-        click.echo(json.dumps(result, indent=1))
-    elif as_markdown:
-        from ..report.markdown import explain_markdown
+    from ..report.markdown import explain_markdown
 
-        click.echo(explain_markdown(result))
-    else:
-        render.print_explain(result, out)
+    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=explain_markdown,
+         console=lambda: render.print_explain(result, out))

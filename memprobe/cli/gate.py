@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError, MemprobeError, RunFailed
-from .run import config_from_options, config_options
+from .run import config_from_options, config_options, emit
 
 
 class ProbeFailed(MemprobeError):
@@ -161,14 +161,12 @@ def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, ou
     if summary:
         with open(summary, "a") as f:
             f.write(gate_markdown(result))
-    if as_json:
-        click.echo(json.dumps(result, indent=1))
-    elif as_markdown:
-        click.echo(gate_markdown(result))
-    else:
+    def show() -> None:
         print_gate(result, render._console())
         if update_baseline:
             click.echo(f"baseline updated: {baseline_path}")
+
+    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=gate_markdown, console=show)
     if counts["FAIL"]:
         raise SystemExit(1)
 

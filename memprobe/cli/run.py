@@ -61,6 +61,16 @@ def config_from_options(kw: dict) -> ProbeConfig:
     return cfg
 
 
+def emit(result: dict, *, as_json: bool, as_markdown: bool = False, markdown=None, console=None) -> None:
+    """Print a verb's result: JSON for machines, Markdown for a pull request, or the rich console view."""
+    if as_json:
+        click.echo(json.dumps(result, indent=1))
+    elif as_markdown and markdown is not None:
+        click.echo(markdown(result))
+    elif console is not None:
+        console()
+
+
 def output_options(f):
     for opt in reversed([
         click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary."),
@@ -110,7 +120,4 @@ def run(out: Path | None, force: bool, analysis_only: bool, as_json: bool, quiet
         report = run_probe(cfg, out, progress=progress, verbose=verbose, analysis_only=analysis_only)
     finally:
         progress.close()
-    if as_json:
-        click.echo(json.dumps(report, indent=1))
-    else:
-        render.print_run(report, out)
+    emit(report, as_json=as_json, console=lambda: render.print_run(report, out))
