@@ -28,7 +28,7 @@ def held_after_forward(report: dict) -> int:
     return report["memory"]["phases"]["forward"]["end_bytes"]
 
 
-@click.command()
+@click.command(short_help="Find the features a regression needs, and a minimal configuration.")
 @click.argument("a")
 @click.argument("b")
 @config_options

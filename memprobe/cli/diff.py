@@ -34,7 +34,7 @@ def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
     return config_from_options(ctx.params)
 
 
-@click.command()
+@click.command(short_help="Rank what B keeps alive for backward that A does not.")
 @click.argument("a")
 @click.argument("b")
 @config_options

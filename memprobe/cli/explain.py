@@ -66,7 +66,7 @@ def candidate_ops(report: dict) -> list[str]:
     return [op for op in policy.get("save_ops") or [] if op in used or op in named]
 
 
-@click.command()
+@click.command(short_help="Rank SAC policy edits by memory freed per added recompute.")
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
 @config_options
 @click.option("--full", is_flag=True, help="Generate kernels for every run (default: analysis-only, the same saved table, faster).")

@@ -68,7 +68,7 @@ def _explain(report: dict, entry: dict | None) -> dict:
     return {"headline": "No comparable baseline; the largest saved-for-backward values and findings:", "lines": lines}
 
 
-@click.command()
+@click.command(short_help="Check probes against memprobe.toml; exit 1 on a breach.")
 @click.option("--budget", "budget_path", type=click.Path(path_type=Path), default=Path("memprobe.toml"), show_default=True,
               help="The budget file.")
 @click.option("--probe", "probe_names", multiple=True, metavar="NAME", help="Check only these probes (repeatable).")
@@ -177,7 +177,7 @@ def _size_text(n: int, headroom: float) -> str:
     return f"{mib:.2f} MiB"
 
 
-@click.command()
+@click.command(short_help="Run once and write a starter memprobe.toml with headroom.")
 @config_options
 @click.option("--name", default=None, help="Probe name (default ffn-<recipe>).")
 @click.option("--headroom", default="10%", show_default=True, help="Headroom over the measured figures, e.g. 10%.")

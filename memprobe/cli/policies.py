@@ -9,7 +9,7 @@ import click
 from ..policies import POLICIES
 
 
-@click.command()
+@click.command(short_help="List the named per-op SAC policies and their ops.")
 @click.option("--json", "as_json", is_flag=True, help="Print the policies as JSON.")
 def policies(as_json: bool) -> None:
     """List the per-op SAC policies `--ac-policy` accepts, with their save lists.

@@ -82,7 +82,7 @@ def output_options(f):
     return f
 
 
-@click.command()
+@click.command(short_help="Run the FFN repro; report what is saved for backward, and why.")
 @config_options
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.")
