@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 
@@ -88,3 +89,23 @@ def test_load_report_errors(tmp_path):
     (tmp_path / "report.json").write_text('{"schema_version": 1, "status": "complete", "config": []}')
     with pytest.raises(RunDirError, match="field 'config' is missing or not a dict"):
         load_report(tmp_path)
+
+
+def test_show_renders_recorded_runs_and_diffs(tmp_path):
+    from pathlib import Path
+
+    from conftest import run_cli
+
+    cuda = Path(__file__).parent / "data" / "cuda"
+    proc = run_cli("show", cuda / "rowwise-legacy", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "abs(permute(layers.*.ffn.w2.weight))" in proc.stdout and "cuda (NVIDIA H200)" in proc.stdout
+    # a diff of two recorded runs (loaded, not re-run), then shown again from its directory
+    out = tmp_path / "d"
+    proc = run_cli("diff", cuda / "bf16-legacy", cuda / "rowwise-legacy", "--out", out, "-q", timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    shown = run_cli("show", out, timeout=120)
+    assert shown.returncode == 0 and "What B keeps alive that A does not" in shown.stdout
+    assert json.loads(run_cli("show", out, "--json", timeout=120).stdout) == json.loads((out / "diff.json").read_text())
+    proc = run_cli("show", tmp_path / "nope", timeout=120)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1

@@ -65,7 +65,7 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import bisect, diff, explain, gate, policies, run
+    from . import bisect, diff, explain, gate, policies, run, show
 
     cli.add_command(run.run)
     cli.add_command(diff.diff)
@@ -74,6 +74,7 @@ def _register() -> None:
     cli.add_command(gate.gate)
     cli.add_command(gate.budget)
     cli.add_command(policies.policies)
+    cli.add_command(show.show)
 
 
 _register()
