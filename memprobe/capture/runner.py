@@ -274,7 +274,7 @@ class Probe:
                     )
                     with (meter.step() if meter_here else nullcontext()):
                         runtime_total = self._step(model, optimizer, x, capture, meter if meter_here else None,
-                                                                record=measured, on_forward=self._keep_invocations)
+                                                                record=measured)
                     if step == 0:
                         self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
                         self._write_graphs(capture)
@@ -315,12 +315,7 @@ class Probe:
 
                 dist.destroy_process_group()
 
-    def _keep_invocations(self, invocations: list[dict]) -> None:
-        """The calls of the latest recorded forward: a failure later in the step still has its table."""
-        if invocations:
-            self.report["invocations"] = invocations
-
-    def _step(self, model, optimizer, x, capture, meter, record: bool, on_forward=None):
+    def _step(self, model, optimizer, x, capture, meter, record: bool):
         from repros import ffn
 
         def phase(name: str):
@@ -343,8 +338,8 @@ class Probe:
             for inv in capture.invocations
         ]
         capture.invocations.clear()  # drop the autograd references before backward
-        if on_forward is not None:
-            on_forward(invocations)
+        if invocations:  # the latest recorded forward: a failure later in the step still has its table
+            self.report["invocations"] = invocations
         # eager checkpointed regions would be consumed by inspecting them: only compiled or AC-free runs
         inspectable = self.cfg.compile or self.cfg.ac == "none"
         runtime_total = ffn.saved_tensor_bytes(loss) if record and inspectable else None
