@@ -9,16 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .saved import GraphPair, short_op
+from .saved import GraphPair, numel, short_op
 
 MATMULS = {"mm", "_scaled_mm", "addmm", "bmm", "matmul"}
-
-
-def _numel(shape) -> int:
-    n = 1
-    for s in shape or ():
-        n *= s
-    return n
 
 
 def node_cost(node: dict, nodes: dict[str, dict]) -> tuple[int, int]:
@@ -30,10 +23,10 @@ def node_cost(node: dict, nodes: dict[str, dict]) -> tuple[int, int]:
         a, b = inputs[0]["shape"], inputs[1]["shape"]
         if op == "addmm" and len(inputs) >= 3:
             a, b = inputs[1]["shape"], inputs[2]["shape"]
-        m, k = _numel(a[:-1]), a[-1]
+        m, k = numel(a[:-1]), a[-1]
         n = b[-1]
         return 2 * m * k * n, moved
-    return _numel(node.get("shape")), moved
+    return numel(node.get("shape")), moved
 
 
 def recompute_cost(pairs: dict[int, GraphPair], invocations: list[dict]) -> dict:

@@ -125,7 +125,7 @@ def classify(node: dict, root_kinds: set[str]) -> str:
     if node["op"] == "placeholder":
         return "parameter" if root_kinds <= {"parameter", "buffer"} and root_kinds else "activation"
     shape = node.get("shape")
-    if shape is not None and _numel(shape) <= 1:
+    if shape is not None and numel(shape) <= 1:
         return "scalar"
     if not root_kinds:
         return "other"
@@ -134,9 +134,10 @@ def classify(node: dict, root_kinds: set[str]) -> str:
     return "activation"
 
 
-def _numel(shape: list[int]) -> int:
+def numel(shape) -> int:
+    """Elements of a tensor of this shape (1 for a scalar's empty shape)."""
     n = 1
-    for s in shape:
+    for s in shape or ():
         n *= s
     return n
 

@@ -19,7 +19,13 @@ import torch
 
 # L['self'].__dict__['_modules']['_checkpoint_wrapped_module']._modules['ffn']._modules['w1']._parameters['weight']
 _SOURCE_ITEM = re.compile(r"\.(\w+)|\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]")
+# modules that wrap a block without adding a level of its own to a parameter's name
 _WRAPPERS = {"_checkpoint_wrapped_module", "_orig_mod", "_fsdp_wrapped_module"}
+
+
+def clean_fqn(name: str) -> str:
+    """``layers.0._orig_mod._checkpoint_wrapped_module.ffn.w1.weight`` -> ``layers.0.ffn.w1.weight``."""
+    return ".".join(p for p in name.split(".") if p not in _WRAPPERS)
 
 
 def source_to_fqn(source: str) -> tuple[str, str]:

@@ -267,20 +267,14 @@ def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -
     return {"parameters_bytes": params, "optimizer_state_bytes": count(opt_tensors)}
 
 
-_WRAPPER_PARTS = ("_orig_mod", "_checkpoint_wrapped_module", "_fsdp_wrapped_module")
-
-
-def clean_fqn(name: str) -> str:
-    """``layers.0._orig_mod._checkpoint_wrapped_module.ffn.w1.weight`` -> ``layers.0.ffn.w1.weight``."""
-    return ".".join(p for p in name.split(".") if p not in _WRAPPER_PARTS)
-
-
 def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: torch.Tensor) -> dict[str, dict]:
     """Device addresses of the tensors alive before the measured step, by what they are.
 
     Keys are data pointers as decimal strings (JSON keys); a snapshot block whose address
     is one of them is that tensor's storage.
     """
+    from .compile_hooks import clean_fqn
+
     reg: dict[str, dict] = {}
 
     def add(t, category, name):
