@@ -14,3 +14,10 @@ def fmt_bytes(n: int | float | None) -> str:
             return f"{sign}{n:.0f} {unit}" if unit == "B" else f"{sign}{n:.2f} {unit}"
         n /= 1024
     return f"{sign}{n:.2f} TiB"
+
+
+def fmt_delta(n: int | None) -> str:
+    """A change in bytes, signed: ``+2.00 MiB``, ``-512 B``, ``0 B``."""
+    if n is None:
+        return "n/a"
+    return ("+" if n > 0 else "") + fmt_bytes(n)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..analysis.saved import group_rows
-from ..units import fmt_bytes
+from ..units import fmt_bytes, fmt_delta
 
 TOP_ROWS = 12
 
@@ -204,7 +204,7 @@ def _next_command(report: dict) -> str | None:
 
 
 def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) -> None:
-    from .markdown import STATUS_LABEL, _signed
+    from .markdown import STATUS_LABEL
 
     con = console or _console()
     con.print(f"[bold]memprobe diff[/]\n  A  {d['a']['summary']}  [dim]({d['a'].get('source')})[/]\n"
@@ -216,7 +216,7 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
                   f"{fmt_bytes(s['a'])} each side).")
     else:
         con.print(f"saved for backward per step: {fmt_bytes(s['a'])} -> {fmt_bytes(s['b'])} "
-                  f"([bold]{_signed(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged")
+                  f"([bold]{fmt_delta(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged")
         tab = Table(title="What B keeps alive that A does not (ranked by bytes)", title_justify="left")
         for col, just in (("status", "left"), ("saved value (op chain)", "left"), ("x", "right"), ("A", "right"),
                           ("B", "right"), ("delta", "right"), ("kind", "left"), ("why", "left")):
@@ -225,7 +225,7 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
             style = "bold red" if it["kind"] == "weight-derived" and it["delta_bytes"] > 0 else None
             why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
             tab.add_row(STATUS_LABEL[it["status"]], it["expr"], str(it["count"]), fmt_bytes(it["bytes_a"]),
-                        fmt_bytes(it["bytes_b"]), _signed(it["delta_bytes"]), it["kind"], why, style=style)
+                        fmt_bytes(it["bytes_b"]), fmt_delta(it["delta_bytes"]), it["kind"], why, style=style)
         con.print(tab)
         for h in list(dict.fromkeys(it["hint"] for it in d["items"][:TOP_ROWS] if it["status"] in ("only_b", "grown")))[:3]:
             con.print(f"[cyan]hint:[/] {h}")
@@ -235,8 +235,8 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
         for col in ("phase", "peak A", "peak B", "delta", "end A", "end B", "delta"):
             tab.add_column(col, justify="left" if col == "phase" else "right")
         for name, f in ph["phases"].items():
-            tab.add_row(name, fmt_bytes(f["peak_bytes"]["a"]), fmt_bytes(f["peak_bytes"]["b"]), _signed(f["peak_bytes"]["delta"]),
-                        fmt_bytes(f["end_bytes"]["a"]), fmt_bytes(f["end_bytes"]["b"]), _signed(f["end_bytes"]["delta"]))
+            tab.add_row(name, fmt_bytes(f["peak_bytes"]["a"]), fmt_bytes(f["peak_bytes"]["b"]), fmt_delta(f["peak_bytes"]["delta"]),
+                        fmt_bytes(f["end_bytes"]["a"]), fmt_bytes(f["end_bytes"]["b"]), fmt_delta(f["end_bytes"]["delta"]))
         con.print(tab)
     elif ph:
         con.print(f"[yellow]measured phases not compared:[/] {ph['why']}")
@@ -247,15 +247,15 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
             tab.add_column(col, justify="left" if col == "graph" else "right")
         for g in graphs:
             p, sv = g["peak_bytes"], g["saved_bytes"]
-            tab.add_row(g["graph_id"], fmt_bytes(p["a"]), fmt_bytes(p["b"]), _signed(p["delta"]),
-                        fmt_bytes(sv["a"]), fmt_bytes(sv["b"]), _signed(sv["delta"]))
+            tab.add_row(g["graph_id"], fmt_bytes(p["a"]), fmt_bytes(p["b"]), fmt_delta(p["delta"]),
+                        fmt_bytes(sv["a"]), fmt_bytes(sv["b"]), fmt_delta(sv["delta"]))
         con.print(tab)
     cats = ((d.get("alive_at_peak") or {}).get("phases") or {}).get("forward")
     if cats:
         changed = {c: v for c, v in cats.items() if v["delta"]}
         if changed:
             con.print("[dim]alive at the forward peak, by category (B - A): "
-                      + "; ".join(f"{c} {_signed(v['delta'])}" for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
+                      + "; ".join(f"{c} {fmt_delta(v['delta'])}" for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
     if out_dir is not None:
         con.print(f"\nwritten: [bold]{out_dir}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else ""))
 
@@ -294,8 +294,6 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
 
 
 def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
-    from .markdown import _signed
-
     con = console or _console()
     t = Table(title=f"Configurations tried (metric: {r['metric']}; threshold {fmt_bytes(r['threshold_bytes'])})",
               title_justify="left")
@@ -304,7 +302,7 @@ def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None
         t.add_column(col, justify=just)
     for i, row in enumerate(r["trials"]):
         verdict = "[red]still exceeds[/]" if row["exceeds"] else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
-        t.add_row(str(i), row["removed"], fmt_bytes(row["held_a"]), fmt_bytes(row["held_b"]), _signed(row["delta_bytes"]),
+        t.add_row(str(i), row["removed"], fmt_bytes(row["held_a"]), fmt_bytes(row["held_b"]), fmt_delta(row["delta_bytes"]),
                   verdict if i else ("[red]exceeds[/]" if row["exceeds"] else "[green]below[/]"), "/".join(row["modes"]))
     con.print(t)
     if r["not_applicable"]:

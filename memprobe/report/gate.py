@@ -19,6 +19,11 @@ def _limit_text(v: dict) -> str:
     return fmt_bytes(v["limit"])
 
 
+def _headroom(v: dict) -> str:
+    h = v["headroom"]
+    return "" if h is None else ("+" if h >= 0 else "") + fmt_bytes(h)
+
+
 def _metric(v: dict) -> str:
     return f"{v['device']}.{v['metric']}" if v.get("device") else (f"baseline.{v['metric']}" if v["kind"] == "relative" else v["metric"])
 
@@ -29,8 +34,7 @@ def print_gate(result: dict, console) -> None:
                       ("headroom", "right"), ("verdict", "left")):
         t.add_column(col, justify=just)
     for v in result["verdicts"]:
-        head = "" if v["headroom"] is None else (("+" if v["headroom"] >= 0 else "") + fmt_bytes(v["headroom"]))
-        t.add_row(v["probe"], _metric(v), fmt_bytes(v["measured"]), _limit_text(v), head,
+        t.add_row(v["probe"], _metric(v), fmt_bytes(v["measured"]), _limit_text(v), _headroom(v),
                   f"[{_STYLE[v['verdict']]}]{v['verdict']}[/]")
     console.print(t)
     for v in result["verdicts"]:
@@ -51,8 +55,7 @@ def gate_markdown(result: dict) -> str:
              f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped (`{result['budget']}`)", "",
              "| probe | metric | measured | limit | headroom | verdict |", "|---|---|---:|---:|---:|---|"]
     for v in result["verdicts"]:
-        head = "" if v["headroom"] is None else (("+" if v["headroom"] >= 0 else "") + fmt_bytes(v["headroom"]))
-        lines.append(f"| {v['probe']} | `{_metric(v)}` | {fmt_bytes(v['measured'])} | {_limit_text(v)} | {head} | {v['verdict']} |")
+        lines.append(f"| {v['probe']} | `{_metric(v)}` | {fmt_bytes(v['measured'])} | {_limit_text(v)} | {_headroom(v)} | {v['verdict']} |")
     for name, why in result["explanations"].items():
         lines += ["", f"**{name}** breached its budget. {why['headline']}", ""]
         lines += [f"- `{line}`" if line.startswith(("abs(", "mm(")) else f"- {line}" for line in why["lines"]]

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from ..units import fmt_bytes
+from ..units import fmt_bytes, fmt_delta
 
 STATUS_LABEL = {"only_b": "only in B", "grown": "grown in B", "only_a": "only in A", "shrunk": "shrunk in B"}
 TOP = 10
-
-
-def _signed(n: int | None) -> str:
-    if n is None:
-        return "n/a"
-    return ("+" if n > 0 else "") + fmt_bytes(n)
 
 
 def _cell(text: str) -> str:
@@ -32,7 +26,7 @@ def diff_markdown(d: dict) -> str:
         lines.append(f"No difference in saved-for-backward values ({d['unchanged_items']} matched).")
     else:
         lines.append(
-            f"B saves **{_signed(saved['delta'])}** for backward per step"
+            f"B saves **{fmt_delta(saved['delta'])}** for backward per step"
             f" ({fmt_bytes(saved['a'])} -> {fmt_bytes(saved['b'])}); {d['differences']} difference(s)."
         )
     lines.append("")
@@ -42,7 +36,7 @@ def diff_markdown(d: dict) -> str:
             why = it["reason_kind"] + (f" `{it['policy_op']}`" if it.get("policy_op") else "")
             lines.append(
                 f"| {STATUS_LABEL[it['status']]} | `{_cell(it['expr'])}` | {it['count']} | {fmt_bytes(it['bytes_a'])}"
-                f" | {fmt_bytes(it['bytes_b'])} | {_signed(it['delta_bytes'])} | {why} |"
+                f" | {fmt_bytes(it['bytes_b'])} | {fmt_delta(it['delta_bytes'])} | {why} |"
             )
         if len(d["items"]) > TOP:
             lines.append(f"\n_{len(d['items']) - TOP} more in diff.json._")
@@ -57,7 +51,7 @@ def diff_markdown(d: dict) -> str:
         lines += [f"Measured peaks ({ph['source']}):", "", "| phase | A | B | delta |", "|---|---:|---:|---:|"]
         for name, figs in ph["phases"].items():
             p = figs["peak_bytes"]
-            lines.append(f"| {name} | {fmt_bytes(p['a'])} | {fmt_bytes(p['b'])} | {_signed(p['delta'])} |")
+            lines.append(f"| {name} | {fmt_bytes(p['a'])} | {fmt_bytes(p['b'])} | {fmt_delta(p['delta'])} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -88,6 +82,6 @@ def bisect_markdown(r: dict) -> str:
              "| removed | held A | held B | B - A | still exceeds |", "|---|---:|---:|---:|---|"]
     for t in r["trials"]:
         lines.append(f"| {t['removed']} | {fmt_bytes(t['held_a'])} | {fmt_bytes(t['held_b'])} | "
-                     f"{_signed(t['delta_bytes'])} | {'yes' if t['exceeds'] else 'no'} |")
+                     f"{fmt_delta(t['delta_bytes'])} | {'yes' if t['exceeds'] else 'no'} |")
     lines += ["", f"Minimal: A `{r['minimal']['a']}`, B `{r['minimal']['b']}`"]
     return "\n".join(lines) + "\n"
