@@ -121,58 +121,72 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
     return blocks
 
 
+def _walk(snap: dict, device: int | None = None):
+    """Replay the trace once: yields ``(index, event, is_marker, live, total)`` after each event,
+    ``live`` being the blocks allocated at that moment (address -> block) and ``total`` their bytes.
+    Marker allocations (phase boundaries) are reported but not counted."""
+    trace = _trace(snap, device)
+    live = _pre_existing(snap, trace, device)
+    free_action = _free_action(trace)
+    total = sum(b["size"] for b in live.values())
+    yield -1, None, False, live, total
+    for i, ev in enumerate(trace):
+        action = ev["action"]
+        marker = action == "alloc" and _is_marker(ev)
+        if action == "alloc" and not marker:
+            live[ev["addr"]] = {"size": ev["size"], "frames": _frames(ev), "index": i}
+            total += ev["size"]
+        elif action == free_action and ev["addr"] in live:
+            total -= live.pop(ev["addr"])["size"]
+        yield i, ev, marker, live, total
+
+
 def replay(snap: dict, device: int | None = None, phase_names: list | None = None) -> dict:
     """Replay the trace: the peak of bytes allocated, over the step and per phase.
 
     ``phase_names``: the run's ``[[phase, "start"|"end"], ...]`` in the order of the
     marker allocations in the trace.
     """
-    trace = _trace(snap, device)
-    live = _pre_existing(snap, trace, device)
-    free_action = _free_action(trace)
-    total = sum(b["size"] for b in live.values())
-    start_total = total
-    peak, peak_index = total, -1
+    events = 0
+    start_total = peak = total = 0
+    peak_index = -1
     markers: list[int] = []
     phases: dict[str, dict] = {}
     current: str | None = None
-    for i, ev in enumerate(trace):
-        action = ev.get("action")
-        if action == "alloc":
-            if _is_marker(ev):
-                if phase_names and len(markers) < len(phase_names):
-                    name, edge = phase_names[len(markers)]
-                    current = name if edge == "start" else None
-                    if current is not None:
-                        phases[current] = {"peak_bytes": total, "peak_index": i, "start_index": i}
-                    else:
-                        phases.setdefault(name, {"peak_bytes": total, "peak_index": i, "start_index": i})["end_index"] = i
-                markers.append(i)
-                continue
-            live[ev["addr"]] = {"size": ev["size"], "frames": _frames(ev), "index": i}
-            total += ev["size"]
-        elif action == free_action and ev.get("addr") in live:
-            total -= live.pop(ev["addr"])["size"]
+    for i, ev, marker, _live, total in _walk(snap, device):
+        if i < 0:
+            start_total = peak = total
+            continue
+        events += 1
+        if marker:
+            if phase_names and len(markers) < len(phase_names):
+                name, edge = phase_names[len(markers)]
+                current = name if edge == "start" else None
+                if current is not None:
+                    phases[current] = {"peak_bytes": total, "peak_index": i, "start_index": i}
+                else:
+                    phases.setdefault(name, {"peak_bytes": total, "peak_index": i, "start_index": i})["end_index"] = i
+            markers.append(i)
+            continue
         if total > peak:
             peak, peak_index = total, i
         if current is not None and total > phases[current]["peak_bytes"]:
             phases[current]["peak_bytes"], phases[current]["peak_index"] = total, i
-    return {"events": len(trace), "start_bytes": start_total, "end_bytes": total, "peak_bytes": peak,
-            "peak_index": peak_index, "marker_indices": markers, "phases": phases, "free_action": free_action}
+    return {"events": events, "start_bytes": start_total, "end_bytes": total, "peak_bytes": peak,
+            "peak_index": peak_index, "marker_indices": markers, "phases": phases}
 
 
-def live_at(snap: dict, index: int, device: int | None = None) -> dict[int, dict]:
-    """The blocks alive right after trace event ``index`` (-1: before the first event)."""
-    trace = _trace(snap, device)
-    live = _pre_existing(snap, trace, device)
-    free_action = _free_action(trace)
-    for i, ev in enumerate(trace[: index + 1]):
-        action = ev.get("action")
-        if action == "alloc" and not _is_marker(ev):
-            live[ev["addr"]] = {"size": ev["size"], "frames": _frames(ev), "index": i}
-        elif action == free_action:
-            live.pop(ev.get("addr"), None)
-    return live
+def live_at(snap: dict, indices, device: int | None = None) -> dict[int, dict[int, dict]]:
+    """The blocks alive right after each trace event in ``indices`` (-1: before the first event),
+    all from one replay."""
+    wanted = set(indices)
+    out: dict[int, dict[int, dict]] = {}
+    for i, _ev, _marker, live, _total in _walk(snap, device):
+        if i in wanted:
+            out[i] = dict(live)
+            if len(out) == len(wanted):
+                break
+    return out
 
 
 class Classifier:
@@ -294,9 +308,11 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
                 ordinals[key] += 1
                 break
 
+    moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values())])
+
     def at(index: int) -> dict:
         def named():
-            for addr, block in live_at(snap, index).items():
+            for addr, block in moments[index].items():
                 if "index" in block:
                     block = {**block, "call_ordinal": ordinal_of_index.get(block["index"])}
                 c = classifier.classify(addr, block)
