@@ -4,15 +4,7 @@
 # Run dirs keep report.json, graphs/*.json, output_code/ and snapshot.pickle (the readable
 # graph text is dropped to keep the fixtures small).
 set -uo pipefail
-OUT=${OUT:-./device-out}
-mkdir -p "$OUT"
-if ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
-export PYTHONUNBUFFERED=1
+source "$(dirname "$0")/device_env.sh"
 fx="$OUT/fixtures"; mkdir -p "$fx"
 small="--dim 256 --hidden 768 --layers 2 --batch 2 --seq 128 --ac-policy torchtitan-2025-01"
 {

@@ -3,15 +3,7 @@
 # Expects torchao wheels in .whl/ when torchao is not installed there; writes run dirs
 # and console output under ${OUT:-./device-out} (one tarball, one log).
 set -uo pipefail
-OUT=${OUT:-./device-out}
-mkdir -p "$OUT"
-if ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
-export PYTHONUNBUFFERED=1
+source "$(dirname "$0")/device_env.sh"
 runs="$OUT/runs"; mkdir -p "$runs"
 log="$OUT/console.log"
 {

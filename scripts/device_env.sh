@@ -1,0 +1,11 @@
+# Sourced by the device scripts: $OUT for results, and torchao from the wheels carried in .whl/
+# when the machine has no torchao of its own.
+OUT=${OUT:-./device-out}
+mkdir -p "$OUT"
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export PYTHONUNBUFFERED=1
