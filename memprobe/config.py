@@ -10,6 +10,7 @@ from .policies import effective_policy, get_policy, normalize_op_name
 RECIPES = ("bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp")
 RECIPE_ALIASES = {"fp8": "rowwise"}
 AC_MODES = ("none", "full", "op")
+REPROS = ("ffn", "transformer")
 DEVICES = ("auto", "cpu", "cuda")
 
 
@@ -24,8 +25,15 @@ def canonical_recipe(name: str) -> str:
 @dataclass(frozen=True)
 class ProbeConfig:
     recipe: str = "rowwise"
+    repro: str = "ffn"
+    # the user's own model instead of a repro: MODULE_OR_FILE:FACTORY (docs/models.md)
+    model: str | None = None
+    blocks: str | None = None  # attribute path of the block container (default: found)
+    preset: str | None = None  # the named dimensions dim/hidden/heads/kv_heads came from (informational)
     dim: int = 512
     hidden: int = 2048
+    heads: int = 8
+    kv_heads: int = 2
     layers: int = 2
     batch: int = 2
     seq: int = 256
@@ -40,17 +48,34 @@ class ProbeConfig:
     device: str = "auto"
     steps: int = 3
     lr: float = 1e-4
+    nproc: int = 1  # ranks on this node (torchrun); FSDP shards over all ranks
 
     def validated(self) -> "ProbeConfig":
         """A normalized copy (canonical recipe and op names), or ConfigError."""
         recipe = canonical_recipe(self.recipe)
-        for name in ("dim", "hidden", "layers", "batch", "seq"):
+        for name in ("dim", "hidden", "heads", "kv_heads", "layers", "batch", "seq", "nproc"):
             if getattr(self, name) < 1:
-                raise ConfigError(f"--{name} must be at least 1 (got {getattr(self, name)})")
+                raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(self, name)})")
+        if self.repro not in REPROS:
+            raise ConfigError(f"unknown --repro {self.repro!r}; choose one of: {', '.join(REPROS)}")
+        if self.preset is not None:
+            from repros.presets import PRESETS
+
+            if self.preset not in PRESETS:
+                raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(PRESETS)}")
+        if self.model is not None and ":" not in self.model:
+            raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build")
+        if self.model is None and self.repro == "transformer":
+            if self.dim % self.heads or self.heads % self.kv_heads:
+                raise ConfigError(
+                    f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}"
+                )
         if self.steps < 2:
             raise ConfigError(f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})")
-        if recipe != "bf16":
+        if recipe != "bf16" and self.model is None:
             bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if getattr(self, n) % 16]
+            if self.repro == "transformer" and (self.dim // self.heads * self.kv_heads) % 16:
+                bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
             tokens = self.batch * self.seq
             if tokens % 16:
                 bad.append(f"--batch x --seq={tokens}")
@@ -104,15 +129,24 @@ class ProbeConfig:
             elif isinstance(value, bool):
                 if value != dflt:
                     flags.append(name if value else "--no-" + name[2:])
+            elif value is None:
+                continue
             elif f.name == "recipe" or value != dflt:
                 flags += [name, str(value)]
         return flags
 
     def summary(self) -> str:
         """One line a person can read: what was built."""
+        if self.model:
+            what = f"model={self.model}" + (f" blocks={self.blocks}" if self.blocks else "")
+        else:
+            what = (f"{self.repro}" + (f"({self.preset})" if self.preset else "")
+                    + f" dim={self.dim} hidden={self.hidden}"
+                    + (f" heads={self.heads}/{self.kv_heads}" if self.repro == "transformer" else "")
+                    + f" layers={self.layers} batch={self.batch} seq={self.seq}")
         parts = [
             self.recipe,
-            f"dim={self.dim} hidden={self.hidden} layers={self.layers} batch={self.batch} seq={self.seq}",
+            what,
             f"ac={self.ac}" + (f"/{self.ac_policy}" if self.ac == "op" else ""),
         ]
         if self.save_ops:
@@ -123,5 +157,7 @@ class ProbeConfig:
         parts.append(
             ("fsdp" + ("" if self.reshard_after_forward else "(no-reshard)")) if self.fsdp else "no-fsdp"
         )
+        if self.nproc > 1:
+            parts.append(f"x{self.nproc} ranks")
         return "  ".join(parts)
 

@@ -61,11 +61,11 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
     """An OOM injected into the measured step's forward: exit 4, one line, a report marked oom."""
     from click.testing import CliRunner
 
-    import repros.ffn as ffn
+    import repros.common as common
     from memprobe.cli.main import cli
 
     calls = {"n": 0}
-    real = ffn.loss_fn
+    real = common.loss_fn
 
     def failing_loss(out):
         calls["n"] += 1
@@ -73,7 +73,7 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB (injected by the test)")
         return real(out)
 
-    monkeypatch.setattr(ffn, "loss_fn", failing_loss)
+    monkeypatch.setattr(common, "loss_fn", failing_loss)
     out = tmp_path / "oom"
     result = CliRunner().invoke(cli, ["run", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--out", str(out), "-q"])
     assert result.exit_code == 4, (result.exit_code, result.output)

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+import repros.common as common
 import repros.ffn as ffn
 
 
@@ -17,11 +18,11 @@ def test_builders_compose_in_torchtitan_order():
     assert [n for n, _ in model.named_parameters()] == [
         f"layers.{i}.ffn.{w}.weight" for i in range(3) for w in ("w1", "w2", "w3")
     ]
-    ffn.apply_float8(model, "rowwise")
+    common.apply_float8(model, "rowwise")
     from torchao.float8.float8_linear import Float8Linear
 
     assert all(isinstance(block.ffn.w1, Float8Linear) for block in model.layers.values())
-    ffn.apply_ac(model, "full")
+    common.apply_ac(model.layers, "full")
     assert all(type(b).__name__ == "CheckpointWrapper" for b in model.layers.values())
     x = torch.randn(2, 16, 32)
     assert model(x).shape == x.shape

@@ -265,12 +265,15 @@ def prefix_block(expr: str, block: str) -> str:
     return _RELATIVE_FQN.sub(lambda m: f"{block}.{m.group(0)}", expr)
 
 
-_LAYER_RE = re.compile(r"(layers)\.(\d+)\.")
+# a block index: the first all-digit component of a dotted name (``layers.3.``, ``model.blocks.12.``;
+# not the 1 in ``w1``, nor a Sequential index inside the block, ``channel_mlp.0.weight``)
+_NAME_RE = re.compile(r"[A-Za-z_][\w.]*")
+_INDEX_RE = re.compile(r"(?<=[A-Za-z_])\.\d+\.")
 
 
 def layer_pattern(expr: str) -> str:
-    """``abs(layers.3.ffn.w1.weight)`` -> ``abs(layers.*.ffn.w1.weight)``."""
-    return _LAYER_RE.sub(r"\1.*.", expr)
+    """``abs(layers.3.ffn.w1.weight)`` -> ``abs(layers.*.ffn.w1.weight)`` (any block container name)."""
+    return _NAME_RE.sub(lambda m: _INDEX_RE.sub(".*.", m.group(0), count=1), expr)
 
 
 def group_rows(rows: list[dict]) -> list[dict]:

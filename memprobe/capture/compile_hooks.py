@@ -47,13 +47,21 @@ def source_to_fqn(source: str) -> tuple[str, str]:
     return "input", ".".join(items)
 
 
+def _plain_int(x) -> int | str:
+    """A concrete size as an int; a symbolic one (dynamic shapes) as its expression."""
+    try:
+        return int(x)
+    except (TypeError, ValueError, RuntimeError):
+        return str(x)
+
+
 def _tensor_meta(val: Any) -> dict:
     if isinstance(val, torch.Tensor):
-        numel = val.numel()
+        nbytes = _plain_int(val.numel() * val.element_size())
         return {
-            "shape": list(val.shape),
+            "shape": [_plain_int(d) for d in val.shape],
             "dtype": str(val.dtype).replace("torch.", ""),
-            "bytes": int(numel * val.element_size()),
+            "bytes": nbytes if isinstance(nbytes, int) else 0,
         }
     if isinstance(val, (int, float, bool, torch.SymInt)):
         return {"shape": None, "dtype": type(val).__name__, "bytes": 0}

@@ -267,7 +267,7 @@ def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -
     return {"parameters_bytes": params, "optimizer_state_bytes": count(opt_tensors)}
 
 
-def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch: torch.Tensor) -> dict[str, dict]:
+def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch) -> dict[str, dict]:
     """Device addresses of the tensors alive before the measured step, by what they are.
 
     Keys are data pointers as decimal strings (JSON keys); a snapshot block whose address
@@ -290,5 +290,7 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
         for k, v in state.items():
             if isinstance(v, torch.Tensor) and v.numel() > 1:
                 add(v, "optimizer-state", f"{names.get(id(p), '?')}:{k}")
-    add(batch, "input-batch", "batch")
+    for i, t in enumerate(batch if isinstance(batch, (tuple, list)) else (batch,)):
+        if isinstance(t, torch.Tensor):
+            add(t, "input-batch", "batch" if i == 0 else f"batch[{i}]")
     return reg

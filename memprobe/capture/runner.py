@@ -8,6 +8,7 @@ and cross-checked against the tensors the autograd graph really holds.
 
 from __future__ import annotations
 
+import os
 import platform
 from contextlib import nullcontext
 import sys
@@ -39,10 +40,12 @@ def resolve_device(requested: str):
     import torch
 
     if requested == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        requested = "cuda" if torch.cuda.is_available() else "cpu"
     if requested == "cuda":
         if not torch.cuda.is_available():
             raise ConfigError("--device cuda: no CUDA device is available (this torch build or machine has none); use --device cpu")
+        if "LOCAL_RANK" in os.environ:  # one GPU per rank under torchrun
+            return torch.device("cuda", int(os.environ["LOCAL_RANK"]))
         return torch.device("cuda", torch.cuda.current_device())
     return torch.device("cpu")
 
@@ -217,11 +220,12 @@ class Probe:
         import torch
         import torch._functorch.config as functorch_config
 
-        from repros import ffn
+        from repros import common
 
         from ..policies import make_context_fn
         from .compile_hooks import GraphCapture
         from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
+        from .target import build_target, cast_batch, describe
 
         cfg = self.cfg
         torch._dynamo.reset()
@@ -242,22 +246,24 @@ class Probe:
         t0 = time.perf_counter()
         try:
             self.progress(f"building {cfg.summary()} on {device.type}")
-            model = ffn.build_model(cfg.dim, cfg.hidden, cfg.layers, seed=cfg.seed, device=device)
-            ffn.apply_float8(model, cfg.recipe)
+            target = build_target(cfg, device)
+            model, blocks, x = target.model, target.blocks, target.batch
+            self.report["model"] = describe(target)
+            common.apply_float8(model, cfg.recipe)
             context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == "op" else None
-            ffn.apply_ac(model, cfg.ac, context_fn)
+            common.apply_ac(blocks, cfg.ac, context_fn)
             if cfg.compile:
-                ffn.apply_compile(model, backend=capture)
-            capture.track_blocks({f"layers.{name}": block for name, block in model.layers.named_children()})
-            input_dtype = torch.float32
+                common.apply_compile(blocks, backend=capture)
+            capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in blocks.named_children()})
+            if cfg.fsdp or common.launched_by_torchrun():
+                created_pg = common.init_process_group(device)
+                self.report["distributed"] = _rank_info()
             if cfg.fsdp:
-                created_pg = ffn.init_single_process_group(device)
-                ffn.apply_fsdp(model, reshard_after_forward=cfg.reshard_after_forward)
+                common.apply_fsdp(model, blocks, reshard_after_forward=cfg.reshard_after_forward)
             else:
                 model.to(torch.bfloat16)
-                input_dtype = torch.bfloat16
+                x = cast_batch(x, torch.bfloat16)
             optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
-            x = ffn.make_batch(cfg.batch, cfg.seq, cfg.dim, device=device, dtype=input_dtype, seed=cfg.seed)
             runtime_total = None
             steps = cfg.steps if self.measure else 1
             with functorch_config.patch(enable_autograd_cache=False):
@@ -316,7 +322,7 @@ class Probe:
                 dist.destroy_process_group()
 
     def _step(self, model, optimizer, x, capture, meter, record: bool):
-        from repros import ffn
+        from repros import common
 
         def phase(name: str):
             self.current_phase = name
@@ -325,8 +331,8 @@ class Probe:
         capture.invocations.clear()
         capture.recording = record
         with phase("forward"):
-            out = model(x)
-            loss = ffn.loss_fn(out)
+            out = model(*x)
+            loss = common.loss_fn(out)
         capture.recording = False
         invocations = [
             {
@@ -342,7 +348,7 @@ class Probe:
             self.report["invocations"] = invocations
         # eager checkpointed regions would be consumed by inspecting them: only compiled or AC-free runs
         inspectable = self.cfg.compile or self.cfg.ac == "none"
-        runtime_total = ffn.saved_tensor_bytes(loss) if record and inspectable else None
+        runtime_total = common.saved_tensor_bytes(loss) if record and inspectable else None
         with phase("backward"):
             loss.backward()
         with phase("optimizer"):
@@ -392,6 +398,12 @@ class Probe:
             self.report["attribution"] = attribute_cpu(self.report)
 
 
+def _rank_info() -> dict:
+    import torch.distributed as dist
+
+    return {"rank": dist.get_rank(), "world_size": dist.get_world_size(), "backend": str(dist.get_backend())}
+
+
 def _is_oom(e: BaseException) -> bool:
     import torch
 
@@ -424,6 +436,14 @@ def _restore_sigterm(previous) -> None:
 
 def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False,
               cuda_snapshot: bool = True, measure_calls: bool = False, analysis_only: bool = False,
-              measure: bool | None = None) -> dict:
+              measure: bool | None = None, nnodes: str | None = None, rdzv_endpoint: str | None = None) -> dict:
+    """Run one configuration into ``out``: in this process, or through torchrun when it has several ranks."""
+    from repros.common import launched_by_torchrun
+
+    if cfg.nproc > 1 and not launched_by_torchrun():
+        from .launch import run_distributed
+
+        return run_distributed(cfg, Path(out), progress=progress, verbose=verbose, analysis_only=analysis_only,
+                               nnodes=nnodes, rdzv_endpoint=rdzv_endpoint)
     return Probe(cfg, RunDir(out), progress=progress, verbose=verbose, cuda_snapshot=cuda_snapshot,
                  measure_calls=measure_calls, analysis_only=analysis_only, measure=measure).run()

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..config import AC_MODES, RECIPE_ALIASES, RECIPES, ProbeConfig
+from repros.presets import PRESETS
+
+from ..config import AC_MODES, RECIPE_ALIASES, RECIPES, REPROS, ProbeConfig
 from ..policies import POLICIES
 
 
@@ -17,9 +19,22 @@ def config_options(f):
         click.option("--recipe", default="rowwise", show_default=True,
                      type=click.Choice(list(RECIPES) + list(RECIPE_ALIASES)),
                      help="Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise)."),
-        click.option("--dim", default=512, show_default=True, type=int, help="Model dimension."),
-        click.option("--hidden", default=2048, show_default=True, type=int, help="FFN hidden dimension."),
-        click.option("--layers", default=2, show_default=True, type=int, help="Number of FFN blocks."),
+        click.option("--repro", default="ffn", show_default=True, type=click.Choice(REPROS),
+                     help="Which minimal repro to build: ffn (SwiGLU FFN blocks) or transformer (Llama-3-style blocks)."),
+        click.option("--model", "model", default=None, metavar="MODULE_OR_FILE:FACTORY",
+                     help="Probe your own model instead of a repro: FACTORY(device) returns (model, batch); "
+                          "see docs/models.md. The dimension flags do not apply."),
+        click.option("--blocks", default=None, metavar="ATTR",
+                     help="Attribute path of the block container that gets SAC/compile/FSDP (default: the first "
+                          "nn.ModuleList or nn.ModuleDict)."),
+        click.option("--preset", default=None, type=click.Choice(list(PRESETS)),
+                     help="Dimensions of a published model (dim, hidden, heads, kv-heads); explicit flags win. "
+                          "Layers stay as given: estimate the full depth with `memprobe estimate`."),
+        click.option("--dim", default=None, type=int, help="Model dimension.  [default: 512]"),
+        click.option("--hidden", default=None, type=int, help="FFN hidden dimension.  [default: 2048]"),
+        click.option("--heads", default=None, type=int, help="Attention heads (transformer).  [default: 8]"),
+        click.option("--kv-heads", default=None, type=int, help="Key/value heads (transformer, grouped-query).  [default: 2]"),
+        click.option("--layers", default=2, show_default=True, type=int, help="Number of blocks."),
         click.option("--batch", default=2, show_default=True, type=int, help="Batch size."),
         click.option("--seq", default=256, show_default=True, type=int, help="Sequence length."),
         click.option("--seed", default=0, show_default=True, type=int, help="Seed for weights and the batch."),
@@ -40,6 +55,9 @@ def config_options(f):
                      help="auto = cuda when a GPU is present, else cpu."),
         click.option("--steps", default=3, show_default=True, type=int,
                      help="Training steps: the first compiles, the last is measured."),
+        click.option("--nproc", default=1, show_default=True, type=int,
+                     help="Ranks on this node, launched through torchrun; FSDP shards over all of them "
+                          "(gloo on CPU, NCCL on CUDA, one GPU per rank)."),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -50,11 +68,16 @@ def config_from_options(kw: dict) -> ProbeConfig:
     """A validated config from the flags; unknown ops are caught here, before anything runs."""
     from ..policies import resolve_op
 
+    dims = {k: getattr(ProbeConfig, k) for k in ("dim", "hidden", "heads", "kv_heads")}
+    if kw.get("preset"):
+        dims.update({k: v for k, v in PRESETS[kw["preset"]].items() if k in dims})
+    dims.update({k: kw[k] for k in dims if kw.get(k) is not None})
     cfg = ProbeConfig(
-        recipe=kw["recipe"], dim=kw["dim"], hidden=kw["hidden"], layers=kw["layers"], batch=kw["batch"],
-        seq=kw["seq"], seed=kw["seed"], ac=kw["ac"], ac_policy=kw["ac_policy"], save_ops=tuple(kw["save_ops"]),
-        recompute_ops=tuple(kw["recompute_ops"]), compile=kw["compile"], fsdp=kw["fsdp"],
-        reshard_after_forward=kw["reshard_after_forward"], device=kw["device"], steps=kw["steps"],
+        recipe=kw["recipe"], repro=kw["repro"], model=kw["model"], blocks=kw["blocks"], preset=kw["preset"],
+        layers=kw["layers"], batch=kw["batch"], seq=kw["seq"], seed=kw["seed"], ac=kw["ac"], ac_policy=kw["ac_policy"],
+        save_ops=tuple(kw["save_ops"]), recompute_ops=tuple(kw["recompute_ops"]), compile=kw["compile"],
+        fsdp=kw["fsdp"], reshard_after_forward=kw["reshard_after_forward"], device=kw["device"], steps=kw["steps"],
+        nproc=kw["nproc"], **dims,
     ).validated()
     for op in kw["save_ops"] + kw["recompute_ops"]:
         resolve_op(op)
@@ -82,7 +105,7 @@ def output_options(f):
     return f
 
 
-@click.command(short_help="Run the FFN repro; report what is saved for backward, and why.")
+@click.command(short_help="Run a repro or your model; report what is saved for backward, and why.")
 @config_options
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.")
@@ -90,21 +113,27 @@ def output_options(f):
 @click.option("--analysis-only", is_flag=True,
               help="Trace and partition the graphs as Inductor would, but generate no kernels: the saved table "
                    "is the full run's, in a fraction of the time; no output code or simulated graph memory.")
+@click.option("--nnodes", default=None, metavar="N|MIN:MAX", help="With --nproc: nodes, passed to torchrun.")
+@click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT",
+              help="With --nproc on several nodes: where the ranks meet, passed to torchrun (c10d rendezvous).")
 @output_options
-def run(out: Path | None, force: bool, analysis_only: bool, as_json: bool, quiet: bool, verbose: bool, debug: bool,
-        **kw) -> None:
-    """Run the FFN repro and report what its compiled forward saves for backward.
+def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, rdzv_endpoint: str | None, as_json: bool,
+        quiet: bool, verbose: bool, debug: bool, **kw) -> None:
+    """Run a repro (or your model) and report what its compiled forward saves for backward.
 
     \b
-    Builds `layers` SwiGLU FFN blocks, applies (in torchtitan's order) torchao float8,
-    per-op SAC, per-block torch.compile and FSDP2, trains --steps steps (the first
-    compiles), and writes a run directory: report.json, the partitioned graphs and
-    Inductor's output code. The summary ranks the saved-for-backward buffers, each
+    Builds `layers` blocks (SwiGLU FFN by default, Llama-3-style transformer blocks with
+    --repro transformer, or your model with --model), applies (in torchtitan's order)
+    torchao float8, per-op SAC, per-block torch.compile and FSDP2, trains --steps steps
+    (the first compiles), on --nproc ranks through torchrun if asked, and writes a run
+    directory: report.json, the partitioned graphs and Inductor's output code. The summary ranks the saved-for-backward buffers, each
     traced to its op chain and parameter and to the SAC decision that saved it.
 
     \b
     Examples:
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01
+      memprobe run --repro transformer --preset debug --nproc 2
+      memprobe run --model mymodels.py:build --blocks encoder.layers
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
     """
@@ -117,7 +146,8 @@ def run(out: Path | None, force: bool, analysis_only: bool, as_json: bool, quiet
     prepare_run_dir(out, force)
     progress = render.progress_printer(enabled=not quiet and not as_json)
     try:
-        report = run_probe(cfg, out, progress=progress, verbose=verbose, analysis_only=analysis_only)
+        report = run_probe(cfg, out, progress=progress, verbose=verbose, analysis_only=analysis_only, nnodes=nnodes,
+                           rdzv_endpoint=rdzv_endpoint)
     finally:
         progress.close()
     emit(report, as_json=as_json, console=lambda: render.print_run(report, out))

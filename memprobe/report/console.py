@@ -51,6 +51,25 @@ def _share(n: int, total: int) -> str:
     return f"{100 * n / total:.0f}%" if total else "-"
 
 
+def _print_ranks(con: Console, report: dict) -> None:
+    dist = report.get("distributed") or {}
+    rows = dist.get("ranks") or []
+    if len(rows) < 2:
+        return
+    figures = [k for k in rows[0] if k.endswith("_bytes")]
+    t = Table(title=f"Per rank ({dist.get('world_size')} ranks, {dist.get('backend')}; measured in each rank's process)",
+              title_justify="left")
+    t.add_column("rank", justify="right")
+    for k in figures:
+        t.add_column(k.removesuffix("_bytes").replace("_", " "), justify="right")
+    for r in rows:
+        t.add_row(str(r["rank"]), *(fmt_bytes(r.get(k)) for k in figures))
+    t.add_row("[bold]max[/]", *(fmt_bytes(dist["max_bytes"].get(k)) for k in figures))
+    t.add_row("[dim]skew[/]", *(fmt_bytes(dist["skew_bytes"].get(k)) for k in figures))
+    con.print(t)
+    con.print(f"[dim]{dist.get('headline')}[/]")
+
+
 def print_run(report: dict, run_dir: Path, console: Console | None = None) -> None:
     con = console or _console()
     cfg = report["config"]
@@ -132,6 +151,7 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
             f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
         )
 
+    _print_ranks(con, report)
     _print_graph_memory(con, report)
     _print_attribution(con, report)
     parts = ["report.json"] + [p for p in ("graphs/", "output_code/") if (Path(run_dir) / p.rstrip("/")).is_dir()]
@@ -323,3 +343,34 @@ def print_policies(policies: dict) -> None:
         t.add_row(name, ops, p.description + (f"\nsource: {p.source}" if p.source else ""))
     con.print(t)
     con.print("Edit one for a run: --save-op aten.abs / --recompute-op aten.abs (repeatable).")
+
+
+def print_estimate(result: dict, report: dict, console: Console | None = None) -> None:
+    from ..config import ProbeConfig
+
+    con = console or _console()
+    p, t = result["probe"], result["target"]
+    con.print(f"[bold]memprobe estimate[/]  from {ProbeConfig.from_dict(report['config']).summary()}")
+    con.print(f"[dim]probe: {p['layers']} blocks, {p['world']} rank(s), {p['tokens']} tokens  ->  "
+              f"target: {t['layers']} blocks, {t['world']} rank(s), {t['tokens']} tokens (batch {t['batch']} x seq {t['seq']})[/]")
+    tab = Table(title="Per rank, component by component (target column is an ESTIMATE)", title_justify="left")
+    tab.add_column("component")
+    tab.add_column("probe", justify="right")
+    tab.add_column("target (estimate)", justify="right")
+    tab.add_column("scales", style="dim", overflow="fold")
+    for key, rule in result["scaling"].items():
+        tab.add_row(key.removesuffix("_bytes").replace("_", " "), fmt_bytes(result["components"]["probe"][key]),
+                    fmt_bytes(result["components"]["target"][key]), rule)
+    con.print(tab)
+    tot = result["totals"]
+    tab = Table(title="Totals per rank", title_justify="left")
+    tab.add_column("")
+    tab.add_column("probe, measured", justify="right")
+    tab.add_column("probe, estimated", justify="right")
+    tab.add_column("target, estimated", justify="right")
+    for key, label in (("forward_end_bytes", "held at the end of forward"), ("peak_bytes", "step peak")):
+        tab.add_row(label, fmt_bytes(tot["probe_measured"][key]), fmt_bytes(tot["probe_estimated"][key]),
+                    f"[bold]{fmt_bytes(tot['target_estimated'][key])}[/]")
+    con.print(tab)
+    for note in result["notes"]:
+        con.print(f"[dim]- {note}[/]")

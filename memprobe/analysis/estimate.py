@@ -1,0 +1,135 @@
+"""Full-model memory from a probe of a few blocks: an estimate, component by component.
+
+A probe runs k blocks at real dimensions on w ranks with T = batch x seq tokens. Each
+component of its memory is measured (or derived from the compiled graphs) and scaled to
+L blocks on W ranks with T' tokens by the rule that governs it:
+
+=============================  ================================  ============================
+component                      source                            scales with
+=============================  ================================  ============================
+sharded parameters             measured (FSDP shards, per rank)  blocks/L, 1/W
+optimizer state                measured                          blocks/L, 1/W
+gradients (sharded)            = parameters (same dtype/shard)   blocks/L, 1/W
+saved: weight-derived          compiled graphs                   L only (unsharded weights!)
+saved: activations             compiled graphs                   L x T
+unsharded params in flight     block numel x 2 B x 2 blocks      (per block; FSDP prefetch)
+forward temporaries            measured forward peak - end       T
+fixed                          measured step start - state       nothing (workspaces, ...)
+=============================  ================================  ============================
+
+The two moments that bound the step: the start of backward (everything saved is alive) and
+its end (all gradients exist, nothing saved is left):
+``peak = fixed + state + max(saved, gradients) + unsharded in flight + temporaries``.
+It is an estimate: no allocator fragmentation (reserved vs allocated), no communication
+buffers, no embedding, output layer or logits unless the probed model has them.
+"""
+
+from __future__ import annotations
+
+from ..errors import ConfigError
+
+
+def _block_share(report: dict) -> tuple[float, int, int]:
+    """(share of parameters inside the blocks, block count, numel of one block)."""
+    model = report.get("model") or {}
+    per_block = list((model.get("block_parameters") or {}).values())
+    other = model.get("other_parameters") or 0
+    total = sum(per_block) + other
+    if not per_block or not total:
+        raise ConfigError("this run directory records no per-block parameter counts (re-run it with this memprobe)")
+    return sum(per_block) / total, len(per_block), max(per_block)
+
+
+def estimate(report: dict, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
+    """Components at the probe's configuration (measured or derived) and at the target one (estimated)."""
+    if report.get("status") != "complete":
+        raise ConfigError(f"the run's status is {report.get('status')!r}; an estimate needs a complete run")
+    mem = report.get("memory") or {}
+    phases = mem.get("phases") or {}
+    if not phases.get("forward"):
+        raise ConfigError("the run measured no forward phase (analysis-only runs cannot be extrapolated)")
+    if layers < 1 or world < 1:
+        raise ConfigError("--layers and --world must be at least 1")
+    cfg = report["config"]
+    share, k, block_numel = _block_share(report)
+    w0 = (report.get("distributed") or {}).get("world_size") or 1
+    t0 = cfg["batch"] * cfg["seq"]
+    t1 = (batch or cfg["batch"]) * (seq or cfg["seq"])
+    absolute = mem.get("baseline", "").startswith("absolute")
+    pers = mem.get("persistent") or {}
+    params, opt = pers.get("parameters_bytes") or 0, pers.get("optimizer_state_bytes") or 0
+    by_kind = (report.get("saved_totals") or {}).get("by_kind_bytes") or {}
+    fwd = phases["forward"]
+    fixed = max(0, fwd["start_bytes"] - params - opt) if absolute else 0
+    temporaries = max(0, fwd["peak_bytes"] - fwd["end_bytes"])
+    in_flight = 2 * block_numel * 2 if cfg.get("fsdp", True) else 0
+    grads_measured = params
+
+    def state_scale(L, W):
+        return (share * L / k + (1 - share)) * w0 / W
+
+    def components(L, W, T):
+        s = state_scale(L, W)
+        return {
+            "sharded_parameters_bytes": round(params * s),
+            "optimizer_state_bytes": round(opt * s),
+            "gradients_bytes": round(grads_measured * s),
+            "saved_weight_derived_bytes": round(by_kind.get("weight-derived", 0) * L / k),
+            "saved_activation_bytes": round(by_kind.get("activation", 0) * L / k * T / t0),
+            "unsharded_in_flight_bytes": in_flight,
+            "forward_temporaries_bytes": round(temporaries * T / t0),
+            "fixed_bytes": fixed,
+        }
+
+    def totals(c):
+        state = c["sharded_parameters_bytes"] + c["optimizer_state_bytes"]
+        saved = c["saved_weight_derived_bytes"] + c["saved_activation_bytes"]
+        transient = c["unsharded_in_flight_bytes"] + c["forward_temporaries_bytes"]
+        return {
+            "forward_end_bytes": c["fixed_bytes"] + state + saved,
+            "peak_bytes": c["fixed_bytes"] + state + max(saved, c["gradients_bytes"]) + transient,
+        }
+
+    at_probe = components(k, w0, t0)
+    at_target = components(layers, world, t1)
+    measured = {
+        "forward_end_bytes": fwd["end_bytes"] + (0 if absolute else params + opt),
+        "peak_bytes": max(p["peak_bytes"] for p in phases.values()) + (0 if absolute else params + opt),
+    }
+    return {
+        "kind": "estimate",
+        "probe": {"layers": k, "world": w0, "tokens": t0, "batch": cfg["batch"], "seq": cfg["seq"]},
+        "target": {"layers": layers, "world": world, "tokens": t1, "batch": batch or cfg["batch"], "seq": seq or cfg["seq"]},
+        "block_parameter_share": share,
+        "components": {"probe": at_probe, "target": at_target},
+        "totals": {"probe_measured": measured, "probe_estimated": totals(at_probe), "target_estimated": totals(at_target)},
+        "scaling": {
+            "sharded_parameters_bytes": "block share x L/k, x w/W",
+            "optimizer_state_bytes": "block share x L/k, x w/W",
+            "gradients_bytes": "= parameters (sharded, same dtype)",
+            "saved_weight_derived_bytes": "x L/k (unsharded weights: not divided by W, independent of tokens)",
+            "saved_activation_bytes": "x L/k x T'/T",
+            "unsharded_in_flight_bytes": "2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
+            "forward_temporaries_bytes": "measured forward peak - forward end, x T'/T",
+            "fixed_bytes": "measured step start - parameters - optimizer state (CUDA; 0 on the CPU)",
+        },
+        "notes": [
+            "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
+            "not modelled: allocator fragmentation (reserved > allocated), communication buffers, layers the probe "
+            "does not have (embedding, output projection, logits)",
+        ],
+        "source": {"measured": "probe run (memory phases, persistent state)", "derived": "saved table (compiled graphs)"},
+    }
+
+
+def parse_target(spec: str) -> dict:
+    """``layers=32,world=8[,batch=1,seq=8192]`` -> keyword arguments of :func:`estimate`."""
+    out: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        key, sep, value = part.partition("=")
+        if not sep or key not in ("layers", "world", "batch", "seq") or not value.isdigit():
+            raise ConfigError(f"--estimate {spec!r}: expected layers=N,world=N[,batch=N,seq=N]")
+        out[key] = int(value)
+    if "layers" not in out or "world" not in out:
+        raise ConfigError(f"--estimate {spec!r}: layers= and world= are required")
+    return out

@@ -1,0 +1,47 @@
+"""One rank of ``memprobe run --nproc N`` (started by torchrun, not by hand)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ..config import ProbeConfig
+    from ..errors import MemprobeError
+    from .rundir import prepare_run_dir
+    from .runner import Probe, RunDir
+
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--analysis-only", action="store_true")
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--quiet", action="store_true")
+    a = ap.parse_args(argv)
+    rank = int(os.environ["RANK"])
+    cfg = ProbeConfig.from_dict(json.loads(a.config))
+    rank_dir = a.out / f"rank{rank}"
+    progress = None
+    if rank == 0 and not a.quiet:
+        from ..report.console import progress_printer
+
+        progress = progress_printer(enabled=True)
+    try:
+        prepare_run_dir(rank_dir, force=True)
+        Probe(cfg, RunDir(rank_dir), progress=progress and (lambda m: progress(f"[rank 0] {m}")), verbose=a.verbose,
+              analysis_only=a.analysis_only).run()
+    except MemprobeError as e:
+        print(f"memprobe: error: rank {rank}: {e}", file=sys.stderr)
+        return e.exit_code
+    finally:
+        if progress is not None:
+            progress.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""What a probe builds: one of the repros, or the user's own model (``--model``).
+
+The contract for ``--model MODULE_OR_FILE:FACTORY`` (docs/models.md has it in full):
+
+- ``FACTORY(device)`` is called with the ``torch.device`` to build on and returns
+  ``(model, batch)``: an ``nn.Module`` in fp32 and an example input, a tensor or a tuple
+  of positional arguments, such that ``model(*batch)`` runs a forward pass;
+- the blocks that get SAC, torch.compile and FSDP are the children of the first
+  ``nn.ModuleList`` / ``nn.ModuleDict`` in ``model.named_modules()`` order, or of the
+  container at ``--blocks ATTR`` (a dotted attribute path, e.g. ``model.layers``);
+- the loss is the mean square of the floating-point outputs that require grad.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config import ProbeConfig
+from ..errors import ConfigError
+
+
+@dataclass
+class Target:
+    model: object  # nn.Module
+    batch: tuple  # positional arguments of model(...)
+    blocks_attr: str  # e.g. "layers"; names in the report are prefixed with it
+
+    @property
+    def blocks(self):
+        return _get_attr(self.model, self.blocks_attr)
+
+
+def _get_attr(obj, path: str):
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_factory(spec: str):
+    """``pkg.module:fn`` or ``path/to/file.py:fn`` -> the callable, or ConfigError."""
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where or not name.isidentifier():
+        raise ConfigError(f"--model {spec!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build or pkg.models:build")
+    if where.endswith(".py") or "/" in where:
+        path = Path(where).resolve()
+        if not path.is_file():
+            raise ConfigError(f"--model {spec!r}: no such file {where}")
+        mod_name = f"memprobe_user_model_{abs(hash(str(path)))}"
+        module = sys.modules.get(mod_name)
+        if module is None:
+            loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[mod_name] = module
+            try:
+                loader_spec.loader.exec_module(module)
+            except Exception as e:
+                del sys.modules[mod_name]
+                raise ConfigError(f"--model {spec!r}: importing {where} failed: {type(e).__name__}: {e}") from None
+    else:
+        try:
+            module = importlib.import_module(where)
+        except Exception as e:
+            raise ConfigError(f"--model {spec!r}: cannot import {where}: {type(e).__name__}: {e}") from None
+    factory = getattr(module, name, None)
+    if not callable(factory):
+        raise ConfigError(f"--model {spec!r}: {where} has no callable {name}")
+    return factory
+
+
+def find_blocks(model, attr: str | None) -> str:
+    """The attribute path of the block container: ``attr`` if given (checked), else the first
+    ModuleList/ModuleDict in ``named_modules()`` order."""
+    import torch.nn as nn
+
+    containers = (nn.ModuleList, nn.ModuleDict, nn.Sequential)
+    if attr:
+        try:
+            obj = _get_attr(model, attr)
+        except AttributeError:
+            raise ConfigError(f"--blocks {attr!r}: the model has no attribute {attr}") from None
+        if not isinstance(obj, containers) or not len(obj):
+            raise ConfigError(f"--blocks {attr!r} is a {type(obj).__name__}, not a non-empty ModuleList/ModuleDict/Sequential")
+        return attr
+    for name, module in model.named_modules():
+        if name and isinstance(module, (nn.ModuleList, nn.ModuleDict)) and len(module):
+            return name
+    raise ConfigError("the model has no nn.ModuleList or nn.ModuleDict of blocks; name the container with --blocks ATTR")
+
+
+def build_target(cfg: ProbeConfig, device) -> Target:
+    import torch
+
+    if cfg.model:
+        factory = load_factory(cfg.model)
+        torch.manual_seed(cfg.seed)
+        try:
+            with torch.device(device):
+                result = factory(device) if inspect.signature(factory).parameters else factory()
+        except ConfigError:
+            raise
+        except Exception as e:
+            raise ConfigError(f"--model {cfg.model}: the factory raised {type(e).__name__}: {e}") from None
+        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
+            raise ConfigError(f"--model {cfg.model}: the factory must return (model, batch); got {type(result).__name__}")
+        model, batch = result
+        batch = tuple(batch) if isinstance(batch, (tuple, list)) else (batch,)
+        model = model.to(device)
+        batch = tuple(t.to(device) if isinstance(t, torch.Tensor) else t for t in batch)
+        return Target(model, batch, find_blocks(model, cfg.blocks))
+    from repros import get_repro
+    from repros.common import make_batch
+
+    module = get_repro(cfg.repro)
+    model = module.build_model(cfg.dim, cfg.hidden, cfg.layers, heads=cfg.heads, kv_heads=cfg.kv_heads,
+                               seed=cfg.seed, device=device)
+    x = make_batch(cfg.batch, cfg.seq, cfg.dim, device=device, seed=cfg.seed)
+    return Target(model, (x,), find_blocks(model, cfg.blocks or "layers"))
+
+
+def cast_batch(batch: tuple, dtype) -> tuple:
+    """Floating-point tensors of the batch in ``dtype`` (a model cast to bf16 without FSDP)."""
+    import torch
+
+    return tuple(t.to(dtype) if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in batch)
+
+
+def describe(target: Target) -> dict:
+    """Parameter counts by block and outside the blocks (for the report and the estimate)."""
+    blocks = target.blocks
+    per_block = {}
+    in_blocks = set()
+    for name, block in blocks.named_children():
+        params = list(block.parameters())
+        in_blocks.update(id(p) for p in params)
+        per_block[f"{target.blocks_attr}.{name}"] = sum(p.numel() for p in params)
+    other = sum(p.numel() for p in target.model.parameters() if id(p) not in in_blocks)
+    return {"blocks_attr": target.blocks_attr, "blocks": len(per_block), "block_parameters": per_block,
+            "other_parameters": other}

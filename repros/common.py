@@ -1,0 +1,211 @@
+"""Builders shared by every repro (and by user models probed with ``--model``).
+
+Each one does one thing, in torchtitan's order: float8 conversion -> activation
+checkpointing -> per-block torch.compile -> FSDP2 per block and at the root.
+They act on a model and on its *blocks*: the container (``nn.ModuleList``,
+``nn.ModuleDict`` or ``nn.Sequential``) whose children are the transformer-style
+blocks that get SAC, compile and FSDP.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Callable, Iterable
+
+import torch
+import torch.nn as nn
+
+
+def float8_filter(module: nn.Module, fqn: str) -> bool:
+    """Linears that torch._scaled_mm can run: both dimensions multiples of 16."""
+    return isinstance(module, nn.Linear) and module.in_features % 16 == 0 and module.out_features % 16 == 0
+
+
+def apply_float8(model: nn.Module, recipe: str) -> None:
+    """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp)."""
+    if recipe == "bf16":
+        return
+    from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+
+    convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=float8_filter)
+
+
+def apply_ac(blocks: nn.Module, mode: str, context_fn: Callable | None = None) -> None:
+    """Activation checkpointing per block: ``none``, ``full``, or ``op`` (per-op SAC via ``context_fn``)."""
+    if mode == "none":
+        return
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+
+    for name, block in list(blocks.named_children()):
+        if mode == "full":
+            wrapped = checkpoint_wrapper(block, preserve_rng_state=False)
+        elif mode == "op":
+            if context_fn is None:
+                raise ValueError("per-op SAC needs a context_fn")
+            wrapped = checkpoint_wrapper(block, context_fn=context_fn, preserve_rng_state=False)
+        else:
+            raise ValueError(f"unknown AC mode {mode!r}")
+        blocks.register_module(name, wrapped)
+
+
+def apply_compile(blocks: nn.Module, backend: Callable | str = "inductor") -> None:
+    """torch.compile each block, as torchtitan does."""
+    for name, block in list(blocks.named_children()):
+        blocks.register_module(name, torch.compile(block, backend=backend, fullgraph=True))
+
+
+def apply_fsdp(model: nn.Module, blocks: nn.Module, *, reshard_after_forward: bool = True) -> None:
+    """FSDP2 per block and at the root, bf16 params, fp32 reductions (torchtitan's defaults).
+
+    It shards over the default process group: world size 1 in one process, N ranks under torchrun.
+    """
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+    mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    for block in blocks.children():
+        fully_shard(block, mp_policy=mp, reshard_after_forward=reshard_after_forward)
+    fully_shard(model, mp_policy=mp)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launched_by_torchrun() -> bool:
+    """True in a worker that torchrun (torch.distributed.run) started."""
+    return "TORCHELASTIC_RUN_ID" in os.environ and "RANK" in os.environ and "WORLD_SIZE" in os.environ
+
+
+def init_process_group(device: torch.device) -> bool:
+    """The default process group (gloo on CPU, nccl on CUDA). True if this call created it.
+
+    Under torchrun it joins the launcher's group (env://, N ranks); otherwise it makes a
+    world of size 1 at an explicit address, not MASTER_ADDR/MASTER_PORT: those may
+    belong to a launcher around us.
+    """
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        return False
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    kwargs = {"device_id": device} if device.type == "cuda" else {}
+    if launched_by_torchrun():
+        dist.init_process_group(backend, **kwargs)
+    else:
+        dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1, **kwargs)
+    return True
+
+
+# kept for the repros' own entry points and older callers
+init_single_process_group = init_process_group
+
+
+def make_batch(batch: int, seq: int, dim: int, *, device, dtype=torch.float32, seed: int = 0) -> torch.Tensor:
+    g = torch.Generator(device="cpu").manual_seed(seed + 1)
+    return torch.randn(batch, seq, dim, generator=g, dtype=dtype).to(device)
+
+
+def _tensors(out) -> Iterable[torch.Tensor]:
+    if isinstance(out, torch.Tensor):
+        yield out
+    elif isinstance(out, dict):
+        for v in out.values():
+            yield from _tensors(v)
+    elif isinstance(out, (tuple, list)):
+        for v in out:
+            yield from _tensors(v)
+
+
+def loss_fn(out) -> torch.Tensor:
+    """Mean square of the model's floating-point outputs (a stand-in loss with a full backward)."""
+    parts = [t.float().pow(2).mean() for t in _tensors(out) if t.is_floating_point() and t.requires_grad]
+    if not parts:
+        raise ValueError("the model's output has no floating-point tensor that requires grad")
+    return sum(parts[1:], parts[0])
+
+
+def saved_tensor_bytes(root: torch.Tensor) -> int:
+    """Bytes of the distinct storages the autograd graph behind ``root`` holds for backward.
+
+    Do not call it on a graph with eager (uncompiled) checkpointed regions: unpacking their
+    saved tensors consumes them, and backward then fails.
+    """
+    seen_nodes, seen_storages, total = set(), set(), 0
+    stack = [root.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen_nodes:
+            continue
+        seen_nodes.add(node)
+        tensors = []
+        if hasattr(node, "saved_tensors"):
+            try:
+                tensors.extend(t for t in node.saved_tensors if isinstance(t, torch.Tensor))
+            except RuntimeError:
+                pass
+        for attr in dir(node):
+            if attr.startswith("_saved_"):
+                val = getattr(node, attr, None)
+                if isinstance(val, torch.Tensor):
+                    tensors.append(val)
+        for t in tensors:
+            st = t.untyped_storage()
+            key = (st.data_ptr(), st.nbytes())
+            if st.nbytes() and key not in seen_storages:
+                seen_storages.add(key)
+                total += st.nbytes()
+        stack.extend(fn for fn, _ in node.next_functions)
+    return total
+
+
+def train(model: nn.Module, blocks: nn.Module, x, *, recipe: str, ac: str, context_fn, compile: bool, fsdp: bool,
+          steps: int, device: torch.device) -> None:
+    """The standalone loop of a repro's ``python -m``: build, train, print saved bytes per step."""
+    apply_float8(model, recipe)
+    apply_ac(blocks, ac, context_fn)
+    if compile:
+        apply_compile(blocks)
+    if fsdp:
+        init_process_group(device)
+        apply_fsdp(model, blocks)
+    else:
+        model.to(torch.bfloat16)
+        x = x.to(torch.bfloat16)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    for step in range(steps):
+        out = model(x)
+        loss = loss_fn(out)
+        # eager checkpointed regions cannot be inspected without consuming what they saved
+        saved = saved_tensor_bytes(loss) if (compile or ac == "none") else None
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        held = f"{saved / 2**20:.2f} MiB" if saved is not None else "not inspected (eager checkpointing)"
+        print(f"step {step}: loss {loss.item():.4f}  saved for backward {held}")
+
+
+def standalone_args(description: str, extra: Callable | None = None):
+    """The argument parser both repros' ``python -m`` entry points share."""
+    import argparse
+
+    from memprobe.policies import POLICIES
+
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--recipe", default="rowwise", choices=["bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp"])
+    ap.add_argument("--dim", type=int, default=512)
+    ap.add_argument("--hidden", type=int, default=2048)
+    ap.add_argument("--layers", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--seq", type=int, default=256)
+    ap.add_argument("--steps", type=int, default=3)
+    ap.add_argument("--ac", default="op", choices=["none", "full", "op"])
+    ap.add_argument("--ac-policy", default="torchtitan", choices=list(POLICIES))
+    ap.add_argument("--no-compile", action="store_true")
+    ap.add_argument("--no-fsdp", action="store_true")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    if extra is not None:
+        extra(ap)
+    return ap

@@ -1,0 +1,118 @@
+"""Beyond the toy (issue 7), end to end on the CPU: several ranks through torchrun (gloo),
+a user model through --model, the transformer repro, and the full-model estimate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ("--dim", "256", "--hidden", "1024", "--ac-policy", "torchtitan-2025-01")
+MODEL = ("--model", str(ROOT / "tests" / "models" / "mixer.py") + ":build", "--ac-policy", "torchtitan-2025-01")
+
+
+def _items(report: dict) -> list[tuple]:
+    return sorted((r["graph"], r["expr"], r["kind"], r["bytes"], tuple(r["shape"] or ())) for r in report["saved_tensors"])
+
+
+def test_two_ranks_shard_the_parameters_and_save_the_same_items(runs):
+    one, two = runs(*SMALL), runs(*SMALL, "--nproc", "2")
+    dist = two.report["distributed"]
+    assert dist["world_size"] == 2 and dist["backend"] == "gloo" and [r["rank"] for r in dist["ranks"]] == [0, 1]
+    full = one.report["memory"]["persistent"]["parameters_bytes"]
+    assert full == 2 * 3 * 256 * 1024 * 4  # 2 blocks x w1, w2, w3 in fp32
+    for rank in dist["ranks"]:
+        assert rank["status"] == "complete"
+        assert rank["parameters_bytes"] * 2 == full  # FSDP shards every weight over the two ranks
+        # AdamW's two moments are sharded too (its scalar step counters are not)
+        assert abs(rank["optimizer_state_bytes"] * 2 - one.report["memory"]["persistent"]["optimizer_state_bytes"]) < 1024
+        assert rank["saved_graph_bytes"] == one.report["saved_totals"]["graph_bytes"]
+    # what is saved for backward is computed from unsharded weights: the same items, the same sizes
+    assert _items(two.report) == _items(one.report)
+    assert any(i[1].startswith("abs(permute(layers.") and i[2] == "weight-derived" for i in _items(two.report))
+    # the merged run dir reads back like any other (graphs are rank 0's)
+    for rank in (0, 1):
+        assert (two.path / f"rank{rank}" / "report.json").is_file()
+    proc = run_cli("show", two.path)
+    assert proc.returncode == 0 and "Per rank (2 ranks, gloo" in proc.stdout, proc.stderr[-2000:]
+    assert dist["max_bytes"]["forward_peak_bytes"] == two.report["memory"]["phases"]["forward"]["peak_bytes"]
+
+
+def test_a_user_model_is_run_diffed_and_gated(runs, tmp_path):
+    rowwise = runs("--recipe", "rowwise", *MODEL)
+    rep = rowwise.report
+    assert rep["model"]["blocks_attr"] == "blocks" and rep["model"]["blocks"] == 2 and rep["model"]["other_parameters"] > 0
+    weight = {r["expr"] for r in rep["saved_tensors"] if r["kind"] == "weight-derived"}
+    assert "abs(permute(blocks.0.channel_mlp.0.weight))" in weight
+    assert not any("head" in e or "stem" in e for e in weight)  # outside the blocks: no SAC there
+    assert rep["saved_totals"]["agree"]
+
+    # diff: a bf16 side run now, the rowwise side read from its run directory
+    out = tmp_path / "diff"
+    proc = run_cli("diff", "bf16", rowwise.path, *MODEL, "--out", out, "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    d = json.loads(proc.stdout)
+    only_b = [it["expr"] for it in d["items"] if it["status"] == "only_b" and it["kind"] == "weight-derived"]
+    assert "abs(permute(blocks.*.channel_mlp.0.weight))" in only_b
+
+    # gate: a budget that forbids weight-derived saved values fails, naming them
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(
+        f'[probes.mixer]\nmodel = "{ROOT / "tests" / "models" / "mixer.py"}:build"\nrecipe = "rowwise"\n'
+        f'ac_policy = "torchtitan-2025-01"\n\n[probes.mixer.limits]\nweight_derived_saved_bytes = 0\n'
+    )
+    proc = run_cli("gate", "--budget", budget, "--from", rowwise.path, "--json")
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    result = json.loads(proc.stdout)
+    assert [v["verdict"] for v in result["verdicts"]] == ["FAIL"]
+    assert any("blocks.*.channel_mlp" in line for line in result["explanations"]["mixer"]["lines"])
+
+
+def test_the_transformer_repro_saves_abs_of_attention_and_ffn_weights(runs):
+    run = runs("--repro", "transformer", "--preset", "debug", "--seq", "64", "--ac-policy", "torchtitan-2025-01")
+    weight = {r["expr"] for r in run.report["saved_tensors"] if r["kind"] == "weight-derived"}
+    for w in ("attention.wq", "attention.wk", "attention.wv", "attention.wo", "feed_forward.w2", "feed_forward.w3"):
+        assert f"abs(permute(layers.1.{w}.weight))" in weight, w
+    assert run.report["config"]["heads"] == 8 and run.report["config"]["kv_heads"] == 2
+    # wk/wv are a quarter of wq (grouped-query attention with 2 of 8 heads)
+    by_expr = {r["expr"]: r["bytes"] for r in run.report["saved_tensors"]}
+    assert by_expr["abs(permute(layers.1.attention.wk.weight))"] * 4 == by_expr["abs(permute(layers.1.attention.wq.weight))"]
+
+    # the estimate at the probe's own configuration is shown next to what was measured
+    proc = run_cli("estimate", run.path, "--json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    same = json.loads(proc.stdout)
+    assert same["target"]["layers"] == 2  # the debug preset's full depth
+    assert same["components"]["probe"] == same["components"]["target"]
+    proc = run_cli("estimate", run.path, "--layers", "32", "--world", "8", "--json")
+    est = json.loads(proc.stdout)
+    probe, target = est["components"]["probe"], est["components"]["target"]
+    # weight-derived values scale with depth only; sharded state with depth / ranks
+    assert target["saved_weight_derived_bytes"] == probe["saved_weight_derived_bytes"] * 16
+    assert target["sharded_parameters_bytes"] < probe["sharded_parameters_bytes"] * 16 / 8 * 1.01
+    assert est["totals"]["target_estimated"]["peak_bytes"] > est["totals"]["probe_estimated"]["peak_bytes"]
+    assert "estimate" in run_cli("estimate", run.path, "--layers", "32", "--world", "8").stdout.lower()
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--model", "nope"), "expected MODULE_OR_FILE:FACTORY"),
+        (("--model", "tests/models/missing.py:build"), "no such file"),
+        (("--model", "tests/models/mixer.py:nothing"), "has no callable nothing"),
+        (("--model", "tests/models/mixer.py:model_only"), "must return (model, batch)"),
+        (("--model", "tests/models/mixer.py:build", "--blocks", "head"), "not a non-empty ModuleList"),
+        (("--repro", "transformer", "--heads", "7"), "multiple of --heads"),
+    ],
+)
+def test_bad_model_arguments_are_one_line_errors(tmp_path, args, needle):
+    proc = run_cli("run", *args, "--out", tmp_path / "r", "-q", cwd=ROOT)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and needle in lines[0], proc.stderr
