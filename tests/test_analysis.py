@@ -26,6 +26,34 @@ def test_small_helpers():
     assert short_op("aten.abs.default") == "abs"
     assert short_op("prims.convert_element_type.default") == "convert_element_type"
     assert layer_pattern("abs(permute(layers.12.ffn.w1.weight))") == "abs(permute(layers.*.ffn.w1.weight))"
+    # only the block index of a name, whatever the container is called; not indices inside the block
+    assert layer_pattern("mul(blocks.3.mlp.0.weight, model.layers.10.w1.bias)") == "mul(blocks.*.mlp.0.weight, model.layers.*.w1.bias)"
+
+
+def test_rng_state_placeholders_are_neither_primals_nor_saved_values():
+    """SDPA on CUDA recomputed under SAC: the forward takes fwd_rng_state_0 after the primals and
+    the backward bwd_rng_state_0 after the tangents (seen on the H200, torch 2.11)."""
+    from memprobe.analysis.saved import GraphPair, primal_inputs
+
+    def node(name, op="call_function", inputs=(), **kw):
+        return {"name": name, "op": op, "target": kw.get("target"), "inputs": list(inputs), "shape": [4, 4],
+                "dtype": "bfloat16", "bytes": 32, "recompute": kw.get("recompute"), "original_aten": None,
+                "stack_trace": None, **({"outputs": kw["outputs"]} if "outputs" in kw else {})}
+
+    forward = {"graph_id": "g0.forward", "nodes": [node("primals_1", "placeholder"), node("primals_2", "placeholder"),
+                         node("fwd_rng_state_0", "placeholder"),
+                         node("abs_1", inputs=["primals_1"], target="aten.abs.default", recompute="MUST_SAVE"),
+                         node("mm", inputs=["primals_2", "abs_1"], target="aten.mm.default"),
+                         node("output", "output", inputs=["mm", "abs_1"], outputs=["mm", "abs_1"])]}
+    backward = {"graph_id": "g0.backward", "nodes": [node("abs_1", "placeholder"), node("tangents_1", "placeholder"),
+                          node("bwd_rng_state_0", "placeholder"), node("output", "output", outputs=[None])]}
+    inputs = [{"placeholder": "w", "source": "L['self']._parameters['weight']", "kind": "parameter", "fqn": "w.weight"},
+              {"placeholder": "x", "source": "L['x']", "kind": "input", "fqn": "x"}]
+    pair = GraphPair(dynamo_graph=0, forward=forward, backward=backward, inputs=inputs)
+    assert saved_outputs(pair) == ["abs_1"]
+    assert primal_inputs(pair)["primals_1"]["fqn"] == "w.weight"
+    rows = build_saved_table({0: pair}, [{"dynamo_graph": 0, "block": "layers.0", "runtime_saved": None}], None)
+    assert [(r["expr"], r["kind"]) for r in rows] == [("abs(layers.0.w.weight)", "weight-derived")]
 
 
 @pytest.mark.e2e

@@ -46,8 +46,11 @@ def saved_outputs(pair: GraphPair) -> list[str] | None:
     if pair.backward is None:
         return None
     out = next(n for n in pair.forward["nodes"] if n["op"] == "output")["outputs"]
+    # the backward's inputs are the saved values, then tangents; RNG states for recomputed random ops
+    # (bwd_rng_state_i, e.g. SDPA on CUDA) are handed over by the runtime, not saved by the forward
     n_saved = sum(
-        1 for n in pair.backward["nodes"] if n["op"] == "placeholder" and not n["name"].startswith("tangents_")
+        1 for n in pair.backward["nodes"]
+        if n["op"] == "placeholder" and not n["name"].startswith(("tangents_", "bwd_rng_state_"))
     )
     return [o for o in out[len(out) - n_saved :]] if n_saved else []
 
@@ -55,6 +58,8 @@ def saved_outputs(pair: GraphPair) -> list[str] | None:
 def primal_inputs(pair: GraphPair) -> dict[str, dict]:
     """Map the forward graph's ``primals_i`` to the Dynamo inputs they stand for (same order)."""
     primals = [n["name"] for n in pair.forward["nodes"] if n["op"] == "placeholder"]
+    if len(primals) != len(pair.inputs):  # extra placeholders: RNG states (fwd_rng_state_i) of random ops
+        primals = [p for p in primals if p.startswith("primals_")]
     if len(primals) != len(pair.inputs):
         return {}
     return dict(zip(primals, pair.inputs))
