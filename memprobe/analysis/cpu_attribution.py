@@ -38,7 +38,9 @@ def _innermost(annotations: list[list], ts: float) -> str | None:
     return best[0] if best else None
 
 
-def attribute_cpu(report: dict, top: int = 15) -> dict | None:
+def name_cpu_events(report: dict) -> tuple[list, list, dict[int, dict]] | None:
+    """The profiler's memory events, the annotated regions, and a name for each allocation event
+    that a compiled graph call made (index -> {"category", "item"}); None without events."""
     mem = report.get("memory") or {}
     ev = mem.get("events")
     if not ev or "addr" not in (ev.get("columns") or []):
@@ -87,6 +89,21 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
         for i in allocs:
             names.setdefault(i, {"category": "inductor-temporary", "item": f"allocated inside a kernel of {graph}"})
 
+    return rows, annotations, names
+
+
+def category_of(row: list, index: int, annotations: list, names: dict[int, dict]) -> dict:
+    """The name of allocation event ``index``: from a graph call, else from its innermost region."""
+    return names.get(index) or {"category": _category_for(_innermost(annotations, row[0])), "item": None}
+
+
+def attribute_cpu(report: dict, top: int = 15) -> dict | None:
+    named_events = name_cpu_events(report)
+    if named_events is None:
+        return None
+    rows, annotations, names = named_events
+    ev = report["memory"]["events"]
+
     def live_at(index: int) -> dict[int, int]:
         live: dict[int, int] = {}
         for i, row in enumerate(rows[: index + 1]):
@@ -101,7 +118,7 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
         def named():
             for _addr, i in live_at(index).items():
                 row = rows[i]
-                n = names.get(i) or {"category": _category_for(_innermost(annotations, row[0])), "item": None}
+                n = category_of(row, i, annotations, names)
                 yield n["category"], n["item"] or n["category"], row[1], None
 
         return {"event_index": index, **summarize_alive(named(), top)}

@@ -294,19 +294,7 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
     meta = (report.get("memory") or {}).get("snapshot") or {}
     rep = replay(snap, phase_names=meta.get("phase_markers"))
     classifier = Classifier(report, output_code_line_map(report.get("graph_memory") or []))
-    # number the allocations from each output-code line, in trace order: the k-th is the k-th call
-    ordinals: dict[tuple, int] = defaultdict(int)
-    ordinal_of_index: dict[int, int] = {}
-    for i, ev in enumerate(_trace(snap, None)):
-        if ev.get("action") != "alloc":
-            continue
-        for f in _frames(ev):
-            g = classifier.by_path.get(f.get("filename"))
-            if g is not None:
-                key = (g, f.get("line"))
-                ordinal_of_index[i] = ordinals[key]
-                ordinals[key] += 1
-                break
+    ordinal_of_index = call_ordinals(snap, classifier)
 
     moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values())])
 
@@ -338,6 +326,24 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
             "which layer: the k-th allocation from an output-code line is the k-th call of that graph",
         ],
     }
+
+
+def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:
+    """Trace index -> which call of its graph made it: the allocations from each output-code
+    line are numbered in trace order, the k-th being the k-th call of that graph."""
+    ordinals: dict[tuple, int] = defaultdict(int)
+    ordinal_of_index: dict[int, int] = {}
+    for i, ev in enumerate(_trace(snap, None)):
+        if ev.get("action") != "alloc":
+            continue
+        for f in _frames(ev):
+            g = classifier.by_path.get(f.get("filename"))
+            if g is not None:
+                key = (g, f.get("line"))
+                ordinal_of_index[i] = ordinals[key]
+                ordinals[key] += 1
+                break
+    return ordinal_of_index
 
 
 def _phase_at(index: int, phases: dict[str, dict]) -> str | None:

@@ -154,6 +154,7 @@ class CpuPhases:
         self.phases: dict[str, dict] = {}
         self.events: list[list[float]] = []
         self.annotations: list[list] = []
+        self.ops: list[list] = []
         self.windows: dict[str, tuple[float, float]] = {}
 
     @contextlib.contextmanager
@@ -193,6 +194,13 @@ class CpuPhases:
              if e.get("cat") == "user_annotation" and e.get("ph") == "X"),
             key=lambda a: a[1],
         )
+        # the outermost aten ops (what the step ran, for the trace): nested ops are left out
+        end = float("-inf")
+        for e in sorted((e for e in events if e.get("cat") == "cpu_op" and e.get("ph") == "X"), key=lambda e: float(e["ts"])):
+            ts, dur = float(e["ts"]), float(e.get("dur", 0))
+            if ts >= end:
+                self.ops.append([e["name"], ts, dur])
+                end = ts + dur
         for name, t0, t1 in self.annotations:
             if name.startswith(_PREFIX) and name[len(_PREFIX):] in PHASES:
                 self.windows[name[len(_PREFIX):]] = (t0, t1)
@@ -217,6 +225,7 @@ class CpuPhases:
                 "rows": self.events,
                 "phase_windows_us": self.windows,
                 "annotations": self.annotations,
+                "ops": self.ops,
             },
         }
 

@@ -9,7 +9,7 @@ import click
 
 from ..config import RECIPE_ALIASES, RECIPES
 from ..errors import ConfigError
-from .run import config_from_options, config_options, emit, output_options
+from .run import config_from_options, config_options, emit, output_options, refuse_existing
 
 
 def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
@@ -46,8 +46,10 @@ def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
               help="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).")
 @click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown for a pull-request comment.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
+              help="Also write a self-contained HTML page: both runs on one axis and the ranked difference.")
 @output_options
-def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, as_json, quiet, verbose, debug, **shared) -> None:
+def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, html_path, as_json, quiet, verbose, debug, **shared) -> None:
     """Run (or load) two configurations and rank what B keeps alive that A does not.
 
     \b
@@ -71,6 +73,7 @@ def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, as_json, qui
     from ..report.markdown import diff_markdown
 
     sides = {"a": _resolve_side("a", a, a_flags, shared), "b": _resolve_side("b", b, b_flags, shared)}
+    refuse_existing(html_path, force=force)
     to_run = {k: v for k, v in sides.items() if not isinstance(v, Path)}
     if to_run or out is not None:
         out = out if out is not None else default_run_dir(f"diff-{a}-vs-{b}".replace("/", "_"))
@@ -90,3 +93,10 @@ def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, as_json, qui
         atomic_write_json(out / "diff.json", result)
     emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown,
          console=lambda: render.print_diff(result, out))
+    if html_path is not None:
+        from ..capture.rundir import atomic_write_text
+        from .report import diff_html
+
+        atomic_write_text(html_path, diff_html(result, out))
+        if not (as_json or as_markdown):
+            click.echo(f"html report: {html_path}")

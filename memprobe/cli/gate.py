@@ -80,12 +80,14 @@ def _explain(report: dict, entry: dict | None) -> dict:
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="Where probe runs go (default memprobe-runs/<UTC time>-gate).")
 @click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path), default=None, help="Write JUnit XML here.")
+@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
+              help="Write a self-contained HTML page of the verdicts here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the verdicts as Markdown.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 @click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through.")
 @click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, out, force, junit_path, as_json,
+def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, out, force, junit_path, html_path, as_json,
          as_markdown, quiet, verbose, debug) -> None:
     """Check memory budgets: run each probe (or read finished runs) and compare with its limits.
 
@@ -157,6 +159,10 @@ def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, ou
         result["baseline_updated"] = True
     if junit_path is not None:
         atomic_write_text(junit_path, gate_junit(result))
+    if html_path is not None:
+        from ..report.html import render_gate
+
+        atomic_write_text(html_path, render_gate(result))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         with open(summary, "a") as f:

@@ -65,7 +65,7 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import bisect, diff, estimate, explain, gate, policies, run, show
+    from . import bisect, diff, estimate, explain, gate, policies, report, run, show
 
     cli.add_command(run.run)
     cli.add_command(diff.diff)
@@ -76,6 +76,7 @@ def _register() -> None:
     cli.add_command(gate.budget)
     cli.add_command(policies.policies)
     cli.add_command(show.show)
+    cli.add_command(report.report)
 
 
 _register()

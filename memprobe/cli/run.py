@@ -94,6 +94,29 @@ def emit(result: dict, *, as_json: bool, as_markdown: bool = False, markdown=Non
         console()
 
 
+def refuse_existing(*paths: Path | None, force: bool) -> None:
+    """Output files named on the command line are not overwritten without --force (checked before running)."""
+    from ..errors import RunDirError
+
+    for p in paths:
+        if p is not None and p.exists() and not force:
+            raise RunDirError(f"{p} exists; pass --force to overwrite it")
+
+
+def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = None, announce: bool = True) -> None:
+    """The HTML report and trace of a finished run or diff directory, if asked for."""
+    from .report import write_html, write_trace
+
+    if html_path is not None:
+        write_html(path, html_path)
+        if announce:
+            click.echo(f"html report: {html_path}")
+    if trace_path is not None:
+        write_trace(path, trace_path)
+        if announce:
+            click.echo(f"trace: {trace_path}")
+
+
 def output_options(f):
     for opt in reversed([
         click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary."),
@@ -116,9 +139,13 @@ def output_options(f):
 @click.option("--nnodes", default=None, metavar="N|MIN:MAX", help="With --nproc: nodes, passed to torchrun.")
 @click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT",
               help="With --nproc on several nodes: where the ranks meet, passed to torchrun (c10d rendezvous).")
+@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
+              help="Also write a self-contained HTML report here (see `memprobe report`).")
+@click.option("--trace", "trace_path", type=click.Path(path_type=Path), default=None,
+              help="Also write a Chrome/Perfetto trace JSON of the measured step here.")
 @output_options
-def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, rdzv_endpoint: str | None, as_json: bool,
-        quiet: bool, verbose: bool, debug: bool, **kw) -> None:
+def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, rdzv_endpoint: str | None,
+        html_path: Path | None, trace_path: Path | None, as_json: bool, quiet: bool, verbose: bool, debug: bool, **kw) -> None:
     """Run a repro (or your model) and report what its compiled forward saves for backward.
 
     \b
@@ -143,6 +170,7 @@ def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, 
 
     cfg = config_from_options(kw)
     out = out if out is not None else default_run_dir(cfg.recipe)
+    refuse_existing(html_path, trace_path, force=force)
     prepare_run_dir(out, force)
     progress = render.progress_printer(enabled=not quiet and not as_json)
     try:
@@ -151,3 +179,4 @@ def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, 
     finally:
         progress.close()
     emit(report, as_json=as_json, console=lambda: render.print_run(report, out))
+    write_extras(out, html_path, trace_path, announce=not as_json)

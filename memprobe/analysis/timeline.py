@@ -1,0 +1,164 @@
+"""Memory over the measured step, by category: the data behind the HTML chart and the trace.
+
+From the CUDA allocator history (snapshot.pickle: every alloc/free with its stack) or the
+CPU profiler's memory events (report.json). Each allocation is named as the attribution
+names it at the peaks (:mod:`.snapshot` / :mod:`.cpu_attribution`), so the categories
+over time and at the peak agree. Times are microseconds from the start of the measured
+step; bytes are what was allocated (not reserved).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _downsample(points: list[list], limit: int) -> list[list]:
+    """At most ``limit`` points, keeping each bucket's first, lowest and highest point (peaks survive)."""
+    if len(points) <= limit:
+        return points
+    per = max(1, (3 * len(points)) // limit)
+    out: list[list] = []
+    for k in range(0, len(points), per):
+        bucket = points[k : k + per]
+        keep = {0, min(range(len(bucket)), key=lambda j: bucket[j][1]), max(range(len(bucket)), key=lambda j: bucket[j][1])}
+        out.extend(bucket[j] for j in sorted(keep))
+    return out
+
+
+def timeline(report: dict, run_dir: str | Path, limit: int = 3000) -> dict | None:
+    """``{"source", "phases": [{"name", "start_us", "end_us"}], "total": [[t_us, bytes]],
+    "categories": {name: [[t_us, bytes]]}, "peak": {"t_us", "bytes"}, "events"}``, or None when
+    the run measured no memory events (analysis-only, or an older run)."""
+    mem = report.get("memory") or {}
+    snap_meta = mem.get("snapshot") or {}
+    snap_path = Path(run_dir) / snap_meta["file"] if snap_meta.get("file") else None
+    if snap_path is not None and snap_path.is_file():
+        return _cuda_timeline(report, snap_path, limit)
+    return _cpu_timeline(report, limit)
+
+
+def _series(events, limit: int) -> dict:
+    """events: (t_us, category, signed bytes) in time order, t relative to the step start."""
+    total = 0
+    per_cat: dict[str, int] = {}
+    total_pts: list[list] = []
+    cat_pts: dict[str, list[list]] = {}
+    peak = {"t_us": 0.0, "bytes": 0}
+    n = 0
+    for t, cat, delta in events:
+        n += 1
+        total += delta
+        per_cat[cat] = per_cat.get(cat, 0) + delta
+        total_pts.append([round(t, 1), total])
+        cat_pts.setdefault(cat, []).append([round(t, 1), per_cat[cat]])
+        if total > peak["bytes"]:
+            peak = {"t_us": round(t, 1), "bytes": total}
+    return {
+        "total": _downsample(total_pts, limit),
+        "categories": {c: _downsample(p, max(200, limit // 4)) for c, p in sorted(cat_pts.items())},
+        "peak": peak,
+        "events": n,
+    }
+
+
+def _cpu_timeline(report: dict, limit: int) -> dict | None:
+    from .cpu_attribution import category_of, name_cpu_events
+
+    named = name_cpu_events(report)
+    if named is None:
+        return None
+    rows, annotations, names = named
+    ev = report["memory"]["events"]
+    windows = ev.get("phase_windows_us") or {}
+    t0 = min([w[0] for w in windows.values()] + ([rows[0][0]] if rows else [0.0]))
+    cat_of_addr: dict[int, str] = {}
+
+    def events():
+        for i, row in enumerate(rows):
+            ts, nbytes, _total, addr = row[:4]
+            if nbytes > 0:
+                cat = category_of(row, i, annotations, names)["category"]
+                cat_of_addr[addr] = cat
+            else:
+                cat = cat_of_addr.pop(addr, "other")
+            yield ts - t0, cat, nbytes
+
+    out = _series(events(), limit)
+    out["source"] = "cpu-profiler"
+    out["baseline"] = "bytes allocated since the measured step began"
+    out["phases"] = [{"name": n, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)} for n, (a, b) in windows.items()]
+    out["regions"] = [{"name": name, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)}
+                      for name, a, b in ev.get("annotations") or [] if not name.startswith("memprobe::") or name.startswith("memprobe::call")]
+    out["ops"] = [{"name": name, "start_us": round(ts - t0, 1), "dur_us": round(dur, 1)} for name, ts, dur in ev.get("ops") or []]
+    return out
+
+
+def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
+    from .snapshot import Classifier, _pre_existing, _trace, call_ordinals, load_snapshot, output_code_line_map, replay, _walk
+
+    snap = load_snapshot(snap_path)
+    meta = (report.get("memory") or {}).get("snapshot") or {}
+    rep = replay(snap, phase_names=meta.get("phase_markers"))
+    trace = _trace(snap, None)
+    phases = rep["phases"]
+    starts = [ph["start_index"] for ph in phases.values()]
+    ends = [ph.get("end_index", len(trace) - 1) for ph in phases.values()]
+    first, last = (min(starts), max(ends)) if starts else (0, len(trace) - 1)
+    classifier = Classifier(report, output_code_line_map(report.get("graph_memory") or []))
+    ordinals = call_ordinals(snap, classifier)
+    t0 = trace[first].get("time_us", 0) if trace else 0
+
+    def t_of(i: int) -> float:
+        return float(trace[i].get("time_us", i) - t0) if "time_us" in trace[i] else float(i - first)
+
+    cat_of_addr: dict[int, str] = {}
+    baseline_events = []
+
+    def events():
+        for i, ev, marker, live, _total in _walk(snap, None):
+            if i < 0:  # blocks allocated before the history began
+                for addr, block in live.items():
+                    cat_of_addr[addr] = classifier.classify(addr, block)["category"]
+                continue
+            if marker:
+                continue
+            action = ev["action"]
+            if action == "alloc":
+                block = live.get(ev["addr"]) or {"size": ev["size"], "frames": []}
+                if "index" in block:
+                    block = {**block, "call_ordinal": ordinals.get(block["index"])}
+                cat = classifier.classify(ev["addr"], block)["category"]
+                cat_of_addr[ev["addr"]] = cat
+                delta = ev["size"]
+            elif ev["addr"] in cat_of_addr and ev["addr"] not in live:
+                cat = cat_of_addr.pop(ev["addr"])
+                delta = -ev["size"]
+            else:
+                continue
+            if i < first:
+                baseline_events.append((cat, delta))
+                continue
+            if i > last:
+                break
+            yield t_of(i), cat, delta
+
+    items = list(events())
+    # the level at the step start: pre-existing blocks plus everything allocated and not freed before it
+    start_by_cat: dict[str, int] = {}
+    pre = _pre_existing(snap, trace, None)
+    for addr, block in pre.items():
+        c = classifier.classify(addr, block)["category"]
+        start_by_cat[c] = start_by_cat.get(c, 0) + block["size"]
+    for cat, delta in baseline_events:
+        start_by_cat[cat] = start_by_cat.get(cat, 0) + delta
+    seed = [(0.0, c, b) for c, b in sorted(start_by_cat.items()) if b]
+    out = _series(seed + items, limit)
+    out["source"] = "cuda-snapshot"
+    out["baseline"] = "absolute bytes allocated on the device"
+    out["phases"] = []
+    for name, ph in phases.items():
+        out["phases"].append({"name": name, "start_us": round(t_of(ph["start_index"]), 1),
+                              "end_us": round(t_of(ph.get("end_index", last)), 1)})
+    out["regions"] = []
+    out["ops"] = []  # the allocator history has no kernel timing
+    return out

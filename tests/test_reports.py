@@ -1,0 +1,155 @@
+"""Reports people look at (issue 8): self-contained HTML checked in headless Chromium,
+PR Markdown against committed snapshots, and the Chrome trace format.
+
+Inputs are the committed H200 run directories (tests/data/cuda, see the README there), so
+nothing is compiled here. Chromium is the Debian package `chromium` that .ci/run installs;
+where it is missing the browser tests skip, unless MEMPROBE_REQUIRE_BROWSER=1 (set by .ci/run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+DATA = Path(__file__).parent / "data" / "cuda"
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+BF16, ROWWISE = DATA / "bf16-legacy", DATA / "rowwise-legacy"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def _browser():
+    if CHROMIUM is None:
+        if os.environ.get("MEMPROBE_REQUIRE_BROWSER") == "1":
+            pytest.fail("chromium is required here (MEMPROBE_REQUIRE_BROWSER=1) but not installed")
+        pytest.skip("chromium not installed (apt-get install chromium); .ci/run installs it")
+    return CHROMIUM
+
+
+def _render_in_browser(html: Path, shot: Path) -> tuple[str, str]:
+    """The DOM after the page's script ran, and Chromium's log (console messages included)."""
+    common = [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+              "--virtual-time-budget=10000", "--window-size=1400,2400"]
+    dom = subprocess.run(common + ["--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    snap = subprocess.run(common + [f"--screenshot={shot}", html.as_uri()], capture_output=True, text=True, timeout=120)
+    assert snap.returncode == 0 and shot.is_file() and shot.stat().st_size > 10_000, snap.stderr[-2000:]
+    return dom.stdout, dom.stderr + snap.stderr
+
+
+def _console_errors(log: str) -> list[str]:
+    """The page logs nothing of its own: any console message (an uncaught error, a blocked
+    network load reported by the Content-Security-Policy) is a failure."""
+    return [ln for ln in log.splitlines() if ":CONSOLE" in ln or "Refused to" in ln]
+
+
+def _assert_offline(page: str) -> None:
+    assert "Content-Security-Policy" in page and "default-src 'none'" in page
+    # nothing that would fetch: no external src/href, stylesheet link, CSS url()/@import, or fetch API
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+    assert "fetch(" not in page and "XMLHttpRequest" not in page
+
+
+@pytest.fixture(scope="module")
+def fixture_diff(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reports") / "diff"
+    proc = run_cli("diff", BF16, ROWWISE, "--out", out, "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return out
+
+
+def test_run_html_draws_offline_in_chromium(tmp_path):
+    html = tmp_path / "run.html"
+    proc = run_cli("report", ROWWISE, "-o", html)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = html.read_text()
+    _assert_offline(page)
+    # the saved table links the abs items to their output-code lines, which are embedded
+    links = re.findall(r'href="#(code-g\d\.forward-L\d+)">', page)
+    assert links and all(f'id="{a}"' in page for a in links)
+    assert "abs(permute(layers.1.ffn.w2.weight))" in page
+    dom, log = _render_in_browser(html, tmp_path / "run.png")
+    # one chart over time and one per compiled graph (4), each with its drawn series
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    assert 'data-rendered="5"' in body and "data-errors" not in body, body
+    assert dom.count('class="series"') >= 5 and 'class="band"' in dom and 'class="mark"' in dom
+    assert "saved-for-backward" in dom and "forward" in dom
+    assert not _console_errors(log), _console_errors(log)
+
+
+def test_diff_html_draws_both_runs_on_one_axis(fixture_diff, tmp_path):
+    html = tmp_path / "diff.html"
+    proc = run_cli("report", fixture_diff, "-o", html)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = html.read_text()
+    _assert_offline(page)
+    assert page.index("abs(permute(layers.*.ffn.w2.weight))") < page.index("reciprocal(view(exp2")  # ranked
+    dom, log = _render_in_browser(html, tmp_path / "diff.png")
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    assert 'data-rendered="1"' in body and "data-errors" not in body, body
+    assert 'data-name="A total allocated"' in dom and 'data-name="B total allocated"' in dom
+    assert not _console_errors(log), _console_errors(log)
+
+
+def test_report_refuses_to_overwrite_and_names_bad_input(tmp_path):
+    html = tmp_path / "x.html"
+    html.write_text("mine")
+    proc = run_cli("report", ROWWISE, "-o", html)
+    assert proc.returncode == 2 and "exists; pass --force" in proc.stderr and html.read_text() == "mine"
+    proc = run_cli("report", tmp_path, "-o", tmp_path / "y.html")
+    assert proc.returncode == 2 and "holds no report.json or diff.json" in proc.stderr
+
+
+def test_trace_is_valid_chrome_trace_json(tmp_path):
+    trace = tmp_path / "trace.json"
+    proc = run_cli("report", ROWWISE, "-o", tmp_path / "r.html", "--trace", trace)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    doc = json.loads(trace.read_text())
+    events = doc["traceEvents"]
+    assert isinstance(events, list) and events
+    for e in events:
+        assert e["ph"] in {"X", "C", "M"} and isinstance(e["pid"], int) and isinstance(e["name"], str)
+        if e["ph"] != "M":
+            assert isinstance(e["ts"], (int, float))
+        if e["ph"] == "X":
+            assert e["dur"] >= 0 and isinstance(e["tid"], int)
+        if e["ph"] == "C":
+            assert e["args"] and all(isinstance(v, (int, float)) for v in e["args"].values())
+    phases = [e["name"] for e in events if e["ph"] == "X" and e.get("cat") == "phase"]
+    assert phases == ["forward", "backward", "optimizer"]
+    counters = {e["name"] for e in events if e["ph"] == "C"}
+    assert "allocated bytes" in counters and "allocated: saved-for-backward" in counters
+    # the counter's peak is the allocator's replayed peak (what the attribution reports)
+    rep = json.loads((ROWWISE / "report.json").read_text())
+    peak = max(e["args"]["total"] for e in events if e["name"] == "allocated bytes")
+    assert peak == doc["otherData"]["memprobe"]["peak"]["bytes"] == rep["attribution"]["peak_bytes"]
+
+
+def test_diff_markdown_matches_the_snapshot():
+    proc = run_cli("diff", BF16, ROWWISE, "--markdown")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout == (SNAPSHOTS / "diff-bf16-vs-rowwise.md").read_text()
+
+
+def test_gate_markdown_matches_the_snapshot(tmp_path):
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(
+        '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
+        'device = "cuda"\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "2 MiB"\nweight_derived_saved_bytes = 0\n\n'
+        '[probes.ffn-rowwise.limits.cuda]\nforward_peak_bytes = "128 MiB"\n'
+    )
+    proc = run_cli("gate", "--budget", budget, "--from", ROWWISE, "--markdown")
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert proc.stdout.replace(str(budget), "BUDGET") == (SNAPSHOTS / "gate-rowwise.md").read_text()
+    html = tmp_path / "gate.html"
+    assert run_cli("gate", "--budget", budget, "--from", ROWWISE, "--html", html, "-q").returncode == 1
+    _assert_offline(html.read_text())
+    assert "FAIL" in html.read_text()
