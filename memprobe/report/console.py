@@ -25,23 +25,48 @@ def _console(stderr: bool = False) -> Console:
 
 
 class progress_printer:
-    """Progress lines with elapsed time on stderr; plain when stderr is not a terminal."""
+    """Progress on stderr while a probe compiles and steps.
+
+    On a terminal: a spinner with the current stage and its running time, and a line with the
+    duration of each finished stage. Elsewhere (logs, CI): one plain line per stage with the
+    elapsed time. ``enabled=False`` (--quiet, --json) prints nothing.
+    """
 
     def __init__(self, enabled: bool = True):
         self.enabled = enabled
         self.t0 = time.perf_counter()
         self.console = _console(stderr=True)
+        self.live = enabled and self.console.is_terminal
+        self._stage: tuple[str, float] | None = None
+        self._status = None
+
+    def _finish_stage(self) -> None:
+        if self._stage is not None:
+            msg, started = self._stage
+            self.console.print(f"[green]✓[/] {msg} [dim]({time.perf_counter() - started:.1f}s)[/]")
+            self._stage = None
 
     def __call__(self, msg: str) -> None:
-        if self.enabled:
-            elapsed = time.perf_counter() - self.t0
-            if self.console.is_terminal:
-                self.console.print(f"[dim]{elapsed:6.1f}s[/] {msg}")
-            else:
-                print(f"{elapsed:6.1f}s {msg}", file=sys.stderr, flush=True)
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if not self.live:
+            print(f"{now - self.t0:6.1f}s {msg}", file=sys.stderr, flush=True)
+            return
+        self._finish_stage()
+        self._stage = (msg, now)
+        if self._status is None:
+            self._status = self.console.status(msg, spinner="dots")
+            self._status.start()
+        else:
+            self._status.update(msg)
 
     def close(self) -> None:
-        pass
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+        if self.live:
+            self._finish_stage()
 
 
 _WHY = {"policy": "policy MUST_SAVE", "partitioner": "partitioner", "graph-input": "graph input"}
