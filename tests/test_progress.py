@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
 
@@ -12,12 +13,12 @@ from memprobe.report.console import progress_printer
 def test_terminal_progress_reports_each_finished_stage_with_its_duration():
     p = progress_printer(enabled=True)
     buf = io.StringIO()
-    p.console = Console(file=buf, force_terminal=True, width=100)
+    p.console = Console(file=buf, force_terminal=True, width=100, highlight=False)
     p.live = True
     p("building the model")
     p("step 1/3 (compiling)")
     p.close()
-    out = buf.getvalue()
+    out = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", buf.getvalue())
     assert "✓ building the model" in out and "✓ step 1/3 (compiling)" in out
     assert out.index("✓ building the model") < out.index("✓ step 1/3 (compiling)") and "s)" in out
 
