@@ -81,6 +81,7 @@ def test_run_html_draws_offline_in_chromium(tmp_path):
     body = re.search(r"<body[^>]*>", dom).group(0)
     assert 'data-rendered="5"' in body and "data-errors" not in body, body
     assert dom.count('class="series"') >= 5 and 'class="band"' in dom and 'class="mark"' in dom
+    assert dom.count('class="kernel"') >= 4  # the kernel calls along each graph's x-axis
     assert "saved-for-backward" in dom and "forward" in dom
     assert not _console_errors(log), _console_errors(log)
 

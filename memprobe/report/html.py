@@ -66,6 +66,7 @@ function chart(host,opts){
   s.points.forEach(function(p,i){var px=X(p[0]).toFixed(1),py=Y(p[1]).toFixed(1);if(i===0)d+='M'+px+','+py;else if(s.step)d+='H'+px+'V'+py;else d+='L'+px+','+py;prev=p;});
   var path=el('path',{d:d,fill:'none',stroke:s.color,'stroke-width':s.width||1.5,'class':'series','data-name':s.name},svg);
   var tt=el('title',{},path);tt.textContent=s.name;s.el=path;});
+ (opts.ticks||[]).forEach(function(k){var t=el('line',{x1:X(k.x),x2:X(k.x),y1:H-B,y2:H-B+6,stroke:'#6b7385','class':'kernel'},svg);el('title',{},t).textContent=k.label;});
  (opts.marks||[]).forEach(function(m){el('circle',{cx:X(m.x),cy:Y(m.y),r:4,fill:m.color||'#c62828','class':'mark'},svg);var t=el('title',{},svg.lastChild);t.textContent=m.label;});
  host.appendChild(svg);
  if(opts.legend!==false){var lg=document.createElement('div');lg.className='legend';opts.series.forEach(function(s){var sp=document.createElement('span');
@@ -87,8 +88,9 @@ function drawGraphs(host,graphs){graphs.forEach(function(g){var box=document.cre
  var pts=g.curve.map(function(p,i){return [i,p[1]];});
  var marks=g.curve.map(function(p,i){return savedLines[p[0]]?{x:i,y:p[1],label:'line '+p[0]+': saved '+savedLines[p[0]].expr+' ('+fmt(savedLines[p[0]].bytes)+')'}:null;}).filter(Boolean);
  var kernels=g.kernels||[];var kx=function(v){var i=Math.round(v);var line=g.curve[Math.min(Math.max(i,0),g.curve.length-1)];return line?('L'+line[0]):'';};
- chart(box,{series:[{name:'live bytes (simulated from the output code)',color:'#1565c0',points:pts,step:true,width:1.8}],marks:marks,
-  xlabel:'output-code statements in order ('+kernels.length+' kernels; red dots: allocations returned as saved for backward)',xfmt:kx,height:220,legend:false});
+ var idx=0,ticks=kernels.map(function(k){while(idx<g.curve.length-1&&g.curve[idx][0]<k.line)idx++;return {x:idx,label:'line '+k.line+': '+k.kernel};});
+ chart(box,{series:[{name:'live bytes (simulated from the output code)',color:'#1565c0',points:pts,step:true,width:1.8}],marks:marks,ticks:ticks,
+  xlabel:'output-code statements in order (ticks: the '+kernels.length+' kernel calls; red dots: allocations returned as saved for backward)',xfmt:kx,height:220,legend:false});
  host.appendChild(box);});}
 function sortable(table){var ths=table.querySelectorAll('th');ths.forEach(function(th,ci){th.addEventListener('click',function(){var tb=table.tBodies[0];
  var rows=Array.prototype.slice.call(tb.rows);var dir=th.getAttribute('data-dir')==='asc'?-1:1;th.setAttribute('data-dir',dir>0?'asc':'desc');
