@@ -21,6 +21,9 @@ from pathlib import Path
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--recipe", default="rowwise")
+    ap.add_argument("--repro", default="ffn", choices=["ffn", "transformer"])
+    ap.add_argument("--heads", type=int, default=32)
+    ap.add_argument("--kv-heads", type=int, default=8)
     ap.add_argument("--ac-policy", default="torchtitan-2025-01")
     ap.add_argument("--dim", type=int, default=4096)
     ap.add_argument("--hidden", type=int, default=14336)
@@ -34,8 +37,9 @@ def main() -> None:
     from memprobe.config import ProbeConfig
     from memprobe.units import fmt_bytes
 
-    cfg = ProbeConfig(recipe=args.recipe, ac_policy=args.ac_policy, dim=args.dim, hidden=args.hidden,
-                      layers=args.layers, batch=args.batch, seq=args.seq, device="cuda")
+    cfg = ProbeConfig(recipe=args.recipe, repro=args.repro, ac_policy=args.ac_policy, dim=args.dim, hidden=args.hidden,
+                      heads=args.heads, kv_heads=args.kv_heads, layers=args.layers, batch=args.batch, seq=args.seq,
+                      device="cuda").validated()
     with tempfile.TemporaryDirectory() as d:
         report = run_probe(cfg, Path(d) / "run", cuda_snapshot=False, measure_calls=True)
     sim = {g["graph_id"]: g for g in report["graph_memory"]}
@@ -46,12 +50,13 @@ def main() -> None:
         simulated = sim[gid]["peak_bytes"]
         rows.append({"graph": gid, "block": inv["block"], "simulated_peak_bytes": simulated,
                      "measured_peak_increase_bytes": measured,
-                     "relative_error": (simulated - measured) / measured if measured else None})
-    print(f"{'graph':<12} {'block':<10} {'simulated':>12} {'measured':>12} {'error':>8}")
+                     "relative_error": (simulated - measured) / measured if measured else None,
+                     "statements_not_understood": len(sim[gid].get("unrecognized") or [])})
+    print(f"{'graph':<12} {'block':<10} {'simulated':>12} {'measured':>12} {'error':>8} {'not understood':>15}")
     for r in rows:
         err = f"{100 * r['relative_error']:+.2f}%" if r["relative_error"] is not None else "n/a"
         print(f"{r['graph']:<12} {r['block'] or '':<10} {fmt_bytes(r['simulated_peak_bytes']):>12} "
-              f"{fmt_bytes(r['measured_peak_increase_bytes']):>12} {err:>8}")
+              f"{fmt_bytes(r['measured_peak_increase_bytes']):>12} {err:>8} {r['statements_not_understood']:>15}")
     Path(args.json_out).write_text(json.dumps({"config": report["config"], "versions": report["versions"], "rows": rows}, indent=1))
 
 
