@@ -76,11 +76,37 @@ def _frames(ev: dict) -> list[dict]:
     return [f for f in fr if isinstance(f, dict)]
 
 
+MARKER_BLOCK_BYTES = 512  # a 1-byte tensor: the allocator's smallest block
+
+
 def _is_marker(ev: dict) -> bool:
-    return any(f.get("name") == MARKER_FUNCTION and str(f.get("filename", "")).endswith("memory.py") for f in _frames(ev))
+    # the size test first: it rules out nearly every event without looking at its stack
+    size = ev.get("size")
+    return isinstance(size, int) and size <= MARKER_BLOCK_BYTES and any(
+        isinstance(f, dict) and f.get("name") == MARKER_FUNCTION and str(f.get("filename", "")).endswith("memory.py")
+        for f in ev.get("frames") or ())
+
+
+_CACHE_KEY = "_memprobe_cache"
+
+
+def _cached(snap: dict, key, compute):
+    """Derived data computed once per loaded snapshot (kept in the snapshot dict itself)."""
+    cache = snap.setdefault(_CACHE_KEY, {})
+    if key not in cache:
+        cache[key] = compute()
+    return cache[key]
+
+
+def _cache_get(snap: dict, key):
+    return (snap.get(_CACHE_KEY) or {}).get(key)
 
 
 def _trace(snap: dict, device: int | None) -> list[dict]:
+    return _cached(snap, ("trace", device), lambda: _valid_trace(snap, device))
+
+
+def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     traces = snap["device_traces"]
     if device is None:
         sizes = [len(t) if isinstance(t, list) else 0 for t in traces]
@@ -121,20 +147,46 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
     return blocks
 
 
-def _walk(snap: dict, device: int | None = None):
+def _markers(snap: dict, device: int | None, expected: int | None = None) -> frozenset[int]:
+    """Trace indices of the phase-marker allocations. They all lie in the measured step at the
+    end of the history: with ``expected`` known, the trace is searched backwards only until
+    that many are found."""
+
+    def compute():
+        trace = _trace(snap, device)
+        found = []
+        for i in range(len(trace) - 1, -1, -1):
+            ev = trace[i]
+            if ev["action"] == "alloc" and _is_marker(ev):
+                found.append(i)
+                if expected is not None and len(found) == expected:
+                    break
+        return frozenset(found)
+
+    return _cached(snap, ("markers", device), compute)
+
+
+def _walk(snap: dict, device: int | None = None, resume: tuple | None = None):
     """Replay the trace once: yields ``(index, event, is_marker, live, total)`` after each event,
     ``live`` being the blocks allocated at that moment (address -> block) and ``total`` their bytes.
-    Marker allocations (phase boundaries) are reported but not counted."""
+    Marker allocations (phase boundaries) are reported but not counted. ``resume``: a state
+    ``(index, live, total)`` saved by :func:`replay` to start from instead of the beginning."""
     trace = _trace(snap, device)
-    live = _pre_existing(snap, trace, device)
-    free_action = _free_action(trace)
-    total = sum(b["size"] for b in live.values())
-    yield -1, None, False, live, total
-    for i, ev in enumerate(trace):
+    markers = _markers(snap, device)
+    free_action = _cached(snap, ("free_action", device), lambda: _free_action(trace))
+    if resume is not None:
+        start, live, total = resume[0], dict(resume[1]), resume[2]
+    else:
+        start = 0
+        live = dict(_cached(snap, ("pre_existing", device), lambda: _pre_existing(snap, trace, device)))
+        total = sum(b["size"] for b in live.values())
+    yield start - 1, None, False, live, total
+    for i in range(start, len(trace)):
+        ev = trace[i]
         action = ev["action"]
-        marker = action == "alloc" and _is_marker(ev)
+        marker = i in markers
         if action == "alloc" and not marker:
-            live[ev["addr"]] = {"size": ev["size"], "frames": _frames(ev), "index": i}
+            live[ev["addr"]] = {"size": ev["size"], "frames": ev.get("frames") or [], "index": i}
             total += ev["size"]
         elif action == free_action and ev["addr"] in live:
             total -= live.pop(ev["addr"])["size"]
@@ -142,23 +194,31 @@ def _walk(snap: dict, device: int | None = None):
 
 
 def replay(snap: dict, device: int | None = None, phase_names: list | None = None) -> dict:
-    """Replay the trace: the peak of bytes allocated, over the step and per phase.
+    """Replay the trace: the peak of bytes allocated, over the measured step and per phase.
 
     ``phase_names``: the run's ``[[phase, "start"|"end"], ...]`` in the order of the
-    marker allocations in the trace.
+    marker allocations in the trace. The step is the history from the first marker on
+    (the whole history when it has no markers, e.g. a run that failed before measuring).
+    The state at the first marker is kept, so that :func:`live_at` starts there.
     """
+    _markers(snap, device, expected=len(phase_names) if phase_names else None)
     events = 0
     start_total = peak = total = 0
     peak_index = -1
     markers: list[int] = []
     phases: dict[str, dict] = {}
     current: str | None = None
-    for i, ev, marker, _live, total in _walk(snap, device):
+    in_step = not _markers(snap, device)
+    for i, ev, marker, live, total in _walk(snap, device):
         if i < 0:
             start_total = peak = total
             continue
         events += 1
         if marker:
+            if not markers:  # the measured step begins: its peak is counted from here
+                in_step = True
+                peak, peak_index = total, i
+                _cached(snap, ("resume", device), lambda: (i, dict(live), total))
             if phase_names and len(markers) < len(phase_names):
                 name, edge = phase_names[len(markers)]
                 current = name if edge == "start" else None
@@ -168,7 +228,7 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
                     phases.setdefault(name, {"peak_bytes": total, "peak_index": i, "start_index": i})["end_index"] = i
             markers.append(i)
             continue
-        if total > peak:
+        if in_step and total > peak:
             peak, peak_index = total, i
         if current is not None and total > phases[current]["peak_bytes"]:
             phases[current]["peak_bytes"], phases[current]["peak_index"] = total, i
@@ -178,10 +238,13 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
 
 def live_at(snap: dict, indices, device: int | None = None) -> dict[int, dict[int, dict]]:
     """The blocks alive right after each trace event in ``indices`` (-1: before the first event),
-    all from one replay."""
+    all from one replay (from the measured step's start when :func:`replay` saved it)."""
     wanted = set(indices)
     out: dict[int, dict[int, dict]] = {}
-    for i, _ev, _marker, live, _total in _walk(snap, device):
+    resume = _cache_get(snap, ("resume", device))
+    if resume is not None and min(wanted, default=-1) < resume[0]:
+        resume = None
+    for i, _ev, _marker, live, _total in _walk(snap, device, resume):
         if i in wanted:
             out[i] = dict(live)
             if len(out) == len(wanted):
@@ -208,7 +271,7 @@ class Classifier:
         reg = self.registry.get(str(addr))
         if reg is not None:
             return {"category": reg["category"], "item": reg["name"], "evidence": "tensor registry (alive before the step)"}
-        frames = block.get("frames") or []
+        frames = [f for f in block.get("frames") or [] if isinstance(f, dict)]
         funcs = " ".join(str(f.get("name", "")) for f in frames)
         if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
             return {"category": "library-workspace", "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
@@ -333,7 +396,12 @@ def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:
     line are numbered in trace order, the k-th being the k-th call of that graph."""
     ordinals: dict[tuple, int] = defaultdict(int)
     ordinal_of_index: dict[int, int] = {}
-    for i, ev in enumerate(_trace(snap, None)):
+    trace = _trace(snap, None)
+    # the report's graph calls are the measured step's: count from its first phase marker (the history
+    # before it holds earlier steps' calls of the same graphs)
+    first = min(_markers(snap, None), default=0)
+    for i in range(first, len(trace)):
+        ev = trace[i]
         if ev.get("action") != "alloc":
             continue
         for f in _frames(ev):
