@@ -46,7 +46,7 @@ class ProbeConfig:
     fsdp: bool = True
     reshard_after_forward: bool = True
     device: str = "auto"
-    steps: int = 3
+    steps: int = 2  # the first compiles (and creates the optimizer state), the second is measured
     lr: float = 1e-4
     nproc: int = 1  # ranks on this node (torchrun); FSDP shards over all ranks
 

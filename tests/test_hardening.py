@@ -75,7 +75,8 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
 
     monkeypatch.setattr(common, "loss_fn", failing_loss)
     out = tmp_path / "oom"
-    result = CliRunner().invoke(cli, ["run", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--out", str(out), "-q"])
+    result = CliRunner().invoke(cli, ["run", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--steps", "3",
+                                      "--out", str(out), "-q"])
     assert result.exit_code == 4, (result.exit_code, result.output)
     err = result.stderr
     assert err.count("\n") == 1 and "out of memory during forward" in err and str(out) in err

@@ -145,3 +145,44 @@ def merge_rank_dirs(out: Path, cfg: ProbeConfig) -> dict:
                     "saved table are rank 0's (per-rank run dirs under rank<R>/)",
     }
     return merged
+
+
+class BackgroundRun:
+    """A probe run in a separate ``memprobe run`` process, while this one runs another.
+
+    ``memprobe diff`` runs its two sides side by side this way: on a CPU most of a warm run is
+    single-threaded Python (tracing, partitioning), so two processes share the cores well.
+    """
+
+    def __init__(self, cfg: ProbeConfig, out: Path, *, verbose: bool = False, analysis_only: bool = False):
+        self.out = Path(out)
+        cmd = [sys.executable, "-m", "memprobe", "run", *cfg.to_flags(), "--out", str(out), "--force", "-q"]
+        if verbose:
+            cmd.append("--verbose")
+        if analysis_only:
+            cmd.append("--analysis-only")
+        # one intra-op thread each: two processes with a full OpenMP team each would oversubscribe the cores
+        # and no pool of compile workers: the two processes are the parallelism
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1"}
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+
+    def wait(self) -> dict:
+        from ..analysis.rundir import load_report
+        from ..errors import MemprobeError
+
+        _, err = self.proc.communicate()
+        if self.proc.returncode != 0:
+            line = next((ln.split("memprobe: error:", 1)[1].strip() for ln in err.splitlines() if "memprobe: error:" in ln),
+                        f"exited with {self.proc.returncode}")
+            e = MemprobeError(line)
+            e.exit_code = self.proc.returncode if self.proc.returncode in (2, 3, 4) else 3
+            raise e
+        return load_report(self.out)
+
+    def cancel(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()

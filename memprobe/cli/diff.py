@@ -34,6 +34,16 @@ def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
     return config_from_options(ctx.params)
 
 
+def _runs_on_cpu(cfg) -> bool:
+    if cfg.device == "cpu":
+        return True
+    if cfg.device == "cuda":
+        return False
+    import torch
+
+    return not torch.cuda.is_available()
+
+
 @click.command(short_help="Rank what B keeps alive for backward that A does not.")
 @click.argument("a")
 @click.argument("b")
@@ -46,10 +56,17 @@ def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
               help="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).")
 @click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown for a pull-request comment.")
+@click.option("--parallel", is_flag=True,
+              help="Run the two sides side by side in two processes, one core each (CPU runs only). On 2 cores it "
+                   "gained nothing (bench/time_to_answer.py); with more cores than one run uses, it may.")
+@click.option("--analysis-only", is_flag=True,
+              help="Trace and partition both sides without generating kernels (see `memprobe run --analysis-only`): "
+                   "the ranked saved values in a fraction of the time, no measured phases.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
               help="Also write a self-contained HTML page: both runs on one axis and the ranked difference.")
 @output_options
-def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, html_path, as_json, quiet, verbose, debug, **shared) -> None:
+def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, parallel, analysis_only, html_path, as_json, quiet,
+         verbose, debug, **shared) -> None:
     """Run (or load) two configurations and rank what B keeps alive that A does not.
 
     \b
@@ -80,12 +97,35 @@ def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, html_path, a
         prepare_run_dir(out, force)
     reports = {}
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
-    for key, side in sides.items():
-        if isinstance(side, Path):
-            reports[key] = load_report(side)
-            progress(f"[{key}] loaded {side}")
-        else:
-            reports[key] = run_probe(side, out / key, progress=lambda m, k=key: progress(f"[{k}] {m}"), verbose=verbose)
+    background = None
+    if parallel and not all(_runs_on_cpu(c) for c in to_run.values()):
+        raise ConfigError("--parallel is for CPU runs: two probes on one GPU would share its memory")
+    if parallel and len(to_run) == 2 and all(c.nproc == 1 for c in to_run.values()):
+        from ..capture.launch import BackgroundRun
+
+        import torch
+
+        background = BackgroundRun(to_run["b"], out / "b", verbose=verbose, analysis_only=analysis_only)
+        import torch._inductor.config as inductor_config
+
+        torch.set_num_threads(1)  # this process runs side A on the other core
+        inductor_config.compile_threads = 1
+        progress("[b] running in a second process, side by side with [a]")
+    try:
+        for key, side in sides.items():
+            if isinstance(side, Path):
+                reports[key] = load_report(side)
+                progress(f"[{key}] loaded {side}")
+            elif key == "b" and background is not None:
+                progress("[b] waiting for the second process")
+                reports[key] = background.wait()
+                progress("[b] done")
+            else:
+                reports[key] = run_probe(side, out / key, progress=lambda m, k=key: progress(f"[{k}] {m}"), verbose=verbose,
+                                         analysis_only=analysis_only)
+    finally:
+        if background is not None:
+            background.cancel()
     result = diff_reports(reports["a"], reports["b"])
     result["a"]["source"] = str(sides["a"]) if isinstance(sides["a"], Path) else str(out / "a")
     result["b"]["source"] = str(sides["b"]) if isinstance(sides["b"], Path) else str(out / "b")

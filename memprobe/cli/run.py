@@ -53,8 +53,8 @@ def config_options(f):
                      help="FSDP2 frees unsharded parameters after forward."),
         click.option("--device", default="auto", show_default=True, type=click.Choice(["auto", "cpu", "cuda"]),
                      help="auto = cuda when a GPU is present, else cpu."),
-        click.option("--steps", default=3, show_default=True, type=int,
-                     help="Training steps: the first compiles, the last is measured."),
+        click.option("--steps", default=2, show_default=True, type=int,
+                     help="Training steps: the first compiles (and creates the optimizer state), the last is measured."),
         click.option("--nproc", default=1, show_default=True, type=int,
                      help="Ranks on this node, launched through torchrun; FSDP shards over all of them "
                           "(gloo on CPU, NCCL on CUDA, one GPU per rank)."),
