@@ -13,7 +13,7 @@ from .run import config_options, emit, output_options
 
 # (feature, what removing it does to a config, applies to A too, applicable?)
 FEATURES = (
-    ("more than one layer", lambda c: replace(c, layers=1), True, lambda a, b: b.layers > 1),
+    ("more than one layer", lambda c: replace(c, layers=1), True, lambda a, b: b.layers > 1 and b.model is None),
     ("FSDP", lambda c: replace(c, fsdp=False), True, lambda a, b: b.fsdp),
     ("torch.compile", lambda c: replace(c, compile=False), True, lambda a, b: b.compile),
     ("aten.abs in the SAC save list", lambda c: replace(c, recompute_ops=c.recompute_ops + ("aten.abs.default",)), True,
