@@ -28,16 +28,19 @@ ROOT = Path(__file__).resolve().parents[1]
 FLAGS = ["--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--steps", "2"]
 
 
-def pair(cache: str) -> dict:
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
+def pair(cache: str | None) -> dict:
+    """One bare run and one memprobe run; ``cache`` None: each gets its own empty Inductor cache."""
     out = tempfile.mkdtemp(prefix="memprobe-overhead-")
     try:
-        bare = measure([sys.executable, "-m", "repros.ffn", *FLAGS, "--device", "cpu"], env=env, cwd=str(ROOT))
-        probe = measure([sys.executable, "-m", "memprobe", "run", *FLAGS, "--device", "cpu", "--out", f"{out}/r", "-q"],
-                        env=env, cwd=str(ROOT))
+        result = {}
+        for name, cmd in (("bare", [sys.executable, "-m", "repros.ffn", *FLAGS, "--device", "cpu"]),
+                          ("memprobe", [sys.executable, "-m", "memprobe", "run", *FLAGS, "--device", "cpu",
+                                        "--out", f"{out}/r", "-q"])):
+            own = tempfile.mkdtemp(prefix="inductor-cold-", dir=out) if cache is None else cache
+            result[name] = measure(cmd, env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": own}, cwd=str(ROOT))
     finally:
         shutil.rmtree(out, ignore_errors=True)
-    return {"bare": bare, "memprobe": probe}
+    return result
 
 
 def summarize(pairs: list[dict]) -> dict:
@@ -59,12 +62,7 @@ def main() -> None:
     pair(warm)  # fill the cache for both (untimed)
     results["warm"] = summarize([pair(warm) for _ in range(a.repeats)])
     if a.cold:
-        cold_pairs = []
-        for _ in range(a.repeats):
-            cache = tempfile.mkdtemp(prefix="inductor-cold-")
-            cold_pairs.append(pair(cache))
-            shutil.rmtree(cache, ignore_errors=True)
-        results["cold"] = summarize(cold_pairs)
+        results["cold"] = summarize([pair(None) for _ in range(a.repeats)])
     shutil.rmtree(warm, ignore_errors=True)
     print(f"configuration: {' '.join(FLAGS)} (default dims), {a.repeats} paired runs, medians")
     print(f"{'cache':<6} {'bare (s)':>9} {'memprobe (s)':>13} {'ratio':>6}   {'bare RSS':>9} {'memprobe RSS':>13} {'ratio':>6}")
