@@ -144,7 +144,7 @@ def test_gate_markdown_matches_the_snapshot(tmp_path):
     budget = tmp_path / "memprobe.toml"
     budget.write_text(
         '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
-        'device = "cuda"\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "2 MiB"\nweight_derived_saved_bytes = 0\n\n'
+        'device = "cuda"\nsteps = 3\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "2 MiB"\nweight_derived_saved_bytes = 0\n\n'
         '[probes.ffn-rowwise.limits.cuda]\nforward_peak_bytes = "128 MiB"\n'
     )
     proc = run_cli("gate", "--budget", budget, "--from", ROWWISE, "--markdown")

@@ -128,10 +128,10 @@ def _free_action(trace: list[dict]) -> str:
 def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int, dict]:
     """Blocks alive when recording began: alive at the end with no alloc in the trace,
     or freed in the trace before any alloc of theirs."""
-    first_action: dict[int, str] = {}
-    for ev in trace:
-        if ev.get("action") in ("alloc", "free_requested", "free_completed"):
-            first_action.setdefault(ev["addr"], ev["action"])
+    first: dict[int, dict] = {}
+    for ev in trace:  # one pass: each address's first event
+        if ev["action"] in _BLOCK_ACTIONS and ev["addr"] not in first:
+            first[ev["addr"]] = ev
     blocks: dict[int, dict] = {}
     for seg in snap["segments"]:
         if not isinstance(seg, dict) or (device is not None and seg.get("device", device) != device):
@@ -139,12 +139,15 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
         for b in seg.get("blocks") or []:
             if not (isinstance(b, dict) and isinstance(b.get("address"), int) and isinstance(b.get("size"), int)):
                 continue
-            if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first_action:
+            if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first:
                 blocks[b["address"]] = {"size": b["size"], "frames": b.get("frames") or [], "pre_existing": True}
-    for ev in trace:
-        if first_action.get(ev.get("addr")) in ("free_requested", "free_completed") and ev["addr"] not in blocks:
-            blocks[ev["addr"]] = {"size": ev["size"], "frames": [], "pre_existing": True}
+    for addr, ev in first.items():
+        if ev["action"] != "alloc" and addr not in blocks:
+            blocks[addr] = {"size": ev["size"], "frames": [], "pre_existing": True}
     return blocks
+
+
+_BLOCK_ACTIONS = frozenset(("alloc", "free_requested", "free_completed"))
 
 
 def _markers(snap: dict, device: int | None, expected: int | None = None) -> frozenset[int]:
