@@ -154,3 +154,18 @@ def test_gate_markdown_matches_the_snapshot(tmp_path):
     assert run_cli("gate", "--budget", budget, "--from", ROWWISE, "--html", html, "-q").returncode == 1
     _assert_offline(html.read_text())
     assert "FAIL" in html.read_text()
+
+
+@pytest.mark.e2e
+def test_run_writes_html_and_trace_next_to_its_run_directory(tmp_path):
+    html, trace = tmp_path / "run.html", tmp_path / "trace.json"
+    proc = run_cli("run", "--recipe", "bf16", "--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1",
+                   "--device", "cpu", "--out", tmp_path / "r", "--html", html, "--trace", trace)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"html report: {html}" in proc.stdout and f"trace: {trace}" in proc.stdout
+    _assert_offline(html.read_text())
+    events = json.loads(trace.read_text())["traceEvents"]
+    # CPU: the profiler's regions and outermost aten ops are on their tracks
+    assert any(e.get("cat") == "op" for e in events) and any(e.get("cat") == "region" for e in events)
+    proc = run_cli("run", "--analysis-only", "--out", tmp_path / "a", "--trace", tmp_path / "t2.json")
+    assert proc.returncode == 2 and "--trace needs a measured step" in proc.stderr

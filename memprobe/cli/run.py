@@ -10,6 +10,7 @@ import click
 from repros.presets import PRESETS
 
 from ..config import AC_MODES, RECIPE_ALIASES, RECIPES, REPROS, ProbeConfig
+from ..errors import ConfigError
 from ..policies import POLICIES
 
 
@@ -169,6 +170,8 @@ def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, 
     from ..report import console as render
 
     cfg = config_from_options(kw)
+    if trace_path is not None and analysis_only:
+        raise ConfigError("--trace needs a measured step; --analysis-only measures none")
     out = out if out is not None else default_run_dir(cfg.recipe)
     refuse_existing(html_path, trace_path, force=force)
     prepare_run_dir(out, force)
