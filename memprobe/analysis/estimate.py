@@ -14,14 +14,17 @@ saved: weight-derived          compiled graphs                   L only (unshard
 saved: activations             compiled graphs                   L x T
 unsharded params in flight     block numel x 2 B x 2 blocks      (per block; FSDP prefetch)
 forward temporaries            measured forward peak - end       T
+held besides saved values      measured forward end - start      nothing (kept as measured)
+                               - saved
 fixed                          measured step start - state       nothing (workspaces, ...)
 =============================  ================================  ============================
 
 The two moments that bound the step: the start of backward (everything saved is alive) and
 its end (all gradients exist, nothing saved is left):
-``peak = fixed + state + max(saved, gradients) + unsharded in flight + temporaries``.
+``peak = fixed + state + held + max(saved, gradients) + unsharded in flight + temporaries``.
 It is an estimate: no allocator fragmentation (reserved vs allocated), no communication
-buffers, no embedding, output layer or logits unless the probed model has them.
+buffers beyond what the probe held at the end of forward, no embedding, output layer or
+logits unless the probed model has them.
 """
 
 from __future__ import annotations
@@ -62,6 +65,8 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
     fwd = phases["forward"]
     fixed = max(0, fwd["start_bytes"] - params - opt) if absolute else 0
     temporaries = max(0, fwd["peak_bytes"] - fwd["end_bytes"])
+    saved_measured = by_kind.get("weight-derived", 0) + by_kind.get("activation", 0)
+    held = max(0, fwd["end_bytes"] - (fwd["start_bytes"] if absolute else 0) - saved_measured)
     in_flight = 2 * block_numel * 2 if cfg.get("fsdp", True) else 0
     grads_measured = params
 
@@ -78,6 +83,7 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "saved_activation_bytes": round(by_kind.get("activation", 0) * L / k * T / t0),
             "unsharded_in_flight_bytes": in_flight,
             "forward_temporaries_bytes": round(temporaries * T / t0),
+            "held_besides_saved_bytes": held,
             "fixed_bytes": fixed,
         }
 
@@ -85,9 +91,10 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
         state = c["sharded_parameters_bytes"] + c["optimizer_state_bytes"]
         saved = c["saved_weight_derived_bytes"] + c["saved_activation_bytes"]
         transient = c["unsharded_in_flight_bytes"] + c["forward_temporaries_bytes"]
+        base = c["fixed_bytes"] + state + c["held_besides_saved_bytes"]
         return {
-            "forward_end_bytes": c["fixed_bytes"] + state + saved,
-            "peak_bytes": c["fixed_bytes"] + state + max(saved, c["gradients_bytes"]) + transient,
+            "forward_end_bytes": base + saved,
+            "peak_bytes": base + max(saved, c["gradients_bytes"]) + transient,
         }
 
     at_probe = components(k, w0, t0)
@@ -111,12 +118,13 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "saved_activation_bytes": "x L/k x T'/T",
             "unsharded_in_flight_bytes": "2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
             "forward_temporaries_bytes": "measured forward peak - forward end, x T'/T",
+            "held_besides_saved_bytes": "measured forward end - start - saved values, kept as measured",
             "fixed_bytes": "measured step start - parameters - optimizer state (CUDA; 0 on the CPU)",
         },
         "notes": [
             "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
-            "not modelled: allocator fragmentation (reserved > allocated), communication buffers, layers the probe "
-            "does not have (embedding, output projection, logits)",
+            "not modelled: allocator fragmentation (reserved > allocated), FSDP reduce-scatter buffers in backward, "
+            "layers the probe does not have (embedding, output projection, logits)",
         ],
         "source": {"measured": "probe run (memory phases, persistent state)", "derived": "saved table (compiled graphs)"},
     }
