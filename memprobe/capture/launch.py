@@ -43,8 +43,9 @@ def torchrun_command(cfg: ProbeConfig, out: Path, *, nnodes: str | None = None, 
 def run_distributed(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool = False, analysis_only: bool = False,
                     nnodes: str | None = None, rdzv_endpoint: str | None = None) -> dict:
     """Launch the ranks, wait, merge. Errors: the first rank's, as one line."""
+    quiet = progress is None or not getattr(progress, "enabled", True)  # --quiet / --json: the ranks print nothing
     cmd = torchrun_command(cfg, out, nnodes=nnodes, rdzv_endpoint=rdzv_endpoint, analysis_only=analysis_only,
-                           verbose=verbose, quiet=progress is None)
+                           verbose=verbose, quiet=quiet)
     progress = progress or (lambda msg: None)
     progress(f"launching {cfg.nproc} ranks through torchrun")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -53,7 +54,9 @@ def run_distributed(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool
     errors: list[str] = []
     try:
         # rank 0's progress lines go through as they come; torchrun's own chatter only with --verbose
-        with subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True, bufsize=1) as proc:
+        # (and nothing on our stdout, which may be carrying --json)
+        with subprocess.Popen(cmd, env=env, stdout=sys.stderr if verbose else subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, bufsize=1) as proc:
             for line in proc.stderr:
                 if "memprobe: error:" in line:
                     errors.append(line.split("memprobe: error:", 1)[1].strip())
