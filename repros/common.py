@@ -99,10 +99,6 @@ def init_process_group(device: torch.device) -> bool:
     return True
 
 
-# kept for the repros' own entry points and older callers
-init_single_process_group = init_process_group
-
-
 def make_batch(batch: int, seq: int, dim: int, *, device, dtype=torch.float32, seed: int = 0) -> torch.Tensor:
     g = torch.Generator(device="cpu").manual_seed(seed + 1)
     return torch.randn(batch, seq, dim, generator=g, dtype=dtype).to(device)
@@ -161,18 +157,30 @@ def saved_tensor_bytes(root: torch.Tensor) -> int:
     return total
 
 
-def train(model: nn.Module, blocks: nn.Module, x, *, recipe: str, ac: str, context_fn, compile: bool, fsdp: bool,
-          steps: int, device: torch.device) -> None:
-    """The standalone loop of a repro's ``python -m``: build, train, print saved bytes per step."""
+def apply_stack(model: nn.Module, blocks: nn.Module, *, recipe: str, ac: str, context_fn, compile: bool,
+                compile_backend: Callable | str = "inductor", fsdp: bool, reshard_after_forward: bool = True,
+                device: torch.device) -> bool:
+    """float8 -> SAC -> per-block compile -> FSDP2 (or a bf16 cast without it), in torchtitan's order.
+
+    Returns True if it created the default process group (FSDP, or a rank under torchrun).
+    """
     apply_float8(model, recipe)
     apply_ac(blocks, ac, context_fn)
     if compile:
-        apply_compile(blocks)
+        apply_compile(blocks, backend=compile_backend)
+    created = init_process_group(device) if fsdp or launched_by_torchrun() else False
     if fsdp:
-        init_process_group(device)
-        apply_fsdp(model, blocks)
+        apply_fsdp(model, blocks, reshard_after_forward=reshard_after_forward)
     else:
         model.to(torch.bfloat16)
+    return created
+
+
+def train(model: nn.Module, blocks: nn.Module, x, *, recipe: str, ac: str, context_fn, compile: bool, fsdp: bool,
+          steps: int, device: torch.device) -> None:
+    """The standalone loop of a repro's ``python -m``: build, train, print saved bytes per step."""
+    apply_stack(model, blocks, recipe=recipe, ac=ac, context_fn=context_fn, compile=compile, fsdp=fsdp, device=device)
+    if not fsdp:
         x = x.to(torch.bfloat16)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     for step in range(steps):

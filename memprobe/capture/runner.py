@@ -249,19 +249,14 @@ class Probe:
             target = build_target(cfg, device)
             model, blocks, x = target.model, target.blocks, target.batch
             self.report["model"] = describe(target)
-            common.apply_float8(model, cfg.recipe)
             context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == "op" else None
-            common.apply_ac(blocks, cfg.ac, context_fn)
-            if cfg.compile:
-                common.apply_compile(blocks, backend=capture)
+            created_pg = common.apply_stack(model, blocks, recipe=cfg.recipe, ac=cfg.ac, context_fn=context_fn,
+                                            compile=cfg.compile, compile_backend=capture, fsdp=cfg.fsdp,
+                                            reshard_after_forward=cfg.reshard_after_forward, device=device)
             capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in blocks.named_children()})
-            if cfg.fsdp or common.launched_by_torchrun():
-                created_pg = common.init_process_group(device)
+            if torch.distributed.is_initialized():
                 self.report["distributed"] = _rank_info()
-            if cfg.fsdp:
-                common.apply_fsdp(model, blocks, reshard_after_forward=cfg.reshard_after_forward)
-            else:
-                model.to(torch.bfloat16)
+            if not cfg.fsdp:
                 x = cast_batch(x, torch.bfloat16)
             optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
             runtime_total = None
