@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import LEGACY_ROWWISE, run_cli  # LEGACY_ROWWISE: the one-process run other tests already made
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ("--dim", "256", "--hidden", "1024", "--ac-policy", "torchtitan-2025-01")
 MODEL = ("--model", str(ROOT / "tests" / "models" / "mixer.py") + ":build", "--ac-policy", "torchtitan-2025-01")
 
 
@@ -22,11 +21,11 @@ def _items(report: dict) -> list[tuple]:
 
 
 def test_two_ranks_shard_the_parameters_and_save_the_same_items(runs):
-    one, two = runs(*SMALL), runs(*SMALL, "--nproc", "2")
+    one, two = runs(*LEGACY_ROWWISE), runs(*LEGACY_ROWWISE, "--nproc", "2")
     dist = two.report["distributed"]
     assert dist["world_size"] == 2 and dist["backend"] == "gloo" and [r["rank"] for r in dist["ranks"]] == [0, 1]
     full = one.report["memory"]["persistent"]["parameters_bytes"]
-    assert full == 2 * 3 * 256 * 1024 * 4  # 2 blocks x w1, w2, w3 in fp32
+    assert full == 2 * 3 * 512 * 2048 * 4  # 2 blocks x w1, w2, w3 in fp32
     for rank in dist["ranks"]:
         assert rank["status"] == "complete"
         assert rank["parameters_bytes"] * 2 == full  # FSDP shards every weight over the two ranks
