@@ -204,14 +204,14 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
     (the whole history when it has no markers, e.g. a run that failed before measuring).
     The state at the first marker is kept, so that :func:`live_at` starts there.
     """
-    _markers(snap, device, expected=len(phase_names) if phase_names else None)
+    has_markers = bool(_markers(snap, device, expected=len(phase_names) if phase_names else None))
     events = 0
     start_total = peak = total = 0
     peak_index = -1
     markers: list[int] = []
     phases: dict[str, dict] = {}
     current: str | None = None
-    in_step = not _markers(snap, device)
+    in_step = not has_markers
     for i, ev, marker, live, total in _walk(snap, device):
         if i < 0:
             start_total = peak = total

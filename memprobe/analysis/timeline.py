@@ -94,7 +94,7 @@ def _cpu_timeline(report: dict, limit: int) -> dict | None:
 
 
 def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
-    from .snapshot import Classifier, _pre_existing, _trace, call_ordinals, load_snapshot, output_code_line_map, replay, _walk
+    from .snapshot import Classifier, _cache_get, _trace, _walk, call_ordinals, load_snapshot, output_code_line_map, replay
 
     snap = load_snapshot(snap_path)
     meta = (report.get("memory") or {}).get("snapshot") or {}
@@ -111,46 +111,37 @@ def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
     def t_of(i: int) -> float:
         return float(trace[i].get("time_us", i) - t0) if "time_us" in trace[i] else float(i - first)
 
+    def category(addr: int, block: dict) -> str:
+        if "index" in block:
+            block = {**block, "call_ordinal": ordinals.get(block["index"])}
+        return classifier.classify(addr, block)["category"]
+
     cat_of_addr: dict[int, str] = {}
-    baseline_events = []
+    start_by_cat: dict[str, int] = {}
 
     def events():
-        for i, ev, marker, live, _total in _walk(snap, None):
-            if i < 0:  # blocks allocated before the history began
+        # from the measured step's first marker, where replay() left its state (else from the beginning)
+        for i, ev, marker, live, _total in _walk(snap, None, _cache_get(snap, ("resume", None))):
+            if ev is None:  # what is alive when the step starts: its starting level, by category
                 for addr, block in live.items():
-                    cat_of_addr[addr] = classifier.classify(addr, block)["category"]
+                    cat = cat_of_addr[addr] = category(addr, block)
+                    start_by_cat[cat] = start_by_cat.get(cat, 0) + block["size"]
                 continue
             if marker:
                 continue
-            action = ev["action"]
-            if action == "alloc":
-                block = live.get(ev["addr"]) or {"size": ev["size"], "frames": []}
-                if "index" in block:
-                    block = {**block, "call_ordinal": ordinals.get(block["index"])}
-                cat = classifier.classify(ev["addr"], block)["category"]
-                cat_of_addr[ev["addr"]] = cat
+            if i > last:
+                break
+            if ev["action"] == "alloc":
+                cat = cat_of_addr[ev["addr"]] = category(ev["addr"], live[ev["addr"]])
                 delta = ev["size"]
             elif ev["addr"] in cat_of_addr and ev["addr"] not in live:
                 cat = cat_of_addr.pop(ev["addr"])
                 delta = -ev["size"]
             else:
                 continue
-            if i < first:
-                baseline_events.append((cat, delta))
-                continue
-            if i > last:
-                break
             yield t_of(i), cat, delta
 
     items = list(events())
-    # the level at the step start: pre-existing blocks plus everything allocated and not freed before it
-    start_by_cat: dict[str, int] = {}
-    pre = _pre_existing(snap, trace, None)
-    for addr, block in pre.items():
-        c = classifier.classify(addr, block)["category"]
-        start_by_cat[c] = start_by_cat.get(c, 0) + block["size"]
-    for cat, delta in baseline_events:
-        start_by_cat[cat] = start_by_cat.get(cat, 0) + delta
     seed = [(0.0, c, b) for c, b in sorted(start_by_cat.items()) if b]
     out = _series(seed + items, limit)
     out["source"] = "cuda-snapshot"
