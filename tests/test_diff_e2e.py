@@ -110,3 +110,17 @@ def test_diff_is_pure_and_symmetric_in_its_totals(legacy_diff):
     assert back["totals"]["saved_bytes"]["delta"] == -d["totals"]["saved_bytes"]["delta"]
     assert {it["status"] for it in back["items"]} <= {"only_a", "shrunk", "only_b", "grown"}
     assert sum(it["delta_bytes"] for it in back["items"]) == back["totals"]["saved_bytes"]["delta"]
+
+
+def test_parallel_sides_give_the_sequential_answer(tmp_path):
+    """--parallel runs side B in a second process; the ranked items are the same as run one after the other."""
+    tiny = ("bf16", "rowwise", "--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", *LEGACY,
+            "--analysis-only", "--device", "cpu", "--json", "-q")
+    results = {}
+    for mode in ("--parallel", None):
+        proc = run_cli("diff", *tiny, *([mode] if mode else []), "--out", tmp_path / str(mode))
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        results[mode] = json.loads(proc.stdout)
+    assert (tmp_path / "--parallel" / "b" / "report.json").is_file()
+    assert results["--parallel"]["items"] == results[None]["items"]
+    assert any(it["status"] == "only_b" and it["expr"].startswith("abs(") for it in results[None]["items"])

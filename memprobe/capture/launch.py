@@ -40,6 +40,13 @@ def torchrun_command(cfg: ProbeConfig, out: Path, *, nnodes: str | None = None, 
     return cmd
 
 
+_ERROR = "memprobe: error:"  # how a memprobe process states its one-line error on stderr
+
+
+def _error_message(line: str) -> str:
+    return line.split(_ERROR, 1)[1].strip()
+
+
 def run_distributed(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool = False, analysis_only: bool = False,
                     nnodes: str | None = None, rdzv_endpoint: str | None = None) -> dict:
     """Launch the ranks, wait, merge. Errors: the first rank's, as one line."""
@@ -58,8 +65,8 @@ def run_distributed(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool
         with subprocess.Popen(cmd, env=env, stdout=sys.stderr if verbose else subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True, bufsize=1) as proc:
             for line in proc.stderr:
-                if "memprobe: error:" in line:
-                    errors.append(line.split("memprobe: error:", 1)[1].strip())
+                if _ERROR in line:
+                    errors.append(_error_message(line))
                 if verbose or "[rank 0]" in line:
                     sys.stderr.write(line)
     except KeyboardInterrupt:
@@ -153,8 +160,9 @@ def merge_rank_dirs(out: Path, cfg: ProbeConfig) -> dict:
 class BackgroundRun:
     """A probe run in a separate ``memprobe run`` process, while this one runs another.
 
-    ``memprobe diff`` runs its two sides side by side this way: on a CPU most of a warm run is
-    single-threaded Python (tracing, partitioning), so two processes share the cores well.
+    ``memprobe diff --parallel`` runs its two sides side by side this way, one core each. On the
+    2-core machine it was measured on it gained nothing (the bf16 side's GEMMs want both cores);
+    with more cores than one run uses, it may.
     """
 
     def __init__(self, cfg: ProbeConfig, out: Path, *, verbose: bool = False, analysis_only: bool = False):
@@ -175,8 +183,7 @@ class BackgroundRun:
 
         _, err = self.proc.communicate()
         if self.proc.returncode != 0:
-            line = next((ln.split("memprobe: error:", 1)[1].strip() for ln in err.splitlines() if "memprobe: error:" in ln),
-                        f"exited with {self.proc.returncode}")
+            line = next((_error_message(ln) for ln in err.splitlines() if _ERROR in ln), f"exited with {self.proc.returncode}")
             e = MemprobeError(line)
             e.exit_code = self.proc.returncode if self.proc.returncode in (2, 3, 4) else 3
             raise e

@@ -34,16 +34,6 @@ def _resolve_side(label: str, value: str, extra: str | None, shared: dict):
     return config_from_options(ctx.params)
 
 
-def _runs_on_cpu(cfg) -> bool:
-    if cfg.device == "cpu":
-        return True
-    if cfg.device == "cuda":
-        return False
-    import torch
-
-    return not torch.cuda.is_available()
-
-
 @click.command(short_help="Rank what B keeps alive for backward that A does not.")
 @click.argument("a")
 @click.argument("b")
@@ -85,7 +75,7 @@ def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, parallel, an
     from ..analysis.diff import diff_reports
     from ..analysis.rundir import load_report
     from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
-    from ..capture.runner import run_probe
+    from ..capture.runner import resolve_device, run_probe
     from ..report import console as render
     from ..report.markdown import diff_markdown
 
@@ -98,16 +88,15 @@ def diff(a: str, b: str, a_flags, b_flags, out, force, as_markdown, parallel, an
     reports = {}
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
     background = None
-    if parallel and not all(_runs_on_cpu(c) for c in to_run.values()):
+    if parallel and any(resolve_device(c.device).type != "cpu" for c in to_run.values()):
         raise ConfigError("--parallel is for CPU runs: two probes on one GPU would share its memory")
     if parallel and len(to_run) == 2 and all(c.nproc == 1 for c in to_run.values()):
-        from ..capture.launch import BackgroundRun
-
         import torch
-
-        background = BackgroundRun(to_run["b"], out / "b", verbose=verbose, analysis_only=analysis_only)
         import torch._inductor.config as inductor_config
 
+        from ..capture.launch import BackgroundRun
+
+        background = BackgroundRun(to_run["b"], out / "b", verbose=verbose, analysis_only=analysis_only)
         torch.set_num_threads(1)  # this process runs side A on the other core
         inductor_config.compile_threads = 1
         progress("[b] running in a second process, side by side with [a]")

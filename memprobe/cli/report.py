@@ -92,9 +92,9 @@ def report(path: Path, output: Path | None, trace_path: Path | None, force: bool
     if not path.is_dir():
         raise RunDirError(f"{path} is not a directory")
     output = output or path / "report.html"
-    for target in filter(None, (output, trace_path)):
-        if target.exists() and not force:
-            raise RunDirError(f"{target} exists; pass --force to overwrite it")
+    from .run import refuse_existing
+
+    refuse_existing(output, trace_path, force=force)
     write_html(path, output)
     click.echo(f"wrote {output}")
     if trace_path is not None:
