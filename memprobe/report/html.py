@@ -62,8 +62,8 @@ function chart(host,opts){
  for(var k=0;k<=4;k++){var v=y1*k/4,ty=el('text',{x:L-6,y:Y(v)+4,'text-anchor':'end'},ax);ty.textContent=fmt(Math.round(v));el('line',{x1:L,y1:Y(v),x2:W-R,y2:Y(v),stroke:'#f0f1f4'},ax);}
  for(var k2=0;k2<=5;k2++){var xv=x0+(x1-x0)*k2/5,tx=el('text',{x:X(xv),y:H-B+16,'text-anchor':'middle'},ax);tx.textContent=opts.xfmt?opts.xfmt(xv):String(Math.round(xv));}
  var xl=el('text',{x:(L+W-R)/2,y:H-4,'text-anchor':'middle'},ax);xl.textContent=opts.xlabel||'';
- opts.series.forEach(function(s){if(!s.points.length)return;var d='',prev=null;
-  s.points.forEach(function(p,i){var px=X(p[0]).toFixed(1),py=Y(p[1]).toFixed(1);if(i===0)d+='M'+px+','+py;else if(s.step)d+='H'+px+'V'+py;else d+='L'+px+','+py;prev=p;});
+ opts.series.forEach(function(s){if(!s.points.length)return;var d='';
+  s.points.forEach(function(p,i){var px=X(p[0]).toFixed(1),py=Y(p[1]).toFixed(1);if(i===0)d+='M'+px+','+py;else if(s.step)d+='H'+px+'V'+py;else d+='L'+px+','+py;});
   var path=el('path',{d:d,fill:'none',stroke:s.color,'stroke-width':s.width||1.5,'class':'series','data-name':s.name},svg);
   var tt=el('title',{},path);tt.textContent=s.name;s.el=path;});
  (opts.ticks||[]).forEach(function(k){var t=el('line',{x1:X(k.x),x2:X(k.x),y1:H-B,y2:H-B+6,stroke:'#6b7385','class':'kernel'},svg);el('title',{},t).textContent=k.label;});
@@ -79,7 +79,7 @@ function drawTimeline(host,t){
  chart(host,{series:timelineSeries(t),bands:t.phases.map(function(p){return {name:p.name,x0:p.start_us/1000,x1:p.end_us/1000};}),
   xlabel:'ms from the start of the measured step ('+t.source+'; '+t.baseline+')',xfmt:function(v){return v.toFixed(1);},
   marks:[{x:t.peak.t_us/1000,y:t.peak.bytes,label:'peak '+fmt(t.peak.bytes)}],height:340});
- t.total=t.total.map(function(p){return p;});}
+}
 function scaleTimeline(t){if(!t)return null;var f=function(ps){return ps.map(function(p){return [p[0]/1000,p[1]];});};
  var c={};Object.keys(t.categories).forEach(function(k){c[k]=f(t.categories[k]);});return {total:f(t.total),categories:c,phases:t.phases,peak:t.peak,source:t.source,baseline:t.baseline};}
 function drawGraphs(host,graphs){graphs.forEach(function(g){var box=document.createElement('div');box.className='graph';
