@@ -304,14 +304,120 @@ def baseline_entry(report: dict) -> dict:
 
 
 def load_baseline(path: Path) -> dict:
-    import json
+    """The stored baseline (checked like every file memprobe reads), or an empty one if there is none."""
+    from .analysis.validate import BASELINE, load_json
+    from .errors import RunDirError
 
     if not path.exists():
         return {"memprobe_baseline": BASELINE_VERSION, "probes": {}}
     try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise BudgetError(f"{path}: baseline is not valid JSON ({e})") from None
-    if not isinstance(data, dict) or data.get("memprobe_baseline") != BASELINE_VERSION or not isinstance(data.get("probes"), dict):
-        raise BudgetError(f"{path}: not a memprobe baseline (version {BASELINE_VERSION})")
-    return data
+        return load_json(path, BASELINE, f"{path} (baseline)")
+    except RunDirError as e:
+        raise BudgetError(str(e)) from None
+
+
+def explain_breach(report: dict, entry: dict | None) -> dict:
+    """Why a probe breached its budget: the diff against its stored baseline when it is comparable,
+    else the largest saved values and findings. ``exprs`` are the saved values named in ``lines``
+    (a renderer sets them as code)."""
+    from .analysis.diff import diff_reports
+    from .analysis.saved import group_rows
+    from .units import fmt_bytes
+
+    if entry is not None and entry.get("report") and baseline_mismatch(entry, report) is None:
+        d = diff_reports(entry["report"], report)
+        delta = d["totals"]["saved_bytes"]["delta"]
+        status = {"only_b": "new", "grown": "grown"}
+        items = [it for it in d["items"] if it["status"] in status][:5]
+        lines = [
+            f"{it['expr']} x{it['count']}: {'+' if it['delta_bytes'] > 0 else ''}{fmt_bytes(it['delta_bytes'])}"
+            f" ({status[it['status']]}; {it['reason']}). Hint: "
+            + it["hint"].replace("B's", "this run's").replace(" in B ", " here ")
+            for it in items
+        ]
+        sign = "+" if (delta or 0) >= 0 else ""
+        return {"headline": f"Against the baseline it saves {sign}{fmt_bytes(delta)} for backward per step:",
+                "lines": lines or ["no saved value grew; the breach is in measured memory outside the saved values"],
+                "exprs": [it["expr"] for it in items]}
+    findings = (report.get("findings") or [])[:3]
+    lines = [f["message"] for f in findings]
+    exprs = [f["expr"] for f in findings if f.get("expr")]
+    for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] != "parameter"])[:5]:
+        lines.append(f"{g['expr']} x{g['count']}: {fmt_bytes(g['bytes'])} ({g['kind']}; {g['reason']})")
+        exprs.append(g["expr"])
+    return {"headline": "No comparable baseline; the largest saved-for-backward values and findings:", "lines": lines,
+            "exprs": list(dict.fromkeys(exprs))}
+
+
+# -- writing a budget (memprobe budget) ------------------------------------------------------------
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def toml_key(key: str) -> str:
+    return key if _BARE_KEY.match(key) else toml_value(key)
+
+
+def toml_value(value) -> str:
+    """A TOML value for a string, bool, int, finite float or list of them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"TOML has no value for {value!r} here")
+        return repr(value)
+    if isinstance(value, str):
+        out = []
+        for ch in value:
+            if ch in "\\\"":
+                out.append("\\" + ch)
+            elif ch < " " or ch == "\x7f":
+                out.append(f"\\u{ord(ch):04x}")
+            else:
+                out.append(ch)
+        return '"' + "".join(out) + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    raise TypeError(f"no TOML form for {type(value).__name__}")
+
+
+def size_text(n: int, headroom: float) -> str:
+    """Bytes with headroom, rounded up to 0.01 MiB, as a budget-file size."""
+    import math
+
+    mib = math.ceil(n * (1 + headroom) / 1024**2 * 100) / 100
+    return f"{mib:.2f} MiB"
+
+
+def budget_text(name: str, cfg: ProbeConfig, report: dict, headroom: float, headroom_text: str, relative: str) -> str:
+    """A starter memprobe.toml for one probe: its flags, and limits with headroom over this run's figures."""
+    figs = figures(report)
+    device = report["device"]["type"]
+    v = report.get("versions") or {}
+    defaults = ProbeConfig().to_dict()
+    t = ("probes", name)
+    header = ".".join(toml_key(k) for k in t)
+    lines = [
+        f"# memprobe budget, written by `memprobe budget` from a {device} run",
+        f"# ({v.get('device_name')}, torch {v.get('torch')}, torchao {v.get('torchao')})",
+        f"# with {headroom_text} headroom over the measured figures. Reference: docs/gate.md",
+        "",
+        f"[{header}]",
+    ]
+    for key, value in cfg.to_dict().items():
+        if value != defaults[key] or key == "recipe":
+            lines.append(f"{key} = {toml_value(value)}")
+    lines += ["", f"[{header}.limits]", f"saved_bytes = {toml_value(size_text(figs['saved_bytes'], headroom))}"]
+    wd = figs["weight_derived_saved_bytes"] or 0
+    lines.append("weight_derived_saved_bytes = 0  # none measured: forbid them" if wd == 0
+                 else f"weight_derived_saved_bytes = {toml_value(size_text(wd, headroom))}")
+    if figs["graph_peak_bytes"] is not None:
+        lines.append(f"graph_peak_bytes = {toml_value(size_text(figs['graph_peak_bytes'], headroom))}")
+    lines += ["", f"[{header}.limits.{device}]"]
+    for metric in ("forward_peak_bytes", "backward_peak_bytes", "optimizer_peak_bytes"):
+        if figs.get(metric) is not None:
+            lines.append(f"{metric} = {toml_value(size_text(figs[metric], headroom))}")
+    lines += ["", f"[{header}.limits.baseline]", f"saved_bytes = {toml_value(relative)}", ""]
+    return "\n".join(lines)

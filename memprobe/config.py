@@ -14,6 +14,12 @@ REPROS = ("ffn", "transformer")
 DEVICES = ("auto", "cpu", "cuda")
 
 
+def _presets() -> dict:
+    from repros.presets import PRESETS
+
+    return PRESETS
+
+
 def canonical_recipe(name: str) -> str:
     name = RECIPE_ALIASES.get(name, name)
     if name not in RECIPES:
@@ -22,36 +28,90 @@ def canonical_recipe(name: str) -> str:
     return name
 
 
+def _field(default, help: str, **cli):
+    """A configuration field with its flag's documentation: declared once, read by the CLI
+    (:mod:`memprobe.cli.options`), the repros' standalone entry points and the docs.
+
+    ``cli`` keys: ``choices`` (a tuple, or a callable returning one), ``metavar``, ``flag``
+    (when the flag is not ``--<name>``), ``multiple`` (repeatable), ``preset`` (a dimension a
+    ``--preset`` may set: the flag's own default is None so that explicit flags win).
+    """
+    return field(default=default, metadata={"help": help, **cli})
+
+
+def _policy_names() -> tuple[str, ...]:
+    from .policies import POLICIES
+
+    return tuple(POLICIES)
+
+
 @dataclass(frozen=True)
 class ProbeConfig:
-    recipe: str = "rowwise"
-    repro: str = "ffn"
+    recipe: str = _field("rowwise", "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
+                         choices=RECIPES + tuple(RECIPE_ALIASES))
+    repro: str = _field("ffn", "Which minimal repro to build: ffn (SwiGLU FFN blocks) or transformer (Llama-3-style blocks).",
+                        choices=REPROS)
     # the user's own model instead of a repro: MODULE_OR_FILE:FACTORY (docs/models.md)
-    model: str | None = None
-    blocks: str | None = None  # attribute path of the block container (default: found)
-    preset: str | None = None  # the named dimensions dim/hidden/heads/kv_heads came from (informational)
-    dim: int = 512
-    hidden: int = 2048
-    heads: int = 8
-    kv_heads: int = 2
-    layers: int = 2
-    batch: int = 2
-    seq: int = 256
-    seed: int = 0
-    ac: str = "op"
-    ac_policy: str = "torchtitan"
-    save_ops: tuple[str, ...] = field(default=())
-    recompute_ops: tuple[str, ...] = field(default=())
-    compile: bool = True
-    fsdp: bool = True
-    reshard_after_forward: bool = True
-    device: str = "auto"
-    steps: int = 2  # the first compiles (and creates the optimizer state), the second is measured
-    lr: float = 1e-4
-    nproc: int = 1  # ranks on this node (torchrun); FSDP shards over all ranks
+    model: str | None = _field(None, "Probe your own model instead of a repro: FACTORY(device) returns (model, batch); "
+                                     "see docs/models.md. The dimension flags do not apply.", metavar="MODULE_OR_FILE:FACTORY")
+    blocks: str | None = _field(None, "Attribute path of the block container that gets SAC/compile/FSDP (default: the first "
+                                      "nn.ModuleList or nn.ModuleDict).", metavar="ATTR")
+    # the named dimensions dim/hidden/heads/kv_heads came from (informational)
+    preset: str | None = _field(None, "Dimensions of a published model (dim, hidden, heads, kv-heads); explicit flags win. "
+                                      "Layers stay as given: estimate the full depth with `memprobe estimate`.",
+                                choices=lambda: tuple(_presets()))
+    dim: int = _field(512, "Model dimension.", preset=True)
+    hidden: int = _field(2048, "FFN hidden dimension.", preset=True)
+    heads: int = _field(8, "Attention heads (transformer).", preset=True)
+    kv_heads: int = _field(2, "Key/value heads (transformer, grouped-query).", preset=True)
+    layers: int = _field(2, "Number of blocks.")
+    batch: int = _field(2, "Batch size.")
+    seq: int = _field(256, "Sequence length.")
+    seed: int = _field(0, "Seed for weights and the batch.")
+    ac: str = _field("op", "Activation checkpointing per block: none, full, or op (per-op SAC).", choices=AC_MODES)
+    ac_policy: str = _field("torchtitan", "Per-op SAC policy by name (see `memprobe policies`).", choices=_policy_names)
+    save_ops: tuple[str, ...] = _field((), "Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default).",
+                                       flag="--save-op", multiple=True, metavar="OP")
+    recompute_ops: tuple[str, ...] = _field((), "Remove OP from the save list: recompute it in backward (repeatable).",
+                                            flag="--recompute-op", multiple=True, metavar="OP")
+    compile: bool = _field(True, "torch.compile each block.")
+    fsdp: bool = _field(True, "FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16.")
+    reshard_after_forward: bool = _field(True, "FSDP2 frees unsharded parameters after forward.")
+    device: str = _field("auto", "auto = cuda when a GPU is present, else cpu.", choices=DEVICES)
+    # the first step compiles (and creates the optimizer state), the last one is measured
+    steps: int = _field(2, "Training steps: the first compiles (and creates the optimizer state), the last is measured.")
+    lr: float = _field(1e-4, "AdamW learning rate.")
+    nproc: int = _field(1, "Ranks on this node, launched through torchrun; FSDP shards over all of them "
+                           "(gloo on CPU, NCCL on CUDA, one GPU per rank).")
+
+    def _check_types(self) -> None:
+        """Each field holds its declared type (a budget file or a report may hold anything)."""
+        import math
+
+        for f in fields(self):
+            value, default = getattr(self, f.name), f.default
+            flag = "--" + f.name.replace("_", "-")
+            if isinstance(default, bool):
+                ok = isinstance(value, bool)
+                want = "true or false"
+            elif isinstance(default, int):
+                ok = isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**31
+                want = "a whole number"
+            elif isinstance(default, float):
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                want = "a finite number"
+            elif isinstance(default, tuple):
+                ok = isinstance(value, tuple) and all(isinstance(v, str) and len(v) < 200 for v in value)
+                want = "a list of op names"
+            else:  # str, or None for optional strings
+                ok = (value is None and default is None) or (isinstance(value, str) and len(value) < 4096)
+                want = "a string"
+            if not ok:
+                raise ConfigError(f"{flag} (config key {f.name!r}) must be {want}, got {str(value)[:60]!r}")
 
     def validated(self) -> "ProbeConfig":
         """A normalized copy (canonical recipe and op names), or ConfigError."""
+        self._check_types()
         recipe = canonical_recipe(self.recipe)
         for name in ("dim", "hidden", "heads", "kv_heads", "layers", "batch", "seq", "nproc"):
             if getattr(self, name) < 1:
@@ -113,6 +173,8 @@ class ProbeConfig:
         d = dict(d)
         for k in ("save_ops", "recompute_ops"):
             if k in d:
+                if not isinstance(d[k], (list, tuple)):
+                    raise ConfigError(f"config key {k!r} must be a list of op names, got {str(d[k])[:60]!r}")
                 d[k] = tuple(d[k])
         return cls(**d)
 

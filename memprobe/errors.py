@@ -1,4 +1,19 @@
-"""Errors that reach the user as one line and an exit code."""
+"""Errors that reach the user as one line and an exit code.
+
+Every error carries its exit code from construction (a class default, or ``exit_code=``
+for the few that take another one, such as a probe process's own code); the CLI catches
+them in one place (:class:`memprobe.cli.main.MemprobeGroup`). Exit codes:
+
+====  ==========================================================================
+0     success (gate: every limit passes)
+1     gate: a limit is breached
+2     bad input: flags, configuration, run directory, budget or any file read
+3     the probe itself failed (partial results were written)
+4     out of memory (partial report and, on CUDA, the snapshot up to the failure)
+70    an internal error of memprobe (a bug: please report it)
+130   interrupted (Ctrl-C); 143 on SIGTERM
+====  ==========================================================================
+"""
 
 from __future__ import annotations
 
@@ -8,6 +23,11 @@ class MemprobeError(Exception):
 
     exit_code = 1
 
+    def __init__(self, message: str = "", *, exit_code: int | None = None):
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
 
 class ConfigError(MemprobeError):
     """A bad flag value or an impossible configuration (exit 2, like a usage error)."""
@@ -16,7 +36,7 @@ class ConfigError(MemprobeError):
 
 
 class RunDirError(MemprobeError):
-    """A run directory that is missing, corrupt, or would be overwritten."""
+    """A run directory or another file memprobe reads that is missing, invalid, or would be overwritten (exit 2)."""
 
     exit_code = 2
 
@@ -34,6 +54,16 @@ class OutOfMemory(MemprobeError):
 
 
 class Interrupted(MemprobeError):
-    """Ctrl-C or SIGTERM; the run directory was left consistent and marked interrupted."""
+    """Ctrl-C (130) or SIGTERM (143); the run directory was left consistent and marked interrupted."""
 
     exit_code = 130
+
+
+class InternalError(MemprobeError):
+    """A bug in memprobe (exit 70), e.g. reported by a probe process; the message says where."""
+
+    exit_code = 70
+
+
+# the exit codes a memprobe process uses, by the error class that owns each
+EXIT_CODES = {2: ConfigError, 3: RunFailed, 4: OutOfMemory, 70: InternalError, 130: Interrupted, 143: Interrupted}

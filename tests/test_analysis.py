@@ -115,7 +115,7 @@ def test_load_report_errors(tmp_path):
     with pytest.raises(RunDirError, match="schema_version 99"):
         load_report(tmp_path)
     (tmp_path / "report.json").write_text('{"schema_version": 1, "status": "complete", "config": []}')
-    with pytest.raises(RunDirError, match="field 'config' is missing or not a dict"):
+    with pytest.raises(RunDirError, match="config: expected an object"):
         load_report(tmp_path)
 
 

@@ -71,6 +71,7 @@ def test_today_policy_lists_no_weight_derived_item(tmp_path):
 
 
 def test_identical_configurations_have_no_differences(tmp_path):
+    """A/A: the same configuration on both sides, each measured in its own process, differs by exactly 0 B."""
     proc = run_cli("diff", "rowwise", "rowwise", "--layers", "1", "--out", tmp_path / "d", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "No difference" in proc.stdout
@@ -78,6 +79,70 @@ def test_identical_configurations_have_no_differences(tmp_path):
     assert d["differences"] == 0 and d["items"] == [] and d["unchanged_items"] > 0
     assert d["totals"]["saved_bytes"]["delta"] == 0
     assert all(g["peak_bytes"]["delta"] == 0 and g["saved_bytes"]["delta"] in (0, None) for g in d["graphs"])
+    # every measured figure and every category alive at every peak: zero
+    phases = d["phases"]["phases"]
+    assert set(phases) == {"forward", "backward", "optimizer"}
+    assert all(fig["delta"] == 0 for p in phases.values() for fig in p.values())
+    cats = d["alive_at_peak"]["phases"]
+    assert cats and all(v["delta"] == 0 for p in cats.values() for v in p.values())
+    # measured in two processes, each recorded in its report
+    pa, pb = (json.loads((tmp_path / "d" / k / "report.json").read_text())["process"] for k in "ab")
+    assert pa["pid"] != pb["pid"] and pa["host"] == pb["host"] and d["a"]["process"]["pid"] == pa["pid"]
+
+
+TINY_BF16 = ("bf16", "bf16", "--dim", "128", "--hidden", "256", "--seq", "32", "--layers", "1", "--device", "cpu")
+
+
+def test_a_side_environment_changes_what_is_allocated_and_is_named(tmp_path):
+    """--a-env/--b-env: Inductor's C++ kernels keep one accumulation buffer per OpenMP thread, so the
+    thread count really changes what the compiled forward allocates; the saved values do not change."""
+    proc = run_cli("diff", *TINY_BF16, "--a-env", "OMP_NUM_THREADS=2", "--b-env", "OMP_NUM_THREADS=1",
+                   "--out", tmp_path / "d", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "OMP_NUM_THREADS=2" in proc.stdout and "OMP_NUM_THREADS=1" in proc.stdout
+    d = json.loads((tmp_path / "d" / "diff.json").read_text())
+    assert d["a"]["env"] == {"OMP_NUM_THREADS": "2"} and d["b"]["env"] == {"OMP_NUM_THREADS": "1"}
+    assert d["a"]["versions"]["torch"] == d["b"]["versions"]["torch"]
+    assert d["items"] == [] and d["totals"]["saved_bytes"]["delta"] == 0
+    fwd = d["phases"]["phases"]["forward"]["peak_bytes"]
+    temp = d["alive_at_peak"]["phases"]["forward"]["inductor-temporary"]
+    assert fwd["delta"] < 0 and temp["delta"] == fwd["delta"], (fwd, temp)
+    md = run_cli("diff", tmp_path / "d" / "a", tmp_path / "d" / "b", "--markdown").stdout
+    assert "OMP_NUM_THREADS=2" in md and "torch " in md
+
+
+def test_a_side_runs_in_another_python(tmp_path):
+    """--b-python: side B's probe runs in another environment (here a venv over this one's packages)."""
+    import subprocess
+    import sys
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", venv], check=True)
+    python = venv / "bin" / "python"
+    proc = run_cli("diff", *TINY_BF16, "--analysis-only", "--b-python", python, "--out", tmp_path / "d", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    d = json.loads(proc.stdout)
+    assert d["b"]["process"]["python"] == str(python) and d["a"]["process"]["python"] != str(python)
+    assert d["items"] == []
+
+
+def test_a_side_whose_python_lacks_memprobe_or_whose_env_is_malformed_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], check=True)
+    for args, needle in (
+        (("--b-python", bare / "bin" / "python"), "has no memprobe: install it there with"),
+        (("--b-python", tmp_path / "nope"), "no such executable"),
+        (("--a-env", "NOEQUALS"), "expected NAME=VALUE"),
+        (("--b-env", "1BAD=x"), "expected NAME=VALUE"),
+        (("--a", "--help"), "see `memprobe run --help`"),
+        (("--a", "--layers '3"), "No closing quotation"),
+    ):
+        proc = run_cli("diff", *TINY_BF16, *args, "--out", tmp_path / "never", cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and needle in proc.stderr, (args, proc.stderr)
+        assert not (tmp_path / "never").exists()
 
 
 def test_per_side_flags(tmp_path):

@@ -147,13 +147,30 @@ def _side(report: dict) -> dict:
     from ..config import ProbeConfig
 
     cfg = report["config"]
+    proc = report.get("process") or {}
     return {
         "config": cfg,
         "summary": ProbeConfig.from_dict(cfg).summary(),
         "device": report.get("device", {}).get("type"),
         "versions": report.get("versions"),
         "status": report.get("status"),
+        # the process that measured it, and the settings given to that side alone (--a-env/--b-env)
+        "process": {k: proc.get(k) for k in ("pid", "host", "python")} if proc else None,
+        "env": proc.get("env") or {},
     }
+
+
+def side_environment(side: dict) -> str:
+    """One line: the versions a side ran with, its process and its own settings (``--a-env``)."""
+    v = side.get("versions") or {}
+    parts = [f"{k} {v[k]}" for k in ("torch", "torchao", "torchtitan", "triton", "python") if v.get(k)]
+    if v.get("device_name"):
+        parts.append(str(v["device_name"]))
+    proc = side.get("process") or {}
+    if proc.get("pid") is not None:
+        parts.append(f"pid {proc['pid']} on {proc.get('host')}")
+    parts += [f"{k}={val}" for k, val in (side.get("env") or {}).items()]
+    return " · ".join(str(p) for p in parts)
 
 
 def _phase_deltas(a: dict, b: dict) -> dict | None:

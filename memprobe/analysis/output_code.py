@@ -18,6 +18,9 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from ..errors import RunDirError
+from .validate import inside, read_text
+
 DTYPE_BYTES = {
     "float64": 8, "double": 8, "int64": 8, "long": 8, "complex64": 8, "uint64": 8,
     "float32": 4, "float": 4, "int32": 4, "int": 4, "uint32": 4,
@@ -370,9 +373,10 @@ def simulate_run(run_dir, report: dict, pairs: dict) -> list[dict]:
         fx_outputs = next(n for n in doc["nodes"] if n["op"] == "output")["outputs"]
         saved = saved_outputs(pair) if g["kind"] == "forward" else None
         try:
-            source = (run_dir / rel).read_text()
+            path = inside(run_dir, rel, f"{run_dir / 'report.json'}: graphs ({g['graph_id']}) files.output_code")
+            source = read_text(path)
             mem = graph_memory(source, fx_outputs, len(saved) if saved is not None else None)
-        except (OSError, OutputCodeError) as e:
+        except (RunDirError, OutputCodeError) as e:
             results.append({"graph_id": g["graph_id"], "kind": g["kind"], "error": str(e)})
             continue
         prov = Provenance(pair) if g["kind"] == "forward" else None

@@ -1,49 +1,78 @@
-"""Read a run directory back: report.json and the recorded graphs (no torch needed)."""
+"""Read a run directory back: report.json and the recorded graphs (no torch needed).
+
+Every file is checked on load (:mod:`.validate`): a run directory may come from anyone.
+"""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from .. import SCHEMA_VERSION
-from ..errors import RunDirError
+from ..errors import ConfigError, RunDirError
 from .saved import GraphPair
+from .validate import GRAPH, REPORT, check, inside, load_json, parse_json, read_text
 
 
 def load_report(run_dir: str | Path) -> dict:
-    """report.json of a run directory, or RunDirError naming what is wrong."""
+    """report.json of a run directory, checked field by field, or RunDirError naming what is wrong."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise RunDirError(f"run directory {run_dir} does not exist")
     path = run_dir / "report.json"
     if not path.is_file():
         raise RunDirError(f"{run_dir} is not a memprobe run directory (no report.json)")
-    try:
-        report = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise RunDirError(f"{path} is not valid JSON ({e})") from None
+    where = str(path)
+    report = parse_json(read_text(path, where), where)
     if not isinstance(report, dict) or "schema_version" not in report:
         raise RunDirError(f"{path} has no schema_version; not a memprobe report")
-    if report["schema_version"] != SCHEMA_VERSION:
+    if report["schema_version"] != SCHEMA_VERSION or isinstance(report["schema_version"], bool):
         raise RunDirError(
-            f"{path} has schema_version {report['schema_version']!r}; this memprobe reads version {SCHEMA_VERSION}"
+            f"{path} has schema_version {_short(report['schema_version'])}; this memprobe reads version {SCHEMA_VERSION}"
         )
-    for key, kind in _REQUIRED.items():
-        if not isinstance(report.get(key), kind):
-            raise RunDirError(f"{path}: field {key!r} is missing or not a {kind.__name__} (schema_version {SCHEMA_VERSION})")
+    check(report, REPORT, where)
+    check_config(report["config"], where)
+    _check_references(report, where)
     return report
 
 
-# the fields every analysing command relies on (docs/report-schema.md has them all)
-_REQUIRED = {"status": str, "config": dict, "device": dict, "versions": dict, "graphs": list,
-             "invocations": list, "saved_tensors": list, "findings": list}
+def _short(value) -> str:
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 20 else text[:17] + "..."
 
 
-def _read_graph(run_dir: Path, rel: str) -> dict:
+def check_config(config: dict, where: str):
+    """The recorded configuration, as memprobe would run it; RunDirError naming the bad key."""
+    from ..config import ProbeConfig
+
     try:
-        return json.loads((run_dir / rel).read_text())
-    except (OSError, json.JSONDecodeError) as e:
-        raise RunDirError(f"cannot read graph {run_dir / rel}: {e}") from None
+        return ProbeConfig.from_dict(config).validated()
+    except ConfigError as e:
+        raise RunDirError(f"{where}: config: {e}") from None
+
+
+def _check_references(report: dict, where: str) -> None:
+    """What one part of the report says about another holds: the analysis relies on it."""
+    ids = set()
+    for i, g in enumerate(report["graphs"]):
+        if g["graph_id"] in ids:
+            raise RunDirError(f"{where}: graphs[{i}].graph_id: {g['graph_id']!r} appears twice")
+        ids.add(g["graph_id"])
+        if "graph_json" not in g["files"]:
+            raise RunDirError(f"{where}: graphs[{i}].files.graph_json: missing")
+    for i, row in enumerate(report["saved_tensors"]):
+        if row["graph"] not in ids and ids:
+            raise RunDirError(f"{where}: saved_tensors[{i}].graph: {row['graph']!r} is not a recorded graph")
+
+
+def _read_graph(run_dir: Path, rel: str, where: str) -> dict:
+    path = inside(run_dir, rel, where)
+    doc = load_json(path, GRAPH, str(path))
+    names = {n["name"] for n in doc["nodes"]}
+    for i, n in enumerate(doc["nodes"]):
+        missing = [x for x in n["inputs"] + [o for o in n.get("outputs") or [] if o is not None] if x not in names]
+        if missing:
+            raise RunDirError(f"{path}: nodes[{i}] ({n['name']}) refers to no such node {missing[0]!r}")
+    return doc
 
 
 def graph_pairs(run_dir: str | Path, report: dict) -> dict[int, GraphPair]:
@@ -58,10 +87,20 @@ def graph_pairs(run_dir: str | Path, report: dict) -> dict[int, GraphPair]:
         if fw is None:
             continue
         bw = kinds.get("backward")
+        where = f"{run_dir / 'report.json'}: graphs ({fw['graph_id']}) files.graph_json"
+        forward = _read_graph(run_dir, fw["files"]["graph_json"], where)
+        if sum(1 for n in forward["nodes"] if n["op"] == "output") != 1:
+            raise RunDirError(f"{run_dir / fw['files']['graph_json']}: a forward graph has exactly one output node")
         pairs[index] = GraphPair(
             dynamo_graph=index,
-            forward=_read_graph(run_dir, fw["files"]["graph_json"]),
-            backward=_read_graph(run_dir, bw["files"]["graph_json"]) if bw else None,
+            forward=forward,
+            backward=_read_graph(run_dir, bw["files"]["graph_json"], where.replace(fw["graph_id"], bw["graph_id"])) if bw else None,
             inputs=fw["inputs"],
         )
     return pairs
+
+
+def run_file(run_dir: str | Path, rel, field: str) -> Path:
+    """A file a report names (output code, snapshot), resolved inside its run directory, or RunDirError."""
+    run_dir = Path(run_dir)
+    return inside(run_dir, rel, f"{run_dir / 'report.json'}: {field}")

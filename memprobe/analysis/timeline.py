@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .validate import inside
+
 
 def _downsample(points: list[list], limit: int) -> list[list]:
     """At most ``limit`` points, keeping each bucket's first, lowest and highest point (peaks survive)."""
@@ -31,7 +33,8 @@ def timeline(report: dict, run_dir: str | Path, limit: int = 3000) -> dict | Non
     the run measured no memory events (analysis-only, or an older run)."""
     mem = report.get("memory") or {}
     snap_meta = mem.get("snapshot") or {}
-    snap_path = Path(run_dir) / snap_meta["file"] if snap_meta.get("file") else None
+    snap_path = (inside(Path(run_dir), snap_meta["file"], f"{Path(run_dir) / 'report.json'}: memory.snapshot.file")
+                 if snap_meta.get("file") else None)
     if snap_path is not None and snap_path.is_file():
         return _cuda_timeline(report, snap_path, limit)
     return _cpu_timeline(report, limit)

@@ -8,7 +8,10 @@ torch's pytree warns about torchao's enum registration, and Dynamo warns that a
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import warnings
+from contextlib import contextmanager
 
 _LOGGERS = (
     "torchao", "torch", "torch._dynamo", "torch._inductor", "torch._higher_order_ops", "torch.utils._pytree",
@@ -30,3 +33,25 @@ def quiet_logs(verbose: bool = False) -> None:
     warnings.filterwarnings("ignore", module=r"torch(ao)?(\.|$)")
     # torchao's sources carry invalid escapes; Python 3.12 warns when compiling them without .pyc files
     warnings.filterwarnings("ignore", category=SyntaxWarning)
+
+
+@contextmanager
+def model_output_to_stderr():
+    """While a model runs in this process, whatever it prints goes to stderr (file descriptor 1 and
+    ``sys.stdout`` both): our stdout may be carrying ``--json``."""
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:  # no stdout to protect
+        yield
+        return
+    real_stdout = sys.stdout
+    try:
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        yield
+    finally:
+        sys.stderr.flush()
+        sys.stdout = real_stdout
+        os.dup2(saved, 1)
+        os.close(saved)

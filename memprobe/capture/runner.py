@@ -25,7 +25,8 @@ from ..analysis.rundir import graph_pairs
 from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..analysis.saved import build_saved_table, saved_totals
 from ..config import ProbeConfig
-from ..errors import ConfigError, Interrupted, OutOfMemory, RunFailed
+from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
+from .child import process_record, user_command
 from .quiet import quiet_logs
 from .rundir import RunDir
 
@@ -89,11 +90,12 @@ def versions(device) -> dict:
     import torch
 
     v = {"python": platform.python_version(), "torch": torch.__version__, "memprobe": __version__}
-    try:
-        import torchao
+    # torchao's version without importing it (a bf16 probe does not need it: seconds saved per process)
+    from importlib.metadata import PackageNotFoundError, version
 
-        v["torchao"] = torchao.__version__
-    except ImportError:
+    try:
+        v["torchao"] = version("torchao")
+    except PackageNotFoundError:
         v["torchao"] = None
     if device.type == "cuda":
         v["cuda"] = torch.version.cuda
@@ -166,7 +168,8 @@ class Probe:
             "tool": {"name": "memprobe", "version": __version__},
             "status": "running",
             "created_utc": _now(),
-            "command": sys.argv,
+            "command": user_command(),
+            "process": process_record(),
             "config": cfg.to_dict(),
             # analysis-only: graphs traced and partitioned as for Inductor, then run uncompiled (no output
             # code); the saved table is the full run's, measured temporaries are not the kernels'
@@ -190,11 +193,11 @@ class Probe:
         except (KeyboardInterrupt, Interrupted) as e:
             self.report["status"] = "interrupted"
             how = "terminated (SIGTERM)" if isinstance(e, Interrupted) else "interrupted (Ctrl-C)"
-            err = Interrupted(f"{how}; what was recorded is in {self.run_dir.path} (status: interrupted)")
-            err.exit_code = getattr(e, "exit_code", 130)
-            raise err from None
-        except ConfigError:
+            raise Interrupted(f"{how}; what was recorded is in {self.run_dir.path} (status: interrupted)",
+                              exit_code=getattr(e, "exit_code", 130)) from None
+        except (ConfigError, InternalError) as e:
             self.report["status"] = "failed"
+            self.report["error"] = f"{type(e).__name__}: {e}"
             raise
         except Exception as e:  # a failure inside torch: keep what was recorded
             first = str(e).splitlines()[0] if str(e) else ""
@@ -288,7 +291,11 @@ class Probe:
                 "autograd_saved_bytes": runtime_total,
             }
             self.report["policy_decisions"] = decisions or None
-            self._analyse()
+            try:
+                self._analyse()
+            except Exception as e:  # the step succeeded: a failure here is memprobe's own bug
+                raise InternalError(f"analysing the recorded run failed: {type(e).__name__}: {e}; "
+                                    f"what was recorded is in {self.run_dir.path}") from e
             self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
         except BaseException as e:
             # keep what the failure left: where it happened, the phases measured so far, the allocator
@@ -302,11 +309,11 @@ class Probe:
                     self.report["memory"].setdefault("snapshot", {})["file"] = meter.snapshot_path.name
                 except Exception:  # the snapshot is best effort once the device has failed
                     pass
-            if self.report.get("graphs") and not self.report.get("saved_tensors"):
+            if self.report.get("graphs") and not self.report.get("saved_tensors") and not isinstance(e, InternalError):
                 try:
                     self._analyse()
-                except Exception:
-                    pass
+                except Exception as analysis_error:  # recorded, never hidden: the run's own failure is raised
+                    self.report["analysis_error"] = f"{type(analysis_error).__name__}: {analysis_error}"
             raise
         finally:
             if isinstance(meter, CudaPhases):
@@ -415,9 +422,7 @@ def _on_sigterm():
         return None
 
     def handler(signum, frame):
-        err = Interrupted("terminated")
-        err.exit_code = 128 + signum
-        raise err
+        raise Interrupted("terminated", exit_code=128 + signum)
 
     return signal.signal(signal.SIGTERM, handler)
 

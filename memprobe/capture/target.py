@@ -17,6 +17,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,19 +58,36 @@ def load_factory(spec: str):
             module = importlib.util.module_from_spec(loader_spec)
             sys.modules[mod_name] = module
             try:
-                loader_spec.loader.exec_module(module)
-            except Exception as e:
+                with _user_code(f"--model {spec!r}: importing {where}"):
+                    loader_spec.loader.exec_module(module)
+            except BaseException:
                 del sys.modules[mod_name]
-                raise ConfigError(f"--model {spec!r}: importing {where} failed: {type(e).__name__}: {e}") from None
+                raise
     else:
-        try:
+        with _user_code(f"--model {spec!r}: importing {where}"):
             module = importlib.import_module(where)
-        except Exception as e:
-            raise ConfigError(f"--model {spec!r}: cannot import {where}: {type(e).__name__}: {e}") from None
     factory = getattr(module, name, None)
     if not callable(factory):
         raise ConfigError(f"--model {spec!r}: {where} has no callable {name}")
     return factory
+
+
+@contextmanager
+def _user_code(what: str):
+    """Run the user's code: its failures are bad input (exit 2) with its traceback kept as the cause
+    (``--debug`` shows it); ``sys.exit()`` in it (a module-level argparse, say) is a failure too,
+    never a silent success. Ctrl-C and SIGTERM pass through as interruptions."""
+    from ..errors import Interrupted
+
+    try:
+        yield
+    except (ConfigError, Interrupted, KeyboardInterrupt):
+        raise
+    except SystemExit as e:
+        raise ConfigError(f"{what} called sys.exit({e.code!r}); a model module must not exit (is argparse run at "
+                          "import? guard it with `if __name__ == \"__main__\":`)") from e
+    except Exception as e:
+        raise ConfigError(f"{what} raised {type(e).__name__}: {e}") from e
 
 
 def find_blocks(model, attr: str | None) -> str:
@@ -98,13 +116,8 @@ def build_target(cfg: ProbeConfig, device) -> Target:
     if cfg.model:
         factory = load_factory(cfg.model)
         torch.manual_seed(cfg.seed)
-        try:
-            with torch.device(device):
-                result = factory(device) if inspect.signature(factory).parameters else factory()
-        except ConfigError:
-            raise
-        except Exception as e:
-            raise ConfigError(f"--model {cfg.model}: the factory raised {type(e).__name__}: {e}") from None
+        with _user_code(f"--model {cfg.model}: the factory"), torch.device(device):
+            result = factory(device) if inspect.signature(factory).parameters else factory()
         if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
             raise ConfigError(f"--model {cfg.model}: the factory must return (model, batch); got {type(result).__name__}")
         model, batch = result

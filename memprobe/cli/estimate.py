@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .run import emit
+from .options import debug_option, emit
+
 
 
 @click.command(short_help="Estimate full-model memory from a probe of a few blocks.")
@@ -16,8 +17,8 @@ from .run import emit
 @click.option("--batch", type=int, default=None, help="Target batch size (default: the probe's).")
 @click.option("--seq", type=int, default=None, help="Target sequence length (default: the probe's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")
-@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool, debug: bool) -> None:
+@debug_option
+def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
     """Scale what a probe of k blocks measured to L blocks on W ranks.
 
     \b

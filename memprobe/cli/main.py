@@ -1,8 +1,9 @@
-"""The ``memprobe`` command: one module per verb, errors as one line and an exit code.
+"""The ``memprobe`` command: one module per verb, errors through one door (:class:`MemprobeGroup`).
 
-Exit codes: 0 success (gate: every limit passes); 1 gate: a limit is breached; 2 bad input (flags, config, run directory, budget file); 3 the probe
-itself failed (partial results were written); 4 out of memory (partial report and, on CUDA,
-the snapshot up to the failure); 70 an internal error of memprobe; 130 interrupted
+Exit codes (memprobe.errors has them with their error classes): 0 success (gate: every limit
+passes); 1 gate: a limit is breached; 2 bad input (flags, config, run directory, budget file);
+3 the probe itself failed (partial results were written); 4 out of memory (partial report and,
+on CUDA, the snapshot up to the failure); 70 an internal error of memprobe; 130 interrupted
 (143 on SIGTERM).
 """
 
@@ -13,7 +14,21 @@ import sys
 import click
 
 from .. import __version__
-from ..errors import MemprobeError
+from ..errors import InternalError, MemprobeError
+from ..report.text import plain
+
+
+class _Debug:
+    """Whether ``--debug`` was given (on the group or after a verb): tracebacks instead of one line."""
+
+    on = False
+
+
+DEBUG = _Debug()
+
+
+def _one_line(text: str) -> str:
+    return plain(" ".join(str(text).split()))
 
 
 class MemprobeGroup(click.Group):
@@ -21,37 +36,48 @@ class MemprobeGroup(click.Group):
 
     def main(self, args=None, prog_name=None, **extra):  # noqa: D401
         args = list(sys.argv[1:] if args is None else args)
-        debug = "--debug" in args
+        DEBUG.on = False
         try:
             return super().main(args=args, prog_name=prog_name or "memprobe", standalone_mode=False, **extra)
         except click.exceptions.Exit as e:
             sys.exit(e.exit_code)
         except click.ClickException as e:
-            msg = " ".join(e.format_message().split())
-            click.echo(f"memprobe: error: {msg}", err=True)
+            click.echo(f"memprobe: error: {_one_line(e.format_message())}", err=True)
             sys.exit(e.exit_code)
         except click.exceptions.Abort:
             click.echo("memprobe: interrupted", err=True)
             sys.exit(130)
-        except MemprobeError as e:
-            if debug:
+        except InternalError as e:  # reported by a probe process: a bug of ours
+            if DEBUG.on:
                 raise
-            click.echo(f"memprobe: error: {' '.join(str(e).split())}", err=True)
+            click.echo(f"memprobe: internal error: {_one_line(e)}", err=True)
+            sys.exit(e.exit_code)
+        except MemprobeError as e:
+            if DEBUG.on:
+                raise
+            click.echo(f"memprobe: error: {_one_line(e)}", err=True)
             sys.exit(e.exit_code)
         except KeyboardInterrupt:
             click.echo("memprobe: interrupted", err=True)
             sys.exit(130)
         except Exception as e:  # a bug in memprobe: one line unless asked for the traceback
-            if debug:
+            if DEBUG.on:
                 raise
             first = (str(e).splitlines() or [""])[0]
-            click.echo(f"memprobe: internal error: {type(e).__name__}: {first} (run again with --debug for the traceback)",
-                       err=True)
+            click.echo(f"memprobe: internal error: {type(e).__name__}: {_one_line(first)} "
+                       "(run again with --debug for the traceback)", err=True)
             sys.exit(70)
+
+
+def _group_debug(ctx: click.Context, _param, value: bool) -> None:
+    if value:
+        DEBUG.on = True
 
 
 @click.group(cls=MemprobeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="memprobe")
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_group_debug,
+              help="Show Python tracebacks on errors.")
 def cli() -> None:
     """Find out why a PyTorch training step uses more memory than it should.
 

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from .run import emit
+from .options import debug_option, emit
+
 
 
 @click.command(short_help="Render a recorded run (or diff/explain/bisect directory) again.")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the recorded JSON instead.")
-@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-def show(path: Path, as_json: bool, debug: bool) -> None:
+@debug_option
+def show(path: Path, as_json: bool) -> None:
     """Render PATH again: a run directory (report.json), or a directory written by
     `memprobe diff` (diff.json), `memprobe explain` (explain.json) or `memprobe bisect` (bisect.json)."""
     from ..analysis.rundir import load_report
@@ -25,13 +25,13 @@ def show(path: Path, as_json: bool, debug: bool) -> None:
         report = load_report(path)
         emit(report, as_json=as_json, console=lambda: render.print_run(report, path))
         return
-    views = {"diff.json": render.print_diff, "explain.json": render.print_explain, "bisect.json": render.print_bisect}
-    for name, view in views.items():
+    from ..analysis.validate import load_bisect, load_diff, load_explain
+
+    views = {"diff.json": (load_diff, render.print_diff), "explain.json": (load_explain, render.print_explain),
+             "bisect.json": (load_bisect, render.print_bisect)}
+    for name, (load, view) in views.items():
         if (path / name).is_file():
-            try:
-                result = json.loads((path / name).read_text())
-            except (OSError, json.JSONDecodeError) as e:
-                raise RunDirError(f"{path / name} is not valid JSON ({e})") from None
+            result = load(path / name)
             emit(result, as_json=as_json, console=lambda: view(result, path))
             return
     raise RunDirError(f"{path} holds no report.json, diff.json, explain.json or bisect.json")

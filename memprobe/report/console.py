@@ -13,11 +13,12 @@ from rich.table import Table
 
 from ..analysis.saved import group_rows
 from ..units import fmt_bytes, fmt_delta
+from .text import markup
 
 TOP_ROWS = 12
 
 
-def _console(stderr: bool = False) -> Console:
+def make_console(stderr: bool = False) -> Console:
     con = Console(stderr=stderr, highlight=False, soft_wrap=False)
     if not con.is_terminal and "COLUMNS" not in os.environ:
         con.width = 160  # logs and CI: wide enough for op chains
@@ -35,7 +36,7 @@ class progress_printer:
     def __init__(self, enabled: bool = True):
         self.enabled = enabled
         self.t0 = time.perf_counter()
-        self.console = _console(stderr=True)
+        self.console = make_console(stderr=True)
         self.live = enabled and self.console.is_terminal
         self._stage: tuple[str, float] | None = None
         self._status = None
@@ -96,7 +97,7 @@ def _print_ranks(con: Console, report: dict) -> None:
 
 
 def print_run(report: dict, run_dir: Path, console: Console | None = None) -> None:
-    con = console or _console()
+    con = console or make_console()
     cfg = report["config"]
     from ..config import ProbeConfig
 
@@ -251,9 +252,14 @@ def _next_command(report: dict) -> str | None:
 def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) -> None:
     from .markdown import STATUS_LABEL
 
-    con = console or _console()
-    con.print(f"[bold]memprobe diff[/]\n  A  {d['a']['summary']}  [dim]({d['a'].get('source')})[/]\n"
-              f"  B  {d['b']['summary']}  [dim]({d['b'].get('source')})[/]")
+    con = console or make_console()
+    from ..analysis.diff import side_environment
+
+    con.print("[bold]memprobe diff[/]")
+    for key in ("a", "b"):
+        side = d[key]
+        con.print(f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]\n"
+                  f"     [dim]{markup(side_environment(side))}[/]")
     t = d["totals"]
     s = t["saved_bytes"]
     if d["differences"] == 0:
@@ -308,7 +314,7 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
 def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> None:
     from .markdown import _flops
 
-    con = console or _console()
+    con = console or make_console()
     b = r["base"]
     from ..config import ProbeConfig
 
@@ -339,7 +345,7 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
 
 
 def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
-    con = console or _console()
+    con = console or make_console()
     t = Table(title=f"Configurations tried (metric: {r['metric']}; threshold {fmt_bytes(r['threshold_bytes'])})",
               title_justify="left")
     for col, just in (("#", "right"), ("feature removed", "left"), ("held A", "right"), ("held B", "right"),
@@ -358,7 +364,7 @@ def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None
 
 
 def print_policies(policies: dict) -> None:
-    con = _console()
+    con = make_console()
     t = Table(title="Per-op SAC policies (--ac-policy)", title_justify="left", show_lines=True)
     t.add_column("name", style="bold")
     t.add_column("MUST_SAVE ops")
@@ -373,7 +379,7 @@ def print_policies(policies: dict) -> None:
 def print_estimate(result: dict, report: dict, console: Console | None = None) -> None:
     from ..config import ProbeConfig
 
-    con = console or _console()
+    con = console or make_console()
     p, t = result["probe"], result["target"]
     con.print(f"[bold]memprobe estimate[/]  from {ProbeConfig.from_dict(report['config']).summary()}")
     con.print(f"[dim]probe: {p['layers']} blocks, {p['world']} rank(s), {p['tokens']} tokens  ->  "

@@ -49,6 +49,14 @@ def print_gate(result: dict, console) -> None:
     console.print(f"\n{verdict}: {n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped")
 
 
+def _code_spans(line: str, exprs: list[str]) -> str:
+    """A Markdown line with the saved values it names set as code."""
+    for expr in sorted(exprs, key=len, reverse=True):
+        if expr and expr in line:
+            return line.replace(expr, f"`{expr}`", 1)
+    return line
+
+
 def gate_markdown(result: dict) -> str:
     n = result["counts"]
     lines = [f"### memprobe gate: {'❌ FAIL' if n['FAIL'] else '✅ PASS'}", "",
@@ -58,7 +66,7 @@ def gate_markdown(result: dict) -> str:
         lines.append(f"| {v['probe']} | `{_metric(v)}` | {fmt_bytes(v['measured'])} | {_limit_text(v)} | {_headroom(v)} | {v['verdict']} |")
     for name, why in result["explanations"].items():
         lines += ["", f"**{name}** breached its budget. {why['headline']}", ""]
-        lines += [f"- `{line}`" if line.startswith(("abs(", "mm(")) else f"- {line}" for line in why["lines"]]
+        lines += [f"- {_code_spans(line, why.get('exprs') or [])}" for line in why["lines"]]
     skips = [v for v in result["verdicts"] if v["verdict"] == "SKIP"]
     if skips:
         lines += ["", "<details><summary>skipped</summary>", ""]

@@ -12,6 +12,8 @@ import html
 import json
 from pathlib import Path
 
+from ..analysis.rundir import run_file
+from ..analysis.validate import read_text
 from ..units import fmt_bytes
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -236,7 +238,7 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
     code_parts = []
     for entry in report.get("graphs") or []:
         rel = (entry.get("files") or {}).get("output_code")
-        path = run_dir / rel if rel else None
+        path = run_file(run_dir, rel, f"graphs ({entry['graph_id']}) files.output_code") if rel else None
         if path is None or not path.is_file():
             continue
         gid = entry["graph_id"]
@@ -245,7 +247,7 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
         if peak and peak not in marks:
             marks[peak] = "hl"
         code_parts.append(f"<details id=\"code-{gid}\"{' open' if marks else ''}><summary>{html.escape(gid)} output code "
-                          f"<span class=\"pill\">{html.escape(rel)}</span></summary>{_code_block(gid, path.read_text(errors='replace'), marks)}</details>")
+                          f"<span class=\"pill\">{html.escape(rel)}</span></summary>{_code_block(gid, read_text(path), marks)}</details>")
     if code_parts:
         parts.append("<section id=\"output-code\"><h2>Inductor output code</h2><p class=\"muted\">Red: statements that allocate a "
                      "buffer returned as saved for backward; yellow: the simulated peak.</p>" + "".join(code_parts) + "</section>")
@@ -260,7 +262,10 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
 
 
 def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) -> str:
-    subtitle = html.escape(" | ".join(f"{k.upper()}: {(result.get(k) or {}).get('summary', '')}" for k in ("a", "b")))
+    from ..analysis.diff import side_environment
+
+    subtitle = "<br>".join(html.escape(f"{k.upper()}: {(result.get(k) or {}).get('summary', '')} — "
+                                       f"{side_environment(result.get(k) or {})}") for k in ("a", "b"))
     t = result.get("totals") or {}
     sb = t.get("saved_bytes") or {}
     parts = [f"<section><h2>Saved for backward per step</h2><p><b>{fmt_bytes(sb.get('a'))} &rarr; {fmt_bytes(sb.get('b'))}</b>"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from ..units import fmt_bytes, fmt_delta
 
 STATUS_LABEL = {"only_b": "only in B", "grown": "grown in B", "only_a": "only in A", "shrunk": "shrunk in B"}
@@ -15,11 +17,15 @@ def _cell(text: str) -> str:
 def diff_markdown(d: dict) -> str:
     t = d["totals"]
     saved = t["saved_bytes"]
+    from ..analysis.diff import side_environment
+
     lines = [
         "### memprobe diff",
         "",
-        f"**A** `{d['a']['summary']}`  ",
-        f"**B** `{d['b']['summary']}`",
+        f"**A** `{_cell(d['a']['summary'])}`  ",
+        f"<sub>{_cell(html.escape(side_environment(d['a'])))}</sub>  ",
+        f"**B** `{_cell(d['b']['summary'])}`  ",
+        f"<sub>{_cell(html.escape(side_environment(d['b'])))}</sub>",
         "",
     ]
     if d["differences"] == 0:

@@ -1,0 +1,168 @@
+"""One probe in a process of its own: what the orchestrating verbs start for each side, trial or probe.
+
+Started by :mod:`memprobe.orchestrate.process` as ``python -m memprobe.capture.child --job JSON``;
+not meant to be run by hand. It speaks to its parent in lines on stderr:
+
+- ``memprobe: ready``: its imports are done. With ``"hold": true`` in the job it then waits for
+  a line on stdin before it builds anything (the parent lets the next probe import while the
+  current one runs, and starts it only when that one is finished: probes never overlap);
+- ``memprobe: progress: MSG``: a stage of the run;
+- ``memprobe: error: MSG`` and the error's exit code, or ``memprobe: internal error: ...`` and 70.
+
+Everything else on stderr (library warnings, the model's own output) is the parent's to show
+or drop. The run directory in the job is written as by ``memprobe run``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from pathlib import Path
+
+# how a child knows which of its variables were given for this probe (recorded in report.json)
+SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
+# the command the user typed, recorded as the report's "command" by the child
+COMMAND_VAR = "MEMPROBE_COMMAND"
+
+READY = "memprobe: ready"
+PROGRESS = "memprobe: progress: "
+ERROR = "memprobe: error: "
+INTERNAL = "memprobe: internal error: "
+
+
+def process_record(side_env_names: list[str] | None = None) -> dict:
+    """Who measured a run: recorded in report.json by the process that ran the probe."""
+    names = side_env_names
+    if names is None:
+        try:
+            names = json.loads(os.environ.get(SIDE_ENV_VAR) or "[]")
+        except ValueError:
+            names = []
+    return {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "python": sys.executable,
+        "command": list(sys.argv),
+        "env": {n: os.environ.get(n) for n in names if isinstance(n, str)},
+        "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
+    }
+
+
+def user_command() -> list[str]:
+    """The command the user typed: the orchestrating parent's, when this process is a child."""
+    try:
+        cmd = json.loads(os.environ.get(COMMAND_VAR) or "null")
+    except ValueError:
+        cmd = None
+    return cmd if isinstance(cmd, list) else list(sys.argv)
+
+
+def _say(line: str) -> None:
+    # one protocol line; newlines inside a message would split it
+    sys.stderr.write(" ".join(line.split("\n")) + "\n")
+    sys.stderr.flush()
+
+
+def _prewarm(recipe: str, warm_compile: bool) -> None:
+    """Import what a probe needs, so that a held child is ready to run at once."""
+    import torch  # noqa: F401
+    import torch._dynamo  # noqa: F401
+    import torch._inductor.compile_fx  # noqa: F401
+    from torch.distributed.fsdp import fully_shard  # noqa: F401
+
+    from . import runner  # noqa: F401
+
+    if warm_compile:
+        _warm_compile()
+
+    if recipe != "bf16":
+        try:
+            import torchao.float8  # noqa: F401
+        except ImportError:  # the run says so in its own words
+            pass
+
+
+def _warm_compile() -> None:
+    """The first compile in a process pays for lazy initialisation (codegen modules, the C++ toolchain
+    probe, Inductor's caches); a held child pays it with a throwaway compile on the CPU while the
+    previous probe still runs. It allocates a few KiB on the CPU, frees them, and resets Dynamo; the
+    probe's own compile and its measured step come later (the device is not touched)."""
+    import torch
+
+    def f(x, w):
+        return torch.nn.functional.silu(x @ w).float().pow(2).mean()
+
+    g = torch.compile(f, fullgraph=True)
+    x = torch.randn(16, 16, dtype=torch.bfloat16)
+    w = torch.randn(16, 16, dtype=torch.bfloat16, requires_grad=True)
+    g(x, w).backward()
+    torch._dynamo.reset()
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2 or argv[0] != "--job":
+        print("usage: python -m memprobe.capture.child --job JSON (started by memprobe, not by hand)", file=sys.stderr)
+        return 2
+    from ..errors import MemprobeError
+
+    try:
+        job = json.loads(argv[1])
+        from ..config import ProbeConfig
+
+        cfg = ProbeConfig.from_dict(job["config"]).validated()
+        out = Path(job["out"])
+    except MemprobeError as e:
+        _say(ERROR + str(e))
+        return e.exit_code
+    except (ValueError, KeyError, TypeError) as e:
+        _say(INTERNAL + f"a bad job for a probe process: {type(e).__name__}: {e}")
+        return 70
+    try:
+        from .quiet import quiet_logs
+
+        quiet_logs(bool(job.get("verbose")))
+        try:
+            _prewarm(cfg.recipe, warm_compile=bool(job.get("hold")))
+        except ImportError as e:
+            _say(ERROR + f"this Python ({sys.executable}) cannot import what a probe needs: {e}")
+            return 2
+        _say(READY)
+        if job.get("hold") and not sys.stdin.readline():
+            return 130  # the parent went away before this probe's turn
+        from .rundir import prepare_run_dir
+        from .runner import run_probe
+
+        prepare_run_dir(out, force=False)
+        run_probe(cfg, out, progress=lambda msg: _say(PROGRESS + msg), verbose=bool(job.get("verbose")),
+                  analysis_only=bool(job.get("analysis_only")), measure=job.get("measure"))
+    except MemprobeError as e:
+        _say(ERROR + str(e))
+        return e.exit_code
+    except KeyboardInterrupt:
+        _say(ERROR + f"interrupted; what was recorded is in {out}")
+        return 130
+    except Exception as e:  # a bug in memprobe: the parent says so with exit 70
+        first = (str(e).splitlines() or [""])[0]
+        _say(INTERNAL + f"{type(e).__name__}: {first}")
+        if job.get("verbose"):
+            import traceback
+
+            traceback.print_exc()
+        return 70
+    return 0
+
+
+def _exit(code: int) -> None:
+    """Leave without the interpreter's teardown (~0.9 s with torch loaded, on the critical path of every
+    probe): the run directory is written and closed; Inductor's compile workers notice their parent is
+    gone and end themselves."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    _exit(main())

@@ -1,0 +1,168 @@
+"""The flags verbs share, declared once: the probe configuration's come from :class:`ProbeConfig`'s fields."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import MISSING, fields
+from pathlib import Path
+
+import click
+
+from ..config import ProbeConfig
+from ..errors import ConfigError
+
+
+def _choices(meta) -> tuple[str, ...] | None:
+    c = meta.get("choices")
+    return tuple(c()) if callable(c) else c
+
+
+def config_options(f):
+    """The probe configuration flags (every verb that runs a probe), one per :class:`ProbeConfig` field."""
+    options = []
+    for fld in fields(ProbeConfig):
+        meta = fld.metadata
+        if "help" not in meta:
+            continue
+        name = fld.name.replace("_", "-")
+        default = fld.default if fld.default is not MISSING else None
+        kwargs: dict = {"help": meta["help"]}
+        if isinstance(default, bool):
+            decl = [f"--{name}/--no-{name}"]
+            kwargs.update(default=default, show_default=True)
+        elif meta.get("multiple"):
+            decl = [meta.get("flag", f"--{name}"), fld.name]
+            kwargs.update(multiple=True, metavar=meta.get("metavar"))
+        else:
+            decl = [meta.get("flag", f"--{name}"), fld.name]
+            choices = _choices(meta)
+            kind = type(default) if default is not None else str
+            if choices:
+                kwargs["type"] = click.Choice(list(choices))
+            elif kind in (int, float):
+                kwargs["type"] = kind
+            if meta.get("metavar"):
+                kwargs["metavar"] = meta["metavar"]
+            if meta.get("preset"):
+                # None: a --preset may set it; an explicit flag wins over the preset
+                kwargs.update(default=None, help=f"{meta['help']}  [default: {default}, or the preset's]")
+            else:
+                kwargs.update(default=default, show_default=default is not None)
+        options.append(click.option(*decl, **kwargs))
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def config_from_options(kw: dict) -> ProbeConfig:
+    """A validated config from the flags; unknown ops are caught here, before anything runs."""
+    from ..policies import resolve_op
+
+    values = {}
+    for fld in fields(ProbeConfig):
+        if fld.name not in kw:
+            continue
+        v = kw[fld.name]
+        values[fld.name] = tuple(v) if fld.metadata.get("multiple") else v
+    if values.get("preset"):
+        from repros.presets import PRESETS
+
+        for k, v in PRESETS[values["preset"]].items():
+            if k in values and values[k] is None and k != "layers":
+                values[k] = v
+    for fld in fields(ProbeConfig):
+        if fld.metadata.get("preset") and values.get(fld.name) is None:
+            values.pop(fld.name, None)  # the field's own default
+    cfg = ProbeConfig(**values).validated()
+    for op in tuple(values.get("save_ops", ())) + tuple(values.get("recompute_ops", ())):
+        resolve_op(op)  # named as the user wrote it
+    return cfg
+
+
+def _set_debug(ctx: click.Context, _param, value: bool) -> None:
+    if value:
+        from .main import DEBUG
+
+        DEBUG.on = True
+
+
+def debug_option(f):
+    """``--debug`` after a verb (as after ``memprobe``): the group shows the traceback of an error."""
+    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+                        help="Show Python tracebacks on errors (same as `memprobe --debug VERB`).")(f)
+
+
+def output_options(f):
+    for opt in reversed([
+        click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary."),
+        click.option("--quiet", "-q", is_flag=True, help="No progress lines."),
+        click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through."),
+    ]):
+        f = opt(f)
+    return debug_option(f)
+
+
+def side_options(f):
+    """--a/--b flags, environments and interpreters: what one side alone runs with (diff, bisect)."""
+    for opt in reversed([
+        click.option("--a", "a_flags", metavar="FLAGS", default=None,
+                     help="Extra `memprobe run` flags for side A only, quoted: --a '--ac-policy torchtitan'."),
+        click.option("--b", "b_flags", metavar="FLAGS", default=None,
+                     help="Extra `memprobe run` flags for side B only, quoted: --b '--save-op aten.abs'."),
+        click.option("--a-env", "a_env", multiple=True, metavar="NAME=VALUE",
+                     help="An environment variable for side A's processes only (repeatable): an Inductor or "
+                          "allocator setting, e.g. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True."),
+        click.option("--b-env", "b_env", multiple=True, metavar="NAME=VALUE",
+                     help="An environment variable for side B's processes only (repeatable)."),
+        click.option("--a-python", "a_python", default=None, metavar="PATH",
+                     help="Run side A with another Python (another torch, torchao or torchtitan); memprobe must be "
+                          "installed there."),
+        click.option("--b-python", "b_python", default=None, metavar="PATH", help="Run side B with another Python."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def side_config(label: str, base: ProbeConfig, extra: str | None) -> ProbeConfig:
+    """``base`` with one side's extra ``memprobe run`` flags (``--a '...'``) applied."""
+    if not extra:
+        return base
+    from .run import run as run_command
+
+    try:
+        args = shlex.split(extra)
+    except ValueError as e:
+        raise ConfigError(f"--{label} {extra!r}: {e}") from None
+    if {"-h", "--help"} & set(args):
+        raise ConfigError(f"--{label} takes `memprobe run` flags for side {label.upper()}; see `memprobe run --help`")
+    try:
+        ctx = run_command.make_context("run", base.to_flags() + args, resilient_parsing=False)
+    except click.ClickException as e:
+        raise ConfigError(f"--{label} {extra!r}: {e.format_message()}") from None
+    return config_from_options(ctx.params)
+
+
+def emit(result: dict, *, as_json: bool, as_markdown: bool = False, markdown=None, console=None) -> None:
+    """Print a verb's result: JSON for machines, Markdown for a pull request, or the rich console view."""
+    if as_json:
+        click.echo(json.dumps(result, indent=1))
+    elif as_markdown and markdown is not None:
+        click.echo(markdown(result))
+    elif console is not None:
+        console()
+
+
+def refuse_existing(*paths: Path | None, force: bool) -> None:
+    """Output files named on the command line are not overwritten without --force (checked before running)."""
+    from ..errors import RunDirError
+
+    for p in paths:
+        if p is None:
+            continue
+        if p.is_symlink():
+            raise RunDirError(f"{p} is a symbolic link; memprobe does not write through links: name the file itself")
+        if p.exists() and not force:
+            raise RunDirError(f"{p} exists; pass --force to overwrite it")
+        if p.exists() and not p.is_file():
+            raise RunDirError(f"{p} exists and is not a file; memprobe overwrites only files, even with --force")

@@ -1,0 +1,147 @@
+"""``memprobe bisect``'s work: which features a regression needs, and a minimal configuration.
+
+Every configuration tried is a probe in its own process (:mod:`.process`); the trials of a
+pass that do not depend on each other run at once when there are slots for them (one per
+GPU on CUDA, ``--jobs`` on the CPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
+from ..config import ProbeConfig
+from ..units import fmt_bytes
+from .process import ProbeJob, Progress, SideEnv, run_jobs
+
+METRIC = "bytes held at the end of forward (measured)"
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    remove: Callable[[ProbeConfig], ProbeConfig]  # the configuration without it
+    both_sides: bool  # removed from A too (else from B only)
+    applies: Callable[[ProbeConfig, ProbeConfig], bool]
+
+
+FEATURES = (
+    Feature("more than one layer", lambda c: replace(c, layers=1), True, lambda a, b: b.layers > 1 and b.model is None),
+    Feature("FSDP", lambda c: replace(c, fsdp=False), True, lambda a, b: b.fsdp),
+    Feature("torch.compile", lambda c: replace(c, compile=False), True, lambda a, b: b.compile),
+    Feature("aten.abs in the SAC save list",
+            lambda c: replace(c, recompute_ops=c.recompute_ops + ("aten.abs.default",)), True,
+            lambda a, b: b.ac == "op" and "aten.abs.default" in b.policy().save_ops),
+    Feature("op-level SAC", lambda c: replace(c, ac="none"), True, lambda a, b: b.ac == "op"),
+    Feature("rowwise scaling", lambda c: replace(c, recipe="tensorwise"), False, lambda a, b: b.recipe.startswith("rowwise")),
+)
+
+
+def held_after_forward(report: dict) -> int:
+    """The metric: bytes held at the end of forward (measured): what the step keeps for backward."""
+    return report["memory"]["phases"]["forward"]["end_bytes"]
+
+
+class Trials:
+    """The configurations tried, each run once (in its own process) and remembered."""
+
+    def __init__(self, out: Path, envs: dict[str, SideEnv], threshold: int, *, progress: Progress, verbose: bool,
+                 slots: int, gpus: list[str] | None):
+        self.out, self.envs, self.threshold = out, envs, threshold
+        self.progress, self.verbose, self.slots, self.gpus = progress, verbose, slots, gpus
+        self.runs: dict[tuple, dict] = {}
+
+    def _key(self, cfg: ProbeConfig, side: str) -> tuple:
+        return (cfg, self.envs.get(side, SideEnv()))
+
+    def measure(self, wanted: list[tuple[ProbeConfig, str, str]]) -> None:
+        """Run every (config, side, trial label) not run yet, as many at once as there are slots."""
+        jobs, keys = [], []
+        for cfg, side, label in wanted:
+            key = self._key(cfg, side)
+            if key in self.runs or key in keys:
+                continue
+            n = len(self.runs) + len(jobs)
+            # compiled configurations run analysis-only (graphs traced and partitioned, no kernels), measured
+            jobs.append(ProbeJob(f"run{n} {label} / {side.upper()}", cfg, self.out / f"run{n}", key[1],
+                                 analysis_only=cfg.compile, measure=True))
+            keys.append(key)
+        quiet = _only_building(self.progress)
+        reports = run_jobs(jobs, progress=quiet, verbose=self.verbose, slots=self.slots, gpus=self.gpus)
+        for job, key in zip(jobs, keys):
+            report = reports[job.label]
+            self.runs[key] = {"run": str(job.out), "held_bytes": held_after_forward(report), "mode": report["mode"],
+                              "saved_bytes": (report.get("saved_totals") or {}).get("graph_bytes")}
+
+    def row(self, label: str, ca: ProbeConfig, cb: ProbeConfig) -> dict:
+        ra, rb = self.runs[self._key(ca, "a")], self.runs[self._key(cb, "b")]
+        delta = rb["held_bytes"] - ra["held_bytes"]
+        row = {"removed": label, "a": ca.summary(), "b": cb.summary(), "held_a": ra["held_bytes"], "held_b": rb["held_bytes"],
+               "delta_bytes": delta, "exceeds": delta >= self.threshold, "runs": [ra["run"], rb["run"]],
+               "modes": [ra["mode"], rb["mode"]]}
+        self.progress(f"{label}: B - A = {fmt_bytes(delta)} "
+                      f"({'still exceeds' if row['exceeds'] else 'below'} {fmt_bytes(self.threshold)})")
+        return row
+
+
+def _only_building(progress: Progress) -> Progress:
+    """A child's progress, but only the line that says what it builds (the trials themselves are reported)."""
+    return lambda msg: progress(msg) if "] building " in msg else None
+
+
+def _removed(feature: Feature, ca: ProbeConfig, cb: ProbeConfig) -> tuple[ProbeConfig, ProbeConfig]:
+    ca = feature.remove(ca) if feature.both_sides else ca
+    return ca.validated(), feature.remove(cb).validated()
+
+
+def run_bisect(cfg_a: ProbeConfig, cfg_b: ProbeConfig, *, envs: dict[str, SideEnv], threshold: int, out: Path | None,
+               force: bool, progress: Progress, verbose: bool = False, slots: int = 1,
+               gpus: list[str] | None = None) -> tuple[dict, Path]:
+    """Find the features B needs to exceed A by ``threshold`` at the end of forward; writes bisect.json."""
+    out = out or default_run_dir("bisect")
+    prepare_run_dir(out, force)
+    trials = Trials(out, envs, threshold, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
+    trials.measure([(cfg_a, "a", "as given"), (cfg_b, "b", "as given")])
+    rows = [trials.row("nothing (as given)", cfg_a, cfg_b)]
+    rows[0]["pass"] = "given"
+    necessary, unnecessary, not_applicable = [], [], []
+    if rows[0]["exceeds"]:
+        # 1. each feature alone, removed from the configuration as given: is it necessary there? (independent trials)
+        singles = []
+        for feature in FEATURES:
+            if feature.applies(cfg_a, cfg_b):
+                singles.append((feature, *_removed(feature, cfg_a, cfg_b)))
+            else:
+                not_applicable.append(feature.name)
+        trials.measure([(c, side, f.name) for f, ca, cb in singles for c, side in ((ca, "a"), (cb, "b"))])
+        for feature, ca, cb in singles:
+            row = trials.row(feature.name, ca, cb)
+            row["pass"] = "single"
+            rows.append(row)
+            (unnecessary if row["exceeds"] else necessary).append(feature.name)
+        # 2. the unnecessary ones removed together, one after another: a minimal configuration
+        for feature in FEATURES:
+            if feature.name not in unnecessary:
+                continue
+            ca, cb = _removed(feature, cfg_a, cfg_b)
+            trials.measure([(ca, "a", f"+ {feature.name}"), (cb, "b", f"+ {feature.name}")])
+            row = trials.row(f"+ {feature.name}", ca, cb)
+            row["pass"] = "cumulative"
+            rows.append(row)
+            if row["exceeds"]:
+                cfg_a, cfg_b = ca, cb
+        conclusion = (f"In the configuration as given, B holds at least {fmt_bytes(threshold)} more than A after forward only "
+                      f"with {', '.join(necessary) or 'none of the features tried'} (removing any one of them removes it); "
+                      f"it does not need {', '.join(unnecessary) or 'any feature that could be removed'}.")
+    else:
+        conclusion = (f"B does not exceed A by {fmt_bytes(threshold)} at the end of forward "
+                      f"({fmt_bytes(rows[0]['delta_bytes'])}): nothing to bisect.")
+    result = {"threshold_bytes": threshold, "metric": METRIC, "trials": rows, "necessary": necessary,
+              "unnecessary": unnecessary, "not_applicable": not_applicable,
+              "minimal": {"a": cfg_a.summary(), "b": cfg_b.summary(), "a_flags": cfg_a.to_flags(), "b_flags": cfg_b.to_flags()},
+              "envs": {k: v.to_dict() for k, v in envs.items() if not v.empty},
+              "conclusion": conclusion}
+    atomic_write_json(out / "bisect.json", result)
+    return result, out

@@ -1,0 +1,60 @@
+"""Write the HTML page (and the Perfetto trace) of a run or diff directory: read what it recorded, render, write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..analysis.rundir import load_report
+from ..analysis.timeline import timeline
+from ..capture.rundir import atomic_write_json, atomic_write_text
+from ..errors import RunDirError
+
+
+def write_html(path: Path, out: Path) -> Path:
+    """Render the run or diff directory ``path`` into ``out`` (one HTML file); returns ``out``."""
+    from .html import render_run
+
+    if (path / "report.json").is_file():
+        report = load_report(path)
+        page = render_run(report, path, timeline(report, path))
+    elif (path / "diff.json").is_file():
+        from ..analysis.validate import load_diff
+
+        page = diff_html(load_diff(path / "diff.json"), path)
+    else:
+        raise RunDirError(f"{path} holds no report.json or diff.json")
+    atomic_write_text(out, page)
+    return out
+
+
+def diff_html(result: dict, diff_dir: Path | None = None) -> str:
+    """The HTML page of a diff result; each side's timeline is read from its run directory."""
+    from .html import render_diff
+
+    sides = []
+    for key in ("a", "b"):
+        source = (result.get(key) or {}).get("source")
+        src = Path(source) if source else (diff_dir / key if diff_dir else None)
+        try:
+            rep = load_report(src) if src else None
+            sides.append(timeline(rep, src) if rep else None)
+        except RunDirError:
+            sides.append(None)  # a side's run directory moved away: the diff table still renders
+    return render_diff(result, *sides)
+
+
+def write_diff_html(result: dict, diff_dir: Path | None, out: Path) -> Path:
+    atomic_write_text(out, diff_html(result, diff_dir))
+    return out
+
+
+def write_trace(path: Path, out: Path) -> Path:
+    from .trace import chrome_trace
+
+    report = load_report(path)
+    tl = timeline(report, path)
+    if tl is None:
+        raise RunDirError(f"{path}: the run measured no memory events (analysis-only?); nothing to trace")
+    atomic_write_json(out, chrome_trace(report, tl))
+    return out
