@@ -42,5 +42,13 @@ EOF
     > "$OUT/bisect.json"
   echo "exit $? in $(( $(date +%s) - start ))s"
   python3 -c "import json; r = json.load(open('$OUT/bisect.json')); print(' ', r['conclusion']); print('  trials', len(r['trials']), [(t['removed'], t['delta_bytes']) for t in r['trials']])"
+  if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+    echo "=== 4. two GPUs: memprobe diff rowwise rowwise --parallel (one GPU per side)"
+    start=$(date +%s)
+    python3 -m memprobe diff rowwise rowwise --ac-policy torchtitan-2025-01 --device "$DEVICE" --parallel \
+      --out "$runs/aa-parallel" -q > /dev/null
+    echo "exit $? in $(( $(date +%s) - start ))s"; summary "$runs/aa-parallel/diff.json"
+    python3 -c "import json; d = json.load(open('$runs/aa-parallel/diff.json')); print('  gpus', [json.load(open(d[k]['source'] + '/report.json'))['process']['gpus'] for k in 'ab'])"
+  fi
 } 2>&1 | tee "$OUT/one-process.log"
 cp "$runs/aa/diff.json" "$OUT/aa-diff.json"; cp "$runs/noreshard/diff.json" "$OUT/noreshard-diff.json"
