@@ -19,9 +19,11 @@ print("  sides: pids", d["a"]["process"]["pid"], d["b"]["process"]["pid"], "| sa
       "| items", len(d["items"]))
 for name, figs in (d["phases"] or {}).get("phases", {}).items():
     print(f"  {name:<9}", "  ".join(f"{k}={v['delta']:+,d}" for k, v in figs.items()))
-for phase, cats in ((d.get("alive_at_peak") or {}).get("phases") or {}).items():
-    nonzero = {c: v["delta"] for c, v in cats.items() if v["delta"]}
-    print(f"  alive at the {phase} peak, nonzero category deltas: {nonzero or 'none'}")
+alive = d.get("alive_at_peak") or {}
+for where, key in (("peak", "phases"), ("end", "at_end")):
+    for phase, cats in (alive.get(key) or {}).items():
+        nonzero = {c: v["delta"] for c, v in cats.items() if v["delta"]}
+        print(f"  alive at the {phase} {where}, nonzero category deltas: {nonzero or 'none'}")
 EOF
 }
 {

@@ -136,7 +136,9 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
     for name, (t0, t1) in windows.items():
         i, peak = peak_index(t0, t1)
         if i >= 0:
-            phases[name] = {"peak_bytes": peak, **at(i)}
+            end = at(max((k for k, row in enumerate(rows) if row[0] <= t1), default=-1))
+            phases[name] = {"peak_bytes": peak, **at(i),
+                            "at_end": {k: end[k] for k in ("event_index", "alive_bytes", "by_category_bytes", "top_items")}}
     step = at(step_i) if step_i >= 0 else at(-1)
     peak_phase = next((n for n, (t0, t1) in windows.items() if step_i >= 0 and t0 <= rows[step_i][0] <= t1), None)
     return {

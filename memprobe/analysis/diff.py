@@ -215,8 +215,14 @@ def _category_deltas(a: dict, b: dict) -> dict | None:
         cb = (ab.get("phases") or {}).get(phase, {}).get("by_category_bytes")
         if cb is None:
             continue
-        out["phases"][phase] = {
-            cat: {"a": ca.get(cat, 0), "b": cb.get(cat, 0), "delta": cb.get(cat, 0) - ca.get(cat, 0)}
-            for cat in dict.fromkeys(list(ca) + list(cb))
-        }
+        out["phases"][phase] = _by_category(ca, cb)
+        ea = (aa["phases"][phase].get("at_end") or {}).get("by_category_bytes")
+        eb = (((ab.get("phases") or {}).get(phase) or {}).get("at_end") or {}).get("by_category_bytes")
+        if ea is not None and eb is not None:
+            out.setdefault("at_end", {})[phase] = _by_category(ea, eb)
     return out
+
+
+def _by_category(ca: dict, cb: dict) -> dict:
+    return {cat: {"a": ca.get(cat, 0), "b": cb.get(cat, 0), "delta": cb.get(cat, 0) - ca.get(cat, 0)}
+            for cat in dict.fromkeys(list(ca) + list(cb))}

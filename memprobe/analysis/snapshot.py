@@ -362,7 +362,8 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
     classifier = Classifier(report, output_code_line_map(report.get("graph_memory") or []))
     ordinal_of_index = call_ordinals(snap, classifier)
 
-    moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values())])
+    ends = [ph["end_index"] for ph in rep["phases"].values() if "end_index" in ph]
+    moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values()), *ends])
 
     def at(index: int) -> dict:
         def named():
@@ -384,7 +385,9 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
         **{k: step[k] for k in ("alive_bytes", "named_fraction", "by_category_bytes", "top_items", "saved_for_backward")},
         "alive_at_peak_bytes": step["alive_bytes"],
         "phases": {
-            name: {"peak_bytes": ph["peak_bytes"], **at(ph["peak_index"])} for name, ph in rep["phases"].items()
+            name: {"peak_bytes": ph["peak_bytes"], **at(ph["peak_index"]),
+                   **({"at_end": _at_end(at(ph["end_index"]))} if "end_index" in ph else {})}
+            for name, ph in rep["phases"].items()
         },
         "measured": ["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],
         "inferred": [
@@ -392,6 +395,11 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
             "which layer: the k-th allocation from an output-code line is the k-th call of that graph",
         ],
     }
+
+
+def _at_end(moment: dict) -> dict:
+    """What is alive when a phase ends (the end of forward: what the step holds for backward), by category."""
+    return {k: moment[k] for k in ("event_index", "alive_bytes", "by_category_bytes", "top_items")}
 
 
 def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:

@@ -211,13 +211,15 @@ MEMORY = Obj(
     {"source": Opt(NAME), "baseline": Opt(STR), "phases": MapOf(PHASE), "events": Opt(EVENTS),
      "persistent": Opt(MapOf(Opt(COUNT))), "autograd_saved_bytes": Opt(COUNT),
      "saved_for_backward_bytes": Opt(MapOf(Opt(COUNT))), "partial": Bool,
-     "snapshot": Obj({}, {"file": Opt(Str(4096)), "phase_markers": ListOf(Tuple(NAME, NAME)),
-                          "tensor_registry": MapOf(Obj({"category": NAME, "name": STR, "bytes": COUNT}))})},
+     "snapshot": Opt(Obj({}, {"file": Opt(Str(4096)), "phase_markers": ListOf(Tuple(NAME, NAME)),
+                          "tensor_registry": Opt(MapOf(Obj({"category": NAME, "name": STR, "bytes": COUNT})))}))},
 )
 ITEM = Obj({"category": NAME, "item": STR, "bytes": SIGNED}, {"blocks": COUNT, "evidence": Opt(STR)})
+AT_END = Obj({"by_category_bytes": CATEGORY_BYTES}, {"event_index": SIGNED, "alive_bytes": SIGNED, "top_items": ListOf(ITEM)})
 ATTRIBUTION_PHASE = Obj({"by_category_bytes": CATEGORY_BYTES},
                         {"peak_bytes": SIGNED, "alive_bytes": SIGNED, "named_fraction": Opt(Num(0)),
-                         "top_items": ListOf(ITEM), "saved_for_backward": ListOf(ITEM), "event_index": COUNT})
+                         "top_items": ListOf(ITEM), "saved_for_backward": ListOf(ITEM), "event_index": SIGNED,
+                         "at_end": AT_END})
 ATTRIBUTION = Obj(
     {"source": NAME},
     {"peak_bytes": SIGNED, "peak_phase": Opt(NAME), "alive_bytes": SIGNED, "named_fraction": Opt(Num(0)),
@@ -279,7 +281,7 @@ DIFF = Obj(
      "phases": Opt(Obj({}, {"comparable": Bool, "why": STR, "source": Opt(NAME), "baseline": Opt(STR),
                             "phases": MapOf(MapOf(_AB))})),
      "graphs": ListOf(Obj({"graph_id": NAME}, {"peak_bytes": _AB, "saved_bytes": _AB})),
-     "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB))}))},
+     "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB)), "at_end": MapOf(MapOf(_AB))}))},
 )
 _EDIT_ITEM = Obj({"expr": STR}, {"count": COUNT, "kind": NAME, "bytes_a": COUNT, "bytes_b": COUNT, "delta_bytes": SIGNED})
 EXPLAIN = Obj(

@@ -70,8 +70,11 @@ class CudaPhases:
 
     @contextlib.contextmanager
     def step(self):
+        # reserved figures of the measured step start from the blocks in use, not from whatever the first
+        # step's compilation and autotuning left cached (which differs from process to process)
+        torch.cuda.synchronize(self.device)
+        torch.cuda.empty_cache()
         if self.snapshot_path is not None:
-            torch.cuda.synchronize(self.device)
             self.tensor_registry = self.registry() if self.registry else None
             # the trace covers the measured step only; blocks keep the stacks recorded earlier
             self._record(clear=True)
@@ -127,7 +130,7 @@ class CudaPhases:
     def result(self) -> dict:
         return {
             "source": self.source,
-            "baseline": "absolute bytes allocated on the device",
+            "baseline": "absolute bytes allocated on the device (reserved: from a cache emptied at the step's start)",
             "phases": self.phases,
             "events": None,
             "snapshot": {

@@ -301,12 +301,14 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
             tab.add_row(g["graph_id"], fmt_bytes(p["a"]), fmt_bytes(p["b"]), fmt_delta(p["delta"]),
                         fmt_bytes(sv["a"]), fmt_bytes(sv["b"]), fmt_delta(sv["delta"]))
         con.print(tab)
-    cats = ((d.get("alive_at_peak") or {}).get("phases") or {}).get("forward")
-    if cats:
-        changed = {c: v for c, v in cats.items() if v["delta"]}
+    alive = d.get("alive_at_peak") or {}
+    for label, cats in (("the forward peak", (alive.get("phases") or {}).get("forward")),
+                        ("the end of forward", (alive.get("at_end") or {}).get("forward"))):
+        changed = {c: v for c, v in (cats or {}).items() if v["delta"]}
         if changed:
-            con.print("[dim]alive at the forward peak, by category (B - A): "
-                      + "; ".join(f"{c} {fmt_delta(v['delta'])}" for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
+            con.print(f"[dim]alive at {label}, by category (B - A): "
+                      + "; ".join(f"{markup(c)} {fmt_delta(v['delta'])}"
+                                  for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
     if out_dir is not None:
         con.print(f"\nwritten: [bold]{out_dir}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else ""))
 
