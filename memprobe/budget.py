@@ -138,7 +138,9 @@ def _line_index(text: str) -> dict[tuple, int]:
     return index
 
 
-def load_budget(path: str | Path) -> Budget:
+def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
+    """The budget file, checked: its probes' configurations as `memprobe run` would take them (op names
+    resolved against the installed torch unless ``resolve_ops`` is false), its limits by metric."""
     path = Path(path)
     try:
         text = path.read_text()
@@ -172,11 +174,18 @@ def load_budget(path: str | Path) -> Budget:
         cfg_keys = {k: v for k, v in body.items() if k != "limits"}
         try:
             cfg = ProbeConfig.from_dict(cfg_keys).validated()
+            if resolve_ops:
+                from .policies import resolve_op
+
+                for field_name in ("save_ops", "recompute_ops"):
+                    for op in cfg_keys.get(field_name) or ():
+                        try:
+                            resolve_op(op)
+                        except ConfigError as e:
+                            e.field = field_name
+                            raise
         except ConfigError as e:
-            bad = next((k for k in cfg_keys if k in str(e)), None)
-            raise BudgetError(f"{where(t, bad)}: probe {name!r}: {e}") from None
-        except TypeError as e:
-            raise BudgetError(f"{where(t)}: probe {name!r}: {e}") from None
+            raise BudgetError(f"{where(t, e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
         probe = Probe(name, cfg, line=lines.get((t, None)))
         if not isinstance(limits_data, dict) or not limits_data:
             raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 
 from .errors import ConfigError
@@ -12,6 +13,17 @@ RECIPE_ALIASES = {"fp8": "rowwise"}
 AC_MODES = ("none", "full", "op")
 REPROS = ("ffn", "transformer")
 DEVICES = ("auto", "cpu", "cuda")
+
+
+@contextmanager
+def _field_of(name: str):
+    """A ConfigError raised in the block names the configuration field it is about."""
+    try:
+        yield
+    except ConfigError as e:
+        if e.field is None:
+            e.field = name
+        raise
 
 
 def _presets() -> dict:
@@ -107,31 +119,33 @@ class ProbeConfig:
                 ok = (value is None and default is None) or (isinstance(value, str) and len(value) < 4096)
                 want = "a string"
             if not ok:
-                raise ConfigError(f"{flag} (config key {f.name!r}) must be {want}, got {str(value)[:60]!r}")
+                raise ConfigError(f"{flag} (config key {f.name!r}) must be {want}, got {str(value)[:60]!r}", field=f.name)
 
     def validated(self) -> "ProbeConfig":
         """A normalized copy (canonical recipe and op names), or ConfigError."""
         self._check_types()
-        recipe = canonical_recipe(self.recipe)
+        with _field_of("recipe"):
+            recipe = canonical_recipe(self.recipe)
         for name in ("dim", "hidden", "heads", "kv_heads", "layers", "batch", "seq", "nproc"):
             if getattr(self, name) < 1:
-                raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(self, name)})")
+                raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(self, name)})", field=name)
         if self.repro not in REPROS:
-            raise ConfigError(f"unknown --repro {self.repro!r}; choose one of: {', '.join(REPROS)}")
+            raise ConfigError(f"unknown --repro {self.repro!r}; choose one of: {', '.join(REPROS)}", field="repro")
         if self.preset is not None:
             from repros.presets import PRESETS
 
             if self.preset not in PRESETS:
-                raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(PRESETS)}")
+                raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(PRESETS)}", field="preset")
         if self.model is not None and ":" not in self.model:
-            raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build")
+            raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
         if self.model is None and self.repro == "transformer":
             if self.dim % self.heads or self.heads % self.kv_heads:
                 raise ConfigError(
-                    f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}"
-                )
+                    f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}",
+                    field="heads")
         if self.steps < 2:
-            raise ConfigError(f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})")
+            raise ConfigError(f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})",
+                              field="steps")
         if recipe != "bf16" and self.model is None:
             bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if getattr(self, n) % 16]
             if self.repro == "transformer" and (self.dim // self.heads * self.kv_heads) % 16:
@@ -141,18 +155,21 @@ class ProbeConfig:
                 bad.append(f"--batch x --seq={tokens}")
             if bad:
                 raise ConfigError(
-                    f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}"
-                )
+                    f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe")
         if self.ac not in AC_MODES:
-            raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}")
+            raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
         if self.device not in DEVICES:
-            raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}")
-        get_policy(self.ac_policy)
-        save_ops = tuple(normalize_op_name(o) for o in self.save_ops)
-        recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
-        effective_policy(self.ac_policy, save_ops, recompute_ops)
+            raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
+        with _field_of("ac_policy"):
+            get_policy(self.ac_policy)
+        with _field_of("save_ops"):
+            save_ops = tuple(normalize_op_name(o) for o in self.save_ops)
+        with _field_of("recompute_ops"):
+            recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
+        with _field_of("save_ops"):
+            effective_policy(self.ac_policy, save_ops, recompute_ops)
         if self.lr <= 0:
-            raise ConfigError(f"--lr must be positive (got {self.lr})")
+            raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
         return replace(self, recipe=recipe, save_ops=save_ops, recompute_ops=recompute_ops)
 
     def policy(self):
@@ -169,12 +186,12 @@ class ProbeConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
-            raise ConfigError(f"unknown configuration key(s): {', '.join(unknown)}")
+            raise ConfigError(f"unknown configuration key(s): {', '.join(unknown)}", field=unknown[0])
         d = dict(d)
         for k in ("save_ops", "recompute_ops"):
             if k in d:
                 if not isinstance(d[k], (list, tuple)):
-                    raise ConfigError(f"config key {k!r} must be a list of op names, got {str(d[k])[:60]!r}")
+                    raise ConfigError(f"config key {k!r} must be a list of op names, got {str(d[k])[:60]!r}", field=k)
                 d[k] = tuple(d[k])
         return cls(**d)
 

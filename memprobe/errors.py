@@ -30,9 +30,14 @@ class MemprobeError(Exception):
 
 
 class ConfigError(MemprobeError):
-    """A bad flag value or an impossible configuration (exit 2, like a usage error)."""
+    """A bad flag value or an impossible configuration (exit 2, like a usage error). ``field`` names the
+    configuration field it is about, when it is about one (a budget file points at its line)."""
 
     exit_code = 2
+
+    def __init__(self, message: str = "", *, exit_code: int | None = None, field: str | None = None):
+        super().__init__(message, exit_code=exit_code)
+        self.field = field
 
 
 class RunDirError(MemprobeError):

@@ -98,11 +98,16 @@ def resolve_op(name: str):
     import torch
 
     ns, op, overload = normalize_op_name(name).split(".")
+    if overload.startswith("_") or op.startswith("__"):
+        raise ConfigError(f"unknown op {name!r}: {overload!r} is not an overload name")
     try:
         packet = getattr(getattr(torch.ops, ns), op)
-        return getattr(packet, overload)
+        found = getattr(packet, overload)
     except (AttributeError, RuntimeError):
         raise ConfigError(f"unknown op {name!r}: torch has no torch.ops.{ns}.{op}.{overload}") from None
+    if not isinstance(found, torch._ops.OpOverload):  # e.g. aten.abs.overloads, .op: attributes, not overloads
+        raise ConfigError(f"unknown op {name!r}: torch.ops.{ns}.{op}.{overload} is not an op overload")
+    return found
 
 
 def get_policy(name: str) -> Policy:

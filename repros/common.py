@@ -16,6 +16,8 @@ from typing import Callable, Iterable
 import torch
 import torch.nn as nn
 
+from memprobe.capture.launch import launched_by_torchrun
+
 
 def float8_filter(module: nn.Module, fqn: str) -> bool:
     """Linears that torch._scaled_mm can run: both dimensions multiples of 16."""
@@ -24,6 +26,9 @@ def float8_filter(module: nn.Module, fqn: str) -> bool:
 
 def apply_float8(model: nn.Module, recipe: str) -> None:
     """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp)."""
+    from memprobe.config import canonical_recipe
+
+    recipe = canonical_recipe(recipe)  # fp8 -> rowwise
     if recipe == "bf16":
         return
     from torchao.float8 import Float8LinearConfig, convert_to_float8_training
@@ -72,11 +77,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def launched_by_torchrun() -> bool:
-    """True in a worker that torchrun (torch.distributed.run) started."""
-    return "TORCHELASTIC_RUN_ID" in os.environ and "RANK" in os.environ and "WORLD_SIZE" in os.environ
 
 
 def init_process_group(device: torch.device) -> bool:
@@ -196,23 +196,24 @@ def train(model: nn.Module, blocks: nn.Module, x, *, recipe: str, ac: str, conte
 
 
 def standalone_args(description: str, extra: Callable | None = None):
-    """The argument parser both repros' ``python -m`` entry points share."""
+    """The argument parser both repros' ``python -m`` entry points share: the flags, defaults and help of
+    :class:`memprobe.config.ProbeConfig` (declared once there), for the fields a standalone repro uses."""
     import argparse
+    from dataclasses import fields
 
-    from memprobe.policies import POLICIES
+    from memprobe.config import ProbeConfig
 
+    wanted = ("recipe", "dim", "hidden", "layers", "batch", "seq", "steps", "ac", "ac_policy")
     ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--recipe", default="rowwise", choices=["bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp"])
-    ap.add_argument("--dim", type=int, default=512)
-    ap.add_argument("--hidden", type=int, default=2048)
-    ap.add_argument("--layers", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=2)
-    ap.add_argument("--seq", type=int, default=256)
-    ap.add_argument("--steps", type=int, default=3)
-    ap.add_argument("--ac", default="op", choices=["none", "full", "op"])
-    ap.add_argument("--ac-policy", default="torchtitan", choices=list(POLICIES))
-    ap.add_argument("--no-compile", action="store_true")
-    ap.add_argument("--no-fsdp", action="store_true")
+    for f in fields(ProbeConfig):
+        if f.name not in wanted:
+            continue
+        choices = f.metadata.get("choices")
+        choices = choices() if callable(choices) else choices
+        ap.add_argument("--" + f.name.replace("_", "-"), default=f.default, type=type(f.default),
+                        choices=list(choices) if choices else None, help=f"{f.metadata['help']} [default: {f.default}]")
+    ap.add_argument("--no-compile", action="store_true", help=ProbeConfig.__dataclass_fields__["compile"].metadata["help"])
+    ap.add_argument("--no-fsdp", action="store_true", help=ProbeConfig.__dataclass_fields__["fsdp"].metadata["help"])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     if extra is not None:
         extra(ap)

@@ -179,7 +179,10 @@ def _phase_deltas(a: dict, b: dict) -> dict | None:
         return None
     if ma.get("source") != mb.get("source"):
         return {"comparable": False, "why": f"A measured with {ma.get('source')}, B with {mb.get('source')}"}
-    out = {"comparable": True, "source": ma["source"], "baseline": ma.get("baseline"), "phases": {}}
+    out = {"comparable": True, "source": ma["source"], "baseline": ma.get("baseline"), "phases": {},
+           # reserved bytes depend on the allocator's whole history in each process (what the first step's
+           # compilation and autotuning left in partly used segments), not only on the step measured
+           "history_dependent": ["peak_reserved_bytes"]}
     for name in ma["phases"]:
         pa, pb = ma["phases"][name], mb["phases"].get(name)
         if pb is None:

@@ -30,6 +30,7 @@ logits unless the probed model has them.
 from __future__ import annotations
 
 from ..errors import ConfigError
+from ..vocab import MemorySource
 
 
 def _block_share(report: dict) -> tuple[float, int, int]:
@@ -58,7 +59,7 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
     w0 = (report.get("distributed") or {}).get("world_size") or 1
     t0 = cfg["batch"] * cfg["seq"]
     t1 = (batch or cfg["batch"]) * (seq or cfg["seq"])
-    absolute = mem.get("baseline", "").startswith("absolute")
+    absolute = mem.get("source") == MemorySource.CUDA_ALLOCATOR  # CUDA figures are absolute, the CPU profiler's relative
     pers = mem.get("persistent") or {}
     params, opt = pers.get("parameters_bytes") or 0, pers.get("optimizer_state_bytes") or 0
     by_kind = (report.get("saved_totals") or {}).get("by_kind_bytes") or {}
@@ -128,16 +129,3 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
         ],
         "source": {"measured": "probe run (memory phases, persistent state)", "derived": "saved table (compiled graphs)"},
     }
-
-
-def parse_target(spec: str) -> dict:
-    """``layers=32,world=8[,batch=1,seq=8192]`` -> keyword arguments of :func:`estimate`."""
-    out: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in spec.split(","))):
-        key, sep, value = part.partition("=")
-        if not sep or key not in ("layers", "world", "batch", "seq") or not value.isdigit():
-            raise ConfigError(f"--estimate {spec!r}: expected layers=N,world=N[,batch=N,seq=N]")
-        out[key] = int(value)
-    if "layers" not in out or "world" not in out:
-        raise ConfigError(f"--estimate {spec!r}: layers= and world= are required")
-    return out

@@ -23,10 +23,11 @@ def node_cost(node: dict, nodes: dict[str, dict]) -> tuple[int, int]:
         a, b = inputs[0]["shape"], inputs[1]["shape"]
         if op == "addmm" and len(inputs) >= 3:
             a, b = inputs[1]["shape"], inputs[2]["shape"]
-        m, k = numel(a[:-1]), a[-1]
-        n = b[-1]
+        m, k, n = numel(a[:-1]), numel(a[-1:]), numel(b[-1:])
+        if None in (m, k, n):  # a symbolic size: the estimate leaves this node out
+            return 0, moved
         return 2 * m * k * n, moved
-    return numel(node.get("shape")), moved
+    return numel(node.get("shape")) or 0, moved
 
 
 def recompute_cost(pairs: dict[int, GraphPair], invocations: list[dict]) -> dict:

@@ -30,7 +30,8 @@ def load_report(run_dir: str | Path) -> dict:
             f"{path} has schema_version {_short(report['schema_version'])}; this memprobe reads version {SCHEMA_VERSION}"
         )
     check(report, REPORT, where)
-    check_config(report["config"], where)
+    # the configuration as memprobe runs it: every field present (an older report lacks the newer ones)
+    report["config"] = check_config(report["config"], where).to_dict()
     _check_references(report, where)
     return report
 

@@ -130,7 +130,8 @@ def classify(node: dict, root_kinds: set[str]) -> str:
     if node["op"] == "placeholder":
         return "parameter" if root_kinds <= {"parameter", "buffer"} and root_kinds else "activation"
     shape = node.get("shape")
-    if shape is not None and numel(shape) <= 1:
+    elements = numel(shape) if shape is not None else None
+    if elements is not None and elements <= 1:
         return "scalar"
     if not root_kinds:
         return "other"
@@ -139,10 +140,13 @@ def classify(node: dict, root_kinds: set[str]) -> str:
     return "activation"
 
 
-def numel(shape) -> int:
-    """Elements of a tensor of this shape (1 for a scalar's empty shape)."""
+def numel(shape) -> int | None:
+    """Elements of a tensor of this shape (1 for a scalar's empty shape); None when a size is symbolic
+    (recorded as its expression, e.g. ``"s0"``, under dynamic shapes)."""
     n = 1
     for s in shape or ():
+        if not isinstance(s, int) or isinstance(s, bool):
+            return None
         n *= s
     return n
 

@@ -11,8 +11,10 @@ registry written before the step.
 from __future__ import annotations
 
 import io
+import os
 import pickle
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import MemprobeError
@@ -29,8 +31,30 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"refusing to load {module}.{name}: a CUDA snapshot holds only plain data")
 
 
-def load_snapshot(path: str | Path) -> dict:
-    """The snapshot as plain data; SnapshotError for anything else (never executes code)."""
+class Snapshot(dict):
+    """A loaded snapshot (its plain data, as a dict) and what memprobe derived from it, kept apart from
+    the data and computed once per snapshot."""
+
+    __slots__ = ("derived",)
+
+    def __init__(self, data: dict):
+        super().__init__(data)
+        self.derived: dict = {}
+
+
+# Loading may take at most this much memory beyond what the process already maps: a pickle cannot
+# honestly need more than a few times its size (a real snapshot takes ~4x in Python objects), but a
+# crafted one can ask for gigabytes in a few bytes (a huge memo index). The bound is enforced by the
+# address-space limit while the unpickler runs (Linux); see load_snapshot.
+LOAD_BYTES_PER_FILE_BYTE = 32
+LOAD_HEADROOM_BYTES = 256 * 2**20
+
+
+def load_snapshot(path: str | Path, *, trusted: bool = False) -> Snapshot:
+    """The snapshot as plain data; SnapshotError for anything else (never executes code).
+
+    Unless ``trusted`` (a snapshot this process just wrote), loading is bounded to
+    ``LOAD_BYTES_PER_FILE_BYTE`` x the file's size + ``LOAD_HEADROOM_BYTES`` of memory."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -38,42 +62,65 @@ def load_snapshot(path: str | Path) -> dict:
         raise SnapshotError(f"cannot read snapshot {path}: {e.strerror or e}") from None
     if not data:
         raise SnapshotError(f"snapshot {path} is empty")
+    bound = None if trusted else LOAD_BYTES_PER_FILE_BYTE * len(data) + LOAD_HEADROOM_BYTES
     try:
-        snap = _PlainUnpickler(io.BytesIO(data)).load()
+        with _memory_bound(bound):
+            snap = _PlainUnpickler(io.BytesIO(data)).load()
     except pickle.UnpicklingError as e:
         raise SnapshotError(f"snapshot {path} refused: {e}") from None
-    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, MemoryError, RecursionError,
+    except MemoryError:
+        raise SnapshotError(f"snapshot {path} needs more memory to load than a file of {len(data)} bytes can "
+                            f"(bound: {bound} bytes); refused") from None
+    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, RecursionError,
             OverflowError, UnicodeDecodeError) as e:
         raise SnapshotError(f"snapshot {path} is truncated or not a pickle ({type(e).__name__})") from None
     if not isinstance(snap, dict) or "segments" not in snap or "device_traces" not in snap:
         raise SnapshotError(f"{path} is a pickle but not a CUDA memory snapshot (no segments/device_traces)")
     if not isinstance(snap["segments"], list) or not isinstance(snap["device_traces"], list):
         raise SnapshotError(f"{path}: segments/device_traces are not lists")
-    return snap
+    return Snapshot(snap)
 
 
-CATEGORIES = (
-    "saved-for-backward",
-    "graph-output",
-    "inductor-temporary",
-    "fsdp-unsharded-parameter",
-    "fsdp-collective-buffer",
-    "sharded-parameter",
-    "gradient",
-    "optimizer-state",
-    "optimizer-temporary",
-    "input-batch",
-    "library-workspace",
-    "eager-autograd",
-    "other",
-)
+@contextmanager
+def _memory_bound(extra: int | None):
+    """Cap this process's address space at its current size + ``extra`` bytes while the block runs."""
+    if extra is None:
+        yield
+        return
+    try:
+        import resource
+
+        with open("/proc/self/statm") as f:
+            mapped = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError, IndexError):  # not Linux: no bound to set
+        yield
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    want = mapped + extra
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft <= want:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (want, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
 
 MARKER_FUNCTION = "_phase_marker"
 
 
 def _frames(ev: dict) -> list[dict]:
-    fr = ev.get("frames") or []
-    return [f for f in fr if isinstance(f, dict)]
+    """An event's or block's stack frames that have the shape memprobe reads (str name and filename, int
+    line); anything else in a snapshot is ignored, never expanded (a crafted name could be a nested list
+    whose text is exponentially long)."""
+    fr = ev.get("frames")
+    if not isinstance(fr, list):
+        return []
+    return [f for f in fr if isinstance(f, dict) and isinstance(f.get("name"), str)
+            and isinstance(f.get("filename"), str) and isinstance(f.get("line", 0), int)]
 
 
 MARKER_BLOCK_BYTES = 512  # a 1-byte tensor: the allocator's smallest block
@@ -83,26 +130,31 @@ def _is_marker(ev: dict) -> bool:
     # the size test first: it rules out nearly every event without looking at its stack
     size = ev.get("size")
     return isinstance(size, int) and size <= MARKER_BLOCK_BYTES and any(
-        isinstance(f, dict) and f.get("name") == MARKER_FUNCTION and str(f.get("filename", "")).endswith("memory.py")
-        for f in ev.get("frames") or ())
-
-
-_CACHE_KEY = "_memprobe_cache"
+        f["name"] == MARKER_FUNCTION and f["filename"].endswith("memory.py") for f in _frames(ev))
 
 
 def _cached(snap: dict, key, compute):
-    """Derived data computed once per loaded snapshot (kept in the snapshot dict itself)."""
-    cache = snap.setdefault(_CACHE_KEY, {})
+    """Derived data computed once per loaded :class:`Snapshot` (a plain dict: computed each time)."""
+    cache = getattr(snap, "derived", None)
+    if cache is None:
+        return compute()
     if key not in cache:
         cache[key] = compute()
     return cache[key]
 
 
 def _cache_get(snap: dict, key):
-    return (snap.get(_CACHE_KEY) or {}).get(key)
+    return (getattr(snap, "derived", None) or {}).get(key)
 
 
-def _trace(snap: dict, device: int | None) -> list[dict]:
+def step_start(snap: dict, device: int | None = None) -> tuple | None:
+    """The replay state at the measured step's first marker, saved by :func:`replay` (None before it ran):
+    :func:`walk_trace` can start there instead of at the beginning of the history."""
+    return _cache_get(snap, ("resume", device))
+
+
+def trace_events(snap: dict, device: int | None) -> list[dict]:
+    """The device's allocator events that have the fields memprobe reads (computed once per snapshot)."""
     return _cached(snap, ("trace", device), lambda: _valid_trace(snap, device))
 
 
@@ -140,7 +192,7 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
             if not (isinstance(b, dict) and isinstance(b.get("address"), int) and isinstance(b.get("size"), int)):
                 continue
             if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first:
-                blocks[b["address"]] = {"size": b["size"], "frames": b.get("frames") or [], "pre_existing": True}
+                blocks[b["address"]] = {"size": b["size"], "frames": _frames(b), "pre_existing": True}
     for addr, ev in first.items():
         if ev["action"] != "alloc" and addr not in blocks:
             blocks[addr] = {"size": ev["size"], "frames": [], "pre_existing": True}
@@ -150,13 +202,21 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
 _BLOCK_ACTIONS = frozenset(("alloc", "free_requested", "free_completed"))
 
 
+def _known_markers(snap: dict, device: int | None) -> frozenset[int]:
+    """The markers as already found (by :func:`replay`, searching for the run's expected number), else all."""
+    for key, value in (getattr(snap, "derived", None) or {}).items():
+        if key[:2] == ("markers", device):
+            return value
+    return _markers(snap, device)
+
+
 def _markers(snap: dict, device: int | None, expected: int | None = None) -> frozenset[int]:
     """Trace indices of the phase-marker allocations. They all lie in the measured step at the
     end of the history: with ``expected`` known, the trace is searched backwards only until
     that many are found."""
 
     def compute():
-        trace = _trace(snap, device)
+        trace = trace_events(snap, device)
         found = []
         for i in range(len(trace) - 1, -1, -1):
             ev = trace[i]
@@ -166,16 +226,16 @@ def _markers(snap: dict, device: int | None, expected: int | None = None) -> fro
                     break
         return frozenset(found)
 
-    return _cached(snap, ("markers", device), compute)
+    return _cached(snap, ("markers", device, expected), compute)
 
 
-def _walk(snap: dict, device: int | None = None, resume: tuple | None = None):
+def walk_trace(snap: dict, device: int | None = None, resume: tuple | None = None):
     """Replay the trace once: yields ``(index, event, is_marker, live, total)`` after each event,
     ``live`` being the blocks allocated at that moment (address -> block) and ``total`` their bytes.
     Marker allocations (phase boundaries) are reported but not counted. ``resume``: a state
     ``(index, live, total)`` saved by :func:`replay` to start from instead of the beginning."""
-    trace = _trace(snap, device)
-    markers = _markers(snap, device)
+    trace = trace_events(snap, device)
+    markers = _known_markers(snap, device)
     free_action = _cached(snap, ("free_action", device), lambda: _free_action(trace))
     if resume is not None:
         start, live, total = resume[0], dict(resume[1]), resume[2]
@@ -189,7 +249,7 @@ def _walk(snap: dict, device: int | None = None, resume: tuple | None = None):
         action = ev["action"]
         marker = i in markers
         if action == "alloc" and not marker:
-            live[ev["addr"]] = {"size": ev["size"], "frames": ev.get("frames") or [], "index": i}
+            live[ev["addr"]] = {"size": ev["size"], "frames": ev.get("frames"), "index": i}
             total += ev["size"]
         elif action == free_action and ev["addr"] in live:
             total -= live.pop(ev["addr"])["size"]
@@ -212,7 +272,7 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
     phases: dict[str, dict] = {}
     current: str | None = None
     in_step = not has_markers
-    for i, ev, marker, live, total in _walk(snap, device):
+    for i, ev, marker, live, total in walk_trace(snap, device):
         if i < 0:
             start_total = peak = total
             continue
@@ -244,10 +304,10 @@ def live_at(snap: dict, indices, device: int | None = None) -> dict[int, dict[in
     all from one replay (from the measured step's start when :func:`replay` saved it)."""
     wanted = set(indices)
     out: dict[int, dict[int, dict]] = {}
-    resume = _cache_get(snap, ("resume", device))
+    resume = step_start(snap, device)
     if resume is not None and min(wanted, default=-1) < resume[0]:
         resume = None
-    for i, _ev, _marker, live, _total in _walk(snap, device, resume):
+    for i, _ev, _marker, live, _total in walk_trace(snap, device, resume):
         if i in wanted:
             out[i] = dict(live)
             if len(out) == len(wanted):
@@ -274,8 +334,8 @@ class Classifier:
         reg = self.registry.get(str(addr))
         if reg is not None:
             return {"category": reg["category"], "item": reg["name"], "evidence": "tensor registry (alive before the step)"}
-        frames = [f for f in block.get("frames") or [] if isinstance(f, dict)]
-        funcs = " ".join(str(f.get("name", "")) for f in frames)
+        frames = _frames(block)
+        funcs = " ".join(f["name"] for f in frames)
         if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
             return {"category": "library-workspace", "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
         for f in frames:
@@ -298,7 +358,7 @@ class Classifier:
                 cat = "gradient" if graph_id.endswith(".backward") else "graph-output"
                 return {"category": cat, "item": info.get("expr") or info["fx_node"], "evidence": f"{where} -> {info['storage']}"}
             return {"category": "inductor-temporary", "item": f"{info['storage']} ({graph_id})", "evidence": where}
-        names = [(str(f.get("filename", "")), str(f.get("name", ""))) for f in frames]
+        names = [(f["filename"], f["name"]) for f in frames]
         files = " ".join(fn for fn, _ in names)
         if "_fsdp_param.py" in files:
             return {"category": "fsdp-unsharded-parameter", "item": "FSDP unsharded parameters", "evidence": "_fsdp_param.py in stack"}
@@ -407,7 +467,7 @@ def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:
     line are numbered in trace order, the k-th being the k-th call of that graph."""
     ordinals: dict[tuple, int] = defaultdict(int)
     ordinal_of_index: dict[int, int] = {}
-    trace = _trace(snap, None)
+    trace = trace_events(snap, None)
     # the report's graph calls are the measured step's: count from its first phase marker (the history
     # before it holds earlier steps' calls of the same graphs)
     first = min(_markers(snap, None), default=0)

@@ -97,12 +97,13 @@ def _cpu_timeline(report: dict, limit: int) -> dict | None:
 
 
 def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
-    from .snapshot import Classifier, _cache_get, _trace, _walk, call_ordinals, load_snapshot, output_code_line_map, replay
+    from .snapshot import (Classifier, call_ordinals, load_snapshot, output_code_line_map, replay, step_start, trace_events,
+                           walk_trace)
 
     snap = load_snapshot(snap_path)
     meta = (report.get("memory") or {}).get("snapshot") or {}
     rep = replay(snap, phase_names=meta.get("phase_markers"))
-    trace = _trace(snap, None)
+    trace = trace_events(snap, None)
     phases = rep["phases"]
     starts = [ph["start_index"] for ph in phases.values()]
     ends = [ph.get("end_index", len(trace) - 1) for ph in phases.values()]
@@ -124,7 +125,7 @@ def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
 
     def events():
         # from the measured step's first marker, where replay() left its state (else from the beginning)
-        for i, ev, marker, live, _total in _walk(snap, None, _cache_get(snap, ("resume", None))):
+        for i, ev, marker, live, _total in walk_trace(snap, None, step_start(snap, None)):
             if ev is None:  # what is alive when the step starts: its starting level, by category
                 for addr, block in live.items():
                     cat = cat_of_addr[addr] = category(addr, block)

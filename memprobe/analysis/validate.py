@@ -184,31 +184,31 @@ GRAPH_ENTRY = Obj(
     {"nodes": COUNT, "output_code_loaded_from": Opt(STR)},
 )
 RUNTIME_SAVED = Obj({"storage_bytes": COUNT}, {"shape": SHAPE_, "dtype": Opt(NAME), "storage_id": Opt(COUNT)})
-INVOCATION = Obj({"dynamo_graph": Int(0, 10**6)}, {"block": Opt(NAME), "runtime_saved": Opt(ListOf(RUNTIME_SAVED)),
-                                                   "measured": Opt(MapOf(SIGNED))})
+INVOCATION = Obj({"dynamo_graph": Int(0, 10**6), "block": Opt(NAME)},
+                 {"runtime_saved": Opt(ListOf(RUNTIME_SAVED)), "measured": Opt(MapOf(SIGNED))})
 SAVED_ROW = Obj(
     {"graph": NAME, "name": NAME, "bytes": COUNT, "expr": STR, "op": NAME, "kind": NAME, "reason_kind": NAME,
-     "reason": STR, "roots": ListOf(STR)},
-    {"call": COUNT, "block": Opt(NAME), "shape": SHAPE_, "dtype": Opt(NAME), "root": NAME, "policy_op": Opt(NAME),
-     "recompute_tag": Opt(NAME), "runtime_storage_bytes": Opt(COUNT), "runtime_storage_id": Opt(COUNT)},
+     "reason": STR, "roots": ListOf(STR), "block": Opt(NAME), "shape": SHAPE_, "dtype": Opt(NAME), "policy_op": Opt(NAME),
+     "runtime_storage_bytes": Opt(COUNT), "runtime_storage_id": Opt(COUNT)},
+    {"call": COUNT, "root": NAME, "recompute_tag": Opt(NAME), "user": Opt(MapOf(Any_))},
 )
 FINDING = Obj({"kind": NAME, "bytes": SIGNED, "message": STR},
               {"hint": Opt(STR), "detail": Opt(STR), "expr": Opt(STR), "count": Opt(COUNT), "bytes_each": Opt(COUNT),
                "policy_op": Opt(NAME)})
 TOTALS = Obj({"graph_bytes": COUNT},
-             {"runtime_bytes": Opt(COUNT), "agree": Opt(Bool), "parameter_graph_bytes": Opt(COUNT),
+             {"runtime_bytes": Opt(COUNT), "agree": Opt(Bool), "parameter_graph_bytes": COUNT,
               "parameter_runtime_bytes": Opt(COUNT), "by_kind_bytes": MapOf(COUNT)})
-PHASE = Obj({"peak_bytes": SIGNED},
-            {"start_bytes": SIGNED, "end_bytes": SIGNED, "peak_active_bytes": SIGNED, "start_reserved_bytes": SIGNED,
+PHASE = Obj({"start_bytes": SIGNED, "peak_bytes": SIGNED, "end_bytes": SIGNED},
+            {"peak_active_bytes": SIGNED, "start_reserved_bytes": SIGNED,
              "peak_reserved_bytes": SIGNED, "end_reserved_bytes": SIGNED, "events": COUNT})
 EVENTS = Obj(
     {"rows": ListOf(Tuple(Num(), SIGNED, SIGNED, SIGNED))},
     {"columns": ListOf(NAME), "annotations": ListOf(Tuple(STR, Num(), Num())),
-     "ops": ListOf(Tuple(STR, Num(), Num(), at_least=3)), "phase_windows_us": MapOf(Tuple(Num(), Num()))},
+     "ops": ListOf(Tuple(STR, Num(), Num())), "phase_windows_us": MapOf(Tuple(Num(), Num()))},
 )
 MEMORY = Obj(
     {},
-    {"source": Opt(NAME), "baseline": Opt(STR), "phases": MapOf(PHASE), "events": Opt(EVENTS),
+    {"source": Opt(NAME), "baseline": STR, "phases": MapOf(PHASE), "events": Opt(EVENTS),
      "persistent": Opt(MapOf(Opt(COUNT))), "autograd_saved_bytes": Opt(COUNT),
      "saved_for_backward_bytes": Opt(MapOf(Opt(COUNT))), "partial": Bool,
      "snapshot": Opt(Obj({}, {"file": Opt(Str(4096)), "phase_markers": ListOf(Tuple(NAME, NAME)),
@@ -232,8 +232,9 @@ GRAPH_MEMORY = Obj(
     {"graph_id": NAME},
     {"kind": NAME, "graph_inputs": ListOf(NAME), "peak_bytes": SIGNED, "peak_line": Opt(COUNT),
      "live_at_peak": ListOf(LIVE), "output_bytes": Opt(SIGNED), "saved_bytes": Opt(SIGNED), "returned_match": Opt(Bool),
-     "returned": ListOf(Obj({}, {"role": Opt(NAME), "fx_node": Opt(NAME), "buffer": Opt(NAME), "storage": Opt(NAME),
-                                 "is_input": Opt(Bool), "bytes": Opt(SIGNED), "expr": Opt(STR)})),
+     "returned": ListOf(Obj({"role": Opt(NAME), "fx_node": Opt(NAME), "storage": Opt(NAME)},
+                            {"buffer": Opt(NAME), "is_input": Opt(Bool), "bytes": Opt(SIGNED), "expr": Opt(STR),
+                             "position": COUNT})),
      "unrecognized": ListOf(Any_),
      "kernels": ListOf(Obj({"line": COUNT, "kernel": STR}, {"buffers": ListOf(NAME), "source_nodes": ListOf(NAME)})),
      "allocations": ListOf(Tuple(COUNT, NAME, SIGNED)), "curve": ListOf(Tuple(COUNT, SIGNED))},
@@ -248,7 +249,7 @@ DISTRIBUTED = Obj({}, {"world_size": Opt(Int(1, 10**7)), "rank": COUNT, "backend
 MODEL = Obj({}, {"blocks_attr": NAME, "blocks": COUNT, "block_parameters": MapOf(COUNT), "other_parameters": COUNT})
 
 REPORT = Obj(
-    {"status": STATUS, "config": MapOf(Any_), "device": Obj({"type": Enum("cpu", "cuda")}), "versions": MapOf(Opt(STR)),
+    {"status": STATUS, "config": MapOf(Any_), "device": Obj({"type": Opt(Enum("cpu", "cuda"))}), "versions": MapOf(Opt(STR)),
      "graphs": ListOf(GRAPH_ENTRY), "invocations": ListOf(INVOCATION), "saved_tensors": ListOf(SAVED_ROW),
      "findings": ListOf(FINDING)},
     {"tool": MapOf(Opt(STR)), "created_utc": Opt(STR), "finished_utc": Opt(STR), "command": ListOf(STR),
@@ -262,31 +263,33 @@ NODE = Obj(
     {"name": NAME, "op": Enum("placeholder", "call_function", "call_method", "call_module", "get_attr", "output"),
      "inputs": ListOf(NAME)},
     {"target": Opt(STR), "shape": SHAPE_, "dtype": Opt(NAME), "bytes": COUNT, "recompute": Opt(NAME),
-     "original_aten": Opt(STR), "stack_trace": Opt(STR), "outputs": ListOf(Opt(NAME))},
+     "original_aten": Opt(STR), "stack_trace": Opt(STR), "outputs": ListOf(Opt(NAME)), "symbolic": Bool},
 )
 GRAPH = Obj({"nodes": ListOf(NODE)}, {"graph_id": NAME})
 
 _SIDE = Obj({"config": MapOf(Any_)}, {"summary": STR, "device": Opt(NAME), "versions": Opt(MapOf(Opt(STR))),
                                       "status": Opt(NAME), "source": Opt(STR), "process": Opt(PROCESS),
                                       "env": MapOf(Opt(STR))})
-_AB = Obj({}, {"a": Opt(SIGNED), "b": Opt(SIGNED), "delta": Opt(SIGNED)})
+_AB = Obj({"a": Opt(SIGNED), "b": Opt(SIGNED), "delta": Opt(SIGNED)})
 DIFF_ITEM = Obj({"status": Enum("only_b", "grown", "only_a", "shrunk"), "expr": STR, "count": COUNT, "bytes_a": COUNT,
                  "bytes_b": COUNT, "delta_bytes": SIGNED, "kind": NAME, "reason_kind": NAME},
                 {"shape": SHAPE_, "dtype": Opt(NAME), "reason": Opt(STR), "policy_op": Opt(NAME), "blocks": ListOf(NAME),
                  "hint": Opt(STR)})
 DIFF = Obj(
-    {"a": _SIDE, "b": _SIDE, "items": ListOf(DIFF_ITEM), "totals": MapOf(Either(_AB, SIGNED)),
+    {"a": _SIDE, "b": _SIDE, "items": ListOf(DIFF_ITEM),
+     "totals": Obj({"saved_bytes": _AB}, {"saved_runtime_bytes": _AB, "parameter_saved_bytes": _AB,
+                                          "items_delta_bytes": SIGNED}),
      "differences": COUNT, "unchanged_items": COUNT},
     {"diff_schema_version": Int(1, 1),
      "phases": Opt(Obj({}, {"comparable": Bool, "why": STR, "source": Opt(NAME), "baseline": Opt(STR),
-                            "phases": MapOf(MapOf(_AB))})),
-     "graphs": ListOf(Obj({"graph_id": NAME}, {"peak_bytes": _AB, "saved_bytes": _AB})),
+                            "phases": MapOf(MapOf(_AB)), "history_dependent": ListOf(NAME)})),
+     "graphs": ListOf(Obj({"graph_id": NAME, "peak_bytes": _AB, "saved_bytes": _AB})),
      "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB)), "at_end": MapOf(MapOf(_AB))}))},
 )
 _EDIT_ITEM = Obj({"expr": STR}, {"count": COUNT, "kind": NAME, "bytes_a": COUNT, "bytes_b": COUNT, "delta_bytes": SIGNED})
 EXPLAIN = Obj(
-    {"base": Obj({}, {"config": MapOf(Any_), "saved_bytes": Opt(SIGNED), "run": STR,
-                      "recompute": Obj({}, {"flops": SIGNED, "bytes_moved": SIGNED})}),
+    {"base": Obj({"config": MapOf(Any_), "saved_bytes": Opt(SIGNED), "recompute": Obj({"flops": SIGNED, "bytes_moved": SIGNED})},
+                 {"run": STR}),
      "edits": ListOf(Obj({"op": NAME, "bytes_saved": SIGNED},
                          {"edit": STR, "flag": STR, "recompute_flops_added": SIGNED, "recompute_bytes_added": SIGNED,
                           "bytes_saved_per_flop": Num(), "freed": ListOf(_EDIT_ITEM), "added": ListOf(_EDIT_ITEM),
@@ -295,11 +298,13 @@ EXPLAIN = Obj(
     {"mode": Enum("full", "analysis-only")},
 )
 BISECT = Obj(
-    {"trials": ListOf(Obj({"removed": STR, "delta_bytes": SIGNED, "exceeds": Bool},
-                          {"pass": NAME, "a": STR, "b": STR, "held_a": SIGNED, "held_b": SIGNED, "runs": ListOf(STR),
-                           "modes": ListOf(NAME)})),
+    {"trials": ListOf(Obj({"removed": STR, "delta_bytes": Opt(SIGNED), "exceeds": Opt(Bool), "held_a": Opt(SIGNED),
+                           "held_b": Opt(SIGNED)},
+                          {"pass": NAME, "a": STR, "b": STR, "runs": ListOf(STR), "modes": ListOf(Opt(NAME)),
+                           "error": Opt(STR)})),
      "conclusion": STR, "threshold_bytes": COUNT},
     {"metric": STR, "necessary": ListOf(STR), "unnecessary": ListOf(STR), "not_applicable": ListOf(STR),
+     "untested": ListOf(STR),
      "minimal": Obj({}, {"a": STR, "b": STR, "a_flags": ListOf(STR), "b_flags": ListOf(STR)}),
      "envs": MapOf(Any_)},
 )

@@ -48,21 +48,34 @@ def source_to_fqn(source: str) -> tuple[str, str]:
 
 
 def _plain_int(x) -> int | str:
-    """A concrete size as an int; a symbolic one (dynamic shapes) as its expression."""
-    try:
-        return int(x)
-    except (TypeError, ValueError, RuntimeError):
-        return str(x)
+    """A concrete size as an int; a symbolic one (dynamic shapes) as its expression (no guard is added)."""
+    if isinstance(x, torch.SymInt):
+        hint = _hint(x)
+        return str(x) if x.node.expr.free_symbols else hint if hint is not None else str(x)
+    return int(x)
+
+
+def _hint(x) -> int | None:
+    """The value a size had for the traced example (a symbolic size's hint), without guarding on it."""
+    if isinstance(x, torch.SymInt):
+        hint = getattr(x.node, "hint", None)
+        return int(hint) if hint is not None else None
+    return int(x)
 
 
 def _tensor_meta(val: Any) -> dict:
     if isinstance(val, torch.Tensor):
-        nbytes = _plain_int(val.numel() * val.element_size())
-        return {
-            "shape": [_plain_int(d) for d in val.shape],
+        shape = [_plain_int(d) for d in val.shape]
+        numel = _hint(val.numel())
+        meta = {
+            "shape": shape,
             "dtype": str(val.dtype).replace("torch.", ""),
-            "bytes": nbytes if isinstance(nbytes, int) else 0,
+            # a symbolic size: the bytes of the traced example (what this run allocated), marked symbolic
+            "bytes": numel * val.element_size() if numel is not None else 0,
         }
+        if any(isinstance(d, str) for d in shape):
+            meta["symbolic"] = True
+        return meta
     if isinstance(val, (int, float, bool, torch.SymInt)):
         return {"shape": None, "dtype": type(val).__name__, "bytes": 0}
     return {"shape": None, "dtype": None, "bytes": 0}

@@ -21,6 +21,11 @@ from ..errors import ConfigError, Interrupted, OutOfMemory, RunFailed
 from .rundir import RunDir
 
 
+def launched_by_torchrun() -> bool:
+    """True in a worker that torchrun (torch.distributed.run) started (no torch needed to tell)."""
+    return "TORCHELASTIC_RUN_ID" in os.environ and "RANK" in os.environ and "WORLD_SIZE" in os.environ
+
+
 def torchrun_command(cfg: ProbeConfig, out: Path, *, nnodes: str | None = None, rdzv_endpoint: str | None = None,
                      analysis_only: bool = False, verbose: bool = False, quiet: bool = False) -> list[str]:
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={cfg.nproc}"]

@@ -56,20 +56,60 @@ def atomic_write_json(path: Path, obj) -> None:
     atomic_write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
 
 
-def prepare_run_dir(path: Path, force: bool) -> Path:
-    """Create ``path`` for a new run. A non-empty directory is refused unless ``force``,
-    and even then only a memprobe run directory (one with report.json) is cleared."""
+MARKER_TEXT = "written by memprobe; `--force` may replace this directory\n"
+# what memprobe writes in a directory it owns (run, diff, bisect, explain and gate directories)
+_OWN_FILES = frozenset(("report.json", "diff.json", "explain.json", "bisect.json", "snapshot.pickle", "report.html", MARKER))
+_OWN_DIRS = frozenset(("graphs", "output_code"))
+
+
+def _foreign(path: Path) -> str | None:
+    """The first entry of ``path`` that memprobe did not write, or None when all of it is memprobe's.
+    Subdirectories are memprobe's when they carry its marker (sides, trials, ranks, gate probes) or are
+    the graph and output-code folders of a run."""
+    if path.is_symlink() or not (path / MARKER).is_file() or (path / MARKER).read_text(errors="replace") != MARKER_TEXT:
+        return str(path)
+    for entry in path.iterdir():
+        if entry.is_symlink():
+            return str(entry)
+        if entry.is_dir():
+            if entry.name in _OWN_DIRS:
+                odd = next((str(x) for x in entry.iterdir() if x.is_symlink() or not x.is_file()), None)
+                if odd:
+                    return odd
+                continue
+            inner = _foreign(entry)
+            if inner:
+                return inner
+        elif entry.name not in _OWN_FILES and not (entry.name.startswith(".") and entry.name.endswith(".tmp")):
+            return str(entry)
+    return None
+
+
+def check_out_dir(path: Path, force: bool) -> None:
+    """Whether a run may be written to ``path``: refused (one line) unless it is absent or empty, or
+    ``force`` and everything in it is memprobe's own. Checks only; nothing is touched."""
     path = Path(path)
+    if path.is_symlink():
+        raise RunDirError(f"{path} is a symbolic link; memprobe writes only into a directory itself: give its real path")
     if path.exists() and not path.is_dir():
         raise RunDirError(f"{path} exists and is not a directory")
     if path.is_dir() and any(path.iterdir()):
         if not force:
             raise RunDirError(f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out")
-        if not ((path / "report.json").is_file() or (path / MARKER).is_file()):
-            raise RunDirError(f"{path} is not a memprobe run directory (no report.json); refusing to delete it even with --force")
+        foreign = _foreign(path)
+        if foreign:
+            raise RunDirError(f"{path} holds {foreign}, which memprobe did not write; refusing to delete it even with --force")
+
+
+def prepare_run_dir(path: Path, force: bool) -> Path:
+    """Create ``path`` for a new run (see :func:`check_out_dir`); with ``force`` an earlier memprobe
+    directory there is removed first. The directory gets memprobe's marker."""
+    path = Path(path)
+    check_out_dir(path, force)
+    if path.is_dir() and any(path.iterdir()):
         shutil.rmtree(path)
     path.mkdir(parents=True, exist_ok=True)
-    (path / MARKER).write_text("written by memprobe; `--force` may replace this directory\n")
+    (path / MARKER).write_text(MARKER_TEXT)
     return path
 
 
@@ -94,6 +134,3 @@ class RunDir:
             files["output_code"] = f"output_code/{graph_id}.py"
             atomic_write_text(self.path / files["output_code"], output_code)
         return files
-
-    def write_json(self, rel: str, obj) -> None:
-        atomic_write_json(self.path / rel, obj)

@@ -159,10 +159,8 @@ class Probe:
 
     def run(self) -> dict:
         cfg = self.cfg
-        quiet_logs(self.verbose)
-        device = resolve_device(cfg.device)
-        check_float8_support(cfg.recipe, device)
-        require_torchao(cfg.recipe)
+        # the run directory is consistent from the first moment: report.json says "running" before anything
+        # is imported or built, and a signal at any later point marks it interrupted
         self.report = {
             "schema_version": SCHEMA_VERSION,
             "tool": {"name": "memprobe", "version": __version__},
@@ -174,8 +172,8 @@ class Probe:
             # analysis-only: graphs traced and partitioned as for Inductor, then run uncompiled (no output
             # code); the saved table is the full run's, measured temporaries are not the kernels'
             "mode": "analysis-only" if self.analysis_only else "full",
-            "device": {"type": device.type},
-            "versions": versions(device),
+            "device": {"type": None},  # until torch says which
+            "versions": {"memprobe": __version__, "python": platform.python_version()},
             "policy": cfg.policy().to_dict() if cfg.ac == "op" else None,
             "graphs": [],
             "invocations": [],
@@ -185,9 +183,16 @@ class Probe:
             "memory": None,
             "timings_s": {},
         }
-        self._write()
         previous = _on_sigterm()
         try:
+            self._write()
+            quiet_logs(self.verbose)
+            device = resolve_device(cfg.device)
+            self.report["device"] = {"type": device.type}
+            self.report["versions"] = versions(device)
+            self._write()
+            check_float8_support(cfg.recipe, device)
+            require_torchao(cfg.recipe)
             self._run(device)
             self.report["status"] = "complete"
         except (KeyboardInterrupt, Interrupted) as e:
@@ -395,7 +400,7 @@ class Probe:
         if self.analysis_only:
             self.report["attribution"] = None  # the uncompiled graphs' allocations are not the kernels'
         elif snapshot.is_file():
-            self.report["attribution"] = attribute_peak(load_snapshot(snapshot), self.report)
+            self.report["attribution"] = attribute_peak(load_snapshot(snapshot, trusted=True), self.report)
         elif self.report["memory"]["source"] == "cpu-profiler":
             self.report["attribution"] = attribute_cpu(self.report)
 
@@ -438,7 +443,7 @@ def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, 
               cuda_snapshot: bool = True, measure_calls: bool = False, analysis_only: bool = False,
               measure: bool | None = None, nnodes: str | None = None, rdzv_endpoint: str | None = None) -> dict:
     """Run one configuration into ``out``: in this process, or through torchrun when it has several ranks."""
-    from repros.common import launched_by_torchrun
+    from .launch import launched_by_torchrun
 
     if cfg.nproc > 1 and not launched_by_torchrun():
         from .launch import run_distributed

@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
+from ..errors import MemprobeError, RunFailed
 from ..units import fmt_bytes
 from .process import ProbeJob, Progress, SideEnv, run_jobs
 
@@ -69,18 +70,29 @@ class Trials:
                                  analysis_only=cfg.compile, measure=True))
             keys.append(key)
         quiet = _only_building(self.progress)
-        reports = run_jobs(jobs, progress=quiet, verbose=self.verbose, slots=self.slots, gpus=self.gpus)
+        # a configuration that cannot run (a bug of torch in that combination, say) does not end the bisection:
+        # its trial is reported as untested, with the run's own error
+        reports = run_jobs(jobs, progress=quiet, verbose=self.verbose, slots=self.slots, gpus=self.gpus, keep_going=True)
         for job, key in zip(jobs, keys):
             report = reports[job.label]
+            if isinstance(report, MemprobeError):
+                self.runs[key] = {"run": str(job.out), "error": str(report).removeprefix(f"[{job.label}] ")}
+                continue
             self.runs[key] = {"run": str(job.out), "held_bytes": held_after_forward(report), "mode": report["mode"],
                               "saved_bytes": (report.get("saved_totals") or {}).get("graph_bytes")}
 
     def row(self, label: str, ca: ProbeConfig, cb: ProbeConfig) -> dict:
         ra, rb = self.runs[self._key(ca, "a")], self.runs[self._key(cb, "b")]
+        row = {"removed": label, "a": ca.summary(), "b": cb.summary(), "runs": [ra["run"], rb["run"]]}
+        failed = [f"{side}: {r['error']}" for side, r in (("A", ra), ("B", rb)) if "error" in r]
+        if failed:
+            row.update(held_a=ra.get("held_bytes"), held_b=rb.get("held_bytes"), delta_bytes=None, exceeds=None,
+                       modes=[ra.get("mode"), rb.get("mode")], error="; ".join(failed))
+            self.progress(f"{label}: could not be tried ({row['error']})")
+            return row
         delta = rb["held_bytes"] - ra["held_bytes"]
-        row = {"removed": label, "a": ca.summary(), "b": cb.summary(), "held_a": ra["held_bytes"], "held_b": rb["held_bytes"],
-               "delta_bytes": delta, "exceeds": delta >= self.threshold, "runs": [ra["run"], rb["run"]],
-               "modes": [ra["mode"], rb["mode"]]}
+        row.update(held_a=ra["held_bytes"], held_b=rb["held_bytes"], delta_bytes=delta, exceeds=delta >= self.threshold,
+                   modes=[ra["mode"], rb["mode"]])
         self.progress(f"{label}: B - A = {fmt_bytes(delta)} "
                       f"({'still exceeds' if row['exceeds'] else 'below'} {fmt_bytes(self.threshold)})")
         return row
@@ -106,7 +118,9 @@ def run_bisect(cfg_a: ProbeConfig, cfg_b: ProbeConfig, *, envs: dict[str, SideEn
     trials.measure([(cfg_a, "a", "as given"), (cfg_b, "b", "as given")])
     rows = [trials.row("nothing (as given)", cfg_a, cfg_b)]
     rows[0]["pass"] = "given"
-    necessary, unnecessary, not_applicable = [], [], []
+    if rows[0]["exceeds"] is None:
+        raise RunFailed(f"the configurations as given could not be run: {rows[0]['error']}")
+    necessary, unnecessary, not_applicable, untested = [], [], [], []
     if rows[0]["exceeds"]:
         # 1. each feature alone, removed from the configuration as given: is it necessary there? (independent trials)
         singles = []
@@ -120,7 +134,10 @@ def run_bisect(cfg_a: ProbeConfig, cfg_b: ProbeConfig, *, envs: dict[str, SideEn
             row = trials.row(feature.name, ca, cb)
             row["pass"] = "single"
             rows.append(row)
-            (unnecessary if row["exceeds"] else necessary).append(feature.name)
+            if row["exceeds"] is None:
+                untested.append(feature.name)
+            else:
+                (unnecessary if row["exceeds"] else necessary).append(feature.name)
         # 2. the unnecessary ones removed together, one after another: a minimal configuration
         for feature in FEATURES:
             if feature.name not in unnecessary:
@@ -135,11 +152,14 @@ def run_bisect(cfg_a: ProbeConfig, cfg_b: ProbeConfig, *, envs: dict[str, SideEn
         conclusion = (f"In the configuration as given, B holds at least {fmt_bytes(threshold)} more than A after forward only "
                       f"with {', '.join(necessary) or 'none of the features tried'} (removing any one of them removes it); "
                       f"it does not need {', '.join(unnecessary) or 'any feature that could be removed'}.")
+        if untested:
+            conclusion += (f" Not tried, because the run without it failed: {', '.join(untested)} "
+                           "(each trial's error is in bisect.json).")
     else:
         conclusion = (f"B does not exceed A by {fmt_bytes(threshold)} at the end of forward "
                       f"({fmt_bytes(rows[0]['delta_bytes'])}): nothing to bisect.")
     result = {"threshold_bytes": threshold, "metric": METRIC, "trials": rows, "necessary": necessary,
-              "unnecessary": unnecessary, "not_applicable": not_applicable,
+              "unnecessary": unnecessary, "not_applicable": not_applicable, "untested": untested,
               "minimal": {"a": cfg_a.summary(), "b": cfg_b.summary(), "a_flags": cfg_a.to_flags(), "b_flags": cfg_b.to_flags()},
               "envs": {k: v.to_dict() for k, v in envs.items() if not v.empty},
               "conclusion": conclusion}

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.explain import candidate_ops, explain_runs
-from ..analysis.rundir import load_report
+from ..analysis.rundir import graph_pairs, load_report
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
@@ -26,6 +26,7 @@ def run_explain(*, cfg: ProbeConfig | None, run_dir: Path | None, out: Path | No
     analysis_only = not full
     if run_dir is not None:  # every argument is checked before --out is touched
         base = load_report(run_dir)
+        graph_pairs(run_dir, base)  # its graphs read and checked now, not after the edited runs
         cfg = ProbeConfig.from_dict(base["config"]).validated()
     check_explainable(cfg)
     out = out or default_run_dir("explain")

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..analysis.saved import group_rows
 from ..units import fmt_bytes, fmt_delta
-from .text import markup
+from .text import markup, plain
 
 TOP_ROWS = 12
 
@@ -44,7 +44,7 @@ class progress_printer:
     def _finish_stage(self) -> None:
         if self._stage is not None:
             msg, started = self._stage
-            self.console.print(f"[green]✓[/] {msg} [dim]({time.perf_counter() - started:.1f}s)[/]")
+            self.console.print(f"[green]✓[/] {markup(msg)} [dim]({time.perf_counter() - started:.1f}s)[/]")
             self._stage = None
 
     def __call__(self, msg: str) -> None:
@@ -52,15 +52,15 @@ class progress_printer:
             return
         now = time.perf_counter()
         if not self.live:
-            print(f"{now - self.t0:6.1f}s {msg}", file=sys.stderr, flush=True)
+            print(f"{now - self.t0:6.1f}s {plain(msg)}", file=sys.stderr, flush=True)
             return
         self._finish_stage()
         self._stage = (msg, now)
         if self._status is None:
-            self._status = self.console.status(msg, spinner="dots")
+            self._status = self.console.status(markup(msg), spinner="dots")
             self._status.start()
         else:
-            self._status.update(msg)
+            self._status.update(markup(msg))
 
     def close(self) -> None:
         if self._status is not None:
@@ -93,7 +93,7 @@ def _print_ranks(con: Console, report: dict) -> None:
     t.add_row("[bold]max[/]", *(fmt_bytes(dist["max_bytes"].get(k)) for k in figures))
     t.add_row("[dim]skew[/]", *(fmt_bytes(dist["skew_bytes"].get(k)) for k in figures))
     con.print(t)
-    con.print(f"[dim]{dist.get('headline')}[/]")
+    con.print(f"[dim]{markup(dist.get('headline'))}[/]")
 
 
 def print_run(report: dict, run_dir: Path, console: Console | None = None) -> None:
@@ -103,8 +103,9 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
 
     v = report["versions"]
     con.print(
-        f"[bold]memprobe run[/]  {ProbeConfig.from_dict(cfg).summary()}\n"
-        f"[dim]{report['device']['type']} ({v.get('device_name')})  torch {v['torch']}  torchao {v.get('torchao')}  status {report['status']}[/]"
+        f"[bold]memprobe run[/]  {markup(ProbeConfig.from_dict(cfg).summary())}\n"
+        f"[dim]{markup(report['device']['type'])} ({markup(v.get('device_name'))})  torch {markup(v.get('torch'))}  "
+        f"torchao {markup(v.get('torchao'))}  status {markup(report['status'])}[/]"
     )
     if report.get("mode") == "analysis-only":
         con.print("[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
@@ -124,10 +125,10 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         t.add_column("why", overflow="fold")
         for i, g in enumerate(groups[:TOP_ROWS], 1):
             style = "bold red" if g["kind"] == "weight-derived" else None
-            why = _WHY[g["reason_kind"]] + (f" {g['policy_op']}" if g["policy_op"] else "")
+            why = _WHY.get(g["reason_kind"], g["reason_kind"]) + (f" {g['policy_op']}" if g["policy_op"] else "")
             t.add_row(
-                str(i), fmt_bytes(g["bytes"]), _share(g["bytes"], total), str(g["count"]), g["kind"], g["expr"], why,
-                style=style,
+                str(i), fmt_bytes(g["bytes"]), _share(g["bytes"], total), str(g["count"]), markup(g["kind"]),
+                markup(g["expr"]), markup(why), style=style,
             )
         con.print(t)
         if len(groups) > TOP_ROWS:
@@ -147,17 +148,17 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
     if findings:
         con.print("\n[bold]Findings[/] (largest first)")
         for i, f in enumerate(findings, 1):
-            con.print(f"[bold red]{i}.[/] {f['message']}")
+            con.print(f"[bold red]{i}.[/] {markup(f['message'])}")
             if f.get("hint"):
-                con.print(f"   [cyan]fix:[/] {f['hint']}")
+                con.print(f"   [cyan]fix:[/] {markup(f['hint'])}")
         for detail in dict.fromkeys(f["detail"] for f in findings if f.get("detail")):
-            con.print(f"[dim]{detail}[/]")
+            con.print(f"[dim]{markup(detail)}[/]")
     elif rows:
         con.print("\n[green]No findings:[/] nothing weight-derived is saved for backward.")
 
     mem = report.get("memory")
     if mem and mem.get("phases"):
-        t = Table(title=f"Measured step memory ({mem['source']})", title_justify="left")
+        t = Table(title=f"Measured step memory ({markup(mem.get('source'))})", title_justify="left")
         t.add_column("phase")
         for col in ("start", "peak", "end"):
             t.add_column(col, justify="right")
@@ -165,14 +166,14 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         if extra:
             t.add_column("peak reserved", justify="right")
         for name, p in mem["phases"].items():
-            cells = [name, fmt_bytes(p["start_bytes"]), fmt_bytes(p["peak_bytes"]), fmt_bytes(p["end_bytes"])]
+            cells = [markup(name), fmt_bytes(p.get("start_bytes")), fmt_bytes(p["peak_bytes"]), fmt_bytes(p.get("end_bytes"))]
             if extra:
-                cells.append(fmt_bytes(p["peak_reserved_bytes"]))
+                cells.append(fmt_bytes(p.get("peak_reserved_bytes")))
             t.add_row(*cells)
         con.print(t)
         pers = mem.get("persistent") or {}
         con.print(
-            f"[dim]figures: {mem['baseline']}; persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
+            f"[dim]figures: {markup(mem.get('baseline'))}; persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
             f" optimizer {fmt_bytes(pers.get('optimizer_state_bytes'))}; autograd graph holds"
             f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
         )
@@ -183,10 +184,10 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
     parts = ["report.json"] + [p for p in ("graphs/", "output_code/") if (Path(run_dir) / p.rstrip("/")).is_dir()]
     if (Path(run_dir) / "snapshot.pickle").is_file():
         parts.append("snapshot.pickle for pytorch.org/memory_viz")
-    con.print(f"\nrun directory: [bold]{run_dir}[/]  ({', '.join(parts)})")
+    con.print(f"\nrun directory: [bold]{markup(run_dir)}[/]  ({', '.join(parts)})")
     hint = _next_command(report)
     if hint:
-        con.print(f"next: [cyan]{hint}[/]")
+        con.print(f"next: [cyan]{markup(hint)}[/]")
 
 
 def _print_graph_memory(con: Console, report: dict) -> None:
@@ -198,14 +199,16 @@ def _print_graph_memory(con: Console, report: dict) -> None:
                       ("largest live at peak", "left"), ("not understood", "right")):
         t.add_column(col, justify=just, overflow="fold")
     for g in graphs:
-        if "error" in g:
-            t.add_row(g["graph_id"], "-", "-", "-", g["error"], "-")
+        if "error" in g or "peak_bytes" not in g:
+            t.add_row(markup(g["graph_id"]), "-", "-", "-", markup(g.get("error") or "not simulated"), "-")
             continue
-        top = g["live_at_peak"][0] if g["live_at_peak"] else None
-        top_text = f"{top['storage']} {fmt_bytes(top['bytes'])} {top.get('expr') or top.get('written_by') or ''}" if top else ""
-        t.add_row(g["graph_id"], fmt_bytes(g["peak_bytes"]), fmt_bytes(g.get("output_bytes")),
+        live = g.get("live_at_peak") or []
+        top = live[0] if live else None
+        top_text = (f"{top.get('storage')} {fmt_bytes(top['bytes'])} {top.get('expr') or top.get('written_by') or ''}"
+                    if top else "")
+        t.add_row(markup(g["graph_id"]), fmt_bytes(g["peak_bytes"]), fmt_bytes(g.get("output_bytes")),
                   fmt_bytes(g.get("saved_bytes")) if g.get("saved_bytes") is not None else "-",
-                  top_text, str(len(g["unrecognized"])))
+                  markup(top_text), str(len(g.get("unrecognized") or [])))
     con.print(t)
 
 
@@ -214,13 +217,15 @@ def _print_attribution(con: Console, report: dict) -> None:
     if not att:
         return
     phases = att.get("phases") or {}
-    t = Table(title=f"Alive at the peaks ({att['source']}; the step peaks in {att.get('peak_phase') or '?'})", title_justify="left")
+    t = Table(title=f"Alive at the peaks ({markup(att['source'])}; the step peaks in {markup(att.get('peak_phase') or '?')})",
+              title_justify="left")
     t.add_column("category")
     for name, ph in phases.items():
-        t.add_column(f"{name} peak\n{fmt_bytes(ph['peak_bytes'])}", justify="right")
+        t.add_column(f"{markup(name)} peak\n{fmt_bytes(ph.get('peak_bytes'))}", justify="right")
     cats = list(dict.fromkeys(c for ph in phases.values() for c in ph["by_category_bytes"]))
     for cat in cats:
-        t.add_row(cat, *(fmt_bytes(ph["by_category_bytes"].get(cat, 0)) if ph["by_category_bytes"].get(cat) else "" for ph in phases.values()))
+        t.add_row(markup(cat), *(fmt_bytes(ph["by_category_bytes"].get(cat, 0)) if ph["by_category_bytes"].get(cat) else ""
+                                 for ph in phases.values()))
     con.print(t)
     fw = phases.get("forward") or {}
     saved = fw.get("saved_for_backward") or []
@@ -231,9 +236,10 @@ def _print_attribution(con: Console, report: dict) -> None:
         for it in saved:
             grouped.setdefault(layer_pattern(it["item"]), []).append(it["bytes"])
         lines = [f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "") for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))]
-        con.print("[dim]saved for backward, alive at the forward peak:[/] " + "; ".join(lines[:6]))
+        con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(lines[:6])))
     if att.get("inferred"):
-        con.print(f"[dim]measured: {'; '.join(att['measured'])}. inferred: {'; '.join(att['inferred'])}.[/]")
+        con.print(f"[dim]measured: {markup('; '.join(att.get('measured') or []))}. "
+                  f"inferred: {markup('; '.join(att['inferred']))}.[/]")
 
 
 def _next_command(report: dict) -> str | None:
@@ -275,31 +281,38 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
         for it in d["items"][:TOP_ROWS]:
             style = "bold red" if it["kind"] == "weight-derived" and it["delta_bytes"] > 0 else None
             why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
-            tab.add_row(STATUS_LABEL[it["status"]], it["expr"], str(it["count"]), fmt_bytes(it["bytes_a"]),
-                        fmt_bytes(it["bytes_b"]), fmt_delta(it["delta_bytes"]), it["kind"], why, style=style)
+            tab.add_row(STATUS_LABEL[it["status"]], markup(it["expr"]), str(it["count"]), fmt_bytes(it["bytes_a"]),
+                        fmt_bytes(it["bytes_b"]), fmt_delta(it["delta_bytes"]), markup(it["kind"]), markup(why), style=style)
         con.print(tab)
-        for h in list(dict.fromkeys(it["hint"] for it in d["items"][:TOP_ROWS] if it["status"] in ("only_b", "grown")))[:3]:
-            con.print(f"[cyan]hint:[/] {h}")
+        for h in list(dict.fromkeys(it.get("hint") for it in d["items"][:TOP_ROWS] if it["status"] in ("only_b", "grown")))[:3]:
+            if h:
+                con.print(f"[cyan]hint:[/] {markup(h)}")
     ph = d.get("phases")
     if ph and ph.get("comparable"):
-        tab = Table(title=f"Measured phases ({ph['source']})", title_justify="left")
+        tab = Table(title=f"Measured phases ({markup(ph.get('source'))})", title_justify="left")
         for col in ("phase", "peak A", "peak B", "delta", "end A", "end B", "delta"):
             tab.add_column(col, justify="left" if col == "phase" else "right")
         for name, f in ph["phases"].items():
-            tab.add_row(name, fmt_bytes(f["peak_bytes"]["a"]), fmt_bytes(f["peak_bytes"]["b"]), fmt_delta(f["peak_bytes"]["delta"]),
-                        fmt_bytes(f["end_bytes"]["a"]), fmt_bytes(f["end_bytes"]["b"]), fmt_delta(f["end_bytes"]["delta"]))
+            pk, end = f.get("peak_bytes") or {}, f.get("end_bytes") or {}
+            tab.add_row(markup(name), fmt_bytes(pk.get("a")), fmt_bytes(pk.get("b")), fmt_delta(pk.get("delta")),
+                        fmt_bytes(end.get("a")), fmt_bytes(end.get("b")), fmt_delta(end.get("delta")))
         con.print(tab)
+        reserved = {n: f["peak_reserved_bytes"].get("delta") for n, f in ph["phases"].items() if "peak_reserved_bytes" in f}
+        if reserved:
+            con.print("[dim]peak reserved (B - A): " + "; ".join(f"{markup(n)} {fmt_delta(v)}" for n, v in reserved.items())
+                      + ". Reserved bytes also depend on each process's allocator history (what compiling and autotuning"
+                        " the first step left in partly used segments): a cold and a warm Inductor cache can differ.[/]")
     elif ph:
-        con.print(f"[yellow]measured phases not compared:[/] {ph['why']}")
+        con.print(f"[yellow]measured phases not compared:[/] {markup(ph.get('why'))}")
     graphs = d.get("graphs") or []
     if graphs:
         tab = Table(title="Compiled graphs (simulated)", title_justify="left")
         for col in ("graph", "peak A", "peak B", "delta", "saved A", "saved B", "delta"):
             tab.add_column(col, justify="left" if col == "graph" else "right")
         for g in graphs:
-            p, sv = g["peak_bytes"], g["saved_bytes"]
-            tab.add_row(g["graph_id"], fmt_bytes(p["a"]), fmt_bytes(p["b"]), fmt_delta(p["delta"]),
-                        fmt_bytes(sv["a"]), fmt_bytes(sv["b"]), fmt_delta(sv["delta"]))
+            p, sv = g.get("peak_bytes") or {}, g.get("saved_bytes") or {}
+            tab.add_row(markup(g["graph_id"]), fmt_bytes(p.get("a")), fmt_bytes(p.get("b")), fmt_delta(p.get("delta")),
+                        fmt_bytes(sv.get("a")), fmt_bytes(sv.get("b")), fmt_delta(sv.get("delta")))
         con.print(tab)
     alive = d.get("alive_at_peak") or {}
     for label, cats in (("the forward peak", (alive.get("phases") or {}).get("forward")),
@@ -310,7 +323,7 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
                       + "; ".join(f"{markup(c)} {fmt_delta(v['delta'])}"
                                   for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
     if out_dir is not None:
-        con.print(f"\nwritten: [bold]{out_dir}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else ""))
+        con.print(f"\nwritten: [bold]{markup(out_dir)}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else ""))
 
 
 def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> None:
@@ -320,7 +333,8 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
     b = r["base"]
     from ..config import ProbeConfig
 
-    con.print(f"[bold]memprobe explain[/]  {ProbeConfig.from_dict(b['config']).summary()}  [dim]({r['mode']})[/]")
+    con.print(f"[bold]memprobe explain[/]  {markup(ProbeConfig.from_dict(b['config']).summary())}  "
+              f"[dim]({markup(r.get('mode'))})[/]")
     con.print(f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
               f"{_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward")
     if not r["edits"]:
@@ -330,39 +344,49 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
                       ("+bytes moved (est.)", "right"), ("what it frees", "left")):
         t.add_column(col, justify=just, overflow="fold")
     for i, e in enumerate(r["edits"], 1):
-        freed = "; ".join(f"{it['expr']} x{it['count']}" for it in e["freed"][:3])
-        t.add_row(str(i), f"{e['edit']}\n[cyan]{e['flag']}[/]", fmt_bytes(e["bytes_saved"]),
-                  _flops(e["recompute_flops_added"]), fmt_bytes(e["recompute_bytes_added"]), freed)
+        freed = "; ".join(f"{it['expr']} x{it.get('count')}" for it in (e.get("freed") or [])[:3])
+        t.add_row(str(i), f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]", fmt_bytes(e["bytes_saved"]),
+                  _flops(e.get("recompute_flops_added") or 0), fmt_bytes(e.get("recompute_bytes_added")), markup(freed))
     if r["edits"]:
         con.print(t)
         top = r["edits"][0]
         if top["bytes_saved"] > 0:
-            con.print(f"[bold]suggested:[/] {top['edit']} ({top['flag']}): frees {fmt_bytes(top['bytes_saved'])} per step "
-                      f"for {_flops(top['recompute_flops_added'])} of extra recompute")
+            con.print(f"[bold]suggested:[/] {markup(top.get('edit'))} ({markup(top.get('flag'))}): frees "
+                      f"{fmt_bytes(top['bytes_saved'])} per step for {_flops(top.get('recompute_flops_added') or 0)} of extra recompute")
     if r["partitioner_items"]:
         con.print(f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy:")
         for it in r["partitioner_items"][:5]:
-            con.print(f"  {fmt_bytes(it['bytes'])} {it['expr']} [dim]({it['block']})[/]: {it['fate']}")
-    con.print(f"\nwritten: {out_dir}/explain.json")
+            con.print(f"  {fmt_bytes(it.get('bytes'))} {markup(it['expr'])} [dim]({markup(it.get('block'))})[/]: "
+                      f"{markup(it.get('fate'))}")
+    con.print(f"\nwritten: {markup(out_dir)}/explain.json")
 
 
 def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
     con = console or make_console()
-    t = Table(title=f"Configurations tried (metric: {r['metric']}; threshold {fmt_bytes(r['threshold_bytes'])})",
+    t = Table(title=f"Configurations tried (metric: {markup(r.get('metric'))}; threshold {fmt_bytes(r['threshold_bytes'])})",
               title_justify="left")
     for col, just in (("#", "right"), ("feature removed", "left"), ("held A", "right"), ("held B", "right"),
                       ("B - A", "right"), ("", "left"), ("runs", "left")):
         t.add_column(col, justify=just)
     for i, row in enumerate(r["trials"]):
-        verdict = "[red]still exceeds[/]" if row["exceeds"] else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
-        t.add_row(str(i), row["removed"], fmt_bytes(row["held_a"]), fmt_bytes(row["held_b"]), fmt_delta(row["delta_bytes"]),
-                  verdict if i else ("[red]exceeds[/]" if row["exceeds"] else "[green]below[/]"), "/".join(row["modes"]))
+        if row["exceeds"] is None:
+            verdict = "[yellow]could not run[/]"
+        elif i == 0:
+            verdict = "[red]exceeds[/]" if row["exceeds"] else "[green]below[/]"
+        else:
+            verdict = "[red]still exceeds[/]" if row["exceeds"] else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
+        t.add_row(str(i), markup(row["removed"]), fmt_bytes(row["held_a"]), fmt_bytes(row["held_b"]), fmt_delta(row["delta_bytes"]),
+                  verdict, markup("/".join(str(m) for m in row.get("modes") or [])))
     con.print(t)
-    if r["not_applicable"]:
-        con.print(f"[dim]not applicable here: {', '.join(r['not_applicable'])}[/]")
-    con.print(f"minimal configuration:\n  A  {r['minimal']['a']}\n  B  {r['minimal']['b']}")
-    con.print(f"[bold]{r['conclusion']}[/]")
-    con.print(f"\nwritten: {out_dir}/bisect.json")
+    for row in r["trials"]:
+        if row.get("error"):
+            con.print(f"[yellow]{markup(row['removed'])}:[/] {markup(row['error'])}")
+    if r.get("not_applicable"):
+        con.print(f"[dim]not applicable here: {markup(', '.join(r['not_applicable']))}[/]")
+    minimal = r.get("minimal") or {}
+    con.print(f"minimal configuration:\n  A  {markup(minimal.get('a'))}\n  B  {markup(minimal.get('b'))}")
+    con.print(f"[bold]{markup(r['conclusion'])}[/]")
+    con.print(f"\nwritten: {markup(out_dir)}/bisect.json")
 
 
 def print_policies(policies: dict) -> None:
@@ -373,7 +397,7 @@ def print_policies(policies: dict) -> None:
     t.add_column("notes", overflow="fold")
     for name, p in policies.items():
         ops = "\n".join(p.save_ops) if p.save_ops else ("every op" if p.default == "save" else "none")
-        t.add_row(name, ops, p.description + (f"\nsource: {p.source}" if p.source else ""))
+        t.add_row(name, markup(ops, lines=True), markup(p.description + (f"\nsource: {p.source}" if p.source else ""), lines=True))
     con.print(t)
     con.print("Edit one for a run: --save-op aten.abs / --recompute-op aten.abs (repeatable).")
 
@@ -383,7 +407,7 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
 
     con = console or make_console()
     p, t = result["probe"], result["target"]
-    con.print(f"[bold]memprobe estimate[/]  from {ProbeConfig.from_dict(report['config']).summary()}")
+    con.print(f"[bold]memprobe estimate[/]  from {markup(ProbeConfig.from_dict(report['config']).summary())}")
     con.print(f"[dim]probe: {p['layers']} blocks, {p['world']} rank(s), {p['tokens']} tokens  ->  "
               f"target: {t['layers']} blocks, {t['world']} rank(s), {t['tokens']} tokens (batch {t['batch']} x seq {t['seq']})[/]")
     tab = Table(title="Per rank, component by component (target column is an ESTIMATE)", title_justify="left")
@@ -393,7 +417,7 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
     tab.add_column("scales", style="dim", overflow="fold")
     for key, rule in result["scaling"].items():
         tab.add_row(key.removesuffix("_bytes").replace("_", " "), fmt_bytes(result["components"]["probe"][key]),
-                    fmt_bytes(result["components"]["target"][key]), rule)
+                    fmt_bytes(result["components"]["target"][key]), markup(rule))
     con.print(tab)
     tot = result["totals"]
     tab = Table(title="Totals per rank", title_justify="left")
@@ -406,4 +430,4 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
                     f"[bold]{fmt_bytes(tot['target_estimated'][key])}[/]")
     con.print(tab)
     for note in result["notes"]:
-        con.print(f"[dim]- {note}[/]")
+        con.print(f"[dim]- {markup(note)}[/]")

@@ -7,6 +7,7 @@ from xml.etree import ElementTree as ET
 from rich.table import Table
 
 from ..units import fmt_bytes
+from .text import markup
 
 _STYLE = {"PASS": "green", "FAIL": "bold red", "SKIP": "yellow"}
 
@@ -29,21 +30,21 @@ def _metric(v: dict) -> str:
 
 
 def print_gate(result: dict, console) -> None:
-    t = Table(title=f"memprobe gate: {result['budget']}", title_justify="left")
+    t = Table(title=f"memprobe gate: {markup(result['budget'])}", title_justify="left")
     for col, just in (("probe", "left"), ("metric", "left"), ("measured", "right"), ("limit", "right"),
                       ("headroom", "right"), ("verdict", "left")):
         t.add_column(col, justify=just)
     for v in result["verdicts"]:
-        t.add_row(v["probe"], _metric(v), fmt_bytes(v["measured"]), _limit_text(v), _headroom(v),
+        t.add_row(markup(v["probe"]), markup(_metric(v)), fmt_bytes(v["measured"]), markup(_limit_text(v)), _headroom(v),
                   f"[{_STYLE[v['verdict']]}]{v['verdict']}[/]")
     console.print(t)
     for v in result["verdicts"]:
         if v["verdict"] == "SKIP":
-            console.print(f"[yellow]skip[/] {v['probe']} {_metric(v)}: {v['notice']}")
+            console.print(f"[yellow]skip[/] {markup(v['probe'])} {markup(_metric(v))}: {markup(v['notice'])}")
     for name, why in result["explanations"].items():
-        console.print(f"\n[bold red]{name} breached its budget.[/] {why['headline']}")
+        console.print(f"\n[bold red]{markup(name)} breached its budget.[/] {markup(why['headline'])}")
         for line in why["lines"]:
-            console.print(f"  - {line}")
+            console.print(f"  - {markup(line)}")
     n = result["counts"]
     verdict = "[bold red]FAIL[/]" if n["FAIL"] else "[green]PASS[/]"
     console.print(f"\n{verdict}: {n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped")

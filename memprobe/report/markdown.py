@@ -87,7 +87,8 @@ def bisect_markdown(r: dict) -> str:
     lines = ["### memprobe bisect", "", r["conclusion"], "",
              "| removed | held A | held B | B - A | still exceeds |", "|---|---:|---:|---:|---|"]
     for t in r["trials"]:
-        lines.append(f"| {t['removed']} | {fmt_bytes(t['held_a'])} | {fmt_bytes(t['held_b'])} | "
-                     f"{fmt_delta(t['delta_bytes'])} | {'yes' if t['exceeds'] else 'no'} |")
+        exceeds = "could not run" if t["exceeds"] is None else ("yes" if t["exceeds"] else "no")
+        lines.append(f"| {_cell(t['removed'])} | {fmt_bytes(t.get('held_a'))} | {fmt_bytes(t.get('held_b'))} | "
+                     f"{fmt_delta(t['delta_bytes'])} | {exceeds} |")
     lines += ["", f"Minimal: A `{r['minimal']['a']}`, B `{r['minimal']['b']}`"]
     return "\n".join(lines) + "\n"

@@ -21,13 +21,16 @@ def _visible(m: re.Match) -> str:
     return f"\\x{ord(m.group(0)):02x}"
 
 
-def plain(value) -> str:
-    """``value`` as text that prints literally: control characters shown as ``\\x1b``, lone surrogates as ?."""
+def plain(value, *, lines: bool = False) -> str:
+    """``value`` as text that prints literally: control characters shown as ``\\x1b``, lone surrogates as ?;
+    newlines too, unless ``lines`` (text that may span lines, in a table cell)."""
     text = value if isinstance(value, str) else str(value)
     text = text.encode("utf-8", "replace").decode("utf-8")
+    if lines:
+        return "\n".join(_CONTROL.sub(_visible, part) for part in text.split("\n"))
     return _CONTROL.sub(_visible, text.replace("\n", "\\n"))
 
 
-def markup(value) -> str:
+def markup(value, *, lines: bool = False) -> str:
     """``value`` safe to embed in a rich markup string: :func:`plain`, then markup escaped."""
-    return _escape_markup(plain(value))
+    return _escape_markup(plain(value, lines=lines))
