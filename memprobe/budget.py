@@ -33,6 +33,7 @@ from pathlib import Path
 
 from .config import ProbeConfig
 from .errors import ConfigError, MemprobeError
+from .vocab import DiffStatus, SavedKind, Verdict
 
 GRAPH_METRICS = {
     "saved_bytes": "saved-for-backward bytes per step (from the compiled graphs)",
@@ -226,7 +227,7 @@ def figures(report: dict) -> dict[str, int | None]:
     phases = (report.get("memory") or {}).get("phases") or {}
     out: dict[str, int | None] = {
         "saved_bytes": totals.get("graph_bytes"),
-        "weight_derived_saved_bytes": sum(r["bytes"] for r in rows if r["kind"] == "weight-derived") if rows else (0 if totals else None),
+        "weight_derived_saved_bytes": sum(r["bytes"] for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED) if rows else (0 if totals else None),
         "graph_peak_bytes": max(graphs) if graphs else None,
     }
     for phase in ("forward", "backward", "optimizer"):
@@ -246,24 +247,24 @@ def evaluate(probe: Probe, report: dict, baseline: dict | None) -> list[dict]:
         v = {"probe": probe.name, "metric": lim.metric, "device": lim.device, "kind": lim.kind,
              "limit_text": lim.text, "line": lim.line, "measured": figs.get(lim.metric)}
         if lim.device is not None and lim.device != device:
-            v.update(verdict="SKIP", limit=int(lim.value), headroom=None,
+            v.update(verdict=Verdict.SKIP, limit=int(lim.value), headroom=None,
                      notice=f"limit for {lim.device}; this run was on {device}")
         elif v["measured"] is None:
-            v.update(verdict="SKIP", limit=None, headroom=None, notice="the run has no such figure")
+            v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice="the run has no such figure")
         elif lim.kind == "relative":
             flag = baseline_mismatch(baseline, report) if baseline else "no baseline stored (run with --update-baseline)"
             base = (baseline or {}).get("figures", {}).get(lim.metric)
             if flag is None and base is None:
                 flag = "the baseline has no such figure"
             if flag is not None:
-                v.update(verdict="SKIP", limit=None, headroom=None, notice=flag)
+                v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice=flag)
             else:
                 limit = int(base * (1 + lim.value))
                 v.update(limit=limit, baseline=base, headroom=limit - v["measured"],
-                         verdict="PASS" if v["measured"] <= limit else "FAIL")
+                         verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL)
         else:
             limit = int(lim.value)
-            v.update(limit=limit, headroom=limit - v["measured"], verdict="PASS" if v["measured"] <= limit else "FAIL")
+            v.update(limit=limit, headroom=limit - v["measured"], verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL)
         verdicts.append(v)
     return verdicts
 
@@ -336,7 +337,7 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
     if entry is not None and entry.get("report") and baseline_mismatch(entry, report) is None:
         d = diff_reports(entry["report"], report)
         delta = d["totals"]["saved_bytes"]["delta"]
-        status = {"only_b": "new", "grown": "grown"}
+        status = {DiffStatus.ONLY_B: "new", DiffStatus.GROWN: "grown"}
         items = [it for it in d["items"] if it["status"] in status][:5]
         lines = [
             f"{it['expr']} x{it['count']}: {'+' if it['delta_bytes'] > 0 else ''}{fmt_bytes(it['delta_bytes'])}"
@@ -351,7 +352,7 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
     findings = (report.get("findings") or [])[:3]
     lines = [f["message"] for f in findings]
     exprs = [f["expr"] for f in findings if f.get("expr")]
-    for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] != "parameter"])[:5]:
+    for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER])[:5]:
         lines.append(f"{g['expr']} x{g['count']}: {fmt_bytes(g['bytes'])} ({g['kind']}; {g['reason']})")
         exprs.append(g["expr"])
     return {"headline": "No comparable baseline; the largest saved-for-backward values and findings:", "lines": lines,

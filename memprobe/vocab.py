@@ -28,6 +28,14 @@ class SavedKind(_Documented):
     OTHER = "other", "computed from no graph input (a constant, an RNG state)"
 
 
+class InputKind(_Documented):
+    """What a compiled graph's input is (from its Dynamo source)."""
+
+    PARAMETER = "parameter", "a module parameter (FSDP2: the unsharded one the block receives)"
+    BUFFER = "buffer", "a module buffer"
+    INPUT = "input", "an argument of the block's forward"
+
+
 class Reason(_Documented):
     """Why a value was saved for backward."""
 

@@ -12,22 +12,23 @@ from __future__ import annotations
 
 from .peaks import summarize_alive
 from .saved import prefix_block
+from ..vocab import AttributionSource, Category
 
 
 def _category_for(annotation: str | None) -> str:
     if annotation is None:
-        return "other"
+        return Category.OTHER
     if annotation.startswith("FSDP::pre_forward") or annotation.startswith("FSDP::pre_backward") or "prefetch" in annotation:
-        return "fsdp-unsharded-parameter"
+        return Category.FSDP_UNSHARDED_PARAMETER
     if annotation.startswith("FSDP::post_backward"):
-        return "gradient"
+        return Category.GRADIENT
     if annotation.startswith("FSDP::cast_forward_inputs") or annotation.startswith("FSDP::root_pre_forward"):
-        return "input-batch"
+        return Category.INPUT_BATCH
     if annotation.startswith("Optimizer."):
-        return "optimizer-temporary"
+        return Category.OPTIMIZER_TEMPORARY
     if annotation == "memprobe::backward":
-        return "backward-graph-or-autograd"
-    return "other"
+        return Category.BACKWARD_GRAPH_OR_AUTOGRAD
+    return Category.OTHER
 
 
 def _innermost(annotations: list[list], ts: float) -> str | None:
@@ -80,14 +81,14 @@ def name_cpu_events(report: dict) -> tuple[list, list, dict[int, dict]] | None:
                     pos = k + 1
                     ret = roles.get(storage)
                     if ret is None:
-                        names[i] = {"category": "inductor-temporary", "item": f"{storage} ({graph})"}
+                        names[i] = {"category": Category.INDUCTOR_TEMPORARY, "item": f"{storage} ({graph})"}
                     elif ret["role"] == "saved":
-                        names[i] = {"category": "saved-for-backward", "item": _with_block(ret.get("expr") or ret["fx_node"], block)}
+                        names[i] = {"category": Category.SAVED_FOR_BACKWARD, "item": _with_block(ret.get("expr") or ret["fx_node"], block)}
                     else:
-                        names[i] = {"category": "graph-output", "item": _with_block(ret.get("expr") or ret["fx_node"], block)}
+                        names[i] = {"category": Category.GRAPH_OUTPUT, "item": _with_block(ret.get("expr") or ret["fx_node"], block)}
                     break
         for i in allocs:
-            names.setdefault(i, {"category": "inductor-temporary", "item": f"allocated inside a kernel of {graph}"})
+            names.setdefault(i, {"category": Category.INDUCTOR_TEMPORARY, "item": f"allocated inside a kernel of {graph}"})
 
     return rows, annotations, names
 
@@ -142,7 +143,7 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
     step = at(step_i) if step_i >= 0 else at(-1)
     peak_phase = next((n for n, (t0, t1) in windows.items() if step_i >= 0 and t0 <= rows[step_i][0] <= t1), None)
     return {
-        "source": "cpu-profiler",
+        "source": AttributionSource.CPU_PROFILER,
         "events": len(rows),
         "peak_bytes": step_peak,
         "peak_phase": peak_phase,

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .saved import layer_pattern
+from ..vocab import DiffStatus, Reason, SavedKind
 
 DIFF_SCHEMA_VERSION = 1
-STATUS_ORDER = ("only_b", "grown", "only_a", "shrunk")
+STATUS_ORDER = tuple(DiffStatus)  # ranked in this order
+GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)  # what B keeps alive that A does not
 
 
 # the same matmul in another precision: torchao's float8 linear calls _scaled_mm where bf16 calls mm
@@ -32,16 +34,16 @@ def _identity(row: dict) -> tuple:
 
 def _hint(status: str, row: dict) -> str:
     op = row.get("policy_op")
-    weight = row["kind"] == "weight-derived"
-    if status in ("only_b", "grown"):
-        if row["reason_kind"] == "policy" and op:
+    weight = row["kind"] == SavedKind.WEIGHT_DERIVED
+    if status in GROWTH:
+        if row["reason_kind"] == Reason.POLICY and op:
             text = f"B's SAC policy saves {op}: recompute it in B (--recompute-op {op})"
-        elif row["reason_kind"] == "policy":
+        elif row["reason_kind"] == Reason.POLICY:
             text = "B's SAC policy tagged it MUST_SAVE (through a saved op traced into a tensor subclass)"
         else:
             text = "B's partitioner chose to save it: compare what B's policy saves and recomputes with A's"
     else:
-        text = "A saves it and B does not" if status == "only_a" else "A saves more of it than B"
+        text = "A saves it and B does not" if status == DiffStatus.ONLY_A else "A saves more of it than B"
     if weight:
         text += "; weight-derived: it costs its bytes in every layer, whatever the batch"
     return text
@@ -62,8 +64,8 @@ def _delta(a, b):
 
 def diff_reports(a: dict, b: dict) -> dict:
     """The difference B - A, as plain data."""
-    rows_a = [r for r in a.get("saved_tensors") or [] if r["kind"] != "parameter"]
-    rows_b = [r for r in b.get("saved_tensors") or [] if r["kind"] != "parameter"]
+    rows_a = [r for r in a.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER]
+    rows_b = [r for r in b.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER]
     by_a: dict[tuple, list[dict]] = defaultdict(list)
     by_b: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows_a:
@@ -71,28 +73,28 @@ def diff_reports(a: dict, b: dict) -> dict:
     for r in rows_b:
         by_b[_identity(r)].append(r)
 
-    pairs: list[tuple[str, dict | None, dict | None]] = []
+    pairs: list[tuple[DiffStatus | None, dict | None, dict | None]] = []
     for key in list(dict.fromkeys(list(by_a) + list(by_b))):
         la, lb = sorted(by_a.get(key, []), key=lambda r: r["bytes"]), sorted(by_b.get(key, []), key=lambda r: r["bytes"])
         for i in range(max(len(la), len(lb))):
             ra = la[i] if i < len(la) else None
             rb = lb[i] if i < len(lb) else None
             if ra is None:
-                status = "only_b"
+                status = DiffStatus.ONLY_B
             elif rb is None:
-                status = "only_a"
+                status = DiffStatus.ONLY_A
             elif rb["bytes"] > ra["bytes"]:
-                status = "grown"
+                status = DiffStatus.GROWN
             elif rb["bytes"] < ra["bytes"]:
-                status = "shrunk"
+                status = DiffStatus.SHRUNK
             else:
-                status = "same"
+                status = None  # unchanged
             pairs.append((status, ra, rb))
 
     groups: dict[tuple, dict] = {}
     unchanged = 0
     for status, ra, rb in pairs:
-        if status == "same":
+        if status is None:
             unchanged += 1
             continue
         ref = rb if rb is not None else ra
@@ -124,7 +126,7 @@ def diff_reports(a: dict, b: dict) -> dict:
         g["delta_bytes"] = g["bytes_b"] - g["bytes_a"]
     # by status, then largest change; on a tie, weight-derived values (the usual anomaly) first
     items = sorted(groups.values(), key=lambda g: (STATUS_ORDER.index(g["status"]), -abs(g["delta_bytes"]),
-                                                   g["kind"] != "weight-derived", g["expr"]))
+                                                   g["kind"] != SavedKind.WEIGHT_DERIVED, g["expr"]))
 
     ta, tb = _totals(a), _totals(b)
     totals = {k: {"a": ta[k], "b": tb[k], "delta": _delta(ta[k], tb[k])} for k in ta}

@@ -30,7 +30,7 @@ logits unless the probed model has them.
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..vocab import MemorySource
+from ..vocab import MemorySource, SavedKind
 
 
 def _block_share(report: dict) -> tuple[float, int, int]:
@@ -66,7 +66,7 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
     fwd = phases["forward"]
     fixed = max(0, fwd["start_bytes"] - params - opt) if absolute else 0
     temporaries = max(0, fwd["peak_bytes"] - fwd["end_bytes"])
-    saved_measured = by_kind.get("weight-derived", 0) + by_kind.get("activation", 0)
+    saved_measured = by_kind.get(SavedKind.WEIGHT_DERIVED, 0) + by_kind.get(SavedKind.ACTIVATION, 0)
     held = max(0, fwd["end_bytes"] - (fwd["start_bytes"] if absolute else 0) - saved_measured)
     in_flight = 2 * block_numel * 2 if cfg.get("fsdp", True) else 0
     grads_measured = params
@@ -80,8 +80,8 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "sharded_parameters_bytes": round(params * s),
             "optimizer_state_bytes": round(opt * s),
             "gradients_bytes": round(grads_measured * s),
-            "saved_weight_derived_bytes": round(by_kind.get("weight-derived", 0) * L / k),
-            "saved_activation_bytes": round(by_kind.get("activation", 0) * L / k * T / t0),
+            "saved_weight_derived_bytes": round(by_kind.get(SavedKind.WEIGHT_DERIVED, 0) * L / k),
+            "saved_activation_bytes": round(by_kind.get(SavedKind.ACTIVATION, 0) * L / k * T / t0),
             "unsharded_in_flight_bytes": in_flight,
             "forward_temporaries_bytes": round(temporaries * T / t0),
             "held_besides_saved_bytes": held,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from ..units import fmt_bytes
 from .saved import group_rows
+from ..vocab import FindingKind, Reason, SavedKind
 
 
 def _fix_hint(group: dict) -> str:
     op = group.get("policy_op")
-    if group["reason_kind"] == "policy" and op:
+    if group["reason_kind"] == Reason.POLICY and op:
         return f"recompute it instead: --recompute-op {op} (or remove {op} from the SAC save list)"
-    if group["reason_kind"] == "policy":
+    if group["reason_kind"] == Reason.POLICY:
         return "find the save-list op that tagged it (see the graph's recompute tags) and move it to recompute"
     return "the partitioner chose to save it; a policy that saves its inputs, or recomputes it, changes that"
 
@@ -20,7 +21,7 @@ def find(rows: list[dict], totals: dict, config: dict) -> list[dict]:
     findings: list[dict] = []
     fsdp = bool(config.get("fsdp"))
     for g in group_rows(rows):
-        if g["kind"] != "weight-derived":
+        if g["kind"] != SavedKind.WEIGHT_DERIVED:
             continue
         where = f"{g['count']} call(s)" if not g["blocks"] else f"{g['count']} block(s)"
         fsdp_note = (
@@ -31,7 +32,7 @@ def find(rows: list[dict], totals: dict, config: dict) -> list[dict]:
         )
         findings.append(
             {
-                "kind": "weight-derived-saved",
+                "kind": FindingKind.WEIGHT_DERIVED_SAVED,
                 "bytes": g["bytes"],
                 "expr": g["expr"],
                 "count": g["count"],
@@ -49,7 +50,7 @@ def find(rows: list[dict], totals: dict, config: dict) -> list[dict]:
     if totals.get("agree") is False:
         findings.append(
             {
-                "kind": "accounting-mismatch",
+                "kind": FindingKind.ACCOUNTING_MISMATCH,
                 "bytes": abs(totals["runtime_bytes"] - totals["graph_bytes"]),
                 "message": (
                     f"graph-derived saved bytes ({totals['graph_bytes']}) differ from the run-time saved storages"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
+from ..vocab import Category
+
 
 def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], top: int = 15) -> dict:
     """``named``: (category, item, bytes, evidence) per live allocation.
@@ -24,9 +26,9 @@ def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], top: int 
     total = sum(by_cat.values())
     return {
         "alive_bytes": total,
-        "named_fraction": (total - by_cat.get("other", 0)) / total if total else None,
+        "named_fraction": (total - by_cat.get(Category.OTHER, 0)) / total if total else None,
         "by_category_bytes": dict(sorted(by_cat.items(), key=lambda kv: -kv[1])),
         "top_items": sorted(items.values(), key=lambda d: -d["bytes"])[:top],
-        "saved_for_backward": sorted((v for v in items.values() if v["category"] == "saved-for-backward"),
+        "saved_for_backward": sorted((v for v in items.values() if v["category"] == Category.SAVED_FOR_BACKWARD),
                                      key=lambda d: (-d["bytes"], d["item"])),
     }

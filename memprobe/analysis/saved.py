@@ -7,12 +7,14 @@ the reason it was saved.
 """
 
 from __future__ import annotations
+from ..vocab import InputKind, Reason, SavedKind
 
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 MAX_EXPR_CHARS = 160
+_WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))
 
 
 def short_op(target: str | None) -> str:
@@ -68,7 +70,7 @@ def primal_inputs(pair: GraphPair) -> dict[str, dict]:
 def _display_root(inp: dict | None, placeholder: str, block: str | None) -> str:
     if inp is None:
         return placeholder
-    if inp["kind"] in ("parameter", "buffer"):
+    if inp["kind"] in (InputKind.PARAMETER, InputKind.BUFFER):
         return f"{block}.{inp['fqn']}" if block else inp["fqn"]
     label = "input" if inp["fqn"] in ("args[0]", "args") else inp["fqn"]
     return f"{block}.{label}" if block else label
@@ -128,16 +130,16 @@ class Provenance:
 def classify(node: dict, root_kinds: set[str]) -> str:
     """weight-derived | activation | parameter | scalar | other."""
     if node["op"] == "placeholder":
-        return "parameter" if root_kinds <= {"parameter", "buffer"} and root_kinds else "activation"
+        return SavedKind.PARAMETER if root_kinds <= _WEIGHTS and root_kinds else SavedKind.ACTIVATION
     shape = node.get("shape")
     elements = numel(shape) if shape is not None else None
     if elements is not None and elements <= 1:
-        return "scalar"
+        return SavedKind.SCALAR
     if not root_kinds:
-        return "other"
-    if root_kinds <= {"parameter", "buffer"}:
-        return "weight-derived"
-    return "activation"
+        return SavedKind.OTHER
+    if root_kinds <= _WEIGHTS:
+        return SavedKind.WEIGHT_DERIVED
+    return SavedKind.ACTIVATION
 
 
 def numel(shape) -> int | None:
@@ -154,7 +156,7 @@ def numel(shape) -> int | None:
 def explain_reason(node: dict, policy: dict | None) -> tuple[str, str, str | None]:
     """(reason_kind, reason text, policy_op) for why a saved value was saved."""
     if node["op"] == "placeholder":
-        return "graph-input", "graph input: backward reads it directly", None
+        return Reason.GRAPH_INPUT, "graph input: backward reads it directly", None
     tag = node.get("recompute")
     op = node.get("original_aten") or node.get("target")
     if tag == "MUST_SAVE":
@@ -163,15 +165,15 @@ def explain_reason(node: dict, policy: dict | None) -> tuple[str, str, str | Non
             policy.get("default") == "save" or op in (policy.get("save_ops") or [])
         )
         if in_list:
-            return "policy", f"MUST_SAVE: {op} is in the save list of SAC policy '{name}'", op
+            return Reason.POLICY, f"MUST_SAVE: {op} is in the save list of SAC policy '{name}'", op
         return (
-            "policy",
+            Reason.POLICY,
             f"MUST_SAVE: tagged by SAC policy '{name}' on {op} (traced from a saved op through a tensor subclass)",
             None,
         )
     if tag in ("MUST_RECOMPUTE", "PREFER_RECOMPUTE"):
-        return "partitioner", f"chosen by the min-cut partitioner (policy said {tag} for {op})", None
-    return "partitioner", f"chosen by the min-cut partitioner ({op} was not under SAC)", None
+        return Reason.PARTITIONER, f"chosen by the min-cut partitioner (policy said {tag} for {op})", None
+    return Reason.PARTITIONER, f"chosen by the min-cut partitioner ({op} was not under SAC)", None
 
 
 def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], policy: dict | None) -> list[dict]:
@@ -200,7 +202,7 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
             kind = classify(node, root_kinds)
             reason_kind, reason, policy_op = explain_reason(node, policy)
             root = (
-                "parameter" if root_kinds and root_kinds <= {"parameter", "buffer"}
+                "parameter" if root_kinds and root_kinds <= _WEIGHTS
                 else "input" if root_kinds == {"input"}
                 else "parameter+input" if root_kinds
                 else "none"
@@ -237,8 +239,8 @@ def saved_totals(rows: list[dict]) -> dict:
     under FSDP with reshard-after-forward their unsharded storage is freed (run-time 0).
     Run-time bytes count each distinct storage once.
     """
-    graph = sum(r["bytes"] for r in rows if r["kind"] != "parameter")
-    params_graph = sum(r["bytes"] for r in rows if r["kind"] == "parameter")
+    graph = sum(r["bytes"] for r in rows if r["kind"] != SavedKind.PARAMETER)
+    params_graph = sum(r["bytes"] for r in rows if r["kind"] == SavedKind.PARAMETER)
     have_runtime = bool(rows) and all(r["runtime_storage_bytes"] is not None for r in rows)
     runtime = params_runtime = None
     if have_runtime:
@@ -249,7 +251,7 @@ def saved_totals(rows: list[dict]) -> dict:
             if key in seen:
                 continue
             seen.add(key)
-            if r["kind"] == "parameter":
+            if r["kind"] == SavedKind.PARAMETER:
                 params_runtime += r["runtime_storage_bytes"]
             else:
                 runtime += r["runtime_storage_bytes"]
@@ -310,4 +312,4 @@ def group_rows(rows: list[dict]) -> list[dict]:
         if r["block"] is not None:
             g["blocks"].append(r["block"])
     # largest first; on a tie, weight-derived values (the usual anomaly) before the rest
-    return sorted(groups.values(), key=lambda g: (-g["bytes"], g["kind"] != "weight-derived", g["expr"]))
+    return sorted(groups.values(), key=lambda g: (-g["bytes"], g["kind"] != SavedKind.WEIGHT_DERIVED, g["expr"]))

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import MemprobeError
 from .peaks import summarize_alive
 from .saved import prefix_block
+from ..vocab import AttributionSource, Category
 
 
 class SnapshotError(MemprobeError):
@@ -337,7 +338,7 @@ class Classifier:
         frames = _frames(block)
         funcs = " ".join(f["name"] for f in frames)
         if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
-            return {"category": "library-workspace", "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
+            return {"category": Category.LIBRARY_WORKSPACE, "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
         for f in frames:
             graph_id = self.by_path.get(f.get("filename"))
             if graph_id is None:
@@ -346,34 +347,34 @@ class Classifier:
             info = self.lines.get(graph_id, {}).get(line)
             where = f"{graph_id} output code line {line}"
             if info is None:
-                return {"category": "inductor-temporary", "item": where, "evidence": where}
+                return {"category": Category.INDUCTOR_TEMPORARY, "item": where, "evidence": where}
             role = info["role"]
             if role == "saved":
                 item = info.get("expr") or info["fx_node"]
                 block_name = self._block_for(graph_id, line, block)
                 if block_name:
                     item = prefix_block(item, block_name)
-                return {"category": "saved-for-backward", "item": item, "evidence": f"{where} -> {info['storage']} -> {info['fx_node']}"}
+                return {"category": Category.SAVED_FOR_BACKWARD, "item": item, "evidence": f"{where} -> {info['storage']} -> {info['fx_node']}"}
             if role == "output":
-                cat = "gradient" if graph_id.endswith(".backward") else "graph-output"
+                cat = Category.GRADIENT if graph_id.endswith(".backward") else Category.GRAPH_OUTPUT
                 return {"category": cat, "item": info.get("expr") or info["fx_node"], "evidence": f"{where} -> {info['storage']}"}
-            return {"category": "inductor-temporary", "item": f"{info['storage']} ({graph_id})", "evidence": where}
+            return {"category": Category.INDUCTOR_TEMPORARY, "item": f"{info['storage']} ({graph_id})", "evidence": where}
         names = [(f["filename"], f["name"]) for f in frames]
         files = " ".join(fn for fn, _ in names)
         if "_fsdp_param.py" in files:
-            return {"category": "fsdp-unsharded-parameter", "item": "FSDP unsharded parameters", "evidence": "_fsdp_param.py in stack"}
+            return {"category": Category.FSDP_UNSHARDED_PARAMETER, "item": "FSDP unsharded parameters", "evidence": "_fsdp_param.py in stack"}
         if "_fsdp_collectives.py" in files:
-            return {"category": "fsdp-collective-buffer", "item": "FSDP all-gather / reduce-scatter buffer", "evidence": "_fsdp_collectives.py in stack"}
+            return {"category": Category.FSDP_COLLECTIVE_BUFFER, "item": "FSDP all-gather / reduce-scatter buffer", "evidence": "_fsdp_collectives.py in stack"}
         if "torch/optim/" in files:
-            return {"category": "optimizer-temporary", "item": "optimizer step", "evidence": "torch/optim in stack"}
+            return {"category": Category.OPTIMIZER_TEMPORARY, "item": "optimizer step", "evidence": "torch/optim in stack"}
         if any(n in ("backward", "_engine_run_backward", "run_backward") for _, n in names) or "torch/autograd/" in files:
-            return {"category": "eager-autograd", "item": "autograd engine", "evidence": "autograd in stack"}
+            return {"category": Category.EAGER_AUTOGRAD, "item": "autograd engine", "evidence": "autograd in stack"}
         user = next((f"{fn}:{f.get('line')} {n}" for (fn, n), f in zip(names, frames)
                      if fn.endswith(".py") and "/torch/" not in fn and "/torchao/" not in fn), None)
         if user is not None:
-            return {"category": "eager-autograd", "item": user, "evidence": "allocated in eager Python code"}
+            return {"category": Category.EAGER_AUTOGRAD, "item": user, "evidence": "allocated in eager Python code"}
         top = next((f"{fn}:{f.get('line')} {n}" for (fn, n), f in zip(names, frames) if fn.endswith(".py")), None)
-        return {"category": "other", "item": top or "no Python frame", "evidence": "no rule matched"}
+        return {"category": Category.OTHER, "item": top or "no Python frame", "evidence": "no rule matched"}
 
     def _block_for(self, graph_id: str, line: int, block: dict) -> str | None:
         dyn = int(graph_id.split(".")[0][1:])
@@ -437,7 +438,7 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
 
     step = at(rep["peak_index"])
     return {
-        "source": "cuda-snapshot",
+        "source": AttributionSource.CUDA_SNAPSHOT,
         "events": rep["events"],
         "start_bytes": rep["start_bytes"],
         "peak_bytes": rep["peak_bytes"],

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .validate import inside
+from ..vocab import AttributionSource, Category
 
 
 def _downsample(points: list[list], limit: int) -> list[list]:
@@ -83,11 +84,11 @@ def _cpu_timeline(report: dict, limit: int) -> dict | None:
                 cat = category_of(row, i, annotations, names)["category"]
                 cat_of_addr[addr] = cat
             else:
-                cat = cat_of_addr.pop(addr, "other")
+                cat = cat_of_addr.pop(addr, Category.OTHER)
             yield ts - t0, cat, nbytes
 
     out = _series(events(), limit)
-    out["source"] = "cpu-profiler"
+    out["source"] = AttributionSource.CPU_PROFILER
     out["baseline"] = "bytes allocated since the measured step began"
     out["phases"] = [{"name": n, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)} for n, (a, b) in windows.items()]
     out["regions"] = [{"name": name, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)}
@@ -148,7 +149,7 @@ def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
     items = list(events())
     seed = [(0.0, c, b) for c, b in sorted(start_by_cat.items()) if b]
     out = _series(seed + items, limit)
-    out["source"] = "cuda-snapshot"
+    out["source"] = AttributionSource.CUDA_SNAPSHOT
     out["baseline"] = "absolute bytes allocated on the device"
     out["phases"] = []
     for name, ph in phases.items():

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import RunDirError
+from ..vocab import DiffStatus, InputKind, RunStatus
 
 MAX_INT = 2**63  # bytes, counts and addresses fit in 64 bits
 MAX_STR = 10_000_000
@@ -174,12 +175,12 @@ def Either(*shapes: Shape) -> Shape:
 
 DIM = Either(Int(), Str(1000))  # a size, or a symbolic one (dynamic shapes) as its expression
 SHAPE_ = Opt(ListOf(DIM))
-STATUS = Enum("running", "complete", "failed", "interrupted", "oom")
+STATUS = Enum(*RunStatus)
 CATEGORY_BYTES = MapOf(SIGNED)
 
 GRAPH_ENTRY = Obj(
     {"graph_id": NAME, "dynamo_graph": Int(0, 10**6), "kind": Enum("forward", "backward", "inference"),
-     "files": MapOf(Str(4096)), "inputs": ListOf(Obj({"placeholder": NAME, "kind": Enum("parameter", "buffer", "input"),
+     "files": MapOf(Str(4096)), "inputs": ListOf(Obj({"placeholder": NAME, "kind": Enum(*InputKind),
                                                       "fqn": NAME}, {"source": STR}))},
     {"nodes": COUNT, "output_code_loaded_from": Opt(STR)},
 )
@@ -271,7 +272,7 @@ _SIDE = Obj({"config": MapOf(Any_)}, {"summary": STR, "device": Opt(NAME), "vers
                                       "status": Opt(NAME), "source": Opt(STR), "process": Opt(PROCESS),
                                       "env": MapOf(Opt(STR))})
 _AB = Obj({"a": Opt(SIGNED), "b": Opt(SIGNED), "delta": Opt(SIGNED)})
-DIFF_ITEM = Obj({"status": Enum("only_b", "grown", "only_a", "shrunk"), "expr": STR, "count": COUNT, "bytes_a": COUNT,
+DIFF_ITEM = Obj({"status": Enum(*DiffStatus), "expr": STR, "count": COUNT, "bytes_a": COUNT,
                  "bytes_b": COUNT, "delta_bytes": SIGNED, "kind": NAME, "reason_kind": NAME},
                 {"shape": SHAPE_, "dtype": Opt(NAME), "reason": Opt(STR), "policy_op": Opt(NAME), "blocks": ListOf(NAME),
                  "hint": Opt(STR)})

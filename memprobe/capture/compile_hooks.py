@@ -17,6 +17,8 @@ from typing import Any
 
 import torch
 
+from ..vocab import InputKind
+
 # L['self'].__dict__['_modules']['_checkpoint_wrapped_module']._modules['ffn']._modules['w1']._parameters['weight']
 _SOURCE_ITEM = re.compile(r"\.(\w+)|\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]")
 # modules that wrap a block without adding a level of its own to a parameter's name
@@ -35,16 +37,16 @@ def source_to_fqn(source: str) -> tuple[str, str]:
     (``ffn.w1.weight``) or the argument (``args[0]``).
     """
     if not source.startswith("L["):
-        return "input", source
+        return InputKind.INPUT, source
     items = [next(g for g in m.groups() if g is not None) for m in _SOURCE_ITEM.finditer(source)]
     # items like ['self', '_modules', '_checkpoint_wrapped_module', '_modules', 'ffn', ..., '_parameters', 'weight']
     if items and items[0] == "self":
-        kind = "parameter" if "_parameters" in items else "buffer" if "_buffers" in items else "input"
+        kind = InputKind.PARAMETER if "_parameters" in items else InputKind.BUFFER if "_buffers" in items else InputKind.INPUT
         parts = [i for i in items[1:] if i not in ("__dict__", "_modules", "_parameters", "_buffers") and i not in _WRAPPERS]
         return kind, ".".join(parts)
     if items and items[0] == "args":
-        return "input", f"args[{items[1]}]" if len(items) > 1 else "args"
-    return "input", ".".join(items)
+        return InputKind.INPUT, f"args[{items[1]}]" if len(items) > 1 else "args"
+    return InputKind.INPUT, ".".join(items)
 
 
 def _plain_int(x) -> int | str:

@@ -19,6 +19,8 @@ import tempfile
 
 import torch
 
+from ..vocab import Category, MemorySource
+
 PHASES = ("forward", "backward", "optimizer")
 _PREFIX = "memprobe::"
 
@@ -32,7 +34,7 @@ class CudaPhases:
     :func:`_phase_marker` (``markers`` lists them in order).
     """
 
-    source = "cuda-allocator"
+    source = MemorySource.CUDA_ALLOCATOR
 
     def __init__(self, device: torch.device, snapshot_path=None, registry=None, max_entries: int = 200_000):
         self.device = device
@@ -150,7 +152,7 @@ def _phase_marker(device) -> None:
 class CpuPhases:
     """Profiler memory events per phase, relative to the step's start."""
 
-    source = "cpu-profiler"
+    source = MemorySource.CPU_PROFILER
 
     def __init__(self, quiet: bool = True):
         self.quiet = quiet
@@ -297,12 +299,12 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
 
     names = {id(p): clean_fqn(n) for n, p in model.named_parameters()}
     for p in model.parameters():
-        add(p, "sharded-parameter", names[id(p)])
+        add(p, Category.SHARDED_PARAMETER, names[id(p)])
     for p, state in optimizer.state.items():
         for k, v in state.items():
             if isinstance(v, torch.Tensor) and v.numel() > 1:
-                add(v, "optimizer-state", f"{names.get(id(p), '?')}:{k}")
+                add(v, Category.OPTIMIZER_STATE, f"{names.get(id(p), '?')}:{k}")
     for i, t in enumerate(batch if isinstance(batch, (tuple, list)) else (batch,)):
         if isinstance(t, torch.Tensor):
-            add(t, "input-batch", "batch" if i == 0 else f"batch[{i}]")
+            add(t, Category.INPUT_BATCH, "batch" if i == 0 else f"batch[{i}]")
     return reg

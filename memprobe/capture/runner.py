@@ -29,6 +29,7 @@ from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFa
 from .child import process_record, user_command
 from .quiet import quiet_logs
 from .rundir import RunDir
+from ..vocab import MemorySource
 
 Progress = Callable[[str], None]
 
@@ -401,7 +402,7 @@ class Probe:
             self.report["attribution"] = None  # the uncompiled graphs' allocations are not the kernels'
         elif snapshot.is_file():
             self.report["attribution"] = attribute_peak(load_snapshot(snapshot, trusted=True), self.report)
-        elif self.report["memory"]["source"] == "cpu-profiler":
+        elif self.report["memory"]["source"] == MemorySource.CPU_PROFILER:
             self.report["attribution"] = attribute_cpu(self.report)
 
 

@@ -8,7 +8,7 @@ import click
 
 from ..config import RECIPE_ALIASES, RECIPES
 from ..errors import ConfigError
-from .options import config_from_options, config_options, emit, output_options, refuse_existing, side_config, side_options
+from .options import config_from_options, config_options, emit, output_options, refuse_existing, side_config, side_options, table_options
 
 
 def resolve_side(label: str, value: str, extra: str | None, shared: dict):
@@ -41,9 +41,10 @@ def resolve_side(label: str, value: str, extra: str | None, shared: dict):
                    "the ranked saved values in a fraction of the time, no measured phases.")
 @click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
               help="Also write a self-contained HTML page: both runs on one axis and the ranked difference.")
+@table_options
 @output_options
 def diff(a: str, b: str, a_flags, b_flags, a_env, b_env, a_python, b_python, out, force, as_markdown, parallel,
-         analysis_only, html_path, as_json, quiet, verbose, **shared) -> None:
+         analysis_only, html_path, csv_path, parquet_path, as_json, quiet, verbose, **shared) -> None:
     """Run (or load) two configurations and rank what B keeps alive that A does not.
 
     \b
@@ -71,7 +72,7 @@ def diff(a: str, b: str, a_flags, b_flags, a_env, b_env, a_python, b_python, out
 
     sides = {"a": resolve_side("a", a, a_flags, shared), "b": resolve_side("b", b, b_flags, shared)}
     envs = {"a": side_env(a_env, a_python, "a"), "b": side_env(b_env, b_python, "b")}
-    refuse_existing(html_path, force=force)
+    refuse_existing(html_path, csv_path, parquet_path, force=force)
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
     try:
         result, out = run_diff(sides, envs, out=out, force=force, label=f"diff-{a}-vs-{b}".replace("/", "_"),
@@ -80,6 +81,9 @@ def diff(a: str, b: str, a_flags, b_flags, a_env, b_env, a_python, b_python, out
         progress.close()
     emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown,
          console=lambda: render.print_diff(result, out))
+    from ..report.tables import export
+
+    export("diff", result, csv_path, parquet_path)
     if html_path is not None:
         from ..report.pages import write_diff_html
 

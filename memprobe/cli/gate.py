@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import config_from_options, config_options, debug_option, emit, refuse_existing
+from .options import config_from_options, config_options, debug_option, emit, refuse_existing, table_options
+from ..vocab import Verdict
 
 
 @click.command(short_help="Check probes against memprobe.toml; exit 1 on a breach.")
@@ -33,9 +34,10 @@ from .options import config_from_options, config_options, debug_option, emit, re
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the verdicts as Markdown.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 @click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through.")
+@table_options
 @debug_option
 def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, jobs, out, force, junit_path, html_path,
-         as_json, as_markdown, quiet, verbose) -> None:
+         as_json, as_markdown, quiet, verbose, csv_path, parquet_path) -> None:
     """Check memory budgets: run each probe (or read finished runs) and compare with its limits.
 
     \b
@@ -65,7 +67,7 @@ def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, jo
         raise BudgetError(f"{budget.path}: no probe {unknown[0]!r} (probes: {', '.join(budget.probes)})")
     wanted = {n: p for n, p in budget.probes.items() if not probe_names or n in probe_names}
     finished = match_finished(from_runs, budget, wanted)
-    refuse_existing(junit_path, html_path, force=force)
+    refuse_existing(junit_path, html_path, csv_path, parquet_path, force=force)
     slots, gpus = slots_for([p.config for n, p in wanted.items() if n not in finished], jobs)
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
     try:
@@ -76,6 +78,9 @@ def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, jo
         progress.close()
     if junit_path is not None:
         atomic_write_text(junit_path, gate_junit(result))
+    from ..report.tables import export
+
+    export("gate", result, csv_path, parquet_path)
     if html_path is not None:
         from ..report.html import render_gate
 
@@ -91,7 +96,7 @@ def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, jo
             click.echo(f"baseline updated: {result['baseline']}")
 
     emit(result, as_json=as_json, as_markdown=as_markdown, markdown=gate_markdown, console=show)
-    if result["counts"]["FAIL"]:
+    if result["counts"][Verdict.FAIL]:
         raise SystemExit(1)
 
 

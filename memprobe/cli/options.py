@@ -103,6 +103,25 @@ def output_options(f):
     return debug_option(f)
 
 
+def _parquet_engine(_ctx, _param, value):
+    from ..report.tables import check_engine
+
+    check_engine(value)
+    return value
+
+
+def table_options(f):
+    """--csv / --parquet: the verb's table (saved values, diff items, gate verdicts) for pandas and friends."""
+    for opt in reversed([
+        click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
+                     help="Also write the table (saved values / differences / verdicts) as CSV here."),
+        click.option("--parquet", "parquet_path", type=click.Path(path_type=Path), default=None, callback=_parquet_engine,
+                     help="Also write the table as Parquet here (needs pyarrow)."),
+    ]):
+        f = opt(f)
+    return f
+
+
 def side_options(f):
     """--a/--b flags, environments and interpreters: what one side alone runs with (diff, bisect)."""
     for opt in reversed([

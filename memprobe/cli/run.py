@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import config_from_options, config_options, emit, output_options, refuse_existing
+from .options import config_from_options, config_options, emit, output_options, refuse_existing, table_options
 
 
 def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = None, announce: bool = True) -> None:
@@ -39,9 +39,11 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = N
               help="Also write a self-contained HTML report here (see `memprobe report`).")
 @click.option("--trace", "trace_path", type=click.Path(path_type=Path), default=None,
               help="Also write a Chrome/Perfetto trace JSON of the measured step here.")
+@table_options
 @output_options
 def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, rdzv_endpoint: str | None,
-        html_path: Path | None, trace_path: Path | None, as_json: bool, quiet: bool, verbose: bool, **kw) -> None:
+        html_path: Path | None, trace_path: Path | None, csv_path: Path | None, parquet_path: Path | None, as_json: bool,
+        quiet: bool, verbose: bool, **kw) -> None:
     """Run a repro (or your model) and report what its compiled forward saves for backward.
 
     \b
@@ -69,7 +71,7 @@ def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, 
     if trace_path is not None and analysis_only:
         raise ConfigError("--trace needs a measured step; --analysis-only measures none")
     out = out if out is not None else default_run_dir(cfg.recipe)
-    refuse_existing(html_path, trace_path, force=force)
+    refuse_existing(html_path, trace_path, csv_path, parquet_path, force=force)
     prepare_run_dir(out, force)
     progress = render.progress_printer(enabled=not quiet and not as_json)
     try:
@@ -80,3 +82,6 @@ def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, 
         progress.close()
     emit(report, as_json=as_json, console=lambda: render.print_run(report, out))
     write_extras(out, html_path, trace_path, announce=not as_json)
+    from ..report.tables import export
+
+    export("run", report, csv_path, parquet_path)

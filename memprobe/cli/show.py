@@ -6,32 +6,27 @@ from pathlib import Path
 
 import click
 
-from .options import debug_option, emit
-
+from .options import debug_option, emit, refuse_existing, table_options
 
 
 @click.command(short_help="Render a recorded run (or diff/explain/bisect directory) again.")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the recorded JSON instead.")
+@click.option("--force", is_flag=True, help="Overwrite existing --csv/--parquet files.")
+@table_options
 @debug_option
-def show(path: Path, as_json: bool) -> None:
+def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_path: Path | None) -> None:
     """Render PATH again: a run directory (report.json), or a directory written by
-    `memprobe diff` (diff.json), `memprobe explain` (explain.json) or `memprobe bisect` (bisect.json)."""
-    from ..analysis.rundir import load_report
-    from ..errors import RunDirError
+    `memprobe diff` (diff.json), `memprobe explain` (explain.json) or `memprobe bisect` (bisect.json).
+    Every file is checked as it is read: a directory may come from anyone."""
+    from ..analysis.recorded import load_recorded
     from ..report import console as render
+    from ..report.tables import export
 
-    if (path / "report.json").is_file() or not path.is_dir():
-        report = load_report(path)
-        emit(report, as_json=as_json, console=lambda: render.print_run(report, path))
-        return
-    from ..analysis.validate import load_bisect, load_diff, load_explain
-
-    views = {"diff.json": (load_diff, render.print_diff), "explain.json": (load_explain, render.print_explain),
-             "bisect.json": (load_bisect, render.print_bisect)}
-    for name, (load, view) in views.items():
-        if (path / name).is_file():
-            result = load(path / name)
-            emit(result, as_json=as_json, console=lambda: view(result, path))
-            return
-    raise RunDirError(f"{path} holds no report.json, diff.json, explain.json or bisect.json")
+    refuse_existing(csv_path, parquet_path, force=force)
+    kind, data = load_recorded(path)
+    views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain,
+             "bisect": render.print_bisect}
+    emit(data, as_json=as_json, console=lambda: views[kind](data, path))
+    if kind in ("run", "diff"):
+        export(kind, data, csv_path, parquet_path)

@@ -11,6 +11,7 @@ from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import MemprobeError
 from .process import ProbeJob, Progress, run_jobs
+from ..vocab import Verdict
 
 
 class ProbeFailed(MemprobeError):
@@ -71,9 +72,9 @@ def run_gate(budget: Budget, wanted: dict, finished: dict[str, Path], *, baselin
         if not vs:
             raise ProbeFailed(f"probe {name!r} gave no verdict: it has no limits")
         verdicts += vs
-        if any(v["verdict"] == "FAIL" for v in vs):
+        if any(v["verdict"] == Verdict.FAIL for v in vs):
             explanations[name] = explain_breach(report, entry)
-    counts = {k: sum(v["verdict"] == k for v in verdicts) for k in ("PASS", "FAIL", "SKIP")}
+    counts = {str(k): sum(v["verdict"] == k for v in verdicts) for k in Verdict}
     result = {"budget": str(budget.path), "baseline": str(baseline_path), "verdicts": verdicts,
               "explanations": explanations, "counts": counts,
               "runs": {n: str(finished.get(n) or out / n) for n in reports}}

@@ -13,7 +13,9 @@ from rich.table import Table
 
 from ..analysis.saved import group_rows
 from ..units import fmt_bytes, fmt_delta
+from ..analysis.diff import GROWTH
 from .text import markup, plain
+from ..vocab import Reason, SavedKind
 
 TOP_ROWS = 12
 
@@ -70,7 +72,7 @@ class progress_printer:
             self._finish_stage()
 
 
-_WHY = {"policy": "policy MUST_SAVE", "partitioner": "partitioner", "graph-input": "graph input"}
+_WHY = {Reason.POLICY: "policy MUST_SAVE", Reason.PARTITIONER: "partitioner", Reason.GRAPH_INPUT: "graph input"}
 
 
 def _share(n: int, total: int) -> str:
@@ -124,7 +126,7 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         t.add_column("saved value (op chain)", overflow="fold")
         t.add_column("why", overflow="fold")
         for i, g in enumerate(groups[:TOP_ROWS], 1):
-            style = "bold red" if g["kind"] == "weight-derived" else None
+            style = "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None
             why = _WHY.get(g["reason_kind"], g["reason_kind"]) + (f" {g['policy_op']}" if g["policy_op"] else "")
             t.add_row(
                 str(i), fmt_bytes(g["bytes"]), _share(g["bytes"], total), str(g["count"]), markup(g["kind"]),
@@ -279,12 +281,12 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
                           ("B", "right"), ("delta", "right"), ("kind", "left"), ("why", "left")):
             tab.add_column(col, justify=just, overflow="fold")
         for it in d["items"][:TOP_ROWS]:
-            style = "bold red" if it["kind"] == "weight-derived" and it["delta_bytes"] > 0 else None
+            style = "bold red" if it["kind"] == SavedKind.WEIGHT_DERIVED and it["delta_bytes"] > 0 else None
             why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
             tab.add_row(STATUS_LABEL[it["status"]], markup(it["expr"]), str(it["count"]), fmt_bytes(it["bytes_a"]),
                         fmt_bytes(it["bytes_b"]), fmt_delta(it["delta_bytes"]), markup(it["kind"]), markup(why), style=style)
         con.print(tab)
-        for h in list(dict.fromkeys(it.get("hint") for it in d["items"][:TOP_ROWS] if it["status"] in ("only_b", "grown")))[:3]:
+        for h in list(dict.fromkeys(it.get("hint") for it in d["items"][:TOP_ROWS] if it["status"] in GROWTH))[:3]:
             if h:
                 con.print(f"[cyan]hint:[/] {markup(h)}")
     ph = d.get("phases")

@@ -8,8 +8,9 @@ from rich.table import Table
 
 from ..units import fmt_bytes
 from .text import markup
+from ..vocab import Verdict
 
-_STYLE = {"PASS": "green", "FAIL": "bold red", "SKIP": "yellow"}
+_STYLE = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.SKIP: "yellow"}
 
 
 def _limit_text(v: dict) -> str:
@@ -39,14 +40,14 @@ def print_gate(result: dict, console) -> None:
                   f"[{_STYLE[v['verdict']]}]{v['verdict']}[/]")
     console.print(t)
     for v in result["verdicts"]:
-        if v["verdict"] == "SKIP":
+        if v["verdict"] == Verdict.SKIP:
             console.print(f"[yellow]skip[/] {markup(v['probe'])} {markup(_metric(v))}: {markup(v['notice'])}")
     for name, why in result["explanations"].items():
         console.print(f"\n[bold red]{markup(name)} breached its budget.[/] {markup(why['headline'])}")
         for line in why["lines"]:
             console.print(f"  - {markup(line)}")
     n = result["counts"]
-    verdict = "[bold red]FAIL[/]" if n["FAIL"] else "[green]PASS[/]"
+    verdict = "[bold red]FAIL[/]" if n[Verdict.FAIL] else "[green]PASS[/]"
     console.print(f"\n{verdict}: {n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped")
 
 
@@ -68,7 +69,7 @@ def gate_markdown(result: dict) -> str:
     for name, why in result["explanations"].items():
         lines += ["", f"**{name}** breached its budget. {why['headline']}", ""]
         lines += [f"- {_code_spans(line, why.get('exprs') or [])}" for line in why["lines"]]
-    skips = [v for v in result["verdicts"] if v["verdict"] == "SKIP"]
+    skips = [v for v in result["verdicts"] if v["verdict"] == Verdict.SKIP]
     if skips:
         lines += ["", "<details><summary>skipped</summary>", ""]
         lines += [f"- {v['probe']} `{_metric(v)}`: {v['notice']}" for v in skips]
@@ -83,15 +84,15 @@ def gate_junit(result: dict) -> str:
         by_probe.setdefault(v["probe"], []).append(v)
     for probe, verdicts in by_probe.items():
         suite = ET.SubElement(suites, "testsuite", name=probe, tests=str(len(verdicts)),
-                              failures=str(sum(v["verdict"] == "FAIL" for v in verdicts)),
-                              skipped=str(sum(v["verdict"] == "SKIP" for v in verdicts)))
+                              failures=str(sum(v["verdict"] == Verdict.FAIL for v in verdicts)),
+                              skipped=str(sum(v["verdict"] == Verdict.SKIP for v in verdicts)))
         for v in verdicts:
             case = ET.SubElement(suite, "testcase", classname=f"memprobe.{probe}", name=_metric(v))
-            if v["verdict"] == "FAIL":
+            if v["verdict"] == Verdict.FAIL:
                 why = result["explanations"].get(probe, {})
                 msg = f"{fmt_bytes(v['measured'])} > {_limit_text(v)}"
                 fail = ET.SubElement(case, "failure", message=msg)
                 fail.text = "\n".join([why.get("headline", "")] + why.get("lines", []))
-            elif v["verdict"] == "SKIP":
+            elif v["verdict"] == Verdict.SKIP:
                 ET.SubElement(case, "skipped", message=v["notice"])
     return ET.tostring(suites, encoding="unicode")

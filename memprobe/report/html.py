@@ -20,6 +20,7 @@ from pathlib import Path
 from ..analysis.rundir import run_file
 from ..analysis.validate import read_text
 from ..units import fmt_bytes, fmt_delta
+from ..vocab import SavedKind, Verdict
 
 
 @lru_cache(maxsize=1)
@@ -113,12 +114,12 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
     saved_line = {gid: _saved_lines(g) for gid, g in graphs.items()}
     rows = []
     totals = report.get("saved_totals") or {}
-    for r in sorted(report.get("saved_tensors") or [], key=lambda r: (-r["bytes"], r["kind"] != "weight-derived")):
+    for r in sorted(report.get("saved_tensors") or [], key=lambda r: (-r["bytes"], r["kind"] != SavedKind.WEIGHT_DERIVED)):
         line = saved_line.get(r["graph"], {}).get(r["name"])
         where = _c(f"{r['graph']}:{line}", href=f"code-{r['graph']}-L{line}") if line else _c(r["graph"])
         user = r.get("user") or {}
         value = _c(user.get("label") or r["expr"], code=True, detail=r["expr"] if user.get("label") else None)
-        rows.append({"cls": "weight" if r["kind"] == "weight-derived" else "",
+        rows.append({"cls": "weight" if r["kind"] == SavedKind.WEIGHT_DERIVED else "",
                      "cells": [_c(r.get("block") or "-"), value, _c(r["kind"]), _b(r["bytes"]),
                                _c(f"{r.get('dtype')} {r.get('shape')}"), _c(r["reason"]),
                                _c(user.get("source") or ""), where]})
@@ -176,7 +177,7 @@ def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) 
     rows = []
     for it in result.get("items") or []:
         user = it.get("user") or {}
-        rows.append({"cls": "weight" if it.get("kind") == "weight-derived" and (it.get("delta_bytes") or 0) > 0 else "",
+        rows.append({"cls": "weight" if it.get("kind") == SavedKind.WEIGHT_DERIVED and (it.get("delta_bytes") or 0) > 0 else "",
                      "cells": [_c(it["status"].replace("_", " ")),
                                _c(user.get("label") or it["expr"], code=True, detail=it["expr"] if user.get("label") else None),
                                _c(it.get("count", ""), it.get("count")), _b(it.get("bytes_a")), _b(it.get("bytes_b")),
@@ -200,8 +201,8 @@ def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) 
 
 def render_gate(result: dict) -> str:
     verdicts = result.get("verdicts") or []
-    failed = sum(1 for v in verdicts if v.get("verdict") == "FAIL")
-    rows = [{"cls": "weight" if v.get("verdict") == "FAIL" else "",
+    failed = sum(1 for v in verdicts if v.get("verdict") == Verdict.FAIL)
+    rows = [{"cls": "weight" if v.get("verdict") == Verdict.FAIL else "",
              "cells": [_c(v.get("probe")), _c(v.get("metric")), _c(v.get("kind", "")), _b(v.get("measured")),
                        _c(v.get("limit_text") or v.get("limit") or ""), _c(v.get("verdict")), _c(v.get("notice") or "")]}
             for v in verdicts]
@@ -209,6 +210,6 @@ def render_gate(result: dict) -> str:
                          _h("notice")], "rows": rows}
     explanations = [{"probe": probe, "headline": why.get("headline", ""), "lines": why.get("lines") or []}
                     for probe, why in (result.get("explanations") or {}).items()]
-    return _page("gate.html.j2", "memprobe gate: " + ("FAIL" if failed else "PASS"),
+    return _page("gate.html.j2", "memprobe gate: " + (Verdict.FAIL if failed else Verdict.PASS),
                  [f"{len(verdicts)} limits, {failed} breached"], {"kind": "gate"}, verdicts=table,
                  explanations=explanations)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import html
 
+from ..analysis.diff import GROWTH
 from ..units import fmt_bytes, fmt_delta
+from ..vocab import DiffStatus
 
-STATUS_LABEL = {"only_b": "only in B", "grown": "grown in B", "only_a": "only in A", "shrunk": "shrunk in B"}
+STATUS_LABEL = {DiffStatus.ONLY_B: "only in B", DiffStatus.GROWN: "grown in B", DiffStatus.ONLY_A: "only in A",
+                DiffStatus.SHRUNK: "shrunk in B"}
 TOP = 10
 
 
@@ -47,7 +50,7 @@ def diff_markdown(d: dict) -> str:
         if len(d["items"]) > TOP:
             lines.append(f"\n_{len(d['items']) - TOP} more in diff.json._")
         lines.append("")
-        hints = list(dict.fromkeys(it["hint"] for it in d["items"][:TOP] if it["status"] in ("only_b", "grown")))
+        hints = list(dict.fromkeys(it["hint"] for it in d["items"][:TOP] if it["status"] in GROWTH))
         for h in hints[:3]:
             lines.append(f"- {h}")
         if hints:

@@ -13,17 +13,11 @@ from ..errors import RunDirError
 
 def write_html(path: Path, out: Path) -> Path:
     """Render the run or diff directory ``path`` into ``out`` (one HTML file); returns ``out``."""
+    from ..analysis.recorded import load_recorded
     from .html import render_run
 
-    if (path / "report.json").is_file():
-        report = load_report(path)
-        page = render_run(report, path, timeline(report, path))
-    elif (path / "diff.json").is_file():
-        from ..analysis.validate import load_diff
-
-        page = diff_html(load_diff(path / "diff.json"), path)
-    else:
-        raise RunDirError(f"{path} holds no report.json or diff.json")
+    kind, data = load_recorded(path, kinds=("run", "diff"))
+    page = render_run(data, path, timeline(data, path)) if kind == "run" else diff_html(data, path)
     atomic_write_text(out, page)
     return out
 

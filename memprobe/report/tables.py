@@ -1,0 +1,84 @@
+"""The tabular outputs as pandas DataFrames, written as CSV or Parquet (``--csv`` / ``--parquet``).
+
+One row per saved value of a run (its op chain, the user's op, module and source line, kind,
+reason, bytes and the bytes held at run time), one per difference of a diff, one per limit of
+a gate. Bytes stay integers of bytes; the grouping across layers (``group``) is the same as the
+console's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import ConfigError
+
+SAVED_COLUMNS = ["group", "call", "graph", "block", "user_op", "module", "source", "expr", "op", "kind", "reason_kind",
+                 "policy_op", "reason", "dtype", "shape", "bytes", "runtime_storage_bytes"]
+DIFF_COLUMNS = ["status", "user_op", "module", "expr", "kind", "reason_kind", "policy_op", "dtype", "shape", "count",
+                "bytes_a", "bytes_b", "delta_bytes", "hint"]
+GATE_COLUMNS = ["probe", "metric", "device", "kind", "measured", "limit", "headroom", "verdict", "notice"]
+
+
+def _frame(records: list[dict], columns: list[str]):
+    import pandas as pd
+
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    for col in ("shape",):
+        if col in frame:
+            frame[col] = frame[col].map(lambda s: "x".join(str(d) for d in s) if isinstance(s, list) else s)
+    return frame
+
+
+def saved_frame(report: dict):
+    """A run's saved-for-backward table, a row per value per call; ``group`` numbers the console's groups."""
+    from ..analysis.saved import layer_pattern
+
+    rows = report.get("saved_tensors") or []
+    groups: dict[str, int] = {}
+    records = []
+    for r in rows:
+        user = r.get("user") or {}
+        group = groups.setdefault(layer_pattern(r["expr"]) + "|" + str(r.get("dtype")) + str(r.get("shape")), len(groups))
+        records.append({**{k: r.get(k) for k in SAVED_COLUMNS}, "group": group, "user_op": user.get("op"),
+                        "module": user.get("module"), "source": user.get("source")})
+    frame = _frame(records, SAVED_COLUMNS)
+    return frame.sort_values(["bytes", "group", "call"], ascending=[False, True, True], kind="stable")
+
+
+def diff_frame(result: dict):
+    records = [{**{k: it.get(k) for k in DIFF_COLUMNS}, "user_op": (it.get("user") or {}).get("op"),
+                "module": (it.get("user") or {}).get("module")} for it in result.get("items") or []]
+    return _frame(records, DIFF_COLUMNS)
+
+
+def gate_frame(result: dict):
+    return _frame([{k: v.get(k) for k in GATE_COLUMNS} for v in result.get("verdicts") or []], GATE_COLUMNS)
+
+
+def check_engine(parquet: Path | None) -> None:
+    """Before anything runs: ``--parquet`` needs an engine pandas can write Parquet with."""
+    if parquet is None:
+        return
+    import importlib.util
+
+    if not any(importlib.util.find_spec(m) for m in ("pyarrow", "fastparquet")):
+        raise ConfigError("--parquet needs pyarrow (or fastparquet) for pandas: pip install pyarrow; or use --csv")
+
+
+def write_table(frame, path: Path, fmt: str) -> Path:
+    """``frame`` as ``fmt`` (csv or parquet) at ``path``."""
+    if fmt == "csv":
+        frame.to_csv(path, index=False)
+    elif fmt == "parquet":
+        frame.to_parquet(path, index=False)
+    else:
+        raise ValueError(fmt)
+    return path
+
+
+def export(kind: str, data: dict, csv: Path | None, parquet: Path | None) -> list[Path]:
+    """Write the table of a run (``kind`` "run"), diff or gate to the paths asked for; returns them."""
+    if csv is None and parquet is None:
+        return []
+    frame = {"run": saved_frame, "diff": diff_frame, "gate": gate_frame}[kind](data)
+    return [write_table(frame, path, fmt) for path, fmt in ((csv, "csv"), (parquet, "parquet")) if path is not None]
