@@ -326,6 +326,17 @@ def load_baseline(path: Path) -> dict:
         raise BudgetError(str(e)) from None
 
 
+def _names(item: dict) -> list[str]:
+    """A saved value's names: the user's terms (``silu(layers.*.ffn.w1)``) and the op chain."""
+    label = (item.get("user") or {}).get("label")
+    return [n for n in (label, item["expr"]) if n]
+
+
+def _named(item: dict) -> str:
+    names = _names(item)
+    return names[0] if len(names) == 1 or names[0] == names[1] else f"{names[0]} [{names[1]}]"
+
+
 def explain_breach(report: dict, entry: dict | None) -> dict:
     """Why a probe breached its budget: the diff against its stored baseline when it is comparable,
     else the largest saved values and findings. ``exprs`` are the saved values named in ``lines``
@@ -340,21 +351,21 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
         status = {DiffStatus.ONLY_B: "new", DiffStatus.GROWN: "grown"}
         items = [it for it in d["items"] if it["status"] in status][:5]
         lines = [
-            f"{it['expr']} x{it['count']}: {'+' if it['delta_bytes'] > 0 else ''}{fmt_bytes(it['delta_bytes'])}"
+            f"{_named(it)} x{it['count']}: {'+' if it['delta_bytes'] > 0 else ''}{fmt_bytes(it['delta_bytes'])}"
             f" ({status[it['status']]}; {it['reason']}). Hint: "
-            + it["hint"].replace("B's", "this run's").replace(" in B ", " here ")
+            + (it.get("hint") or "").replace("B's", "this run's").replace(" in B ", " here ")
             for it in items
         ]
         sign = "+" if (delta or 0) >= 0 else ""
         return {"headline": f"Against the baseline it saves {sign}{fmt_bytes(delta)} for backward per step:",
                 "lines": lines or ["no saved value grew; the breach is in measured memory outside the saved values"],
-                "exprs": [it["expr"] for it in items]}
+                "exprs": [x for it in items for x in _names(it)]}
     findings = (report.get("findings") or [])[:3]
     lines = [f["message"] for f in findings]
     exprs = [f["expr"] for f in findings if f.get("expr")]
     for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER])[:5]:
-        lines.append(f"{g['expr']} x{g['count']}: {fmt_bytes(g['bytes'])} ({g['kind']}; {g['reason']})")
-        exprs.append(g["expr"])
+        lines.append(f"{_named(g)} x{g['count']}: {fmt_bytes(g['bytes'])} ({g['kind']}; {g['reason']})")
+        exprs += _names(g)
     return {"headline": "No comparable baseline; the largest saved-for-backward values and findings:", "lines": lines,
             "exprs": list(dict.fromkeys(exprs))}
 

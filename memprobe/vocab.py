@@ -67,6 +67,10 @@ class FindingKind(_Documented):
     """The kinds of finding a run can make (docs/findings.md has each one's rule)."""
 
     WEIGHT_DERIVED_SAVED = "weight-derived-saved", "a value computed from parameters only is saved for backward"
+    SAVE_OP_COSTS_MORE = "save-op-costs-more", "a save-list op keeps more for backward than its own output"
+    UNSHARDED_AFTER_FORWARD = "unsharded-after-forward", "parameters are still unsharded when forward ends"
+    WIDE_WEIGHT_COPY = "wide-weight-copy", "a weight-derived value saved in a wider dtype than the parameters'"
+    FLOAT32_ACTIVATION = "float32-activation", "float32 activations saved in a low-precision step"
     ACCOUNTING_MISMATCH = "accounting-mismatch", "the graphs' saved bytes differ from what autograd holds at run time"
 
 

@@ -9,6 +9,7 @@ sessions faster; nothing here depends on it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,9 @@ MEMPROBE = shutil.which("memprobe") or f"{sys.executable} -m memprobe"
 
 def run_cli(*args: str, timeout: float = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:
     cmd = MEMPROBE.split() + [str(a) for a in args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    # tables as wide as a log (memprobe's default when not on a terminal), whatever the terminal running pytest says
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
 
 
 class Run:

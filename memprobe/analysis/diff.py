@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .saved import layer_pattern
+from .saved import layer_pattern, user_pattern
 from ..vocab import DiffStatus, Reason, SavedKind
 
 DIFF_SCHEMA_VERSION = 1
@@ -117,6 +117,7 @@ def diff_reports(a: dict, b: dict) -> dict:
                 "bytes_b": 0,
                 "delta_bytes": 0,
                 "hint": _hint(status, ref),
+                "user": user_pattern(ref.get("user")),
             }
         g["count"] += 1
         if ref["block"] is not None:

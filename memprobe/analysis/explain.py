@@ -12,7 +12,7 @@ from .recompute import recompute_cost
 from .rundir import graph_pairs
 from ..vocab import DiffStatus, Reason
 
-_ITEM_KEYS = ("expr", "count", "kind", "bytes_a", "bytes_b", "delta_bytes")
+_ITEM_KEYS = ("expr", "user", "count", "kind", "bytes_a", "bytes_b", "delta_bytes")
 
 
 def _summary(report: dict, run_dir: Path) -> dict:
@@ -55,7 +55,7 @@ def explain_runs(base: dict, base_dir: Path, variants: dict[str, tuple[dict, Pat
         })
     edits.sort(key=lambda e: (-(e["bytes_saved"] > 0), -e["bytes_saved_per_flop"], -e["bytes_saved"]))
     partitioner = [
-        {"expr": r["expr"], "block": r["block"], "bytes": r["bytes"], "op": r["op"],
+        {"expr": r["expr"], "user": r.get("user"), "block": r["block"], "bytes": r["bytes"], "op": r["op"],
          "fate": (f"saved by the min-cut partitioner: recomputing {r['op']} in backward would cost more than keeping it; "
                   f"it changes if its inputs are saved instead (--save-op on their producer) or if the value itself "
                   f"is made MUST_SAVE/recomputable by the policy (--save-op aten.{r['op']})")}

@@ -1,10 +1,34 @@
-"""Findings: what in a run deserves a person's attention, ranked by bytes."""
+"""Findings: what in a run deserves a person's attention, ranked by bytes.
+
+Each kind has a rule over the recorded artifacts (docs/findings.md states them): the saved table
+(derived from the compiled graphs: each value's op, its decomposition pieces, its roots and
+their dtypes) and the measured attribution (what is alive when forward ends). No rule matches a
+name in a string: ops, kinds, dtypes and categories are the recorded fields themselves.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from ..units import fmt_bytes
-from .saved import group_rows
-from ..vocab import FindingKind, Reason, SavedKind
+from ..vocab import AttributionSource, Category, FindingKind, Reason, SavedKind
+from .saved import group_rows, layer_pattern, short_op
+
+# what each check looks at, in the order they run (a run without findings lists them)
+CHECKS = (
+    (FindingKind.WEIGHT_DERIVED_SAVED, "weight-derived values saved for backward"),
+    (FindingKind.SAVE_OP_COSTS_MORE, "save-list ops that keep more than their own output"),
+    (FindingKind.UNSHARDED_AFTER_FORWARD, "parameters still unsharded when forward ends (measured)"),
+    (FindingKind.WIDE_WEIGHT_COPY, "weight-derived values wider than the parameters' dtype"),
+    (FindingKind.FLOAT32_ACTIVATION, "float32 activations saved in a low-precision step"),
+    (FindingKind.ACCOUNTING_MISMATCH, "graph-derived against run-time saved bytes"),
+)
+
+ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1,
+            "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1, "int64": 8, "int32": 4, "int8": 1, "uint8": 1, "bool": 1}
+LOW_PRECISION = ("bfloat16", "float16")
+# a float32 activation group smaller than this share of the saved bytes is not worth a finding (float8 scales)
+FLOAT32_MIN_SHARE = 0.01
 
 
 def _fix_hint(group: dict) -> str:
@@ -16,48 +40,170 @@ def _fix_hint(group: dict) -> str:
     return "the partitioner chose to save it; a policy that saves its inputs, or recomputes it, changes that"
 
 
-def find(rows: list[dict], totals: dict, config: dict) -> list[dict]:
-    """Ranked findings for a run's saved table and totals."""
-    findings: list[dict] = []
+def _label(row_or_group: dict) -> str:
+    user = row_or_group.get("user") or {}
+    return layer_pattern(user.get("label") or row_or_group["expr"])
+
+
+def _where(group: dict) -> str:
+    return f"{group['count']} block(s)" if group["blocks"] else f"{group['count']} call(s)"
+
+
+def _weight_derived(rows: list[dict], config: dict) -> list[dict]:
+    out = []
     fsdp = bool(config.get("fsdp"))
     for g in group_rows(rows):
         if g["kind"] != SavedKind.WEIGHT_DERIVED:
             continue
-        where = f"{g['count']} call(s)" if not g["blocks"] else f"{g['count']} block(s)"
         fsdp_note = (
             " It is computed from FSDP-unsharded parameters only, so it does not shrink with batch or sequence,"
             " and saving it keeps a weight-sized copy alive through backward in every layer, defeating reshard-after-forward."
             if fsdp
             else " It is computed from parameters only, so it costs the same at any batch or sequence length, in every layer."
         )
-        findings.append(
-            {
-                "kind": FindingKind.WEIGHT_DERIVED_SAVED,
-                "bytes": g["bytes"],
-                "expr": g["expr"],
-                "count": g["count"],
-                "bytes_each": g["bytes_each"],
-                "policy_op": g["policy_op"],
-                "message": (
-                    f"{g['expr']} is saved for backward in {where}: {fmt_bytes(g['bytes'])} per step"
-                    f" ({g['count']} x {fmt_bytes(g['bytes_each'])}, {g['dtype']}{list(g['shape'] or [])})."
-                    f" Why: {g['reason']}."
-                ),
-                "detail": "A weight-derived saved value." + fsdp_note,
-                "hint": _fix_hint(g),
-            }
-        )
-    if totals.get("agree") is False:
-        findings.append(
-            {
-                "kind": FindingKind.ACCOUNTING_MISMATCH,
-                "bytes": abs(totals["runtime_bytes"] - totals["graph_bytes"]),
-                "message": (
-                    f"graph-derived saved bytes ({totals['graph_bytes']}) differ from the run-time saved storages"
-                    f" ({totals['runtime_bytes']}): a saved value aliases another or a view holds a larger storage"
-                ),
-                "hint": "compare runtime_storage_bytes with bytes per row in report.json",
-            }
-        )
+        out.append({
+            "kind": FindingKind.WEIGHT_DERIVED_SAVED,
+            "bytes": g["bytes"],
+            "expr": g["expr"],
+            "count": g["count"],
+            "bytes_each": g["bytes_each"],
+            "policy_op": g["policy_op"],
+            "message": (f"{g['expr']} is saved for backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step"
+                        f" ({g['count']} x {fmt_bytes(g['bytes_each'])}, {g['dtype']}{list(g['shape'] or [])})."
+                        f" Why: {g['reason']}."),
+            "detail": "A weight-derived saved value." + fsdp_note,
+            "hint": _fix_hint(g),
+        })
+    return out
+
+
+def _save_op_costs_more(rows: list[dict], policy: dict | None) -> list[dict]:
+    """A save-list op whose saved pieces (its decomposition's intermediates, whether the policy tagged them or the
+    partitioner kept them) outweigh the op's own output."""
+    out = []
+    for op in (policy or {}).get("save_ops") or []:
+        name = short_op(op)
+        mine = [r for r in rows if r["kind"] != SavedKind.PARAMETER and r["op"] == name]
+        if not mine:
+            continue
+        own = [r for r in mine if not (r.get("user") or {}).get("piece")]
+        pieces = [r for r in mine if (r.get("user") or {}).get("piece")]
+        cost, own_bytes = sum(r["bytes"] for r in mine), sum(r["bytes"] for r in own)
+        if not pieces or cost <= own_bytes:
+            continue
+        kinds = defaultdict(int)
+        for r in pieces:
+            kinds[(r["dtype"], r["reason_kind"])] += r["bytes"]
+        parts = "; ".join(f"{fmt_bytes(b)} {dt} kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
+                          for (dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        example = pieces[0]
+        out.append({
+            "kind": FindingKind.SAVE_OP_COSTS_MORE,
+            "bytes": cost - own_bytes,
+            "policy_op": op,
+            "expr": example["expr"],
+            "message": (f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
+                        f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(cost - own_bytes)} are intermediates inside "
+                        f"{name} ({parts}), e.g. {_label(example)}."),
+            "detail": (f"{name} is decomposed into several aten ops; saving it saves (or makes the partitioner keep) "
+                       "pieces of that decomposition, often in float32, not only its result."),
+            "hint": (f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
+                     f"work); `memprobe explain` measures the edit"),
+        })
+    return out
+
+
+def _unsharded_after_forward(attribution: dict | None, config: dict) -> list[dict]:
+    end = (((attribution or {}).get("phases") or {}).get("forward") or {}).get("at_end") or {}
+    held = (end.get("by_category_bytes") or {}).get(Category.FSDP_UNSHARDED_PARAMETER, 0)
+    if held <= 0:
+        return []
+    source = ("the allocator's history" if attribution.get("source") == AttributionSource.CUDA_SNAPSHOT
+              else "the profiler's memory events")
+    if config.get("reshard_after_forward") is False:
+        why = "reshard-after-forward is off: FSDP2 keeps every block's all-gathered parameters until backward"
+        hint = ("reshard them after forward: --reshard-after-forward (fully_shard(reshard_after_forward=True)); "
+                "backward all-gathers them again")
+    else:
+        why = "a parameter's all-gathered storage outlives forward (the root module's own parameters, or one held by a hook)"
+        hint = "find what holds it in the items at the end of forward (memprobe report RUN_DIR: memory over the step)"
+    return [{
+        "kind": FindingKind.UNSHARDED_AFTER_FORWARD,
+        "bytes": held,
+        "message": f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured, from {source}): {why}.",
+        "detail": "What is alive at the end of forward is what the step holds through backward.",
+        "hint": hint,
+    }]
+
+
+def _wide_weight_copies(rows: list[dict]) -> list[dict]:
+    out = []
+    wide = [r for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED and r.get("root_dtypes")
+            and ITEMSIZE.get(r["dtype"], 0) > max(ITEMSIZE.get(d, 0) for d in r["root_dtypes"])]
+    for g in group_rows(wide):
+        src = ", ".join(sorted({d for r in wide if layer_pattern(r["expr"]) == g["expr"] for d in r["root_dtypes"]}))
+        out.append({
+            "kind": FindingKind.WIDE_WEIGHT_COPY,
+            "bytes": g["bytes"],
+            "expr": g["expr"],
+            "count": g["count"],
+            "message": (f"{_label(g) if g.get('user') else g['expr']} is a {g['dtype']} copy of {src} parameters, saved for "
+                        f"backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step, "
+                        f"{ITEMSIZE[g['dtype']] // max(1, min(ITEMSIZE.get(d, 1) for d in src.split(', ')))}x the "
+                        f"parameters' own size. Why: {g['reason']}."),
+            "detail": "An upcast of a weight (weight.float(), a float32 matmul) saved for backward costs the parameter's "
+                      "size again, in a wider dtype, in every layer.",
+            "hint": "compute in the parameters' dtype (no .float() on the weight), or recompute the upcast in backward",
+        })
+    return out
+
+
+def _float32_activations(rows: list[dict], totals: dict) -> list[dict]:
+    weights = {d for r in rows for d in r.get("root_dtypes") or []}
+    if not weights or not weights <= set(LOW_PRECISION):
+        return []  # not a low-precision step
+    saved = totals.get("graph_bytes") or 0
+    out = []
+    for g in group_rows([r for r in rows if r["kind"] == SavedKind.ACTIVATION and r["dtype"] == "float32"]):
+        if saved and g["bytes"] < FLOAT32_MIN_SHARE * saved:
+            continue
+        out.append({
+            "kind": FindingKind.FLOAT32_ACTIVATION,
+            "bytes": g["bytes"],
+            "expr": g["expr"],
+            "count": g["count"],
+            "message": (f"{_label(g) if g.get('user') else g['expr']} is saved for backward in float32 in a "
+                        f"{'/'.join(sorted(weights))} step, in {_where(g)}: {fmt_bytes(g['bytes'])} per step "
+                        f"(2x its low-precision size). Why: {g['reason']}."),
+            "detail": "A float32 activation saved for backward costs twice a bf16 one; it usually comes from an op that "
+                      "computes in float32 inside (silu, softmax, norms) or an explicit .float().",
+            "hint": _fix_hint(g),
+        })
+    return out
+
+
+def _accounting(totals: dict) -> list[dict]:
+    if totals.get("agree") is not False:
+        return []
+    return [{
+        "kind": FindingKind.ACCOUNTING_MISMATCH,
+        "bytes": abs(totals["runtime_bytes"] - totals["graph_bytes"]),
+        "message": (f"graph-derived saved bytes ({totals['graph_bytes']}) differ from the run-time saved storages"
+                    f" ({totals['runtime_bytes']}): a saved value aliases another or a view holds a larger storage"),
+        "hint": "compare runtime_storage_bytes with bytes per row in report.json",
+    }]
+
+
+def find(rows: list[dict], totals: dict, config: dict, *, policy: dict | None = None,
+         attribution: dict | None = None) -> list[dict]:
+    """Ranked findings for a run: its saved table and totals, its policy, and what the attribution measured."""
+    findings = (_weight_derived(rows, config) + _save_op_costs_more(rows, policy)
+                + _unsharded_after_forward(attribution, config) + _wide_weight_copies(rows)
+                + _float32_activations(rows, totals) + _accounting(totals))
     findings.sort(key=lambda f: -f["bytes"])
     return findings
+
+
+def checks() -> list[dict]:
+    """What :func:`find` checks, for a run to say so when nothing was found."""
+    return [{"kind": kind, "title": title} for kind, title in CHECKS]

@@ -9,6 +9,7 @@ the reason it was saved.
 from __future__ import annotations
 from ..vocab import InputKind, Reason, SavedKind
 
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -127,6 +128,135 @@ class Provenance:
         return f"{short_op(node['target'])}({args})"
 
 
+# -- in the user's terms ------------------------------------------------------------------------------
+
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)\s*$')
+# a frame in these is the libraries' code, not the user's model
+_LIBRARY_PARTS = ("/site-packages/", "/dist-packages/", "/torch/", "/torchao/", "/torchtitan/", "/lib/python3")
+# Python calls that only wrap the real op (an autograd.Function's apply): name the aten op instead
+_WRAPPER_CALLS = frozenset(("trampoline_autograd_apply", "apply", "forward", "checkpoint", "_fn"))
+_SUFFIX = re.compile(r"_\d+$")
+
+
+def parse_stack(trace: str | None) -> list[dict]:
+    """The frames of an FX node's ``stack_trace``, outermost first: file, line, function, code."""
+    frames: list[dict] = []
+    for line in (trace or "").splitlines():
+        m = _FRAME.match(line)
+        if m:
+            frames.append({"file": m["file"], "line": int(m["line"]), "func": m["func"], "code": None})
+        elif frames and frames[-1]["code"] is None and line.strip() and not set(line.strip()) <= set("^~ "):
+            frames[-1]["code"] = line.strip()
+    return frames
+
+
+def is_library(path: str) -> bool:
+    return any(part in path for part in _LIBRARY_PARTS)
+
+
+def short_path(path: str) -> str:
+    """A library file from its package (``torchao/float8/float8_utils.py``); a user's file relative to the
+    working directory when it is under it."""
+    for pkg in ("torchao/", "torchtitan/", "torch/"):
+        i = path.rfind("/" + pkg)
+        if i >= 0 and is_library(path):
+            return path[i + 1:]
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _frame_text(f: dict, with_code: bool) -> str:
+    where = f"{short_path(f['file'])}:{f['line']}"
+    return f"{where}  {f['code']}" if with_code and f.get("code") else f"{where} in {f['func']}"
+
+
+class UserTerms:
+    """A saved value as the user wrote it: the call that made it (``silu``, ``abs`` inside torchao's
+    float8 cast), the module (``layers.0.ffn.w1``), the line of the user's model, the library frame the
+    op ran in, and the user-level values it was computed from."""
+
+    def __init__(self, prov: "Provenance"):
+        self.prov = prov
+        self.users: dict[str, list[dict]] = defaultdict(list)
+        for n in prov.nodes.values():
+            if n["op"] != "output":
+                for i in n["inputs"]:
+                    self.users[i].append(n)
+
+    def _call(self, node: dict) -> str:
+        fn = _SUFFIX.sub("", node.get("source_fn") or "")  # Dynamo numbers repeated calls: float_1, linear_2
+        aten = short_op(node.get("original_aten") or node.get("target"))
+        if fn and node.get("source_fn_kind") == "function" and fn not in _WRAPPER_CALLS and not fn.startswith("_"):
+            return fn
+        return aten
+
+    def _same_call(self, a: dict, b: dict) -> bool:
+        return (a.get("source_fn"), a.get("module")) == (b.get("source_fn"), b.get("module")) and a["op"] != "placeholder"
+
+    def _producers(self, name: str, block: str | None, limit: int = 3, depth: int = 2) -> list[str]:
+        """The user-level values a node is computed from: its inputs, climbing through the nodes of the
+        same call (the pieces of one decomposed op), described by module, parameter or block input, or by
+        the call that made them (``float(blocks.0.up.weight)``, ``depth`` calls deep)."""
+        nodes, start = self.prov.nodes, self.prov.nodes[name]
+        out: list[str] = []
+        stack, seen = list(start["inputs"]), {name}
+        while stack and len(out) < limit and len(seen) < 2000:
+            cur = stack.pop(0)
+            if cur in seen or cur not in nodes:
+                continue
+            seen.add(cur)
+            node = nodes[cur]
+            if node["op"] == "placeholder":
+                desc = _display_root(self.prov.inputs.get(cur), cur, block)
+            elif self._same_call(node, start):
+                stack.extend(node["inputs"])
+                continue
+            elif node.get("module") and node.get("module") != start.get("module") and (
+                    node.get("source_fn_kind") == "module" or _SUFFIX.sub("", node.get("source_fn") or "") in _WRAPPER_CALLS):
+                desc = f"{block}.{node['module']}" if block else node["module"]  # another module's output
+            else:
+                inner = self._producers(cur, block, limit=2, depth=depth - 1) if depth > 1 else []
+                desc = f"{self._call(node)}({', '.join(inner) if inner else '…'})"
+            if desc not in out:
+                out.append(desc)
+        return out
+
+    def _is_piece(self, name: str) -> bool:
+        """An intermediate inside one decomposed aten op (silu's float32 upcast, say): its users, but the
+        output, are all nodes of that same op."""
+        node, users = self.prov.nodes[name], self.users.get(name) or []
+        op = node.get("original_aten")
+        return bool(op and users) and all(u.get("original_aten") == op and u.get("module") == node.get("module")
+                                          for u in users)
+
+    def describe(self, name: str, block: str | None) -> dict:
+        node = self.prov.nodes[name]
+        if node["op"] == "placeholder":
+            root = _display_root(self.prov.inputs.get(name), name, block)
+            return {"op": "input", "label": root, "module": None, "source": None, "library": None, "of": []}
+        frames = parse_stack(node.get("stack_trace"))
+        user_frames = [f for f in frames if not is_library(f["file"])]
+        user = user_frames[-1] if user_frames else None
+        deeper = frames[frames.index(user) + 1:] if user else frames
+        library = next((f for f in reversed(deeper) if is_library(f["file"])), None)
+        call = self._call(node)
+        module = node.get("module")
+        module = f"{block}.{module}" if block and module else (module or block)
+        of = self._producers(name, block)
+        piece = short_op(node.get("target")) if self._is_piece(name) else None
+        label = f"{call}({', '.join(of)})" if of else call
+        if piece:
+            label += f" · intermediate {piece}"
+        if library is not None:
+            label += f" · in {short_path(library['file'])} {library['func']}"
+        return {"op": call, "label": label, "module": module, "piece": piece,
+                "source": _frame_text(user, with_code=True) if user else None,
+                "library": _frame_text(library, with_code=False) if library else None, "of": of}
+
+
 def classify(node: dict, root_kinds: set[str]) -> str:
     """weight-derived | activation | parameter | scalar | other."""
     if node["op"] == "placeholder":
@@ -182,6 +312,7 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
     ``invocations``: ``[{"dynamo_graph", "block", "runtime_saved": [{"storage_bytes", ...}] | None}]``.
     """
     provs = {i: Provenance(p) for i, p in pairs.items()}
+    users = {i: UserTerms(p) for i, p in provs.items()}
     rows: list[dict] = []
     for call_index, inv in enumerate(invocations):
         pair = pairs.get(inv["dynamo_graph"])
@@ -220,11 +351,15 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
                     "op": short_op(node.get("original_aten") or node.get("target")) if node["op"] != "placeholder" else "input",
                     "root": root,
                     "roots": [_display_root(i, r, block) for i, r in zip(root_inputs, sorted(root_names))],
+                    # the dtypes of the parameters it is computed from, as the compiled graph received them
+                    "root_dtypes": sorted({prov.nodes[r].get("dtype") for r, i in zip(sorted(root_names), root_inputs)
+                                           if i is not None and i["kind"] in _WEIGHTS and prov.nodes[r].get("dtype")}),
                     "kind": kind,
                     "reason_kind": reason_kind,
                     "reason": reason,
                     "policy_op": policy_op,
                     "recompute_tag": node.get("recompute"),
+                    "user": users[inv["dynamo_graph"]].describe(name, block),
                     "runtime_storage_bytes": runtime[pos]["storage_bytes"] if runtime_ok else None,
                     "runtime_storage_id": runtime[pos].get("storage_id") if runtime_ok else None,
                 }
@@ -287,6 +422,15 @@ def layer_pattern(expr: str) -> str:
     return _NAME_RE.sub(lambda m: _INDEX_RE.sub(".*.", m.group(0), count=1), expr)
 
 
+def user_pattern(user: dict | None) -> dict | None:
+    """A row's user terms with the layer index made ``*`` (for a group of identical layers)."""
+    if not user:
+        return None
+    return {**user, "label": layer_pattern(user["label"]),
+            **({"module": layer_pattern(user["module"])} if user.get("module") else {}),
+            "of": [layer_pattern(o) for o in user.get("of") or []]}
+
+
 def group_rows(rows: list[dict]) -> list[dict]:
     """Rows that differ only in their layer index, grouped; largest total first."""
     groups: dict[tuple, dict] = {}
@@ -306,6 +450,7 @@ def group_rows(rows: list[dict]) -> list[dict]:
                 "reason": r["reason"],
                 "policy_op": r["policy_op"],
                 "blocks": [],
+                "user": user_pattern(r.get("user")),
             }
         g["count"] += 1
         g["bytes"] += r["bytes"]

@@ -187,11 +187,14 @@ GRAPH_ENTRY = Obj(
 RUNTIME_SAVED = Obj({"storage_bytes": COUNT}, {"shape": SHAPE_, "dtype": Opt(NAME), "storage_id": Opt(COUNT)})
 INVOCATION = Obj({"dynamo_graph": Int(0, 10**6), "block": Opt(NAME)},
                  {"runtime_saved": Opt(ListOf(RUNTIME_SAVED)), "measured": Opt(MapOf(SIGNED))})
+USER = Obj({"op": NAME, "label": STR}, {"module": Opt(STR), "piece": Opt(NAME), "source": Opt(STR), "library": Opt(STR),
+                                        "of": ListOf(STR)})
 SAVED_ROW = Obj(
     {"graph": NAME, "name": NAME, "bytes": COUNT, "expr": STR, "op": NAME, "kind": NAME, "reason_kind": NAME,
      "reason": STR, "roots": ListOf(STR), "block": Opt(NAME), "shape": SHAPE_, "dtype": Opt(NAME), "policy_op": Opt(NAME),
      "runtime_storage_bytes": Opt(COUNT), "runtime_storage_id": Opt(COUNT)},
-    {"call": COUNT, "root": NAME, "recompute_tag": Opt(NAME), "user": Opt(MapOf(Any_))},
+    {"call": COUNT, "root": NAME, "recompute_tag": Opt(NAME), "root_dtypes": ListOf(NAME),
+     "user": Opt(USER)},
 )
 FINDING = Obj({"kind": NAME, "bytes": SIGNED, "message": STR},
               {"hint": Opt(STR), "detail": Opt(STR), "expr": Opt(STR), "count": Opt(COUNT), "bytes_each": Opt(COUNT),
@@ -257,14 +260,16 @@ REPORT = Obj(
      "process": Opt(PROCESS), "mode": Enum("full", "analysis-only"), "policy": Opt(POLICY),
      "policy_decisions": Opt(MapOf(MapOf(COUNT))), "saved_totals": Opt(TOTALS), "memory": Opt(MEMORY),
      "graph_memory": Opt(ListOf(GRAPH_MEMORY)), "attribution": Opt(ATTRIBUTION), "timings_s": MapOf(Num(0)),
-     "model": Opt(MODEL), "distributed": Opt(DISTRIBUTED), "error": Opt(STR), "analysis_error": Opt(STR)},
+     "model": Opt(MODEL), "distributed": Opt(DISTRIBUTED), "error": Opt(STR), "analysis_error": Opt(STR),
+     "checks": ListOf(Obj({"kind": NAME, "title": STR}))},
 )
 
 NODE = Obj(
     {"name": NAME, "op": Enum("placeholder", "call_function", "call_method", "call_module", "get_attr", "output"),
      "inputs": ListOf(NAME)},
     {"target": Opt(STR), "shape": SHAPE_, "dtype": Opt(NAME), "bytes": COUNT, "recompute": Opt(NAME),
-     "original_aten": Opt(STR), "stack_trace": Opt(STR), "outputs": ListOf(Opt(NAME)), "symbolic": Bool},
+     "original_aten": Opt(STR), "stack_trace": Opt(STR), "outputs": ListOf(Opt(NAME)), "symbolic": Bool,
+     "module": Opt(STR), "module_type": Opt(NAME), "source_fn": Opt(NAME), "source_fn_kind": Opt(Enum("module", "function"))},
 )
 GRAPH = Obj({"nodes": ListOf(NODE)}, {"graph_id": NAME})
 
@@ -275,7 +280,7 @@ _AB = Obj({"a": Opt(SIGNED), "b": Opt(SIGNED), "delta": Opt(SIGNED)})
 DIFF_ITEM = Obj({"status": Enum(*DiffStatus), "expr": STR, "count": COUNT, "bytes_a": COUNT,
                  "bytes_b": COUNT, "delta_bytes": SIGNED, "kind": NAME, "reason_kind": NAME},
                 {"shape": SHAPE_, "dtype": Opt(NAME), "reason": Opt(STR), "policy_op": Opt(NAME), "blocks": ListOf(NAME),
-                 "hint": Opt(STR)})
+                 "hint": Opt(STR), "user": Opt(USER)})
 DIFF = Obj(
     {"a": _SIDE, "b": _SIDE, "items": ListOf(DIFF_ITEM),
      "totals": Obj({"saved_bytes": _AB}, {"saved_runtime_bytes": _AB, "parameter_saved_bytes": _AB,
@@ -287,7 +292,7 @@ DIFF = Obj(
      "graphs": ListOf(Obj({"graph_id": NAME, "peak_bytes": _AB, "saved_bytes": _AB})),
      "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB)), "at_end": MapOf(MapOf(_AB))}))},
 )
-_EDIT_ITEM = Obj({"expr": STR}, {"count": COUNT, "kind": NAME, "bytes_a": COUNT, "bytes_b": COUNT, "delta_bytes": SIGNED})
+_EDIT_ITEM = Obj({"expr": STR}, {"user": Opt(USER), "count": COUNT, "kind": NAME, "bytes_a": COUNT, "bytes_b": COUNT, "delta_bytes": SIGNED})
 EXPLAIN = Obj(
     {"base": Obj({"config": MapOf(Any_), "saved_bytes": Opt(SIGNED), "recompute": Obj({"flops": SIGNED, "bytes_moved": SIGNED})},
                  {"run": STR}),

@@ -90,6 +90,33 @@ def _target_name(node: torch.fx.Node) -> str:
     return str(t) if isinstance(t, torch._ops.OpOverload) else getattr(t, "__name__", str(t))
 
 
+def _module_path(source: str) -> str:
+    """``L['self'].ffn.w1`` / ``L['s']._modules['ffn']`` (Dynamo's name of a module) -> ``ffn.w1`` (relative to the
+    compiled block, wrappers dropped)."""
+    if not source.startswith("L["):
+        return clean_fqn(source)
+    items = [next(g for g in m.groups() if g is not None) for m in _SOURCE_ITEM.finditer(source)]
+    parts = [i for i in items[1:] if i not in ("__dict__", "_modules") and i not in _WRAPPERS]
+    return ".".join(parts)
+
+
+def _user_meta(meta: dict) -> dict:
+    """What the user wrote that made a node: the innermost module (``nn_module_stack``), the Python call
+    (``source_fn_stack``: a function such as ``silu`` or a module class such as ``Linear``)."""
+    out: dict = {}
+    stack = meta.get("nn_module_stack") or {}
+    if stack:
+        path, cls = list(stack.values())[-1]
+        out["module"] = _module_path(str(path))
+        out["module_type"] = getattr(cls, "__name__", str(cls))
+    fns = meta.get("source_fn_stack") or []
+    if fns:
+        name, target = fns[-1]
+        out["source_fn"] = str(name)
+        out["source_fn_kind"] = "module" if isinstance(target, type) else "function"
+    return out
+
+
 def serialize_graph(gm: torch.fx.GraphModule) -> list[dict]:
     """Every node as a plain dict: name, op, target, inputs, shape, dtype, bytes, SAC tag, stack."""
     nodes = []
@@ -106,6 +133,7 @@ def serialize_graph(gm: torch.fx.GraphModule) -> list[dict]:
             "recompute": recompute.name if recompute is not None else None,
             "original_aten": str(original) if original is not None else None,
             "stack_trace": n.meta.get("stack_trace"),
+            **_user_meta(n.meta),
         }
         if n.op == "output":
             outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import SCHEMA_VERSION, __version__
-from ..analysis.findings import find
+from ..analysis.findings import checks, find
 from ..analysis.cpu_attribution import attribute_cpu
 from ..analysis.output_code import simulate_run
 from ..analysis.rundir import graph_pairs
@@ -395,7 +395,6 @@ class Probe:
             "graph": totals["graph_bytes"],
             "runtime": totals["runtime_bytes"],
         }
-        self.report["findings"] = find(rows, totals, self.report["config"])
         self.report["graph_memory"] = simulate_run(self.run_dir.path, self.report, pairs)
         snapshot = self.run_dir.path / "snapshot.pickle"
         if self.analysis_only:
@@ -404,6 +403,9 @@ class Probe:
             self.report["attribution"] = attribute_peak(load_snapshot(snapshot, trusted=True), self.report)
         elif self.report["memory"]["source"] == MemorySource.CPU_PROFILER:
             self.report["attribution"] = attribute_cpu(self.report)
+        self.report["findings"] = find(rows, totals, self.report["config"], policy=self.report["policy"],
+                                       attribution=self.report.get("attribution"))
+        self.report["checks"] = checks()
 
 
 def _rank_info() -> dict:

@@ -75,6 +75,23 @@ class progress_printer:
 _WHY = {Reason.POLICY: "policy MUST_SAVE", Reason.PARTITIONER: "partitioner", Reason.GRAPH_INPUT: "graph input"}
 
 
+def _saved_value(g: dict) -> str:
+    """The user's terms on the first line (``silu(layers.*.ffn.w1)``); the op chain below, dimmed."""
+    user = g.get("user") or {}
+    label = user.get("label")
+    if not label or label == g["expr"]:
+        return markup(g["expr"])
+    return f"{markup(label)}\n[dim]{markup(g['expr'])}[/]"
+
+
+def _where(g: dict) -> str:
+    user = g.get("user") or {}
+    lines = [markup(x) for x in (user.get("source"), user.get("module")) if x]
+    if user.get("library"):
+        lines.append(f"[dim]{markup(user['library'])}[/]")
+    return "\n".join(lines)
+
+
 def _share(n: int, total: int) -> str:
     return f"{100 * n / total:.0f}%" if total else "-"
 
@@ -123,14 +140,15 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         t.add_column("share", justify="right")
         t.add_column("x", justify="right")
         t.add_column("kind")
-        t.add_column("saved value (op chain)", overflow="fold")
+        t.add_column("saved value (what made it; op chain)", overflow="fold")
+        t.add_column("where (your model; the library)", overflow="fold")
         t.add_column("why", overflow="fold")
         for i, g in enumerate(groups[:TOP_ROWS], 1):
             style = "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None
             why = _WHY.get(g["reason_kind"], g["reason_kind"]) + (f" {g['policy_op']}" if g["policy_op"] else "")
             t.add_row(
                 str(i), fmt_bytes(g["bytes"]), _share(g["bytes"], total), str(g["count"]), markup(g["kind"]),
-                markup(g["expr"]), markup(why), style=style,
+                _saved_value(g), _where(g), markup(why), style=style,
             )
         con.print(t)
         if len(groups) > TOP_ROWS:
@@ -156,7 +174,8 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         for detail in dict.fromkeys(f["detail"] for f in findings if f.get("detail")):
             con.print(f"[dim]{markup(detail)}[/]")
     elif rows:
-        con.print("\n[green]No findings:[/] nothing weight-derived is saved for backward.")
+        ran = "; ".join(c["title"] for c in report.get("checks") or [])
+        con.print(f"\n[green]No findings.[/] Checks run: {markup(ran or 'weight-derived values saved for backward')}.")
 
     mem = report.get("memory")
     if mem and mem.get("phases"):
@@ -250,7 +269,10 @@ def _next_command(report: dict) -> str | None:
     cfg = ProbeConfig.from_dict(report["config"])
     ops = sorted({f["policy_op"] for f in report.get("findings") or [] if f.get("policy_op")})
     if ops:
-        edited = replace(cfg, recompute_ops=cfg.recompute_ops + tuple(o for o in ops if o not in cfg.recompute_ops))
+        # an op the user added with --save-op is dropped from it; one of the named policy's is recomputed
+        edited = replace(cfg, save_ops=tuple(o for o in cfg.save_ops if o not in ops),
+                         recompute_ops=cfg.recompute_ops + tuple(o for o in ops if o not in cfg.recompute_ops
+                                                                  and o not in cfg.save_ops))
         return "memprobe run " + " ".join(edited.to_flags()) + "   # does recomputing it remove the finding?"
     if cfg.recipe != "bf16":
         return "memprobe run " + " ".join(replace(cfg, recipe="bf16").to_flags()) + "   # compare with bf16"
@@ -277,13 +299,13 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
         con.print(f"saved for backward per step: {fmt_bytes(s['a'])} -> {fmt_bytes(s['b'])} "
                   f"([bold]{fmt_delta(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged")
         tab = Table(title="What B keeps alive that A does not (ranked by bytes)", title_justify="left")
-        for col, just in (("status", "left"), ("saved value (op chain)", "left"), ("x", "right"), ("A", "right"),
+        for col, just in (("status", "left"), ("saved value (what made it; op chain)", "left"), ("x", "right"), ("A", "right"),
                           ("B", "right"), ("delta", "right"), ("kind", "left"), ("why", "left")):
             tab.add_column(col, justify=just, overflow="fold")
         for it in d["items"][:TOP_ROWS]:
             style = "bold red" if it["kind"] == SavedKind.WEIGHT_DERIVED and it["delta_bytes"] > 0 else None
             why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
-            tab.add_row(STATUS_LABEL[it["status"]], markup(it["expr"]), str(it["count"]), fmt_bytes(it["bytes_a"]),
+            tab.add_row(STATUS_LABEL[it["status"]], _saved_value(it), str(it["count"]), fmt_bytes(it["bytes_a"]),
                         fmt_bytes(it["bytes_b"]), fmt_delta(it["delta_bytes"]), markup(it["kind"]), markup(why), style=style)
         con.print(tab)
         for h in list(dict.fromkeys(it.get("hint") for it in d["items"][:TOP_ROWS] if it["status"] in GROWTH))[:3]:
@@ -346,7 +368,8 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
                       ("+bytes moved (est.)", "right"), ("what it frees", "left")):
         t.add_column(col, justify=just, overflow="fold")
     for i, e in enumerate(r["edits"], 1):
-        freed = "; ".join(f"{it['expr']} x{it.get('count')}" for it in (e.get("freed") or [])[:3])
+        freed = "; ".join(f"{(it.get('user') or {}).get('label') or it['expr']} x{it.get('count')}"
+                          for it in (e.get("freed") or [])[:3])
         t.add_row(str(i), f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]", fmt_bytes(e["bytes_saved"]),
                   _flops(e.get("recompute_flops_added") or 0), fmt_bytes(e.get("recompute_bytes_added")), markup(freed))
     if r["edits"]:

@@ -17,6 +17,14 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _value(it: dict) -> str:
+    """The user's terms, then the op chain: ```silu(layers.*.ffn.w1)`` <br><sub>`convert_element_type(…)`</sub>``."""
+    label = (it.get("user") or {}).get("label")
+    if not label or label == it["expr"]:
+        return f"`{_cell(it['expr'])}`"
+    return f"`{_cell(label)}`<br><sub>`{_cell(it['expr'])}`</sub>"
+
+
 def diff_markdown(d: dict) -> str:
     t = d["totals"]
     saved = t["saved_bytes"]
@@ -44,7 +52,7 @@ def diff_markdown(d: dict) -> str:
         for it in d["items"][:TOP]:
             why = it["reason_kind"] + (f" `{it['policy_op']}`" if it.get("policy_op") else "")
             lines.append(
-                f"| {STATUS_LABEL[it['status']]} | `{_cell(it['expr'])}` | {it['count']} | {fmt_bytes(it['bytes_a'])}"
+                f"| {STATUS_LABEL[it['status']]} | {_value(it)} | {it['count']} | {fmt_bytes(it['bytes_a'])}"
                 f" | {fmt_bytes(it['bytes_b'])} | {fmt_delta(it['delta_bytes'])} | {why} |"
             )
         if len(d["items"]) > TOP:
