@@ -83,19 +83,24 @@ def _save_op_costs_more(rows: list[dict], policy: dict | None) -> list[dict]:
     out = []
     for op in (policy or {}).get("save_ops") or []:
         name = short_op(op)
-        mine = [r for r in rows if r["kind"] != SavedKind.PARAMETER and r["op"] == name]
+        saved = [r for r in rows if r["kind"] != SavedKind.PARAMETER]
+        # what the op itself saved (its output, and pieces of its decomposition) ...
+        mine = [r for r in saved if r["op"] == name and not (r.get("user") or {}).get("backward_work")]
+        # ... and the backward work the partitioner computed from it in forward, to keep instead
+        hoisted = [r for r in saved if (r.get("user") or {}).get("backward_work") and op in r["user"].get("from_ops", [])]
         if not mine:
             continue
         own = [r for r in mine if not (r.get("user") or {}).get("piece")]
-        pieces = [r for r in mine if (r.get("user") or {}).get("piece")]
-        cost, own_bytes = sum(r["bytes"] for r in mine), sum(r["bytes"] for r in own)
+        pieces = [r for r in mine if (r.get("user") or {}).get("piece")] + hoisted
+        cost, own_bytes = sum(r["bytes"] for r in mine + hoisted), sum(r["bytes"] for r in own)
         if not pieces or cost <= own_bytes:
             continue
         kinds = defaultdict(int)
         for r in pieces:
-            kinds[(r["dtype"], r["reason_kind"])] += r["bytes"]
-        parts = "; ".join(f"{fmt_bytes(b)} {dt} kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
-                          for (dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1]))
+            what = "backward work computed from it" if r in hoisted else "intermediates inside it"
+            kinds[(what, r["dtype"], r["reason_kind"])] += r["bytes"]
+        parts = "; ".join(f"{fmt_bytes(b)} {dt} {what}, kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
+                          for (what, dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1]))
         example = pieces[0]
         out.append({
             "kind": FindingKind.SAVE_OP_COSTS_MORE,
@@ -103,10 +108,11 @@ def _save_op_costs_more(rows: list[dict], policy: dict | None) -> list[dict]:
             "policy_op": op,
             "expr": example["expr"],
             "message": (f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
-                        f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(cost - own_bytes)} are intermediates inside "
-                        f"{name} ({parts}), e.g. {_label(example)}."),
+                        f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(cost - own_bytes)} are {parts}; "
+                        f"e.g. {_label(example)}."),
             "detail": (f"{name} is decomposed into several aten ops; saving it saves (or makes the partitioner keep) "
-                       "pieces of that decomposition, often in float32, not only its result."),
+                       "pieces of that decomposition, or backward work computed from them in forward, often in "
+                       "float32, not only its result."),
             "hint": (f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
                      f"work); `memprobe explain` measures the edit"),
         })

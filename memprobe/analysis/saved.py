@@ -224,6 +224,23 @@ class UserTerms:
                 out.append(desc)
         return out
 
+    def _forward_producer_ops(self, name: str) -> list[str]:
+        """For backward work the partitioner moved into the forward graph: the aten ops of the forward values it
+        was computed from (climbing through the other backward nodes)."""
+        nodes, out = self.prov.nodes, set()
+        stack, seen = list(nodes[name]["inputs"]), {name}
+        while stack and len(seen) < 2000:
+            cur = stack.pop()
+            if cur in seen or cur not in nodes:
+                continue
+            seen.add(cur)
+            node = nodes[cur]
+            if node.get("backward_work"):
+                stack.extend(node["inputs"])
+            elif node.get("original_aten"):
+                out.add(node["original_aten"])
+        return sorted(out)
+
     def _is_piece(self, name: str) -> bool:
         """An intermediate inside one decomposed aten op (silu's float32 upcast, say): its users, but the
         output, are all nodes of that same op."""
@@ -250,9 +267,13 @@ class UserTerms:
         label = f"{call}({', '.join(of)})" if of else call
         if piece:
             label += f" · intermediate {piece}"
+        hoisted = bool(node.get("backward_work"))
+        if hoisted:
+            label += " · backward work done in forward"
         if library is not None:
             label += f" · in {short_path(library['file'])} {library['func']}"
-        return {"op": call, "label": label, "module": module, "piece": piece,
+        return {"op": call, "label": label, "module": module, "piece": piece, "backward_work": hoisted,
+                "from_ops": self._forward_producer_ops(name) if hoisted else [],
                 "source": _frame_text(user, with_code=True) if user else None,
                 "library": _frame_text(library, with_code=False) if library else None, "of": of}
 

@@ -188,7 +188,7 @@ RUNTIME_SAVED = Obj({"storage_bytes": COUNT}, {"shape": SHAPE_, "dtype": Opt(NAM
 INVOCATION = Obj({"dynamo_graph": Int(0, 10**6), "block": Opt(NAME)},
                  {"runtime_saved": Opt(ListOf(RUNTIME_SAVED)), "measured": Opt(MapOf(SIGNED))})
 USER = Obj({"op": NAME, "label": STR}, {"module": Opt(STR), "piece": Opt(NAME), "source": Opt(STR), "library": Opt(STR),
-                                        "of": ListOf(STR)})
+                                        "of": ListOf(STR), "backward_work": Bool, "from_ops": ListOf(NAME)})
 SAVED_ROW = Obj(
     {"graph": NAME, "name": NAME, "bytes": COUNT, "expr": STR, "op": NAME, "kind": NAME, "reason_kind": NAME,
      "reason": STR, "roots": ListOf(STR), "block": Opt(NAME), "shape": SHAPE_, "dtype": Opt(NAME), "policy_op": Opt(NAME),
@@ -269,7 +269,8 @@ NODE = Obj(
      "inputs": ListOf(NAME)},
     {"target": Opt(STR), "shape": SHAPE_, "dtype": Opt(NAME), "bytes": COUNT, "recompute": Opt(NAME),
      "original_aten": Opt(STR), "stack_trace": Opt(STR), "outputs": ListOf(Opt(NAME)), "symbolic": Bool,
-     "module": Opt(STR), "module_type": Opt(NAME), "source_fn": Opt(NAME), "source_fn_kind": Opt(Enum("module", "function"))},
+     "module": Opt(STR), "module_type": Opt(NAME), "source_fn": Opt(NAME), "source_fn_kind": Opt(Enum("module", "function")),
+     "backward_work": Bool},
 )
 GRAPH = Obj({"nodes": ListOf(NODE)}, {"graph_id": NAME})
 

@@ -109,6 +109,8 @@ def _user_meta(meta: dict) -> dict:
         path, cls = list(stack.values())[-1]
         out["module"] = _module_path(str(path))
         out["module_type"] = getattr(cls, "__name__", str(cls))
+    if meta.get("partitioner_tag") == "is_backward":
+        out["backward_work"] = True  # the joint graph's backward part (in a forward graph: hoisted there to be saved)
     fns = meta.get("source_fn_stack") or []
     if fns:
         name, target = fns[-1]
