@@ -10,8 +10,8 @@ from .policies import effective_policy, get_policy, normalize_op_name
 
 RECIPES = ("bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp")
 RECIPE_ALIASES = {"fp8": "rowwise"}
-AC_MODES = ("none", "full", "op")
-REPROS = ("ffn", "transformer")
+AC_MODES = ("none", "full", "op", "budget")
+REPROS = ("ffn", "transformer", "torchtitan")
 DEVICES = ("auto", "cpu", "cuda")
 
 
@@ -61,8 +61,11 @@ def _policy_names() -> tuple[str, ...]:
 class ProbeConfig:
     recipe: str = _field("rowwise", "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
                          choices=RECIPES + tuple(RECIPE_ALIASES))
-    repro: str = _field("ffn", "Which minimal repro to build: ffn (SwiGLU FFN blocks) or transformer (Llama-3-style blocks).",
+    repro: str = _field("ffn", "What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style blocks), or torchtitan "
+                               "(torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).",
                         choices=REPROS)
+    flavor: str | None = _field(None, "With --repro torchtitan: the Llama 3 flavor of torchtitan's config registry "
+                                      "(debugmodel, 1B, 3B, 8B, 70B, 405B; default debugmodel).", metavar="FLAVOR")
     # the user's own model instead of a repro: MODULE_OR_FILE:FACTORY (docs/models.md)
     model: str | None = _field(None, "Probe your own model instead of a repro: FACTORY(device) returns (model, batch); "
                                      "see docs/models.md. The dimension flags do not apply.", metavar="MODULE_OR_FILE:FACTORY")
@@ -80,7 +83,11 @@ class ProbeConfig:
     batch: int = _field(2, "Batch size.")
     seq: int = _field(256, "Sequence length.")
     seed: int = _field(0, "Seed for weights and the batch.")
-    ac: str = _field("op", "Activation checkpointing per block: none, full, or op (per-op SAC).", choices=AC_MODES)
+    ac: str = _field("op", "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or budget (the "
+                           "partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC).",
+                     choices=AC_MODES)
+    memory_budget: float = _field(0.5, "With --ac budget: the partitioner's activation_memory_budget, from 0 (recompute "
+                                       "what it can) to 1 (its runtime-optimal partition).")
     ac_policy: str = _field("torchtitan", "Per-op SAC policy by name (see `memprobe policies`).", choices=_policy_names)
     save_ops: tuple[str, ...] = _field((), "Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default).",
                                        flag="--save-op", multiple=True, metavar="OP")
@@ -147,7 +154,8 @@ class ProbeConfig:
             raise ConfigError(f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})",
                               field="steps")
         if recipe != "bf16" and self.model is None:
-            bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if getattr(self, n) % 16]
+            own_dims = self.repro != "torchtitan"  # torchtitan's model defines its own (float8-ready) dimensions
+            bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
             if self.repro == "transformer" and (self.dim // self.heads * self.kv_heads) % 16:
                 bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
             tokens = self.batch * self.seq
@@ -168,6 +176,19 @@ class ProbeConfig:
             recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
         with _field_of("save_ops"):
             effective_policy(self.ac_policy, save_ops, recompute_ops)
+        if self.ac == "budget":
+            if not 0 <= self.memory_budget <= 1:
+                raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
+            if not self.compile:
+                raise ConfigError("--ac budget is the compiler partitioner's memory budget: it needs --compile", field="ac")
+        if self.repro == "torchtitan" and self.model is None:
+            from .integrations.torchtitan import FLAVORS
+
+            if (self.flavor or "debugmodel") not in FLAVORS:
+                raise ConfigError(f"unknown --flavor {self.flavor!r}; torchtitan's Llama 3 flavors: {', '.join(FLAVORS)}",
+                                  field="flavor")
+        elif self.flavor is not None:
+            raise ConfigError("--flavor applies to --repro torchtitan", field="flavor")
         if self.lr <= 0:
             raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
         return replace(self, recipe=recipe, save_ops=save_ops, recompute_ops=recompute_ops)
@@ -218,6 +239,8 @@ class ProbeConfig:
         """One line a person can read: what was built."""
         if self.model:
             what = f"model={self.model}" + (f" blocks={self.blocks}" if self.blocks else "")
+        elif self.repro == "torchtitan":
+            what = f"torchtitan llama3 {self.flavor or 'debugmodel'} layers={self.layers} batch={self.batch} seq={self.seq}"
         else:
             what = (f"{self.repro}" + (f"({self.preset})" if self.preset else "")
                     + f" dim={self.dim} hidden={self.hidden}"
@@ -226,7 +249,7 @@ class ProbeConfig:
         parts = [
             self.recipe,
             what,
-            f"ac={self.ac}" + (f"/{self.ac_policy}" if self.ac == "op" else ""),
+            f"ac={self.ac}" + (f"/{self.ac_policy}" if self.ac == "op" else f"/{self.memory_budget:g}" if self.ac == "budget" else ""),
         ]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))

@@ -48,6 +48,8 @@ _TORCHTITAN_2025_01 = (
     "aten.max.default",
 )
 
+INSTALLED = "torchtitan-installed"  # the policy whose list and function come from the installed torchtitan
+
 POLICIES: dict[str, Policy] = {
     p.name: p
     for p in (
@@ -64,6 +66,14 @@ POLICIES: dict[str, Policy] = {
             save_ops=_TORCHTITAN_2025_01,
             mm_every_second_recomputed=True,
             source="torchtitan before the Feb 2025 fix 'Remove abs from save list for per op AC'",
+        ),
+        Policy(
+            name="torchtitan-installed",
+            description="the installed torchtitan's own SelectiveAC: its save list (torch's compute-intensive ops of the "
+                        "installed torch, torchtitan's entries, communication ops) and its policy function (every "
+                        "second aten.mm/aten.linear recomputed, device-to-CPU copies saved)",
+            mm_every_second_recomputed=True,
+            source="torchtitan.distributed.activation_checkpoint.SelectiveAC of the installed torchtitan",
         ),
         Policy(
             name="save-all",
@@ -154,7 +164,12 @@ def effective_policy(name: str, save_ops=(), recompute_ops=()) -> EffectivePolic
         raise ConfigError(f"op(s) both saved and recomputed: {', '.join(both)}")
     if base.default == "save":
         return EffectivePolicy(base.name, "save", (), tuple(sorted(set(remove))), False)
-    ops = [o for o in base.save_ops if o not in remove]
+    base_ops = base.save_ops
+    if base.name == INSTALLED:  # read from the installed torchtitan (imports torch and torchtitan)
+        from .integrations.torchtitan import installed_save_ops
+
+        base_ops = installed_save_ops()
+    ops = [o for o in base_ops if o not in remove]
     ops += [o for o in add if o not in ops]
     return EffectivePolicy(base.name, "recompute", tuple(ops), tuple(sorted(set(remove))), base.mm_every_second_recomputed)
 

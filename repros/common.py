@@ -157,15 +157,32 @@ def saved_tensor_bytes(root: torch.Tensor) -> int:
     return total
 
 
+def apply_memory_budget(budget: float) -> None:
+    """``--ac budget``: the compiler partitioner's activation memory budget (what torchtitan's MemoryBudgetAC sets):
+    0 recomputes what it can, 1 is the runtime-optimal partition. Process-wide: a probe is a process of its own."""
+    import torch._functorch.config
+
+    torch._functorch.config.activation_memory_budget = budget
+
+
 def apply_stack(model: nn.Module, blocks: nn.Module, *, recipe: str, ac: str, context_fn, compile: bool,
                 compile_backend: Callable | str = "inductor", fsdp: bool, reshard_after_forward: bool = True,
-                device: torch.device) -> bool:
+                device: torch.device, float8_done: bool = False, apply_ac_fn: Callable | None = None,
+                memory_budget: float | None = None) -> bool:
     """float8 -> SAC -> per-block compile -> FSDP2 (or a bf16 cast without it), in torchtitan's order.
 
-    Returns True if it created the default process group (FSDP, or a rank under torchrun).
+    ``float8_done``: the model was built with float8 linears already (torchtitan's converter);
+    ``apply_ac_fn(blocks)``: another project's own SAC wrapper in place of ``apply_ac``;
+    ``memory_budget``: with ``ac="budget"``. Returns True if it created the default process group.
     """
-    apply_float8(model, recipe)
-    apply_ac(blocks, ac, context_fn)
+    if not float8_done:
+        apply_float8(model, recipe)
+    if ac == "budget":
+        apply_memory_budget(0.5 if memory_budget is None else memory_budget)
+    elif apply_ac_fn is not None:
+        apply_ac_fn(blocks)
+    else:
+        apply_ac(blocks, ac, context_fn)
     if compile:
         apply_compile(blocks, backend=compile_backend)
     created = init_process_group(device) if fsdp or launched_by_torchrun() else False

@@ -58,7 +58,7 @@ def test_policies_lists_every_policy_with_its_ops():
     import json
 
     pol = json.loads(proc.stdout)
-    assert set(pol) == {"torchtitan", "torchtitan-2025-01", "save-all", "recompute-all"}
+    assert set(pol) == {"torchtitan", "torchtitan-2025-01", "torchtitan-installed", "save-all", "recompute-all"}
     assert "aten.abs.default" in pol["torchtitan-2025-01"]["save_ops"]
     assert "aten.abs.default" not in pol["torchtitan"]["save_ops"]
     assert "aten.max.default" in pol["torchtitan"]["save_ops"]

@@ -94,10 +94,11 @@ def versions(device) -> dict:
     # torchao's version without importing it (a bf16 probe does not need it: seconds saved per process)
     from importlib.metadata import PackageNotFoundError, version
 
-    try:
-        v["torchao"] = version("torchao")
-    except PackageNotFoundError:
-        v["torchao"] = None
+    for package in ("torchao", "torchtitan"):
+        try:
+            v[package] = version(package)
+        except PackageNotFoundError:
+            v[package] = None
     if device.type == "cuda":
         v["cuda"] = torch.version.cuda
         v["device_name"] = torch.cuda.get_device_name(device)
@@ -231,7 +232,7 @@ class Probe:
 
         from repros import common
 
-        from ..policies import make_context_fn
+        from ..policies import INSTALLED, make_context_fn
         from .compile_hooks import GraphCapture
         from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
         from .target import build_target, cast_batch, describe
@@ -258,10 +259,19 @@ class Probe:
             target = build_target(cfg, device)
             model, blocks, x = target.model, target.blocks, target.batch
             self.report["model"] = describe(target)
-            context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == "op" else None
+            context_fn = apply_ac_fn = None
+            if cfg.ac == "op" and cfg.ac_policy == INSTALLED:  # torchtitan's own SelectiveAC wraps the blocks
+                from ..integrations.torchtitan import apply_selective_ac
+
+                def apply_ac_fn(blocks):
+                    apply_selective_ac(blocks, cfg.save_ops, cfg.recompute_ops, base_fqn=target.blocks_attr)
+            elif cfg.ac == "op":
+                context_fn = make_context_fn(cfg.policy(), decisions)
             created_pg = common.apply_stack(model, blocks, recipe=cfg.recipe, ac=cfg.ac, context_fn=context_fn,
                                             compile=cfg.compile, compile_backend=capture, fsdp=cfg.fsdp,
-                                            reshard_after_forward=cfg.reshard_after_forward, device=device)
+                                            reshard_after_forward=cfg.reshard_after_forward, device=device,
+                                            float8_done=target.float8_done, apply_ac_fn=apply_ac_fn,
+                                            memory_budget=cfg.memory_budget)
             capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in blocks.named_children()})
             if torch.distributed.is_initialized():
                 self.report["distributed"] = _rank_info()

@@ -30,6 +30,7 @@ class Target:
     model: object  # nn.Module
     batch: tuple  # positional arguments of model(...)
     blocks_attr: str  # e.g. "layers"; names in the report are prefixed with it
+    float8_done: bool = False  # built with float8 linears already (torchtitan's converter)
 
     @property
     def blocks(self):
@@ -125,6 +126,12 @@ def build_target(cfg: ProbeConfig, device) -> Target:
         model = model.to(device)
         batch = tuple(t.to(device) if isinstance(t, torch.Tensor) else t for t in batch)
         return Target(model, batch, find_blocks(model, cfg.blocks))
+    if cfg.repro == "torchtitan":
+        from ..integrations.torchtitan import build_llama3
+
+        model, batch, float8_done = build_llama3(cfg.flavor or "debugmodel", cfg.layers, cfg.recipe, device, cfg.batch,
+                                                 cfg.seq, cfg.seed)
+        return Target(model, batch, "layers", float8_done)
     from repros import get_repro
     from repros.common import make_batch
 

@@ -91,13 +91,14 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import bisect, diff, estimate, explain, gate, policies, report, run, show
+    from . import bisect, diff, estimate, explain, gate, policies, report, run, show, sweep
 
     cli.add_command(run.run)
     cli.add_command(diff.diff)
     cli.add_command(explain.explain)
     cli.add_command(bisect.bisect)
     cli.add_command(estimate.estimate)
+    cli.add_command(sweep.sweep)
     cli.add_command(gate.gate)
     cli.add_command(gate.budget)
     cli.add_command(policies.policies)

@@ -2,26 +2,39 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from ..policies import POLICIES
+from .options import debug_option, emit
+
+
+def policy_table() -> dict:
+    """Every policy with its save list; the installed torchtitan's resolved now (or why it cannot be)."""
+    from ..integrations.torchtitan import installed_save_ops, torchtitan_version, why_unavailable
+    from ..policies import INSTALLED, POLICIES
+
+    out = {}
+    for name, p in POLICIES.items():
+        entry = {"description": p.description, "default": p.default, "save_ops": list(p.save_ops),
+                 "mm_every_second_recomputed": p.mm_every_second_recomputed, "source": p.source}
+        if name == INSTALLED:
+            why = why_unavailable()
+            entry.update(available=why is None, unavailable_because=why, torchtitan=torchtitan_version(),
+                         save_ops=list(installed_save_ops()) if why is None else [])
+        out[name] = entry
+    return out
 
 
 @click.command(short_help="List the named per-op SAC policies and their ops.")
 @click.option("--json", "as_json", is_flag=True, help="Print the policies as JSON.")
+@debug_option
 def policies(as_json: bool) -> None:
     """List the per-op SAC policies `--ac-policy` accepts, with their save lists.
 
-    Edit a policy for one run with --save-op OP / --recompute-op OP.
+    `torchtitan-installed` is read from the installed torchtitan (its own SelectiveAC), resolved
+    against the installed torch; without torchtitan it says what to install. Edit a policy for
+    one run with --save-op OP / --recompute-op OP.
     """
-    if as_json:
-        click.echo(json.dumps({name: {
-            "description": p.description, "default": p.default, "save_ops": list(p.save_ops),
-            "mm_every_second_recomputed": p.mm_every_second_recomputed, "source": p.source,
-        } for name, p in POLICIES.items()}, indent=1))
-        return
     from ..report.console import print_policies
 
-    print_policies(POLICIES)
+    table = policy_table()
+    emit(table, as_json=as_json, console=lambda: print_policies(table))

@@ -421,8 +421,12 @@ def print_policies(policies: dict) -> None:
     t.add_column("MUST_SAVE ops")
     t.add_column("notes", overflow="fold")
     for name, p in policies.items():
-        ops = "\n".join(p.save_ops) if p.save_ops else ("every op" if p.default == "save" else "none")
-        t.add_row(name, markup(ops, lines=True), markup(p.description + (f"\nsource: {p.source}" if p.source else ""), lines=True))
+        if p.get("available") is False:
+            ops = f"unavailable: {p['unavailable_because']}"
+        else:
+            ops = "\n".join(p["save_ops"]) if p["save_ops"] else ("every op" if p["default"] == "save" else "none")
+        source = p["source"] + (f" (torchtitan {p['torchtitan']})" if p.get("torchtitan") else "")
+        t.add_row(name, markup(ops, lines=True), markup(p["description"] + (f"\nsource: {source}" if source else ""), lines=True))
     con.print(t)
     con.print("Edit one for a run: --save-op aten.abs / --recompute-op aten.abs (repeatable).")
 
@@ -456,3 +460,26 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
     con.print(tab)
     for note in result["notes"]:
         con.print(f"[dim]- {markup(note)}[/]")
+
+
+def print_sweep(r: dict, out_dir: Path, console: Console | None = None) -> None:
+    con = console or make_console()
+    con.print(f"[bold]memprobe sweep[/]  {markup(r.get('summary'))}")
+    t = Table(title="Activation memory budget (the compiler partitioner's): saved for backward and measured peak",
+              title_justify="left")
+    for col in ("budget", "saved for backward", "held after forward", "step peak"):
+        t.add_column(col, justify="right")
+    flagged = {(i["lower_budget"], i["metric"]) for i in r.get("inversions") or []}
+    for p in r["points"]:
+        mark = " [red]↑[/]" if (p["budget"], "step_peak_bytes") in flagged else ""
+        t.add_row(f"{p['budget']:g}", fmt_bytes(p.get("saved_bytes")), fmt_bytes(p.get("forward_end_bytes")),
+                  fmt_bytes(p.get("step_peak_bytes")) + mark)
+    con.print(t)
+    for i in r.get("inversions") or []:
+        what = "step peak" if i["metric"] == "step_peak_bytes" else "saved bytes"
+        con.print(f"[bold red]not monotonic:[/] budget {i['lower_budget']:g} gives a {what} {fmt_bytes(i['excess_bytes'])} "
+                  f"higher than budget {i['higher_budget']:g} ({fmt_bytes(i['lower_budget_bytes'])} vs "
+                  f"{fmt_bytes(i['higher_budget_bytes'])})")
+    if not r.get("inversions"):
+        con.print("[green]monotonic:[/] less budget never gave a higher peak or more saved bytes here.")
+    con.print(f"[dim]{markup(r.get('note'))}[/]\nwritten: {markup(out_dir)}/sweep.json")

@@ -213,3 +213,15 @@ def render_gate(result: dict) -> str:
     return _page("gate.html.j2", "memprobe gate: " + (Verdict.FAIL if failed else Verdict.PASS),
                  [f"{len(verdicts)} limits, {failed} breached"], {"kind": "gate"}, verdicts=table,
                  explanations=explanations)
+
+
+def render_sweep(result: dict) -> str:
+    points = {"headers": [_h("budget", True), _h("saved for backward", True), _h("held after forward", True),
+                          _h("step peak", True)],
+              "rows": [{"cells": [_c(f"{p['budget']:g}", p["budget"]), _b(p.get("saved_bytes")), _b(p.get("forward_end_bytes")),
+                                  _b(p.get("step_peak_bytes"))]} for p in result.get("points") or []]}
+    inversions = [f"budget {i['lower_budget']:g} gives {fmt_bytes(i['excess_bytes'])} more ({i['metric']}) than budget "
+                  f"{i['higher_budget']:g}" for i in result.get("inversions") or []]
+    data = {"kind": "sweep", "points": result.get("points") or []}
+    return _page("sweep.html.j2", "memprobe sweep", [result.get("summary", "")], data, points=points,
+                 inversions=inversions, note=result.get("note", ""))

@@ -60,6 +60,12 @@ function sortable(table){var ths=table.querySelectorAll('th');ths.forEach(functi
   var nx=parseFloat(x),ny=parseFloat(y);if(!isNaN(nx)&&!isNaN(ny))return (nx-ny)*dir;return x.localeCompare(y)*dir;});rows.forEach(function(r){tb.appendChild(r);});});});}
 try{
  if(D.kind==='gate'){}
+ else if(D.kind==='sweep'){var pts=function(k){return D.points.filter(function(p){return p[k]!==null;}).map(function(p){return [p.budget,p[k]];});};
+  chart(document.getElementById('sweep'),{series:[{name:'step peak (measured)',color:'#c62828',points:pts('step_peak_bytes'),width:2},
+   {name:'held after forward (measured)',color:'#ef6c00',points:pts('forward_end_bytes'),width:1.5},
+   {name:'saved for backward (from the graphs)',color:'#1565c0',points:pts('saved_bytes'),width:2}],
+   marks:D.points.map(function(p){return {x:p.budget,y:p.step_peak_bytes||0,label:'budget '+p.budget+': peak '+fmt(p.step_peak_bytes||0)};}),
+   xlabel:'activation memory budget (0: recompute what it can; 1: runtime-optimal)',xfmt:function(v){return v.toFixed(2);},height:340});}
  else if(D.kind==='run'){drawTimeline(document.getElementById('timeline'),scaleTimeline(D.timeline));drawGraphs(document.getElementById('graphs'),D.graph_memory||[]);}
  else{var host=document.getElementById('timeline');var a=scaleTimeline(D.timeline_a),b=scaleTimeline(D.timeline_b);
   if(a||b){var series=[];if(a)series.push({name:'A total allocated',color:'#1565c0',points:a.total,step:true,width:2});if(b)series.push({name:'B total allocated',color:'#c62828',points:b.total,step:true,width:2});

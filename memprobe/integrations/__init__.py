@@ -1,0 +1,1 @@
+"""Optional integrations: code of other projects a probe drives (installed separately)."""
