@@ -44,6 +44,27 @@ def _block_share(report: dict) -> tuple[float, int, int]:
     return sum(per_block) / total, len(per_block), max(per_block)
 
 
+def _per_block_saved(report: dict, kind: str, k: int) -> tuple[int, float]:
+    """(bytes the first block saves, bytes each later block saves) of one kind: the first block's compiled graph
+    often differs (its input needs no gradient), so a probe's blocks are not all alike."""
+    by_block: dict[str, int] = {}
+    for row in report.get("saved_tensors") or []:
+        if row["kind"] == kind:
+            by_block[row.get("block") or ""] = by_block.get(row.get("block") or "", 0) + row["bytes"]
+    blocks = (report.get("model") or {}).get("block_parameters") or {}
+    order = list(blocks) or sorted(by_block)
+    if k < 2 or not order:
+        total = sum(by_block.values())
+        return 0, total / max(k, 1)
+    first = by_block.get(order[0], 0)
+    rest = [by_block.get(b, 0) for b in order[1:]]
+    return first, sum(rest) / len(rest)
+
+
+def _scale_blocks(first: int, each: float, layers: int) -> int:
+    return round(first + each * (layers - 1)) if layers >= 1 else 0
+
+
 def estimate(report: dict, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
     """Components at the probe's configuration (measured or derived) and at the target one (estimated)."""
     if report.get("status") != "complete":
@@ -70,6 +91,8 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
     held = max(0, fwd["end_bytes"] - (fwd["start_bytes"] if absolute else 0) - saved_measured)
     in_flight = 2 * block_numel * 2 if cfg.get("fsdp", True) else 0
     grads_measured = params
+    wd_blocks = _per_block_saved(report, SavedKind.WEIGHT_DERIVED, k)
+    act_blocks = _per_block_saved(report, SavedKind.ACTIVATION, k)
 
     def state_scale(L, W):
         return (share * L / k + (1 - share)) * w0 / W
@@ -80,8 +103,8 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "sharded_parameters_bytes": round(params * s),
             "optimizer_state_bytes": round(opt * s),
             "gradients_bytes": round(grads_measured * s),
-            "saved_weight_derived_bytes": round(by_kind.get(SavedKind.WEIGHT_DERIVED, 0) * L / k),
-            "saved_activation_bytes": round(by_kind.get(SavedKind.ACTIVATION, 0) * L / k * T / t0),
+            "saved_weight_derived_bytes": _scale_blocks(*wd_blocks, L),
+            "saved_activation_bytes": round(_scale_blocks(*act_blocks, L) * T / t0),
             "unsharded_in_flight_bytes": in_flight,
             "forward_temporaries_bytes": round(temporaries * T / t0),
             "held_besides_saved_bytes": held,
@@ -115,8 +138,9 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "sharded_parameters_bytes": "block share x L/k, x w/W",
             "optimizer_state_bytes": "block share x L/k, x w/W",
             "gradients_bytes": "= parameters (sharded, same dtype)",
-            "saved_weight_derived_bytes": "x L/k (unsharded weights: not divided by W, independent of tokens)",
-            "saved_activation_bytes": "x L/k x T'/T",
+            "saved_weight_derived_bytes": "first block + (L-1) x a later block (unsharded weights: not divided by W, "
+                                          "independent of tokens)",
+            "saved_activation_bytes": "(first block + (L-1) x a later block) x T'/T",
             "unsharded_in_flight_bytes": "2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
             "forward_temporaries_bytes": "measured forward peak - forward end, x T'/T",
             "held_besides_saved_bytes": "measured forward end - start - saved values, kept as measured",

@@ -1,0 +1,85 @@
+"""Hold `memprobe estimate` to measured deeper runs: estimate L blocks from a probe of k, compare with runs of L.
+
+    python scripts/estimate_check.py PROBE_DIR MEASURED_DIR [MEASURED_DIR ...] --json out.json
+
+Per measured run (its layers are the target), each component: estimated, measured, error. Components:
+sharded state (parameters + optimizer state), weight-derived saved, saved activations (from the graphs: the
+saved table is derived, per run), end of forward and step peak (measured), and the peak reserved (measured
+only: the estimate does not model the allocator's caching).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memprobe.analysis.estimate import estimate  # noqa: E402
+from memprobe.analysis.rundir import load_report  # noqa: E402
+
+
+def measured(report: dict) -> dict:
+    mem = report["memory"]
+    pers = mem.get("persistent") or {}
+    by_kind = (report.get("saved_totals") or {}).get("by_kind_bytes") or {}
+    phases = mem["phases"]
+    # the CPU profiler's figures are relative to the step start: add the persistent state, as the estimate does
+    state = 0 if mem.get("source") == "cuda-allocator" else (pers.get("parameters_bytes") or 0) + (pers.get("optimizer_state_bytes") or 0)
+    return {
+        "sharded_state_bytes": (pers.get("parameters_bytes") or 0) + (pers.get("optimizer_state_bytes") or 0),
+        "saved_weight_derived_bytes": by_kind.get("weight-derived", 0),
+        "saved_activation_bytes": by_kind.get("activation", 0),
+        "forward_end_bytes": phases["forward"]["end_bytes"] + state,
+        "peak_bytes": max(p["peak_bytes"] for p in phases.values()) + state,
+        "peak_reserved_bytes": max((p.get("peak_reserved_bytes") or 0) for p in phases.values()) or None,
+    }
+
+
+def compare(probe_dir: Path, target_dir: Path) -> dict:
+    probe, target = load_report(probe_dir), load_report(target_dir)
+    layers = target["config"]["layers"]
+    est = estimate(probe, layers=layers, world=(target.get("distributed") or {}).get("world_size") or 1)
+    c, t = est["components"]["target"], est["totals"]["target_estimated"]
+    estimated = {
+        "sharded_state_bytes": c["sharded_parameters_bytes"] + c["optimizer_state_bytes"],
+        "saved_weight_derived_bytes": c["saved_weight_derived_bytes"],
+        "saved_activation_bytes": c["saved_activation_bytes"],
+        "forward_end_bytes": t["forward_end_bytes"],
+        "peak_bytes": t["peak_bytes"],
+        "peak_reserved_bytes": None,
+    }
+    got = measured(target)
+    rows = {}
+    for key in got:
+        e, m = estimated[key], got[key]
+        rows[key] = {"estimated": e, "measured": m,
+                     "error": None if e is None or not m else round((e - m) / m, 4)}
+    return {"probe": str(probe_dir), "target": str(target_dir), "summary": est["probe"] | {"target_layers": layers},
+            "config": target["config"]["repro"] + " " + (target["config"]["ac_policy"] if target["config"]["ac"] == "op" else target["config"]["ac"]),
+            "components": rows}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("probe", type=Path)
+    ap.add_argument("measured", type=Path, nargs="+")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args()
+    results = [compare(a.probe, m) for m in a.measured]
+    for r in results:
+        print(f"{r['config']}: {r['summary']['layers']} blocks -> {r['summary']['target_layers']} blocks")
+        for key, row in r["components"].items():
+            err = f"{100 * row['error']:+.1f}%" if row["error"] is not None else "(not estimated)"
+            est = f"{row['estimated'] / 2**30:8.3f} GiB" if row["estimated"] is not None else " " * 12
+            mea = f"{row['measured'] / 2**30:8.3f} GiB" if row["measured"] is not None else " " * 12
+            print(f"  {key:<28} est {est}  measured {mea}  {err}")
+    if a.json:
+        existing = json.loads(a.json.read_text()) if a.json.exists() else []
+        a.json.write_text(json.dumps(existing + results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
