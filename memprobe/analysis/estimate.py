@@ -91,6 +91,9 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
     held = max(0, fwd["end_bytes"] - (fwd["start_bytes"] if absolute else 0) - saved_measured)
     in_flight = 2 * block_numel * 2 if cfg.get("fsdp", True) else 0
     grads_measured = params
+    # what the optimizer step allocates while it runs (AdamW's foreach temporaries: about the parameters' size)
+    opt_phase = phases.get("optimizer") or {}
+    opt_temps = max(0, opt_phase["peak_bytes"] - opt_phase["start_bytes"]) if opt_phase else 0
     wd_blocks = _per_block_saved(report, SavedKind.WEIGHT_DERIVED, k)
     act_blocks = _per_block_saved(report, SavedKind.ACTIVATION, k)
 
@@ -103,6 +106,7 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "sharded_parameters_bytes": round(params * s),
             "optimizer_state_bytes": round(opt * s),
             "gradients_bytes": round(grads_measured * s),
+            "optimizer_temporaries_bytes": round(opt_temps * s),
             "saved_weight_derived_bytes": _scale_blocks(*wd_blocks, L),
             "saved_activation_bytes": round(_scale_blocks(*act_blocks, L) * T / t0),
             "unsharded_in_flight_bytes": in_flight,
@@ -116,9 +120,14 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
         saved = c["saved_weight_derived_bytes"] + c["saved_activation_bytes"]
         transient = c["unsharded_in_flight_bytes"] + c["forward_temporaries_bytes"]
         base = c["fixed_bytes"] + state + c["held_besides_saved_bytes"]
+        # the step peaks in forward/backward (saved values or gradients, plus what is in flight) or in the optimizer
+        # step (its state, the gradients and its temporaries)
+        training = base + max(saved, c["gradients_bytes"]) + transient
+        optimizer = c["fixed_bytes"] + state + c["gradients_bytes"] + c["optimizer_temporaries_bytes"]
         return {
             "forward_end_bytes": base + saved,
-            "peak_bytes": base + max(saved, c["gradients_bytes"]) + transient,
+            "peak_bytes": max(training, optimizer),
+            "peak_in": "optimizer step" if optimizer > training else "forward/backward",
         }
 
     at_probe = components(k, w0, t0)
@@ -138,6 +147,8 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "sharded_parameters_bytes": "block share x L/k, x w/W",
             "optimizer_state_bytes": "block share x L/k, x w/W",
             "gradients_bytes": "= parameters (sharded, same dtype)",
+            "optimizer_temporaries_bytes": "measured optimizer-step peak - its start (AdamW foreach temporaries), "
+                                           "block share x L/k, x w/W",
             "saved_weight_derived_bytes": "first block + (L-1) x a later block (unsharded weights: not divided by W, "
                                           "independent of tokens)",
             "saved_activation_bytes": "(first block + (L-1) x a later block) x T'/T",
