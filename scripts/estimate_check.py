@@ -62,13 +62,28 @@ def compare(probe_dir: Path, target_dir: Path) -> dict:
             "components": rows}
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("probe", type=Path)
-    ap.add_argument("measured", type=Path, nargs="+")
-    ap.add_argument("--json", type=Path, default=None)
-    a = ap.parse_args()
-    results = [compare(a.probe, m) for m in a.measured]
+def recheck(probe_report: Path, earlier: list[dict]) -> list[dict]:
+    """Re-estimate from a probe's report.json against the measured figures an earlier check recorded for the same
+    configuration (the deeper runs need not be run again to check a change of the estimate)."""
+    probe = json.loads(probe_report.read_text())
+    label = probe["config"]["repro"] + " " + probe["config"]["ac_policy"]
+    out = []
+    for old in (e for e in earlier if e["config"] == label):
+        layers = old["summary"]["target_layers"]
+        est = estimate(probe, layers=layers, world=1)
+        c, t = est["components"]["target"], est["totals"]["target_estimated"]
+        estimated = {"sharded_state_bytes": c["sharded_parameters_bytes"] + c["optimizer_state_bytes"],
+                     "saved_weight_derived_bytes": c["saved_weight_derived_bytes"],
+                     "saved_activation_bytes": c["saved_activation_bytes"], "forward_end_bytes": t["forward_end_bytes"],
+                     "peak_bytes": t["peak_bytes"], "peak_reserved_bytes": None}
+        rows = {k: {"estimated": estimated[k], "measured": v["measured"],
+                    "error": None if estimated[k] is None or not v["measured"] else round((estimated[k] - v["measured"]) / v["measured"], 4)}
+                for k, v in old["components"].items()}
+        out.append({**old, "probe": str(probe_report), "components": rows, "peak_in": t.get("peak_in")})
+    return out
+
+
+def _print(results: list[dict]) -> None:
     for r in results:
         print(f"{r['config']}: {r['summary']['layers']} blocks -> {r['summary']['target_layers']} blocks")
         for key, row in r["components"].items():
@@ -76,9 +91,24 @@ def main() -> None:
             est = f"{row['estimated'] / 2**30:8.3f} GiB" if row["estimated"] is not None else " " * 12
             mea = f"{row['measured'] / 2**30:8.3f} GiB" if row["measured"] is not None else " " * 12
             print(f"  {key:<28} est {est}  measured {mea}  {err}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("probe", type=Path, help="a probe's run directory (or, with --against, its report.json)")
+    ap.add_argument("measured", type=Path, nargs="*", help="run directories of the deeper runs")
+    ap.add_argument("--against", type=Path, default=None, help="an earlier check's JSON: its measured figures")
+    ap.add_argument("--json", type=Path, default=None)
+    a = ap.parse_args()
+    if a.against is not None:
+        results = recheck(a.probe, json.loads(a.against.read_text()))
+    else:
+        results = [compare(a.probe, m) for m in a.measured]
+    _print(results)
     if a.json:
         existing = json.loads(a.json.read_text()) if a.json.exists() else []
         a.json.write_text(json.dumps(existing + results, indent=1))
+
 
 
 if __name__ == "__main__":

@@ -159,8 +159,10 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
         },
         "notes": [
             "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
-            "not modelled: allocator fragmentation (reserved > allocated), FSDP reduce-scatter buffers in backward, "
-            "layers the probe does not have (embedding, output projection, logits)",
+            "not modelled: reserved bytes (the caching allocator's segments: 12-15% above the allocated peak on an "
+            "H200 at 8 and 16 Llama-3-8B blocks), layers the probe does not have (embedding, output projection, logits)",
+            "checked on an H200 (README): 2 blocks estimated at 8 and 16 against runs of 8 and 16, FFN and transformer, "
+            "both policies: every component within 0.2%",
         ],
         "source": {"measured": "probe run (memory phases, persistent state)", "derived": "saved table (compiled graphs)"},
     }
