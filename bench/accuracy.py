@@ -24,10 +24,18 @@ sys.path.insert(0, str(ROOT))
 SMALL = ["--dim", "256", "--hidden", "1024", "--layers", "2"]
 CONFIGS = [
     [*SMALL, "--recipe", recipe, "--ac-policy", policy]
-    for recipe in ("bf16", "tensorwise", "rowwise") for policy in ("torchtitan-2025-01", "torchtitan")
+    for recipe in ("bf16", "tensorwise", "rowwise")
+    for policy in ("torchtitan-2025-01", "torchtitan")
 ] + [
     ["--repro", "transformer", "--preset", "debug", "--seq", "64", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01"],
-    ["--model", str(ROOT / "tests" / "models" / "mixer.py") + ":build", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01"],
+    [
+        "--model",
+        str(ROOT / "tests" / "models" / "mixer.py") + ":build",
+        "--recipe",
+        "rowwise",
+        "--ac-policy",
+        "torchtitan-2025-01",
+    ],
     [*SMALL, "--recipe", "rowwise", "--ac", "full"],
     [*SMALL, "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--no-fsdp"],
 ]
@@ -50,8 +58,14 @@ def main() -> None:
             if res.exit_code != 0:
                 raise SystemExit(f"memprobe run {' '.join(flags)} failed: {res.output[-2000:]}")
             t = json.loads((out / "report.json").read_text())["saved_totals"]
-            rows.append({"flags": flags, "graph_bytes": t["graph_bytes"], "runtime_bytes": t["runtime_bytes"],
-                         "equal": t["graph_bytes"] == t["runtime_bytes"]})
+            rows.append(
+                {
+                    "flags": flags,
+                    "graph_bytes": t["graph_bytes"],
+                    "runtime_bytes": t["runtime_bytes"],
+                    "equal": t["graph_bytes"] == t["runtime_bytes"],
+                }
+            )
             label = " ".join(f if len(f) < 40 else "…/" + Path(f).name for f in flags)
             print(f"{label:<90} {t['graph_bytes']:>12} {t['runtime_bytes']!s:>12}  {rows[-1]['equal']}", flush=True)
     sims = []
@@ -62,8 +76,10 @@ def main() -> None:
     if sims:
         print(f"\n{'simulated vs CUDA-measured forward-graph peak':<48} {'simulated':>12} {'measured':>12} {'error':>8}")
         for r in sims:
-            print(f"{r['file'] + ' ' + r['graph']:<48} {r['simulated_peak_bytes']:>12} {r['measured_peak_increase_bytes']:>12} "
-                  f"{100 * r['relative_error']:>+7.2f}%")
+            print(
+                f"{r['file'] + ' ' + r['graph']:<48} {r['simulated_peak_bytes']:>12} {r['measured_peak_increase_bytes']:>12} "
+                f"{100 * r['relative_error']:>+7.2f}%"
+            )
     print(json.dumps({"saved_bytes": rows, "simulator": sims}))
     if not all(r["equal"] for r in rows):
         sys.exit(1)

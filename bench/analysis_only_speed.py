@@ -24,8 +24,12 @@ def timed(args: list[str], cache: str) -> float:
     out = tempfile.mkdtemp(prefix="memprobe-bench-")
     env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache}
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "memprobe", "run", *args, "--out", out, "--force", "-q", "--json"],
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "memprobe", "run", *args, "--out", out, "--force", "-q", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     dt = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"memprobe run failed:\n{proc.stderr[-2000:]}")

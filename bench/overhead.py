@@ -33,9 +33,10 @@ def pair(cache: str | None) -> dict:
     out = tempfile.mkdtemp(prefix="memprobe-overhead-")
     try:
         result = {}
-        for name, cmd in (("bare", [sys.executable, "-m", "repros.ffn", *FLAGS, "--device", "cpu"]),
-                          ("memprobe", [sys.executable, "-m", "memprobe", "run", *FLAGS, "--device", "cpu",
-                                        "--out", f"{out}/r", "-q"])):
+        for name, cmd in (
+            ("bare", [sys.executable, "-m", "repros.ffn", *FLAGS, "--device", "cpu"]),
+            ("memprobe", [sys.executable, "-m", "memprobe", "run", *FLAGS, "--device", "cpu", "--out", f"{out}/r", "-q"]),
+        ):
             own = tempfile.mkdtemp(prefix="inductor-cold-", dir=out) if cache is None else cache
             result[name] = measure(cmd, env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": own}, cwd=str(ROOT))
     finally:
@@ -70,8 +71,10 @@ def main() -> None:
         if cache in results:
             r = results[cache]
             s, m = r["seconds"], r["peak_rss_bytes"]
-            print(f"{cache:<6} {s['bare']:>9.1f} {s['memprobe']:>13.1f} {s['ratio']:>5.2f}x   {m['bare'] / 2**20:>7.0f}Mi "
-                  f"{m['memprobe'] / 2**20:>11.0f}Mi {m['ratio']:>5.2f}x")
+            print(
+                f"{cache:<6} {s['bare']:>9.1f} {s['memprobe']:>13.1f} {s['ratio']:>5.2f}x   {m['bare'] / 2**20:>7.0f}Mi "
+                f"{m['memprobe'] / 2**20:>11.0f}Mi {m['ratio']:>5.2f}x"
+            )
     print(json.dumps(results))
 
 

@@ -37,9 +37,19 @@ def main() -> None:
     from memprobe.config import ProbeConfig
     from memprobe.units import fmt_bytes
 
-    cfg = ProbeConfig(recipe=args.recipe, repro=args.repro, ac_policy=args.ac_policy, dim=args.dim, hidden=args.hidden,
-                      heads=args.heads, kv_heads=args.kv_heads, layers=args.layers, batch=args.batch, seq=args.seq,
-                      device="cuda").validated()
+    cfg = ProbeConfig(
+        recipe=args.recipe,
+        repro=args.repro,
+        ac_policy=args.ac_policy,
+        dim=args.dim,
+        hidden=args.hidden,
+        heads=args.heads,
+        kv_heads=args.kv_heads,
+        layers=args.layers,
+        batch=args.batch,
+        seq=args.seq,
+        device="cuda",
+    ).validated()
     with tempfile.TemporaryDirectory() as d:
         report = run_probe(cfg, Path(d) / "run", cuda_snapshot=False, measure_calls=True)
     sim = {g["graph_id"]: g for g in report["graph_memory"]}
@@ -48,16 +58,26 @@ def main() -> None:
         gid = f"g{inv['dynamo_graph']}.forward"
         measured = inv["measured"]["peak_increase_bytes"]
         simulated = sim[gid]["peak_bytes"]
-        rows.append({"graph": gid, "block": inv["block"], "simulated_peak_bytes": simulated,
-                     "measured_peak_increase_bytes": measured,
-                     "relative_error": (simulated - measured) / measured if measured else None,
-                     "statements_not_understood": len(sim[gid].get("unrecognized") or [])})
+        rows.append(
+            {
+                "graph": gid,
+                "block": inv["block"],
+                "simulated_peak_bytes": simulated,
+                "measured_peak_increase_bytes": measured,
+                "relative_error": (simulated - measured) / measured if measured else None,
+                "statements_not_understood": len(sim[gid].get("unrecognized") or []),
+            }
+        )
     print(f"{'graph':<12} {'block':<10} {'simulated':>12} {'measured':>12} {'error':>8} {'not understood':>15}")
     for r in rows:
         err = f"{100 * r['relative_error']:+.2f}%" if r["relative_error"] is not None else "n/a"
-        print(f"{r['graph']:<12} {r['block'] or '':<10} {fmt_bytes(r['simulated_peak_bytes']):>12} "
-              f"{fmt_bytes(r['measured_peak_increase_bytes']):>12} {err:>8} {r['statements_not_understood']:>15}")
-    Path(args.json_out).write_text(json.dumps({"config": report["config"], "versions": report["versions"], "rows": rows}, indent=1))
+        print(
+            f"{r['graph']:<12} {r['block'] or '':<10} {fmt_bytes(r['simulated_peak_bytes']):>12} "
+            f"{fmt_bytes(r['measured_peak_increase_bytes']):>12} {err:>8} {r['statements_not_understood']:>15}"
+        )
+    Path(args.json_out).write_text(
+        json.dumps({"config": report["config"], "versions": report["versions"], "rows": rows}, indent=1)
+    )
 
 
 if __name__ == "__main__":

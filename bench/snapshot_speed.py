@@ -47,8 +47,9 @@ print(json.dumps({'seconds': dt, 'peak_extra_bytes': status('VmHWM:') - rss0, **
 
 
 def measure(mode: str, path: Path, report: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _MEASURE, mode, str(path), str(report)], capture_output=True, text=True,
-                          cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURE, mode, str(path), str(report)], capture_output=True, text=True, cwd=ROOT
+    )
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-2000:])
     return json.loads(proc.stdout)
@@ -61,22 +62,35 @@ def main() -> None:
     a = ap.parse_args()
     report = ROOT / "tests" / "data" / "cuda" / "rowwise-legacy" / "report.json"
     results = []
-    print(f"{'entries':>9} {'MiB':>7} {'pickle.load':>12} {'memprobe':>9} {'time x':>7} {'pickle mem':>11} {'memprobe mem':>13} {'mem x':>6}")
+    print(
+        f"{'entries':>9} {'MiB':>7} {'pickle.load':>12} {'memprobe':>9} {'time x':>7} {'pickle mem':>11} {'memprobe mem':>13} {'mem x':>6}"
+    )
     with tempfile.TemporaryDirectory() as d:
         for n in a.entries:
             path = Path(d) / f"snapshot-{n}.pickle"
-            subprocess.run([sys.executable, str(ROOT / "bench" / "make_snapshot.py"), "--entries", str(n), "--out", str(path)],
-                           check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, str(ROOT / "bench" / "make_snapshot.py"), "--entries", str(n), "--out", str(path)],
+                check=True,
+                capture_output=True,
+            )
             runs = [(measure("pickle", path, report), measure("memprobe", path, report)) for _ in range(a.repeats)]
             runs.sort(key=lambda r: r[1]["seconds"] / r[0]["seconds"])
             base, ours = runs[len(runs) // 2]
-            row = {"entries": n, "file_bytes": path.stat().st_size, "pickle_load": base, "memprobe": ours,
-                   "time_ratio": ours["seconds"] / base["seconds"],
-                   "memory_ratio": ours["peak_extra_bytes"] / base["peak_extra_bytes"]}
+            row = {
+                "entries": n,
+                "file_bytes": path.stat().st_size,
+                "pickle_load": base,
+                "memprobe": ours,
+                "time_ratio": ours["seconds"] / base["seconds"],
+                "memory_ratio": ours["peak_extra_bytes"] / base["peak_extra_bytes"],
+            }
             results.append(row)
-            print(f"{n:>9} {row['file_bytes'] / 2**20:>7.1f} {base['seconds']:>11.2f}s {ours['seconds']:>8.2f}s "
-                  f"{row['time_ratio']:>6.2f}x {base['peak_extra_bytes'] / 2**20:>9.0f}Mi {ours['peak_extra_bytes'] / 2**20:>11.0f}Mi "
-                  f"{row['memory_ratio']:>5.2f}x", flush=True)
+            print(
+                f"{n:>9} {row['file_bytes'] / 2**20:>7.1f} {base['seconds']:>11.2f}s {ours['seconds']:>8.2f}s "
+                f"{row['time_ratio']:>6.2f}x {base['peak_extra_bytes'] / 2**20:>9.0f}Mi {ours['peak_extra_bytes'] / 2**20:>11.0f}Mi "
+                f"{row['memory_ratio']:>5.2f}x",
+                flush=True,
+            )
             path.unlink()
     print(json.dumps(results))
 

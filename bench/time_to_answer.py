@@ -54,7 +54,9 @@ def main() -> None:
     result = {"command": DIFF, "repeats": a.repeats}
     for mode in modes:
         c, w = statistics.median(rows[mode]["cold"]), statistics.median(rows[mode]["warm"])
-        print(f"{mode:<14} cold {c:6.1f} s {'(met)' if c <= 60 else '(MISSED)':<9} warm {w:6.1f} s {'(met)' if w <= 20 else '(MISSED)'}")
+        print(
+            f"{mode:<14} cold {c:6.1f} s {'(met)' if c <= 60 else '(MISSED)':<9} warm {w:6.1f} s {'(met)' if w <= 20 else '(MISSED)'}"
+        )
         result[mode] = {"cold_s": rows[mode]["cold"], "warm_s": rows[mode]["warm"]}
     print(json.dumps(result))
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
 
 from .config import ProbeConfig
@@ -58,8 +59,15 @@ class BudgetError(MemprobeError):
 
 
 _UNITS = {
-    "b": 1, "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
-    "kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4,
+    "b": 1,
+    "kib": 1024,
+    "mib": 1024**2,
+    "gib": 1024**3,
+    "tib": 1024**4,
+    "kb": 1000,
+    "mb": 1000**2,
+    "gb": 1000**3,
+    "tb": 1000**4,
 }
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
 _RELATIVE = re.compile(r"^\s*\+\s*(\d+(?:\.\d+)?)\s*%\s*$")
@@ -77,7 +85,7 @@ def parse_size(value) -> int:
         raise ValueError(f"not a size: {value!r}")
     m = _SIZE.match(value)
     if not m:
-        raise ValueError(f"not a size: {value!r} (use e.g. \"24 MiB\", \"1.5 GiB\" or bytes)")
+        raise ValueError(f'not a size: {value!r} (use e.g. "24 MiB", "1.5 GiB" or bytes)')
     number, unit = m.group(1), (m.group(2) or "b").lower()
     if unit not in _UNITS:
         raise ValueError(f"unknown unit {m.group(2)!r} in {value!r} (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")
@@ -91,7 +99,7 @@ def parse_relative(value) -> float:
     """``"+5%"`` -> 0.05."""
     m = _RELATIVE.match(value) if isinstance(value, str) else None
     if not m:
-        raise ValueError(f"a baseline limit is a percentage like \"+5%\", not {value!r}")
+        raise ValueError(f'a baseline limit is a percentage like "+5%", not {value!r}')
     return float(m.group(1)) / 100
 
 
@@ -197,7 +205,9 @@ def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
                 if section not in DEVICES + ("baseline",):
                     raise BudgetError(f"{where(lt, key)}: unknown limits section {section!r} (cpu, cuda, baseline)")
                 for metric, v in value.items():
-                    probe.limits.append(_limit(metric, v, section, where(lt + (section,), metric), lines.get((lt + (section,), metric))))
+                    probe.limits.append(
+                        _limit(metric, v, section, where(lt + (section,), metric), lines.get((lt + (section,), metric)))
+                    )
             else:
                 probe.limits.append(_limit(key, value, None, where(lt, key), lines.get((lt, key))))
         probes[name] = probe
@@ -227,7 +237,9 @@ def figures(report: dict) -> dict[str, int | None]:
     phases = (report.get("memory") or {}).get("phases") or {}
     out: dict[str, int | None] = {
         "saved_bytes": totals.get("graph_bytes"),
-        "weight_derived_saved_bytes": sum(r["bytes"] for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED) if rows else (0 if totals else None),
+        "weight_derived_saved_bytes": sum(r["bytes"] for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED)
+        if rows
+        else (0 if totals else None),
         "graph_peak_bytes": max(graphs) if graphs else None,
     }
     for phase in ("forward", "backward", "optimizer"):
@@ -244,11 +256,22 @@ def evaluate(probe: Probe, report: dict, baseline: dict | None) -> list[dict]:
     figs = figures(report)
     verdicts = []
     for lim in probe.limits:
-        v = {"probe": probe.name, "metric": lim.metric, "device": lim.device, "kind": lim.kind,
-             "limit_text": lim.text, "line": lim.line, "measured": figs.get(lim.metric)}
+        v = {
+            "probe": probe.name,
+            "metric": lim.metric,
+            "device": lim.device,
+            "kind": lim.kind,
+            "limit_text": lim.text,
+            "line": lim.line,
+            "measured": figs.get(lim.metric),
+        }
         if lim.device is not None and lim.device != device:
-            v.update(verdict=Verdict.SKIP, limit=int(lim.value), headroom=None,
-                     notice=f"limit for {lim.device}; this run was on {device}")
+            v.update(
+                verdict=Verdict.SKIP,
+                limit=int(lim.value),
+                headroom=None,
+                notice=f"limit for {lim.device}; this run was on {device}",
+            )
         elif v["measured"] is None:
             v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice="the run has no such figure")
         elif lim.kind == "relative":
@@ -260,11 +283,17 @@ def evaluate(probe: Probe, report: dict, baseline: dict | None) -> list[dict]:
                 v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice=flag)
             else:
                 limit = int(base * (1 + lim.value))
-                v.update(limit=limit, baseline=base, headroom=limit - v["measured"],
-                         verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL)
+                v.update(
+                    limit=limit,
+                    baseline=base,
+                    headroom=limit - v["measured"],
+                    verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL,
+                )
         else:
             limit = int(lim.value)
-            v.update(limit=limit, headroom=limit - v["measured"], verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL)
+            v.update(
+                limit=limit, headroom=limit - v["measured"], verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL
+            )
         verdicts.append(v)
     return verdicts
 
@@ -287,12 +316,12 @@ BASELINE_VERSION = 1
 def baseline_entry(report: dict) -> dict:
     """What --update-baseline stores for one probe: its figures, versions and device, and the
     parts of the report a diff needs (so a later breach can be explained against it)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     mem = report.get("memory") or {}
     att = report.get("attribution") or {}
     return {
-        "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
         "figures": figures(report),
         "versions": {k: (report.get("versions") or {}).get(k) for k in ("torch", "torchao", "memprobe", "device_name")},
         "device": (report.get("device") or {}).get("type"),
@@ -303,12 +332,16 @@ def baseline_entry(report: dict) -> dict:
             "status": report.get("status"),
             "saved_tensors": report.get("saved_tensors"),
             "saved_totals": report.get("saved_totals"),
-            "graph_memory": [{k: g.get(k) for k in ("graph_id", "kind", "peak_bytes", "saved_bytes")}
-                             for g in report.get("graph_memory") or []],
+            "graph_memory": [
+                {k: g.get(k) for k in ("graph_id", "kind", "peak_bytes", "saved_bytes")} for g in report.get("graph_memory") or []
+            ],
             "memory": {k: mem.get(k) for k in ("source", "baseline", "phases")},
-            "attribution": {"source": att.get("source"),
-                            "phases": {p: {"by_category_bytes": v["by_category_bytes"]} for p, v in (att.get("phases") or {}).items()}}
-            if att else None,
+            "attribution": {
+                "source": att.get("source"),
+                "phases": {p: {"by_category_bytes": v["by_category_bytes"]} for p, v in (att.get("phases") or {}).items()},
+            }
+            if att
+            else None,
         },
     }
 
@@ -357,17 +390,22 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
             for it in items
         ]
         sign = "+" if (delta or 0) >= 0 else ""
-        return {"headline": f"Against the baseline it saves {sign}{fmt_bytes(delta)} for backward per step:",
-                "lines": lines or ["no saved value grew; the breach is in measured memory outside the saved values"],
-                "exprs": [x for it in items for x in _names(it)]}
+        return {
+            "headline": f"Against the baseline it saves {sign}{fmt_bytes(delta)} for backward per step:",
+            "lines": lines or ["no saved value grew; the breach is in measured memory outside the saved values"],
+            "exprs": [x for it in items for x in _names(it)],
+        }
     findings = (report.get("findings") or [])[:3]
     lines = [f["message"] for f in findings]
     exprs = [f["expr"] for f in findings if f.get("expr")]
     for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER])[:5]:
         lines.append(f"{_named(g)} x{g['count']}: {fmt_bytes(g['bytes'])} ({g['kind']}; {g['reason']})")
         exprs += _names(g)
-    return {"headline": "No comparable baseline; the largest saved-for-backward values and findings:", "lines": lines,
-            "exprs": list(dict.fromkeys(exprs))}
+    return {
+        "headline": "No comparable baseline; the largest saved-for-backward values and findings:",
+        "lines": lines,
+        "exprs": list(dict.fromkeys(exprs)),
+    }
 
 
 # -- writing a budget (memprobe budget) ------------------------------------------------------------
@@ -392,7 +430,7 @@ def toml_value(value) -> str:
     if isinstance(value, str):
         out = []
         for ch in value:
-            if ch in "\\\"":
+            if ch in '\\"':
                 out.append("\\" + ch)
             elif ch < " " or ch == "\x7f":
                 out.append(f"\\u{ord(ch):04x}")
@@ -432,8 +470,11 @@ def budget_text(name: str, cfg: ProbeConfig, report: dict, headroom: float, head
             lines.append(f"{key} = {toml_value(value)}")
     lines += ["", f"[{header}.limits]", f"saved_bytes = {toml_value(size_text(figs['saved_bytes'], headroom))}"]
     wd = figs["weight_derived_saved_bytes"] or 0
-    lines.append("weight_derived_saved_bytes = 0  # none measured: forbid them" if wd == 0
-                 else f"weight_derived_saved_bytes = {toml_value(size_text(wd, headroom))}")
+    lines.append(
+        "weight_derived_saved_bytes = 0  # none measured: forbid them"
+        if wd == 0
+        else f"weight_derived_saved_bytes = {toml_value(size_text(wd, headroom))}"
+    )
     if figs["graph_peak_bytes"] is not None:
         lines.append(f"graph_peak_bytes = {toml_value(size_text(figs['graph_peak_bytes'], headroom))}")
     lines += ["", f"[{header}.limits.{device}]"]

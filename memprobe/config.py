@@ -59,22 +59,42 @@ def _policy_names() -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class ProbeConfig:
-    recipe: str = _field("rowwise", "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
-                         choices=RECIPES + tuple(RECIPE_ALIASES))
-    repro: str = _field("ffn", "What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style blocks), or torchtitan "
-                               "(torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).",
-                        choices=REPROS)
-    flavor: str | None = _field(None, "With --repro torchtitan: the Llama 3 flavor of torchtitan's config registry "
-                                      "(debugmodel, 1B, 3B, 8B, 70B, 405B; default debugmodel).", metavar="FLAVOR")
+    recipe: str = _field(
+        "rowwise",
+        "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
+        choices=RECIPES + tuple(RECIPE_ALIASES),
+    )
+    repro: str = _field(
+        "ffn",
+        "What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style blocks), or torchtitan "
+        "(torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).",
+        choices=REPROS,
+    )
+    flavor: str | None = _field(
+        None,
+        "With --repro torchtitan: the Llama 3 flavor of torchtitan's config registry "
+        "(debugmodel, 1B, 3B, 8B, 70B, 405B; default debugmodel).",
+        metavar="FLAVOR",
+    )
     # the user's own model instead of a repro: MODULE_OR_FILE:FACTORY (docs/models.md)
-    model: str | None = _field(None, "Probe your own model instead of a repro: FACTORY(device) returns (model, batch); "
-                                     "see docs/models.md. The dimension flags do not apply.", metavar="MODULE_OR_FILE:FACTORY")
-    blocks: str | None = _field(None, "Attribute path of the block container that gets SAC/compile/FSDP (default: the first "
-                                      "nn.ModuleList or nn.ModuleDict).", metavar="ATTR")
+    model: str | None = _field(
+        None,
+        "Probe your own model instead of a repro: FACTORY(device) returns (model, batch); "
+        "see docs/models.md. The dimension flags do not apply.",
+        metavar="MODULE_OR_FILE:FACTORY",
+    )
+    blocks: str | None = _field(
+        None,
+        "Attribute path of the block container that gets SAC/compile/FSDP (default: the first nn.ModuleList or nn.ModuleDict).",
+        metavar="ATTR",
+    )
     # the named dimensions dim/hidden/heads/kv_heads came from (informational)
-    preset: str | None = _field(None, "Dimensions of a published model (dim, hidden, heads, kv-heads); explicit flags win. "
-                                      "Layers stay as given: estimate the full depth with `memprobe estimate`.",
-                                choices=lambda: tuple(_presets()))
+    preset: str | None = _field(
+        None,
+        "Dimensions of a published model (dim, hidden, heads, kv-heads); explicit flags win. "
+        "Layers stay as given: estimate the full depth with `memprobe estimate`.",
+        choices=lambda: tuple(_presets()),
+    )
     dim: int = _field(512, "Model dimension.", preset=True)
     hidden: int = _field(2048, "FFN hidden dimension.", preset=True)
     heads: int = _field(8, "Attention heads (transformer).", preset=True)
@@ -83,16 +103,32 @@ class ProbeConfig:
     batch: int = _field(2, "Batch size.")
     seq: int = _field(256, "Sequence length.")
     seed: int = _field(0, "Seed for weights and the batch.")
-    ac: str = _field("op", "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or budget (the "
-                           "partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC).",
-                     choices=AC_MODES)
-    memory_budget: float = _field(0.5, "With --ac budget: the partitioner's activation_memory_budget, from 0 (recompute "
-                                       "what it can) to 1 (its runtime-optimal partition).")
+    ac: str = _field(
+        "op",
+        "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or budget (the "
+        "partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC).",
+        choices=AC_MODES,
+    )
+    memory_budget: float = _field(
+        0.5,
+        "With --ac budget: the partitioner's activation_memory_budget, from 0 (recompute "
+        "what it can) to 1 (its runtime-optimal partition).",
+    )
     ac_policy: str = _field("torchtitan", "Per-op SAC policy by name (see `memprobe policies`).", choices=_policy_names)
-    save_ops: tuple[str, ...] = _field((), "Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default).",
-                                       flag="--save-op", multiple=True, metavar="OP")
-    recompute_ops: tuple[str, ...] = _field((), "Remove OP from the save list: recompute it in backward (repeatable).",
-                                            flag="--recompute-op", multiple=True, metavar="OP")
+    save_ops: tuple[str, ...] = _field(
+        (),
+        "Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default).",
+        flag="--save-op",
+        multiple=True,
+        metavar="OP",
+    )
+    recompute_ops: tuple[str, ...] = _field(
+        (),
+        "Remove OP from the save list: recompute it in backward (repeatable).",
+        flag="--recompute-op",
+        multiple=True,
+        metavar="OP",
+    )
     compile: bool = _field(True, "torch.compile each block.")
     fsdp: bool = _field(True, "FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16.")
     reshard_after_forward: bool = _field(True, "FSDP2 frees unsharded parameters after forward.")
@@ -100,8 +136,11 @@ class ProbeConfig:
     # the first step compiles (and creates the optimizer state), the last one is measured
     steps: int = _field(2, "Training steps: the first compiles (and creates the optimizer state), the last is measured.")
     lr: float = _field(1e-4, "AdamW learning rate.")
-    nproc: int = _field(1, "Ranks on this node, launched through torchrun; FSDP shards over all of them "
-                           "(gloo on CPU, NCCL on CUDA, one GPU per rank).")
+    nproc: int = _field(
+        1,
+        "Ranks on this node, launched through torchrun; FSDP shards over all of them "
+        "(gloo on CPU, NCCL on CUDA, one GPU per rank).",
+    )
 
     def _check_types(self) -> None:
         """Each field holds its declared type (a budget file or a report may hold anything)."""
@@ -128,7 +167,7 @@ class ProbeConfig:
             if not ok:
                 raise ConfigError(f"{flag} (config key {f.name!r}) must be {want}, got {str(value)[:60]!r}", field=f.name)
 
-    def validated(self) -> "ProbeConfig":
+    def validated(self) -> ProbeConfig:
         """A normalized copy (canonical recipe and op names), or ConfigError."""
         self._check_types()
         with _field_of("recipe"):
@@ -149,10 +188,12 @@ class ProbeConfig:
             if self.dim % self.heads or self.heads % self.kv_heads:
                 raise ConfigError(
                     f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}",
-                    field="heads")
+                    field="heads",
+                )
         if self.steps < 2:
-            raise ConfigError(f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})",
-                              field="steps")
+            raise ConfigError(
+                f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
+            )
         if recipe != "bf16" and self.model is None:
             own_dims = self.repro != "torchtitan"  # torchtitan's model defines its own (float8-ready) dimensions
             bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
@@ -163,7 +204,8 @@ class ProbeConfig:
                 bad.append(f"--batch x --seq={tokens}")
             if bad:
                 raise ConfigError(
-                    f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe")
+                    f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
+                )
         if self.ac not in AC_MODES:
             raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
         if self.device not in DEVICES:
@@ -185,8 +227,9 @@ class ProbeConfig:
             from .integrations.torchtitan import FLAVORS
 
             if (self.flavor or "debugmodel") not in FLAVORS:
-                raise ConfigError(f"unknown --flavor {self.flavor!r}; torchtitan's Llama 3 flavors: {', '.join(FLAVORS)}",
-                                  field="flavor")
+                raise ConfigError(
+                    f"unknown --flavor {self.flavor!r}; torchtitan's Llama 3 flavors: {', '.join(FLAVORS)}", field="flavor"
+                )
         elif self.flavor is not None:
             raise ConfigError("--flavor applies to --repro torchtitan", field="flavor")
         if self.lr <= 0:
@@ -203,7 +246,7 @@ class ProbeConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "ProbeConfig":
+    def from_dict(cls, d: dict) -> ProbeConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
@@ -242,24 +285,25 @@ class ProbeConfig:
         elif self.repro == "torchtitan":
             what = f"torchtitan llama3 {self.flavor or 'debugmodel'} layers={self.layers} batch={self.batch} seq={self.seq}"
         else:
-            what = (f"{self.repro}" + (f"({self.preset})" if self.preset else "")
-                    + f" dim={self.dim} hidden={self.hidden}"
-                    + (f" heads={self.heads}/{self.kv_heads}" if self.repro == "transformer" else "")
-                    + f" layers={self.layers} batch={self.batch} seq={self.seq}")
+            what = (
+                f"{self.repro}"
+                + (f"({self.preset})" if self.preset else "")
+                + f" dim={self.dim} hidden={self.hidden}"
+                + (f" heads={self.heads}/{self.kv_heads}" if self.repro == "transformer" else "")
+                + f" layers={self.layers} batch={self.batch} seq={self.seq}"
+            )
         parts = [
             self.recipe,
             what,
-            f"ac={self.ac}" + (f"/{self.ac_policy}" if self.ac == "op" else f"/{self.memory_budget:g}" if self.ac == "budget" else ""),
+            f"ac={self.ac}"
+            + (f"/{self.ac_policy}" if self.ac == "op" else f"/{self.memory_budget:g}" if self.ac == "budget" else ""),
         ]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))
         if self.recompute_ops:
             parts.append("+recompute " + ",".join(self.recompute_ops))
         parts.append("compile" if self.compile else "eager")
-        parts.append(
-            ("fsdp" + ("" if self.reshard_after_forward else "(no-reshard)")) if self.fsdp else "no-fsdp"
-        )
+        parts.append(("fsdp" + ("" if self.reshard_after_forward else "(no-reshard)")) if self.fsdp else "no-fsdp")
         if self.nproc > 1:
             parts.append(f"x{self.nproc} ranks")
         return "  ".join(parts)
-

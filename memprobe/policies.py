@@ -70,8 +70,8 @@ POLICIES: dict[str, Policy] = {
         Policy(
             name="torchtitan-installed",
             description="the installed torchtitan's own SelectiveAC: its save list (torch's compute-intensive ops of the "
-                        "installed torch, torchtitan's entries, communication ops) and its policy function (every "
-                        "second aten.mm/aten.linear recomputed, device-to-CPU copies saved)",
+            "installed torch, torchtitan's entries, communication ops) and its policy function (every "
+            "second aten.mm/aten.linear recomputed, device-to-CPU copies saved)",
             mm_every_second_recomputed=True,
             source="torchtitan.distributed.activation_checkpoint.SelectiveAC of the installed torchtitan",
         ),
@@ -97,9 +97,7 @@ def normalize_op_name(name: str) -> str:
     """
     m = _NAME_RE.match(name.strip())
     if not m:
-        raise ConfigError(
-            f"invalid op name {name!r}: expected a form like aten.abs or torch.ops.aten.abs.default"
-        )
+        raise ConfigError(f"invalid op name {name!r}: expected a form like aten.abs or torch.ops.aten.abs.default")
     return f"{m['ns']}.{m['op']}.{m['ov'] or 'default'}"
 
 
@@ -124,9 +122,7 @@ def get_policy(name: str) -> Policy:
     try:
         return POLICIES[name]
     except KeyError:
-        raise ConfigError(
-            f"unknown AC policy {name!r}; choose one of: {', '.join(POLICIES)} (see `memprobe policies`)"
-        ) from None
+        raise ConfigError(f"unknown AC policy {name!r}; choose one of: {', '.join(POLICIES)} (see `memprobe policies`)") from None
 
 
 @dataclass(frozen=True)
@@ -199,9 +195,7 @@ def make_context_fn(policy: EffectivePolicy, decisions: dict | None = None):
             if policy.default == "save":
                 to_save = func not in recompute
             else:
-                to_save = func in save and not (
-                    policy.mm_every_second_recomputed and func == mm and mm_count[mode] % 2 == 0
-                )
+                to_save = func in save and not (policy.mm_every_second_recomputed and func == mm and mm_count[mode] % 2 == 0)
             decision = CheckpointPolicy.MUST_SAVE if to_save else CheckpointPolicy.PREFER_RECOMPUTE
             if decisions is not None and not ctx.is_recompute:
                 per_op = decisions.setdefault(str(func), {})

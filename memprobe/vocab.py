@@ -21,7 +21,10 @@ class _Documented(StrEnum):
 class SavedKind(_Documented):
     """What a saved-for-backward value is computed from."""
 
-    WEIGHT_DERIVED = "weight-derived", "computed from parameters only: its size does not grow with batch x seq, and it is paid in every layer"
+    WEIGHT_DERIVED = (
+        "weight-derived",
+        "computed from parameters only: its size does not grow with batch x seq, and it is paid in every layer",
+    )
     ACTIVATION = "activation", "computed from the block's input (and maybe parameters): grows with batch x seq"
     PARAMETER = "parameter", "a parameter itself, saved as a graph input (alive anyway; under FSDP resharded after forward)"
     SCALAR = "scalar", "a value of at most one element"

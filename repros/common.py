@@ -9,9 +9,8 @@ blocks that get SAC, compile and FSDP.
 
 from __future__ import annotations
 
-import os
 import socket
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import torch
 import torch.nn as nn
@@ -165,10 +164,22 @@ def apply_memory_budget(budget: float) -> None:
     torch._functorch.config.activation_memory_budget = budget
 
 
-def apply_stack(model: nn.Module, blocks: nn.Module, *, recipe: str, ac: str, context_fn, compile: bool,
-                compile_backend: Callable | str = "inductor", fsdp: bool, reshard_after_forward: bool = True,
-                device: torch.device, float8_done: bool = False, apply_ac_fn: Callable | None = None,
-                memory_budget: float | None = None) -> bool:
+def apply_stack(
+    model: nn.Module,
+    blocks: nn.Module,
+    *,
+    recipe: str,
+    ac: str,
+    context_fn,
+    compile: bool,
+    compile_backend: Callable | str = "inductor",
+    fsdp: bool,
+    reshard_after_forward: bool = True,
+    device: torch.device,
+    float8_done: bool = False,
+    apply_ac_fn: Callable | None = None,
+    memory_budget: float | None = None,
+) -> bool:
     """float8 -> SAC -> per-block compile -> FSDP2 (or a bf16 cast without it), in torchtitan's order.
 
     ``float8_done``: the model was built with float8 linears already (torchtitan's converter);
@@ -193,8 +204,19 @@ def apply_stack(model: nn.Module, blocks: nn.Module, *, recipe: str, ac: str, co
     return created
 
 
-def train(model: nn.Module, blocks: nn.Module, x, *, recipe: str, ac: str, context_fn, compile: bool, fsdp: bool,
-          steps: int, device: torch.device) -> None:
+def train(
+    model: nn.Module,
+    blocks: nn.Module,
+    x,
+    *,
+    recipe: str,
+    ac: str,
+    context_fn,
+    compile: bool,
+    fsdp: bool,
+    steps: int,
+    device: torch.device,
+) -> None:
     """The standalone loop of a repro's ``python -m``: build, train, print saved bytes per step."""
     apply_stack(model, blocks, recipe=recipe, ac=ac, context_fn=context_fn, compile=compile, fsdp=fsdp, device=device)
     if not fsdp:
@@ -227,8 +249,13 @@ def standalone_args(description: str, extra: Callable | None = None):
             continue
         choices = f.metadata.get("choices")
         choices = choices() if callable(choices) else choices
-        ap.add_argument("--" + f.name.replace("_", "-"), default=f.default, type=type(f.default),
-                        choices=list(choices) if choices else None, help=f"{f.metadata['help']} [default: {f.default}]")
+        ap.add_argument(
+            "--" + f.name.replace("_", "-"),
+            default=f.default,
+            type=type(f.default),
+            choices=list(choices) if choices else None,
+            help=f"{f.metadata['help']} [default: {f.default}]",
+        )
     ap.add_argument("--no-compile", action="store_true", help=ProbeConfig.__dataclass_fields__["compile"].metadata["help"])
     ap.add_argument("--no-fsdp", action="store_true", help=ProbeConfig.__dataclass_fields__["fsdp"].metadata["help"])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")

@@ -73,9 +73,18 @@ def main(argv: list[str] | None = None) -> None:
     device = torch.device(args.device)
     model = build_model(args.dim, args.hidden, args.layers, device=device)
     x = common.make_batch(args.batch, args.seq, args.dim, device=device)
-    common.train(model, model.layers, x, recipe=args.recipe, ac=args.ac,
-                 context_fn=make_context_fn(effective_policy(args.ac_policy)), compile=not args.no_compile,
-                 fsdp=not args.no_fsdp, steps=args.steps, device=device)
+    common.train(
+        model,
+        model.layers,
+        x,
+        recipe=args.recipe,
+        ac=args.ac,
+        context_fn=make_context_fn(effective_policy(args.ac_policy)),
+        compile=not args.no_compile,
+        fsdp=not args.no_fsdp,
+        steps=args.steps,
+        device=device,
+    )
 
 
 if __name__ == "__main__":

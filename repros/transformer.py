@@ -19,7 +19,6 @@ import torch.nn.functional as F
 
 from . import common
 from .ffn import FeedForward
-
 from .presets import PRESETS
 
 
@@ -97,12 +96,21 @@ class Transformer(nn.Module):
         return self.norm(x)
 
 
-def build_model(dim: int, hidden: int, layers: int, *, heads: int = 8, kv_heads: int = 2, seed: int = 0,
-                device: str | torch.device = "cpu", **_) -> Transformer:
+def build_model(
+    dim: int,
+    hidden: int,
+    layers: int,
+    *,
+    heads: int = 8,
+    kv_heads: int = 2,
+    seed: int = 0,
+    device: str | torch.device = "cpu",
+    **_,
+) -> Transformer:
     torch.manual_seed(seed)
     with torch.device(device):
         model = Transformer(dim, hidden, layers, heads, kv_heads)
-    for name, p in model.named_parameters():
+    for p in model.parameters():
         if p.dim() == 2:
             nn.init.normal_(p, std=1 / math.sqrt(p.shape[1]))
     return model
@@ -123,9 +131,18 @@ def main(argv: list[str] | None = None) -> None:
     device = torch.device(args.device)
     model = build_model(layers=args.layers, device=device, **dims)
     x = common.make_batch(args.batch, args.seq, dims["dim"], device=device)
-    common.train(model, model.layers, x, recipe=args.recipe, ac=args.ac,
-                 context_fn=make_context_fn(effective_policy(args.ac_policy)), compile=not args.no_compile,
-                 fsdp=not args.no_fsdp, steps=args.steps, device=device)
+    common.train(
+        model,
+        model.layers,
+        x,
+        recipe=args.recipe,
+        ac=args.ac,
+        context_fn=make_context_fn(effective_policy(args.ac_policy)),
+        compile=not args.no_compile,
+        fsdp=not args.no_fsdp,
+        steps=args.steps,
+        device=device,
+    )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,11 @@ def measured(report: dict) -> dict:
     by_kind = (report.get("saved_totals") or {}).get("by_kind_bytes") or {}
     phases = mem["phases"]
     # the CPU profiler's figures are relative to the step start: add the persistent state, as the estimate does
-    state = 0 if mem.get("source") == "cuda-allocator" else (pers.get("parameters_bytes") or 0) + (pers.get("optimizer_state_bytes") or 0)
+    state = (
+        0
+        if mem.get("source") == "cuda-allocator"
+        else (pers.get("parameters_bytes") or 0) + (pers.get("optimizer_state_bytes") or 0)
+    )
     return {
         "sharded_state_bytes": (pers.get("parameters_bytes") or 0) + (pers.get("optimizer_state_bytes") or 0),
         "saved_weight_derived_bytes": by_kind.get("weight-derived", 0),
@@ -55,11 +59,16 @@ def compare(probe_dir: Path, target_dir: Path) -> dict:
     rows = {}
     for key in got:
         e, m = estimated[key], got[key]
-        rows[key] = {"estimated": e, "measured": m,
-                     "error": None if e is None or not m else round((e - m) / m, 4)}
-    return {"probe": str(probe_dir), "target": str(target_dir), "summary": est["probe"] | {"target_layers": layers},
-            "config": target["config"]["repro"] + " " + (target["config"]["ac_policy"] if target["config"]["ac"] == "op" else target["config"]["ac"]),
-            "components": rows}
+        rows[key] = {"estimated": e, "measured": m, "error": None if e is None or not m else round((e - m) / m, 4)}
+    return {
+        "probe": str(probe_dir),
+        "target": str(target_dir),
+        "summary": est["probe"] | {"target_layers": layers},
+        "config": target["config"]["repro"]
+        + " "
+        + (target["config"]["ac_policy"] if target["config"]["ac"] == "op" else target["config"]["ac"]),
+        "components": rows,
+    }
 
 
 def recheck(probe_report: Path, earlier: list[dict]) -> list[dict]:
@@ -72,13 +81,24 @@ def recheck(probe_report: Path, earlier: list[dict]) -> list[dict]:
         layers = old["summary"]["target_layers"]
         est = estimate(probe, layers=layers, world=1)
         c, t = est["components"]["target"], est["totals"]["target_estimated"]
-        estimated = {"sharded_state_bytes": c["sharded_parameters_bytes"] + c["optimizer_state_bytes"],
-                     "saved_weight_derived_bytes": c["saved_weight_derived_bytes"],
-                     "saved_activation_bytes": c["saved_activation_bytes"], "forward_end_bytes": t["forward_end_bytes"],
-                     "peak_bytes": t["peak_bytes"], "peak_reserved_bytes": None}
-        rows = {k: {"estimated": estimated[k], "measured": v["measured"],
-                    "error": None if estimated[k] is None or not v["measured"] else round((estimated[k] - v["measured"]) / v["measured"], 4)}
-                for k, v in old["components"].items()}
+        estimated = {
+            "sharded_state_bytes": c["sharded_parameters_bytes"] + c["optimizer_state_bytes"],
+            "saved_weight_derived_bytes": c["saved_weight_derived_bytes"],
+            "saved_activation_bytes": c["saved_activation_bytes"],
+            "forward_end_bytes": t["forward_end_bytes"],
+            "peak_bytes": t["peak_bytes"],
+            "peak_reserved_bytes": None,
+        }
+        rows = {
+            k: {
+                "estimated": estimated[k],
+                "measured": v["measured"],
+                "error": None
+                if estimated[k] is None or not v["measured"]
+                else round((estimated[k] - v["measured"]) / v["measured"], 4),
+            }
+            for k, v in old["components"].items()
+        }
         out.append({**old, "probe": str(probe_report), "components": rows, "peak_in": t.get("peak_in")})
     return out
 
@@ -108,7 +128,6 @@ def main() -> None:
     if a.json:
         existing = json.loads(a.json.read_text()) if a.json.exists() else []
         a.json.write_text(json.dumps(existing + results, indent=1))
-
 
 
 if __name__ == "__main__":

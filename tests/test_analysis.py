@@ -6,8 +6,8 @@ import copy
 import json
 
 import pytest
-
 from conftest import LEGACY_ROWWISE
+
 from memprobe.analysis.findings import find
 from memprobe.analysis.rundir import graph_pairs, load_report
 from memprobe.analysis.saved import build_saved_table, group_rows, layer_pattern, saved_outputs, saved_totals, short_op
@@ -27,7 +27,10 @@ def test_small_helpers():
     assert short_op("prims.convert_element_type.default") == "convert_element_type"
     assert layer_pattern("abs(permute(layers.12.ffn.w1.weight))") == "abs(permute(layers.*.ffn.w1.weight))"
     # only the block index of a name, whatever the container is called; not indices inside the block
-    assert layer_pattern("mul(blocks.3.mlp.0.weight, model.layers.10.w1.bias)") == "mul(blocks.*.mlp.0.weight, model.layers.*.w1.bias)"
+    assert (
+        layer_pattern("mul(blocks.3.mlp.0.weight, model.layers.10.w1.bias)")
+        == "mul(blocks.*.mlp.0.weight, model.layers.*.w1.bias)"
+    )
 
 
 def test_rng_state_placeholders_are_neither_primals_nor_saved_values():
@@ -36,19 +39,44 @@ def test_rng_state_placeholders_are_neither_primals_nor_saved_values():
     from memprobe.analysis.saved import GraphPair, primal_inputs
 
     def node(name, op="call_function", inputs=(), **kw):
-        return {"name": name, "op": op, "target": kw.get("target"), "inputs": list(inputs), "shape": [4, 4],
-                "dtype": "bfloat16", "bytes": 32, "recompute": kw.get("recompute"), "original_aten": None,
-                "stack_trace": None, **({"outputs": kw["outputs"]} if "outputs" in kw else {})}
+        return {
+            "name": name,
+            "op": op,
+            "target": kw.get("target"),
+            "inputs": list(inputs),
+            "shape": [4, 4],
+            "dtype": "bfloat16",
+            "bytes": 32,
+            "recompute": kw.get("recompute"),
+            "original_aten": None,
+            "stack_trace": None,
+            **({"outputs": kw["outputs"]} if "outputs" in kw else {}),
+        }
 
-    forward = {"graph_id": "g0.forward", "nodes": [node("primals_1", "placeholder"), node("primals_2", "placeholder"),
-                         node("fwd_rng_state_0", "placeholder"),
-                         node("abs_1", inputs=["primals_1"], target="aten.abs.default", recompute="MUST_SAVE"),
-                         node("mm", inputs=["primals_2", "abs_1"], target="aten.mm.default"),
-                         node("output", "output", inputs=["mm", "abs_1"], outputs=["mm", "abs_1"])]}
-    backward = {"graph_id": "g0.backward", "nodes": [node("abs_1", "placeholder"), node("tangents_1", "placeholder"),
-                          node("bwd_rng_state_0", "placeholder"), node("output", "output", outputs=[None])]}
-    inputs = [{"placeholder": "w", "source": "L['self']._parameters['weight']", "kind": "parameter", "fqn": "w.weight"},
-              {"placeholder": "x", "source": "L['x']", "kind": "input", "fqn": "x"}]
+    forward = {
+        "graph_id": "g0.forward",
+        "nodes": [
+            node("primals_1", "placeholder"),
+            node("primals_2", "placeholder"),
+            node("fwd_rng_state_0", "placeholder"),
+            node("abs_1", inputs=["primals_1"], target="aten.abs.default", recompute="MUST_SAVE"),
+            node("mm", inputs=["primals_2", "abs_1"], target="aten.mm.default"),
+            node("output", "output", inputs=["mm", "abs_1"], outputs=["mm", "abs_1"]),
+        ],
+    }
+    backward = {
+        "graph_id": "g0.backward",
+        "nodes": [
+            node("abs_1", "placeholder"),
+            node("tangents_1", "placeholder"),
+            node("bwd_rng_state_0", "placeholder"),
+            node("output", "output", outputs=[None]),
+        ],
+    }
+    inputs = [
+        {"placeholder": "w", "source": "L['self']._parameters['weight']", "kind": "parameter", "fqn": "w.weight"},
+        {"placeholder": "x", "source": "L['x']", "kind": "input", "fqn": "x"},
+    ]
     pair = GraphPair(dynamo_graph=0, forward=forward, backward=backward, inputs=inputs)
     assert saved_outputs(pair) == ["abs_1"]
     assert primal_inputs(pair)["primals_1"]["fqn"] == "w.weight"

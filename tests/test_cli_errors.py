@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_cli
 
 
@@ -45,10 +44,30 @@ def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
 def test_help_documents_every_flag():
     proc = run_cli("run", "--help", timeout=60)
     assert proc.returncode == 0
-    for flag in ("--recipe", "--dim", "--hidden", "--layers", "--batch", "--seq", "--seed", "--ac ", "--ac-policy",
-                 "--save-op", "--recompute-op", "--compile / --no-compile", "--fsdp / --no-fsdp",
-                 "--reshard-after-forward / --no-reshard-after-forward", "--device", "--steps", "--out", "--force",
-                 "--json", "--quiet", "--verbose", "--debug"):
+    for flag in (
+        "--recipe",
+        "--dim",
+        "--hidden",
+        "--layers",
+        "--batch",
+        "--seq",
+        "--seed",
+        "--ac ",
+        "--ac-policy",
+        "--save-op",
+        "--recompute-op",
+        "--compile / --no-compile",
+        "--fsdp / --no-fsdp",
+        "--reshard-after-forward / --no-reshard-after-forward",
+        "--device",
+        "--steps",
+        "--out",
+        "--force",
+        "--json",
+        "--quiet",
+        "--verbose",
+        "--debug",
+    ):
         assert flag in proc.stdout, flag
 
 

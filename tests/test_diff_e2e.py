@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import run_cli
+
 from memprobe.analysis.diff import diff_reports
 
 pytestmark = pytest.mark.e2e
@@ -39,7 +39,8 @@ def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff):
     assert t["saved_bytes"]["delta"] == t["saved_bytes"]["b"] - t["saved_bytes"]["a"]
     assert json.loads((out / "diff.json").read_text())["items"] == d["items"]
     assert d["phases"]["comparable"] and d["phases"]["phases"]["forward"]["end_bytes"]["delta"] >= sum(
-        it["delta_bytes"] for it in weight)
+        it["delta_bytes"] for it in weight
+    )
 
 
 def test_diffing_the_run_directories_gives_the_same_result(legacy_diff):
@@ -96,8 +97,9 @@ TINY_BF16 = ("bf16", "bf16", "--dim", "128", "--hidden", "256", "--seq", "32", "
 def test_a_side_environment_changes_what_is_allocated_and_is_named(tmp_path):
     """--a-env/--b-env: Inductor's C++ kernels keep one accumulation buffer per OpenMP thread, so the
     thread count really changes what the compiled forward allocates; the saved values do not change."""
-    proc = run_cli("diff", *TINY_BF16, "--a-env", "OMP_NUM_THREADS=2", "--b-env", "OMP_NUM_THREADS=1",
-                   "--out", tmp_path / "d", "-q")
+    proc = run_cli(
+        "diff", *TINY_BF16, "--a-env", "OMP_NUM_THREADS=2", "--b-env", "OMP_NUM_THREADS=1", "--out", tmp_path / "d", "-q"
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "OMP_NUM_THREADS=2" in proc.stdout and "OMP_NUM_THREADS=1" in proc.stdout
     d = json.loads((tmp_path / "d" / "diff.json").read_text())
@@ -147,8 +149,9 @@ def test_a_side_whose_python_lacks_memprobe_or_whose_env_is_malformed_is_one_lin
 
 def test_per_side_flags(tmp_path):
     """One op added to B's policy: the only difference is what that op saves."""
-    proc = run_cli("diff", "rowwise", "rowwise", "--layers", "1", "--b", "--save-op aten.abs",
-                   "--out", tmp_path / "d", "--json", "-q")
+    proc = run_cli(
+        "diff", "rowwise", "rowwise", "--layers", "1", "--b", "--save-op aten.abs", "--out", tmp_path / "d", "--json", "-q"
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     d = json.loads(proc.stdout)
     assert d["b"]["config"]["save_ops"] == ["aten.abs.default"] and d["a"]["config"]["save_ops"] == []
@@ -179,8 +182,24 @@ def test_diff_is_pure_and_symmetric_in_its_totals(legacy_diff):
 
 def test_parallel_sides_give_the_sequential_answer(tmp_path):
     """--parallel runs side B in a second process; the ranked items are the same as run one after the other."""
-    tiny = ("bf16", "rowwise", "--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", *LEGACY,
-            "--analysis-only", "--device", "cpu", "--json", "-q")
+    tiny = (
+        "bf16",
+        "rowwise",
+        "--dim",
+        "64",
+        "--hidden",
+        "128",
+        "--seq",
+        "32",
+        "--layers",
+        "1",
+        *LEGACY,
+        "--analysis-only",
+        "--device",
+        "cpu",
+        "--json",
+        "-q",
+    )
     results = {}
     for mode in ("--parallel", None):
         proc = run_cli("diff", *tiny, *([mode] if mode else []), "--out", tmp_path / str(mode))

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import TODAY_ROWWISE, run_cli
 
 pytestmark = pytest.mark.e2e
@@ -26,8 +25,23 @@ def _findings(report: dict, kind: str) -> list[dict]:
 
 
 def test_saving_silu_names_silu_and_its_line_and_costs_more_than_its_output(tmp_path):
-    r = _run(tmp_path, "--recipe", "rowwise", "--save-op", "aten.silu", "--dim", "256", "--hidden", "1024",
-             "--layers", "2", "--batch", "2", "--seq", "64")
+    r = _run(
+        tmp_path,
+        "--recipe",
+        "rowwise",
+        "--save-op",
+        "aten.silu",
+        "--dim",
+        "256",
+        "--hidden",
+        "1024",
+        "--layers",
+        "2",
+        "--batch",
+        "2",
+        "--seq",
+        "64",
+    )
     silu = [row for row in r["saved_tensors"] if row["op"] == "silu"]
     assert silu and all(row["user"]["op"] == "silu" for row in silu)
     # the top saved values (largest first, parameters apart) read in the user's terms
@@ -56,8 +70,20 @@ def test_a_model_that_upcasts_its_weights_saves_wide_weight_copies(tmp_path):
 
 def test_parameters_left_unsharded_after_forward_are_a_finding_with_the_measured_bytes(tmp_path):
     dim, hidden, layers = 128, 256, 2
-    r = _run(tmp_path, "--recipe", "bf16", "--no-reshard-after-forward", "--dim", str(dim), "--hidden", str(hidden),
-             "--layers", str(layers), "--seq", "32")
+    r = _run(
+        tmp_path,
+        "--recipe",
+        "bf16",
+        "--no-reshard-after-forward",
+        "--dim",
+        str(dim),
+        "--hidden",
+        str(hidden),
+        "--layers",
+        str(layers),
+        "--seq",
+        "32",
+    )
     measured = r["attribution"]["phases"]["forward"]["at_end"]["by_category_bytes"]["fsdp-unsharded-parameter"]
     assert measured == layers * 3 * dim * hidden * 2  # every block's three bf16 weights
     (f,) = _findings(r, "unsharded-after-forward")

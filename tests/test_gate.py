@@ -8,10 +8,10 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
+from conftest import LEGACY_ROWWISE, TODAY_ROWWISE, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import LEGACY_ROWWISE, TODAY_ROWWISE, run_cli
 from memprobe.budget import BudgetError, load_budget, parse_relative, parse_size
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,10 +48,10 @@ forward_peak_bytes = "6 GiB"
 @pytest.mark.parametrize(
     "edit, line, needle",
     [
-        (("saved_bytes = \"24 MiB\"", "saved_bites = \"24 MiB\""), 6, "unknown metric 'saved_bites'"),
-        (("\"24 MiB\"", "\"24 MiBs\""), 6, "unknown unit 'MiBs'"),
-        (("recipe = \"rowwise\"", "recipe = \"fp4\""), 2, "unknown recipe 'fp4'"),
-        (("ac_policy = \"torchtitan\"", "ac_polcy = \"torchtitan\""), 3, "unknown configuration key(s): ac_polcy"),
+        (('saved_bytes = "24 MiB"', 'saved_bites = "24 MiB"'), 6, "unknown metric 'saved_bites'"),
+        (('"24 MiB"', '"24 MiBs"'), 6, "unknown unit 'MiBs'"),
+        (('recipe = "rowwise"', 'recipe = "fp4"'), 2, "unknown recipe 'fp4'"),
+        (('ac_policy = "torchtitan"', 'ac_polcy = "torchtitan"'), 3, "unknown configuration key(s): ac_polcy"),
         (("weight_derived_saved_bytes = 0", "weight_derived_saved_bytes = = 0"), 7, "TOML syntax error"),
         (("forward_peak_bytes", "saved_bytes"), 10, "derived from the graphs"),
         (("[probes.p.limits.cuda]", "[probes.p.limits.tpu]"), 9, "unknown limits section 'tpu'"),
@@ -95,8 +95,8 @@ def test_budget_parser_never_crashes(tmp_path_factory, text):
 def _budget_for(tmp_path: Path, policy: str) -> Path:
     """The project's committed budget, with the probe's policy replaced."""
     text = (ROOT / "memprobe.toml").read_text()
-    assert 'ac_policy' not in text or 'ac_policy = "torchtitan"' in text
-    text = text.replace("[probes.ffn-rowwise]\n", f"[probes.ffn-rowwise]\nac_policy = \"{policy}\"\n")
+    assert "ac_policy" not in text or 'ac_policy = "torchtitan"' in text
+    text = text.replace("[probes.ffn-rowwise]\n", f'[probes.ffn-rowwise]\nac_policy = "{policy}"\n')
     path = tmp_path / "memprobe.toml"
     path.write_text(text)
     shutil.copy(ROOT / "memprobe-baseline.json", tmp_path / "memprobe-baseline.json")
@@ -115,8 +115,13 @@ def test_gate_fails_on_the_legacy_policy_naming_the_abs_items(runs, tmp_path):
     from conftest import MEMPROBE
 
     env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
-    proc = subprocess.run(MEMPROBE.split() + ["gate", "--budget", str(budget), "--from", str(legacy.path), "--junit", str(junit)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        MEMPROBE.split() + ["gate", "--budget", str(budget), "--from", str(legacy.path), "--junit", str(junit)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
     assert "FAIL" in out and "weight_derived_saved_bytes" in out
@@ -155,7 +160,7 @@ def test_gate_passes_on_todays_policy_and_flags_foreign_baselines(runs, tmp_path
 def test_cuda_limits_skip_on_cpu_and_update_baseline(runs, tmp_path):
     today = runs(*TODAY_ROWWISE)
     path = tmp_path / "memprobe.toml"
-    path.write_text(BUDGET + "\n[probes.p.limits.baseline]\nsaved_bytes = \"+5%\"\n")
+    path.write_text(BUDGET + '\n[probes.p.limits.baseline]\nsaved_bytes = "+5%"\n')
     proc = run_cli("gate", "--budget", path, "--from", f"p={today.path}", "--json")
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)

@@ -10,8 +10,8 @@ import time
 
 import pytest
 import torch
-
 from conftest import MEMPROBE, run_cli
+
 from memprobe.errors import ConfigError
 
 
@@ -20,7 +20,9 @@ def test_float8_on_an_old_gpu_is_refused(monkeypatch):
 
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA A100-SXM4-80GB")
-    with pytest.raises(ConfigError, match=r"compute capability 8.9 or newer; NVIDIA A100-SXM4-80GB is 8.0: use --recipe bf16 or --device cpu"):
+    with pytest.raises(
+        ConfigError, match=r"compute capability 8.9 or newer; NVIDIA A100-SXM4-80GB is 8.0: use --recipe bf16 or --device cpu"
+    ):
         runner.check_float8_support("rowwise", torch.device("cuda", 0))
     runner.check_float8_support("bf16", torch.device("cuda", 0))  # bf16 runs anywhere
 
@@ -29,8 +31,13 @@ def test_float8_on_an_old_gpu_is_refused(monkeypatch):
     "files, needle",
     [
         ({"torchao/__init__.py": "raise ImportError('simulated: no torchao here')\n"}, "needs torchao>=0.18"),
-        ({"torchao/__init__.py": "__version__ = '0.5.0'\n",
-          "torchao/float8/__init__.py": "Float8LinearConfig = convert_to_float8_training = None\n"}, "torchao 0.5.0 is too old"),
+        (
+            {
+                "torchao/__init__.py": "__version__ = '0.5.0'\n",
+                "torchao/float8/__init__.py": "Float8LinearConfig = convert_to_float8_training = None\n",
+            },
+            "torchao 0.5.0 is too old",
+        ),
     ],
     ids=["missing", "too-old"],
 )
@@ -39,8 +46,13 @@ def test_torchao_missing_or_too_old(tmp_path, files, needle):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    proc = subprocess.run(MEMPROBE.split() + ["run", "--recipe", "rowwise", "--out", str(tmp_path / "r")],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        MEMPROBE.split() + ["run", "--recipe", "rowwise", "--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and needle in proc.stderr and "Traceback" not in proc.stderr
 
@@ -75,8 +87,9 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
 
     monkeypatch.setattr(common, "loss_fn", failing_loss)
     out = tmp_path / "oom"
-    result = CliRunner().invoke(cli, ["run", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--steps", "3",
-                                      "--out", str(out), "-q"])
+    result = CliRunner().invoke(
+        cli, ["run", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--steps", "3", "--out", str(out), "-q"]
+    )
     assert result.exit_code == 4, (result.exit_code, result.output)
     err = result.stderr
     assert err.count("\n") == 1 and "out of memory during forward" in err and str(out) in err
@@ -93,8 +106,12 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
 @pytest.mark.e2e
 def test_sigterm_leaves_a_consistent_run_dir(tmp_path):
     out = tmp_path / "term"
-    proc = subprocess.Popen(MEMPROBE.split() + ["run", "--recipe", "bf16", "--steps", "50", "--out", str(out), "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        MEMPROBE.split() + ["run", "--recipe", "bf16", "--steps", "50", "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 300
     while time.time() < deadline:  # wait until the graphs are recorded, then stop it mid-training
         try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import LEGACY_ROWWISE, run_cli
 
 pytestmark = pytest.mark.e2e
@@ -27,8 +26,7 @@ def test_analysis_only_saved_table_equals_the_full_runs(runs):
 
 
 def test_explain_ranks_removing_abs_first(tmp_path):
-    proc = run_cli("explain", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--out", tmp_path / "e",
-                   "--json", "-q")
+    proc = run_cli("explain", "--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--out", tmp_path / "e", "--json", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     r = json.loads(proc.stdout)
     top = r["edits"][0]
@@ -44,8 +42,26 @@ def test_explain_ranks_removing_abs_first(tmp_path):
 
 
 def test_bisect_finds_what_the_regression_needs(tmp_path):
-    proc = run_cli("bisect", "bf16", "fp8", "--ac-policy", "torchtitan-2025-01", "--dim", "256", "--hidden", "1024",
-                   "--seq", "128", "--min-delta", "256 KiB", "--out", tmp_path / "b", "--json", "-q", timeout=900)
+    proc = run_cli(
+        "bisect",
+        "bf16",
+        "fp8",
+        "--ac-policy",
+        "torchtitan-2025-01",
+        "--dim",
+        "256",
+        "--hidden",
+        "1024",
+        "--seq",
+        "128",
+        "--min-delta",
+        "256 KiB",
+        "--out",
+        tmp_path / "b",
+        "--json",
+        "-q",
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     r = json.loads(proc.stdout)
     assert r["trials"][0]["exceeds"]

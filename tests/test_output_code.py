@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import LEGACY_ROWWISE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import LEGACY_ROWWISE
 from memprobe.analysis.output_code import OutputCodeError, graph_memory, simulate, simulate_run, storage_bytes
 from memprobe.analysis.rundir import graph_pairs, load_report
 
@@ -61,7 +61,7 @@ def test_cuda_output_code_saved_bytes_equal_the_table(name):
     assert "grad(ffn.w1.weight)" in grads
 
 
-SMALL = '''
+SMALL = """
 def call(args):
     primals_1, primals_2 = args
     args.clear()
@@ -78,7 +78,7 @@ def call(args):
     buf4 = reinterpret_tensor(buf2, (32,), (1,), 0); del buf2  # reuse
     del buf3
     return (buf4, primals_1, buf1, )
-'''
+"""
 
 
 def test_simulator_counts_reuse_aliases_and_inputs():
@@ -121,8 +121,12 @@ def test_storage_bytes():
 _names = st.sampled_from(["buf0", "buf1", "buf2", "primals_1", "args", "x"])
 _shapes = st.lists(st.integers(0, 64), min_size=0, max_size=3).map(tuple)
 _lines = st.one_of(
-    st.builds(lambda n, s, d: f"{n} = empty_strided_cpu({s}, {tuple(1 for _ in s)}, torch.{d})", _names, _shapes,
-              st.sampled_from(["float32", "bfloat16", "float8_e4m3fn", "nope"])),
+    st.builds(
+        lambda n, s, d: f"{n} = empty_strided_cpu({s}, {tuple(1 for _ in s)}, torch.{d})",
+        _names,
+        _shapes,
+        st.sampled_from(["float32", "bfloat16", "float8_e4m3fn", "nope"]),
+    ),
     st.builds(lambda a, b: f"{a} = {b}; del {b}  # reuse", _names, _names),
     st.builds(lambda a, b: f"{a} = reinterpret_tensor({b}, (4,), (1,), 0)", _names, _names),
     st.builds(lambda a: f"del {a}", _names),
@@ -141,7 +145,7 @@ _lines = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_lines, max_size=25))
 def test_simulator_never_crashes_on_arbitrary_wrapper_statements(lines):
-    src = "def call(args):\n" + "".join(f"    {l}\n" for l in lines) + "    pass\n"
+    src = "def call(args):\n" + "".join(f"    {line}\n" for line in lines) + "    pass\n"
     try:
         sim = simulate(src)
     except OutputCodeError:

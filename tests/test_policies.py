@@ -83,8 +83,16 @@ def test_config_flags_round_trip_through_the_cli():
     from memprobe.cli.run import config_from_options, run
     from memprobe.config import ProbeConfig
 
-    cfg = ProbeConfig(recipe="tensorwise", dim=256, layers=3, ac_policy="torchtitan-2025-01",
-                      recompute_ops=("aten.abs.default",), fsdp=False, reshard_after_forward=False,
-                      device="cpu", steps=4).validated()
+    cfg = ProbeConfig(
+        recipe="tensorwise",
+        dim=256,
+        layers=3,
+        ac_policy="torchtitan-2025-01",
+        recompute_ops=("aten.abs.default",),
+        fsdp=False,
+        reshard_after_forward=False,
+        device="cpu",
+        steps=4,
+    ).validated()
     ctx = run.make_context("run", cfg.to_flags())
     assert config_from_options(ctx.params) == cfg

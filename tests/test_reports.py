@@ -16,7 +16,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 
 DATA = Path(__file__).parent / "data" / "cuda"
@@ -35,8 +34,16 @@ def _browser():
 
 def _render_in_browser(html: Path, shot: Path) -> tuple[str, str]:
     """The DOM after the page's script ran, and Chromium's log (console messages included)."""
-    common = [_browser(), "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
-              "--virtual-time-budget=10000", "--window-size=1400,2400"]
+    common = [
+        _browser(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=10000",
+        "--window-size=1400,2400",
+    ]
     dom = subprocess.run(common + ["--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     snap = subprocess.run(common + [f"--screenshot={shot}", html.as_uri()], capture_output=True, text=True, timeout=120)
@@ -159,8 +166,27 @@ def test_gate_markdown_matches_the_snapshot(tmp_path):
 @pytest.mark.e2e
 def test_run_writes_html_and_trace_next_to_its_run_directory(tmp_path):
     html, trace = tmp_path / "run.html", tmp_path / "trace.json"
-    proc = run_cli("run", "--recipe", "bf16", "--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1",
-                   "--device", "cpu", "--out", tmp_path / "r", "--html", html, "--trace", trace)
+    proc = run_cli(
+        "run",
+        "--recipe",
+        "bf16",
+        "--dim",
+        "64",
+        "--hidden",
+        "128",
+        "--seq",
+        "32",
+        "--layers",
+        "1",
+        "--device",
+        "cpu",
+        "--out",
+        tmp_path / "r",
+        "--html",
+        html,
+        "--trace",
+        trace,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"html report: {html}" in proc.stdout and f"trace: {trace}" in proc.stdout
     _assert_offline(html.read_text())

@@ -31,10 +31,31 @@ def test_builders_compose_in_torchtitan_order():
 @pytest.mark.e2e
 def test_standalone_eager_run_reports_saved_bytes():
     proc = subprocess.run(
-        [sys.executable, "-m", "repros.ffn", "--recipe", "bf16", "--no-compile", "--no-fsdp", "--layers", "1",
-         "--dim", "64", "--hidden", "128", "--seq", "32", "--steps", "2", "--device", "cpu"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "repros.ffn",
+            "--recipe",
+            "bf16",
+            "--no-compile",
+            "--no-fsdp",
+            "--layers",
+            "1",
+            "--dim",
+            "64",
+            "--hidden",
+            "128",
+            "--seq",
+            "32",
+            "--steps",
+            "2",
+            "--device",
+            "cpu",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("step ")]
-    assert len(lines) == 2 and all("saved for backward" in l for l in lines)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("step ")]
+    assert len(lines) == 2 and all("saved for backward" in line for line in lines)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import LEGACY_ROWWISE, TODAY_ROWWISE, run_cli
 
 pytestmark = pytest.mark.e2e

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import LEGACY_ROWWISE, run_cli  # LEGACY_ROWWISE: the one-process run other tests already made
 
 pytestmark = pytest.mark.e2e
@@ -94,8 +93,10 @@ def test_the_transformer_repro_saves_abs_of_attention_and_ffn_weights(runs):
     probe, target = est["components"]["probe"], est["components"]["target"]
     # weight-derived values scale with depth only (the first block's graph differs: it counts once, a later block
     # 31 times); sharded state with depth / ranks
-    per_block = {b: sum(r["bytes"] for r in run.report["saved_tensors"] if r["kind"] == "weight-derived" and r["block"] == b)
-                 for b in ("layers.0", "layers.1")}
+    per_block = {
+        b: sum(r["bytes"] for r in run.report["saved_tensors"] if r["kind"] == "weight-derived" and r["block"] == b)
+        for b in ("layers.0", "layers.1")
+    }
     assert target["saved_weight_derived_bytes"] == per_block["layers.0"] + 31 * per_block["layers.1"]
     assert probe["saved_weight_derived_bytes"] == per_block["layers.0"] + per_block["layers.1"]
     assert target["sharded_parameters_bytes"] < probe["sharded_parameters_bytes"] * 16 / 8 * 1.01

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memprobe.analysis.snapshot import SnapshotError, attribute_peak, load_snapshot, replay
-from memprobe.analysis.rundir import graph_pairs, load_report
 from memprobe.analysis.output_code import simulate_run
+from memprobe.analysis.rundir import graph_pairs, load_report
+from memprobe.analysis.snapshot import SnapshotError, attribute_peak, load_snapshot, replay
 
 CUDA = Path(__file__).parent / "data" / "cuda"
 
@@ -74,7 +74,9 @@ def test_malicious_pickle_runs_no_code(tmp_path):
 
     path = tmp_path / "snapshot.pickle"
     path.write_bytes(pickle.dumps({"segments": [], "device_traces": [], "x": Evil()}))
-    with pytest.raises(SnapshotError, match="refusing to load posix.system|refusing to load os.system|refusing to load nt.system"):
+    with pytest.raises(
+        SnapshotError, match="refusing to load posix.system|refusing to load os.system|refusing to load nt.system"
+    ):
         load_snapshot(path)
     assert not marker.exists()
 
@@ -130,15 +132,26 @@ def test_corrupted_real_snapshot_never_crashes(tmp_path_factory, seed):
         pass
 
 
-_event = st.fixed_dictionaries({
-    "action": st.sampled_from(["alloc", "free_requested", "free_completed", "segment_alloc", "oom", 3]),
-    "addr": st.one_of(st.integers(0, 8), st.none()),
-    "size": st.one_of(st.integers(0, 4096), st.text(max_size=2)),
-}, optional={"frames": st.lists(st.fixed_dictionaries({"filename": st.text(max_size=5), "line": st.integers(), "name": st.text(max_size=5)}), max_size=2)})
+_event = st.fixed_dictionaries(
+    {
+        "action": st.sampled_from(["alloc", "free_requested", "free_completed", "segment_alloc", "oom", 3]),
+        "addr": st.one_of(st.integers(0, 8), st.none()),
+        "size": st.one_of(st.integers(0, 4096), st.text(max_size=2)),
+    },
+    optional={
+        "frames": st.lists(
+            st.fixed_dictionaries({"filename": st.text(max_size=5), "line": st.integers(), "name": st.text(max_size=5)}),
+            max_size=2,
+        )
+    },
+)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(_event, max_size=30), st.lists(st.dictionaries(st.sampled_from(["address", "size", "state"]), st.integers(0, 8)), max_size=3))
+@given(
+    st.lists(_event, max_size=30),
+    st.lists(st.dictionaries(st.sampled_from(["address", "size", "state"]), st.integers(0, 8)), max_size=3),
+)
 def test_replay_and_attribution_never_crash_on_odd_traces(events, blocks):
     snap = {"segments": [{"device": 0, "blocks": blocks}], "device_traces": [events]}
     rep = replay(snap)

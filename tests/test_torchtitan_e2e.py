@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +42,9 @@ def test_the_installed_policy_is_torchtitans_own_list():
     # that defines them is imported, so another process may resolve a few fewer)
     from memprobe.integrations.torchtitan import installed_save_ops
 
-    theirs = {str(op) if "." in str(op) else f"higher_order.{op.__name__}" for op in SelectiveAC(SelectiveAC.Config()).get_save_ops()}
+    theirs = {
+        str(op) if "." in str(op) else f"higher_order.{op.__name__}" for op in SelectiveAC(SelectiveAC.Config()).get_save_ops()
+    }
     assert set(installed_save_ops()) == theirs and ops <= theirs
     # it follows the installed torch: its compute-intensive ops are in it
     assert {f"{op.default}" for op in get_default_op_list().compute_intensive_ops} <= ops
@@ -55,8 +56,19 @@ def test_the_installed_policy_drives_a_run_and_the_abs_regression_appears_only_w
     results = {}
     for label, extra in (("as installed", ()), ("+abs", ("--save-op", "aten.abs"))):
         out = tmp_path / label.replace(" ", "-")
-        proc = run_cli("run", "--recipe", "rowwise", "--ac-policy", "torchtitan-installed", *extra, *TINY_FFN,
-                       "--analysis-only", "--out", out, "-q")
+        proc = run_cli(
+            "run",
+            "--recipe",
+            "rowwise",
+            "--ac-policy",
+            "torchtitan-installed",
+            *extra,
+            *TINY_FFN,
+            "--analysis-only",
+            "--out",
+            out,
+            "-q",
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         results[label] = json.loads((out / "report.json").read_text())
     base, edited = results["as installed"], results["+abs"]
@@ -70,8 +82,24 @@ def test_the_installed_policy_drives_a_run_and_the_abs_regression_appears_only_w
 @pytest.mark.e2e
 def test_torchtitans_llama3_debug_model_runs_and_names_torchtitans_modules(tmp_path):
     out = tmp_path / "tt"
-    proc = run_cli("run", "--repro", "torchtitan", "--flavor", "debugmodel", "--recipe", "bf16", "--layers", "1",
-                   "--seq", "32", "--device", "cpu", "--out", out, "-q")
+    proc = run_cli(
+        "run",
+        "--repro",
+        "torchtitan",
+        "--flavor",
+        "debugmodel",
+        "--recipe",
+        "bf16",
+        "--layers",
+        "1",
+        "--seq",
+        "32",
+        "--device",
+        "cpu",
+        "--out",
+        out,
+        "-q",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = json.loads((out / "report.json").read_text())
     assert r["status"] == "complete" and r["config"]["repro"] == "torchtitan"
@@ -85,8 +113,29 @@ def test_a_memory_budget_sweep_plots_saved_bytes_and_peak(tmp_path):
     from test_reports import _console_errors, _render_in_browser
 
     html = tmp_path / "sweep.html"
-    proc = run_cli("sweep", "--recipe", "bf16", "--dim", "128", "--hidden", "512", "--layers", "2", "--seq", "64",
-                   "--budgets", "0,1", "--device", "cpu", "--out", tmp_path / "s", "--html", html, "--json", "-q")
+    proc = run_cli(
+        "sweep",
+        "--recipe",
+        "bf16",
+        "--dim",
+        "128",
+        "--hidden",
+        "512",
+        "--layers",
+        "2",
+        "--seq",
+        "64",
+        "--budgets",
+        "0,1",
+        "--device",
+        "cpu",
+        "--out",
+        tmp_path / "s",
+        "--html",
+        html,
+        "--json",
+        "-q",
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = json.loads(proc.stdout)
     low, high = r["points"]

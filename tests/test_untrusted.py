@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import MEMPROBE, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import MEMPROBE, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CUDA = Path(__file__).parent / "data" / "cuda"
@@ -51,6 +50,7 @@ def _one_line(proc, code: int = 2) -> str:
 
 
 # -- 1. --force deletes only what memprobe wrote -----------------------------------------------------
+
 
 def test_force_never_deletes_a_directory_memprobe_did_not_write(tmp_path):
     victim = tmp_path / "P"
@@ -107,12 +107,16 @@ def build(device):
 def test_a_model_that_exits_is_a_failure_never_a_pass(tmp_path, source):
     model = tmp_path / "exiting.py"
     model.write_text(source)
-    err = _one_line(run_cli("run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", tmp_path / "r", "-q"))
+    err = _one_line(
+        run_cli("run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", tmp_path / "r", "-q")
+    )
     assert "sys.exit(0)" in err
     assert json.loads((tmp_path / "r" / "report.json").read_text())["status"] == "failed"
     budget = tmp_path / "memprobe.toml"
-    budget.write_text(f'[probes.exiting]\nrecipe = "bf16"\nmodel = "{model}:build"\ndevice = "cpu"\n\n'
-                      '[probes.exiting.limits]\nsaved_bytes = "1 GiB"\n')
+    budget.write_text(
+        f'[probes.exiting]\nrecipe = "bf16"\nmodel = "{model}:build"\ndevice = "cpu"\n\n'
+        '[probes.exiting.limits]\nsaved_bytes = "1 GiB"\n'
+    )
     proc = run_cli("gate", "--budget", budget, "--out", tmp_path / "g", "--junit", tmp_path / "gate.xml", "-q")
     err = _one_line(proc)
     assert "probe 'exiting' gave no verdict" in err and "sys.exit(0)" in err
@@ -120,10 +124,13 @@ def test_a_model_that_exits_is_a_failure_never_a_pass(tmp_path, source):
 
 # -- 3. no overwrite without --force -------------------------------------------------------------------
 
+
 def test_gate_outputs_are_not_overwritten(tmp_path):
     budget = tmp_path / "memprobe.toml"
-    budget.write_text('[probes.p]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
-                      'device = "cuda"\nsteps = 3\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n')
+    budget.write_text(
+        '[probes.p]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
+        'device = "cuda"\nsteps = 3\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n'
+    )
     for flag in ("--junit", "--html"):
         existing = tmp_path / f"existing{flag}"
         existing.write_text("keep")
@@ -167,7 +174,7 @@ def test_recorded_strings_cannot_inject_script_into_the_html(tmp_path):
     proc = run_cli("report", run, "-o", html)
     assert proc.returncode == 0, proc.stderr
     page = html.read_text()
-    assert "<img src=x" not in page and "<script>document" not in page and "onerror=\"" not in page
+    assert "<img src=x" not in page and "<script>document" not in page and 'onerror="' not in page
     assert "&lt;img src=x" in page  # shown as text
     csp = re.search(r'Content-Security-Policy" content="([^"]+)"', page).group(1)
     assert "unsafe-inline" not in csp and "script-src 'sha256-" in csp
@@ -190,10 +197,17 @@ def test_a_diff_file_with_markup_in_its_numbers_is_refused(tmp_path):
 
 # -- 5. no file outside the run directory -------------------------------------------------------------------
 
-@pytest.mark.parametrize("field, value", [
-    ("output_code", "/etc/passwd"), ("output_code", "../../../../../../etc/passwd"),
-    ("graph_json", "/etc/hostname"), ("snapshot", "/etc/hostname"), ("snapshot", "../elsewhere.pickle"),
-])
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("output_code", "/etc/passwd"),
+        ("output_code", "../../../../../../etc/passwd"),
+        ("graph_json", "/etc/hostname"),
+        ("snapshot", "/etc/hostname"),
+        ("snapshot", "../elsewhere.pickle"),
+    ],
+)
 def test_files_named_outside_the_run_directory_are_refused(tmp_path, field, value):
     run = _copy_run(tmp_path)
 
@@ -220,6 +234,7 @@ def test_a_symlink_inside_the_run_directory_is_not_followed_out(tmp_path):
 
 # -- 6. hostile snapshots stay within a bound proportional to the file ----------------------------------
 
+
 def _child(code: str, timeout: float = 60) -> tuple[int, int, str]:
     """Run ``code`` in a fresh Python: its exit code, the integer it prints, and its stderr."""
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
@@ -229,10 +244,12 @@ def _child(code: str, timeout: float = 60) -> tuple[int, int, str]:
 def test_a_tiny_pickle_with_a_huge_memo_index_is_refused_cheaply(tmp_path):
     path = tmp_path / "memo.pickle"
     path.write_bytes(b"\x80\x04N" + b"r" + (2**28).to_bytes(4, "little") + b".")  # 9 bytes: LONG_BINPUT 2**28
-    code = (f"import resource\nfrom memprobe.analysis.snapshot import load_snapshot, SnapshotError\n"
-            f"before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-            f"try:\n    load_snapshot({str(path)!r})\nexcept SnapshotError as e:\n    import sys; print(e, file=sys.stderr)\n"
-            f"print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)")
+    code = (
+        f"import resource\nfrom memprobe.analysis.snapshot import load_snapshot, SnapshotError\n"
+        f"before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        f"try:\n    load_snapshot({str(path)!r})\nexcept SnapshotError as e:\n    import sys; print(e, file=sys.stderr)\n"
+        f"print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)"
+    )
     rc, grown, err = _child(code)
     assert rc == 0 and "needs more memory to load than a file of 9 bytes" in err, err
     assert grown < 300 * 2**20, grown  # the unbounded load took 2.1 GB
@@ -243,10 +260,15 @@ def _nested_frame_snapshot(depth: int = 40) -> dict:
     for _ in range(depth):
         x = [x, x]  # shared: a few bytes pickled, 2**depth items as text
     frame = {"filename": "model.py", "line": 1, "name": x}
-    return {"segments": [], "device_traces": [[
-        {"action": "alloc", "addr": 1, "size": 1024, "frames": [frame]},
-        {"action": "alloc", "addr": 2, "size": 2048, "frames": [{"filename": x, "line": x, "name": "f"}]},
-    ]]}
+    return {
+        "segments": [],
+        "device_traces": [
+            [
+                {"action": "alloc", "addr": 1, "size": 1024, "frames": [frame]},
+                {"action": "alloc", "addr": 2, "size": 2048, "frames": [{"filename": x, "line": x, "name": "f"}]},
+            ]
+        ],
+    }
 
 
 def test_a_snapshot_of_shared_nested_lists_is_analysed_quickly(tmp_path):
@@ -259,22 +281,32 @@ def test_a_snapshot_of_shared_nested_lists_is_analysed_quickly(tmp_path):
     assert time.time() - start < 60
 
 
-_leaf = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.text(max_size=8),
-                  st.binary(max_size=4))
-_hostile = st.recursive(_leaf, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                        st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                        max_leaves=25)
+_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True), st.text(max_size=8), st.binary(max_size=4)
+)
+_hostile = st.recursive(
+    _leaf,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=25,
+)
 _frame = st.one_of(_hostile, st.fixed_dictionaries({"filename": _hostile, "line": _hostile, "name": _hostile}))
-_event = st.one_of(_hostile, st.fixed_dictionaries(
-    {"action": st.sampled_from(["alloc", "free_requested", "free_completed"]), "addr": st.integers(-2, 2**64),
-     "size": st.one_of(st.integers(-(2**40), 2**40), _hostile)},
-    optional={"frames": st.one_of(_hostile, st.lists(_frame, max_size=3))}))
+_event = st.one_of(
+    _hostile,
+    st.fixed_dictionaries(
+        {
+            "action": st.sampled_from(["alloc", "free_requested", "free_completed"]),
+            "addr": st.integers(-2, 2**64),
+            "size": st.one_of(st.integers(-(2**40), 2**40), _hostile),
+        },
+        optional={"frames": st.one_of(_hostile, st.lists(_frame, max_size=3))},
+    ),
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_event, max_size=20), st.lists(_hostile, max_size=3))
 def test_hostile_snapshot_shapes_never_crash_the_analysis(events, segments):
-    from memprobe.analysis.snapshot import SnapshotError, Snapshot, attribute_peak, replay
+    from memprobe.analysis.snapshot import Snapshot, SnapshotError, attribute_peak, replay
     from memprobe.analysis.timeline import _cuda_timeline  # noqa: F401 (imported: the path report takes)
 
     snap = Snapshot({"segments": segments, "device_traces": [events]})
@@ -287,8 +319,25 @@ def test_hostile_snapshot_shapes_never_crash_the_analysis(events, segments):
 
 # -- 7. every file kind, fuzzed field by field: exit 2, never 70, never a traceback ------------------------
 
-HOSTILE_VALUES = [None, True, -1, 0, 1e30, 10**30, "x" * 100_000, "", "\udcff", [], {}, [[[[[]]]]], "[/]", "NaN-literal",
-                  "deep", "digits", "DELETE"]
+HOSTILE_VALUES = [
+    None,
+    True,
+    -1,
+    0,
+    1e30,
+    10**30,
+    "x" * 100_000,
+    "",
+    "\udcff",
+    [],
+    {},
+    [[[[[]]]]],
+    "[/]",
+    "NaN-literal",
+    "deep",
+    "digits",
+    "DELETE",
+]
 
 
 def _paths(obj, prefix=()):
@@ -315,8 +364,11 @@ def _dump_hostile(doc, path, value) -> str:
             parent = parent[p]
         del parent[path[-1]]
         return json.dumps(doc)
-    marker = {"NaN-literal": "NaN", "deep": "[" * 100_000 + "]" * 100_000, "digits": "9" * 5000}.get(value) \
-        if isinstance(value, str) else None
+    marker = (
+        {"NaN-literal": "NaN", "deep": "[" * 100_000 + "]" * 100_000, "digits": "9" * 5000}.get(value)
+        if isinstance(value, str)
+        else None
+    )
     if marker is None:
         _set(doc, path, value)
         return json.dumps(doc)
@@ -350,8 +402,12 @@ def test_report_json_fuzz_never_exits_70(fuzz_root, path, value, verb):
         shutil.copytree(ROWWISE, run)
     doc = json.loads((ROWWISE / "report.json").read_text())
     (run / "report.json").write_text(_dump_hostile(doc, path, value), errors="surrogatepass")
-    args = {"show": ["show", run], "report": ["report", run, "-o", fuzz_root / "o.html", "--force"],
-            "diff": ["diff", ROWWISE, run, "--json"], "estimate": ["estimate", run, "--layers", "4", "--world", "2"]}[verb]
+    args = {
+        "show": ["show", run],
+        "report": ["report", run, "-o", fuzz_root / "o.html", "--force"],
+        "diff": ["diff", ROWWISE, run, "--json"],
+        "estimate": ["estimate", run, "--layers", "4", "--world", "2"],
+    }[verb]
     code, output = _invoke(args)
     assert code in (0, 1, 2), (path, value, verb, code, output[-600:])
     assert "Traceback" not in output and "internal error" not in output, output[-600:]
@@ -365,14 +421,24 @@ def test_every_other_file_kind_is_validated(fuzz_root, tmp_path, kind):
 
     samples = {
         "diff": json.loads((fuzz_root / "d" / "diff.json").read_text()),
-        "explain": {"base": {"config": {}, "saved_bytes": 1, "run": "r", "recompute": {"flops": 1, "bytes_moved": 1}},
-                    "edits": [{"op": "aten.abs.default", "bytes_saved": 5, "edit": "e", "flag": "f", "freed": [{"expr": "x"}],
-                               "added": []}], "partitioner_items": [{"expr": "y", "bytes": 3, "op": "mm", "fate": "z"}],
-                    "mode": "full"},
-        "bisect": {"trials": [{"removed": "x", "delta_bytes": 1, "exceeds": True, "held_a": 1, "held_b": 2, "modes": ["full"]}],
-                   "conclusion": "c", "threshold_bytes": 1, "minimal": {"a": "a", "b": "b"}},
-        "baseline": {"memprobe_baseline": 1, "probes": {"p": {"figures": {"saved_bytes": 1}, "versions": {"torch": "x"},
-                                                              "device": "cpu"}}},
+        "explain": {
+            "base": {"config": {}, "saved_bytes": 1, "run": "r", "recompute": {"flops": 1, "bytes_moved": 1}},
+            "edits": [
+                {"op": "aten.abs.default", "bytes_saved": 5, "edit": "e", "flag": "f", "freed": [{"expr": "x"}], "added": []}
+            ],
+            "partitioner_items": [{"expr": "y", "bytes": 3, "op": "mm", "fate": "z"}],
+            "mode": "full",
+        },
+        "bisect": {
+            "trials": [{"removed": "x", "delta_bytes": 1, "exceeds": True, "held_a": 1, "held_b": 2, "modes": ["full"]}],
+            "conclusion": "c",
+            "threshold_bytes": 1,
+            "minimal": {"a": "a", "b": "b"},
+        },
+        "baseline": {
+            "memprobe_baseline": 1,
+            "probes": {"p": {"figures": {"saved_bytes": 1}, "versions": {"torch": "x"}, "device": "cpu"}},
+        },
     }
     sample = samples[kind]
     paths = list(_paths(sample))[1:]
@@ -380,9 +446,11 @@ def test_every_other_file_kind_is_validated(fuzz_root, tmp_path, kind):
     d = tmp_path / "x"
     d.mkdir()
     budget = tmp_path / "memprobe.toml"
-    budget.write_text('[probes.p]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
-                      'device = "cuda"\nsteps = 3\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n\n[probes.p.limits.baseline]\n'
-                      'saved_bytes = "+5%"\n')
+    budget.write_text(
+        '[probes.p]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
+        'device = "cuda"\nsteps = 3\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n\n[probes.p.limits.baseline]\n'
+        'saved_bytes = "+5%"\n'
+    )
     for _ in range(60):
         doc = json.loads(json.dumps(sample))
         text = _dump_hostile(doc, rng.choice(paths), rng.choice(HOSTILE_VALUES))
@@ -397,6 +465,7 @@ def test_every_other_file_kind_is_validated(fuzz_root, tmp_path, kind):
 
 # -- 8. terminal injection ---------------------------------------------------------------------------------
 
+
 def test_recorded_text_prints_literally(tmp_path):
     run = _copy_run(tmp_path, "exp[old]")
 
@@ -405,8 +474,9 @@ def test_recorded_text_prints_literally(tmp_path):
         r["saved_tensors"][0]["expr"] = "abs([red]w[/red])"
 
     _edit_report(run, inject)
-    proc = subprocess.run(MEMPROBE.split() + ["show", str(run)], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "400"})
+    proc = subprocess.run(
+        MEMPROBE.split() + ["show", str(run)], capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "400"}
+    )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "closing [/] tag [bold]not bold[/bold]" in out and "\x1b]52" not in out and "\\x1b]52" in out
@@ -447,8 +517,20 @@ def build(device):
 def test_json_output_is_json_even_when_the_model_prints(tmp_path):
     model = tmp_path / "printing.py"
     model.write_text(PRINTING_MODEL)
-    proc = run_cli("run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--no-compile",
-                   "--out", tmp_path / "r", "--json", "-q")
+    proc = run_cli(
+        "run",
+        "--model",
+        f"{model}:build",
+        "--recipe",
+        "bf16",
+        "--device",
+        "cpu",
+        "--no-compile",
+        "--out",
+        tmp_path / "r",
+        "--json",
+        "-q",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
     assert report["status"] == "complete" and "hello from forward" in proc.stderr
@@ -469,9 +551,12 @@ def test_a_signal_during_the_model_import_is_an_interruption(tmp_path, sig, code
     model = tmp_path / "slow.py"
     model.write_text(SLOW_IMPORT)
     out = tmp_path / "r"
-    proc = subprocess.Popen(MEMPROBE.split() + ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu",
-                                                "--out", str(out), "-q"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        MEMPROBE.split() + ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 120
     while time.time() < deadline:  # the import has begun once the device is known
         try:
@@ -490,27 +575,34 @@ def test_a_signal_during_the_model_import_is_an_interruption(tmp_path, sig, code
 
 # -- 11. validation gaps -----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, needle", [
-    (["run", "--save-op", "aten.abs.overloads"], "not an op overload"),
-    (["run", "--save-op", "aten.abs.op"], "not an op overload"),
-    (["run", "--recompute-op", "aten.abs.__class__"], "not an overload name"),
-    (["estimate", str(ROWWISE), "--world", "0"], "'--world': 0 is not in the range"),
-    (["estimate", str(ROWWISE), "--batch", "-2"], "'--batch': -2 is not in the range"),
-    (["budget", "--headroom", "nan%"], "--headroom takes a percentage"),
-    (["budget", "--headroom", "1e999%"], "--headroom takes a percentage"),
-    (["diff", "bf16", "bf16", "--a", "--layers '3"], "No closing quotation"),
-    (["diff", "bf16", "bf16", "--a", "--help"], "see `memprobe run --help`"),
-])
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["run", "--save-op", "aten.abs.overloads"], "not an op overload"),
+        (["run", "--save-op", "aten.abs.op"], "not an op overload"),
+        (["run", "--recompute-op", "aten.abs.__class__"], "not an overload name"),
+        (["estimate", str(ROWWISE), "--world", "0"], "'--world': 0 is not in the range"),
+        (["estimate", str(ROWWISE), "--batch", "-2"], "'--batch': -2 is not in the range"),
+        (["budget", "--headroom", "nan%"], "--headroom takes a percentage"),
+        (["budget", "--headroom", "1e999%"], "--headroom takes a percentage"),
+        (["diff", "bf16", "bf16", "--a", "--layers '3"], "No closing quotation"),
+        (["diff", "bf16", "bf16", "--a", "--help"], "see `memprobe run --help`"),
+    ],
+)
 def test_more_bad_values_exit_2_with_one_line(tmp_path, args, needle):
     err = _one_line(run_cli(*args, cwd=tmp_path))
     assert needle in err, err
 
 
-@pytest.mark.parametrize("line, needle, lineno", [
-    ('save_ops = ["aten.abs.overloads"]', "not an op overload", 3),
-    ("layers = 2.5", "must be a whole number", 3),
-    ("lr = nan", "must be a finite number", 3),
-])
+@pytest.mark.parametrize(
+    "line, needle, lineno",
+    [
+        ('save_ops = ["aten.abs.overloads"]', "not an op overload", 3),
+        ("layers = 2.5", "must be a whole number", 3),
+        ("lr = nan", "must be a finite number", 3),
+    ],
+)
 def test_budget_values_are_checked_as_run_would_check_them(tmp_path, line, needle, lineno):
     budget = tmp_path / "memprobe.toml"
     budget.write_text(f'[probes.p]\nrecipe = "rowwise"\n{line}\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n')

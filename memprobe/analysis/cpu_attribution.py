@@ -10,9 +10,9 @@ measured; the categories are inferred from those regions.
 
 from __future__ import annotations
 
+from ..vocab import AttributionSource, Category
 from .peaks import summarize_alive
 from .saved import prefix_block
-from ..vocab import AttributionSource, Category
 
 
 def _category_for(annotation: str | None) -> str:
@@ -47,8 +47,11 @@ def name_cpu_events(report: dict) -> tuple[list, list, dict[int, dict]] | None:
     if not ev or "addr" not in (ev.get("columns") or []):
         return None
     rows = ev["rows"]
-    annotations = [a for a in ev.get("annotations") or [] if not a[0].startswith("memprobe::") or a[0].startswith("memprobe::call")
-                   or a[0] == "memprobe::backward"]
+    annotations = [
+        a
+        for a in ev.get("annotations") or []
+        if not a[0].startswith("memprobe::") or a[0].startswith("memprobe::call") or a[0] == "memprobe::backward"
+    ]
     gm = {g["graph_id"]: g for g in report.get("graph_memory") or [] if "allocations" in g}
     invocations = report.get("invocations") or []
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
@@ -83,9 +86,15 @@ def name_cpu_events(report: dict) -> tuple[list, list, dict[int, dict]] | None:
                     if ret is None:
                         names[i] = {"category": Category.INDUCTOR_TEMPORARY, "item": f"{storage} ({graph})"}
                     elif ret["role"] == "saved":
-                        names[i] = {"category": Category.SAVED_FOR_BACKWARD, "item": _with_block(ret.get("expr") or ret["fx_node"], block)}
+                        names[i] = {
+                            "category": Category.SAVED_FOR_BACKWARD,
+                            "item": _with_block(ret.get("expr") or ret["fx_node"], block),
+                        }
                     else:
-                        names[i] = {"category": Category.GRAPH_OUTPUT, "item": _with_block(ret.get("expr") or ret["fx_node"], block)}
+                        names[i] = {
+                            "category": Category.GRAPH_OUTPUT,
+                            "item": _with_block(ret.get("expr") or ret["fx_node"], block),
+                        }
                     break
         for i in allocs:
             names.setdefault(i, {"category": Category.INDUCTOR_TEMPORARY, "item": f"allocated inside a kernel of {graph}"})
@@ -138,8 +147,11 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
         i, peak = peak_index(t0, t1)
         if i >= 0:
             end = at(max((k for k, row in enumerate(rows) if row[0] <= t1), default=-1))
-            phases[name] = {"peak_bytes": peak, **at(i),
-                            "at_end": {k: end[k] for k in ("event_index", "alive_bytes", "by_category_bytes", "top_items")}}
+            phases[name] = {
+                "peak_bytes": peak,
+                **at(i),
+                "at_end": {k: end[k] for k in ("event_index", "alive_bytes", "by_category_bytes", "top_items")},
+            }
     step = at(step_i) if step_i >= 0 else at(-1)
     peak_phase = next((n for n, (t0, t1) in windows.items() if step_i >= 0 and t0 <= rows[step_i][0] <= t1), None)
     return {

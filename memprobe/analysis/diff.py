@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .saved import layer_pattern, user_pattern
 from ..vocab import DiffStatus, Reason, SavedKind
+from .saved import layer_pattern, user_pattern
 
 DIFF_SCHEMA_VERSION = 1
 STATUS_ORDER = tuple(DiffStatus)  # ranked in this order
@@ -98,8 +98,15 @@ def diff_reports(a: dict, b: dict) -> dict:
             unchanged += 1
             continue
         ref = rb if rb is not None else ra
-        key = (status, layer_pattern(ref["expr"]), tuple(ref["shape"] or ()), ref["dtype"], ref["kind"],
-               ref["reason_kind"], ref.get("policy_op"))
+        key = (
+            status,
+            layer_pattern(ref["expr"]),
+            tuple(ref["shape"] or ()),
+            ref["dtype"],
+            ref["kind"],
+            ref["reason_kind"],
+            ref.get("policy_op"),
+        )
         g = groups.get(key)
         if g is None:
             g = groups[key] = {
@@ -126,8 +133,10 @@ def diff_reports(a: dict, b: dict) -> dict:
         g["bytes_b"] += rb["bytes"] if rb else 0
         g["delta_bytes"] = g["bytes_b"] - g["bytes_a"]
     # by status, then largest change; on a tie, weight-derived values (the usual anomaly) first
-    items = sorted(groups.values(), key=lambda g: (STATUS_ORDER.index(g["status"]), -abs(g["delta_bytes"]),
-                                                   g["kind"] != SavedKind.WEIGHT_DERIVED, g["expr"]))
+    items = sorted(
+        groups.values(),
+        key=lambda g: (STATUS_ORDER.index(g["status"]), -abs(g["delta_bytes"]), g["kind"] != SavedKind.WEIGHT_DERIVED, g["expr"]),
+    )
 
     ta, tb = _totals(a), _totals(b)
     totals = {k: {"a": ta[k], "b": tb[k], "delta": _delta(ta[k], tb[k])} for k in ta}
@@ -182,17 +191,23 @@ def _phase_deltas(a: dict, b: dict) -> dict | None:
         return None
     if ma.get("source") != mb.get("source"):
         return {"comparable": False, "why": f"A measured with {ma.get('source')}, B with {mb.get('source')}"}
-    out = {"comparable": True, "source": ma["source"], "baseline": ma.get("baseline"), "phases": {},
-           # reserved bytes depend on the allocator's whole history in each process (what the first step's
-           # compilation and autotuning left in partly used segments), not only on the step measured
-           "history_dependent": ["peak_reserved_bytes"]}
+    out = {
+        "comparable": True,
+        "source": ma["source"],
+        "baseline": ma.get("baseline"),
+        "phases": {},
+        # reserved bytes depend on the allocator's whole history in each process (what the first step's
+        # compilation and autotuning left in partly used segments), not only on the step measured
+        "history_dependent": ["peak_reserved_bytes"],
+    }
     for name in ma["phases"]:
         pa, pb = ma["phases"][name], mb["phases"].get(name)
         if pb is None:
             continue
         out["phases"][name] = {
             k: {"a": pa[k], "b": pb[k], "delta": pb[k] - pa[k]}
-            for k in ("peak_bytes", "end_bytes", "peak_reserved_bytes") if k in pa and k in pb
+            for k in ("peak_bytes", "end_bytes", "peak_reserved_bytes")
+            if k in pa and k in pb
         }
     return out
 
@@ -230,5 +245,7 @@ def _category_deltas(a: dict, b: dict) -> dict | None:
 
 
 def _by_category(ca: dict, cb: dict) -> dict:
-    return {cat: {"a": ca.get(cat, 0), "b": cb.get(cat, 0), "delta": cb.get(cat, 0) - ca.get(cat, 0)}
-            for cat in dict.fromkeys(list(ca) + list(cb))}
+    return {
+        cat: {"a": ca.get(cat, 0), "b": cb.get(cat, 0), "delta": cb.get(cat, 0) - ca.get(cat, 0)}
+        for cat in dict.fromkeys(list(ca) + list(cb))
+    }

@@ -148,9 +148,9 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
             "optimizer_state_bytes": "block share x L/k, x w/W",
             "gradients_bytes": "= parameters (sharded, same dtype)",
             "optimizer_temporaries_bytes": "measured optimizer-step peak - its start (AdamW foreach temporaries), "
-                                           "block share x L/k, x w/W",
+            "block share x L/k, x w/W",
             "saved_weight_derived_bytes": "first block + (L-1) x a later block (unsharded weights: not divided by W, "
-                                          "independent of tokens)",
+            "independent of tokens)",
             "saved_activation_bytes": "(first block + (L-1) x a later block) x T'/T",
             "unsharded_in_flight_bytes": "2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
             "forward_temporaries_bytes": "measured forward peak - forward end, x T'/T",

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..vocab import DiffStatus, Reason
 from .diff import GROWTH, diff_reports
 from .recompute import recompute_cost
 from .rundir import graph_pairs
-from ..vocab import DiffStatus, Reason
 
 _ITEM_KEYS = ("expr", "user", "count", "kind", "bytes_a", "bytes_b", "delta_bytes")
 
@@ -41,24 +41,37 @@ def explain_runs(base: dict, base_dir: Path, variants: dict[str, tuple[dict, Pat
         flops = v["recompute"]["flops"] - b["recompute"]["flops"]
         moved = v["recompute"]["bytes_moved"] - b["recompute"]["bytes_moved"]
         d = diff_reports(base, report)
-        edits.append({
-            "op": op,
-            "edit": f"remove torch.ops.{op} from the SAC save list",
-            "flag": f"--recompute-op {op}",
-            "bytes_saved": saved,
-            "recompute_flops_added": flops,
-            "recompute_bytes_added": moved,
-            "bytes_saved_per_flop": saved / max(flops, 1),
-            "freed": [{k: it[k] for k in _ITEM_KEYS} for it in d["items"] if it["status"] in (DiffStatus.ONLY_A, DiffStatus.SHRUNK)],
-            "added": [{k: it[k] for k in _ITEM_KEYS} for it in d["items"] if it["status"] in GROWTH],
-            "run": str(run_dir),
-        })
+        edits.append(
+            {
+                "op": op,
+                "edit": f"remove torch.ops.{op} from the SAC save list",
+                "flag": f"--recompute-op {op}",
+                "bytes_saved": saved,
+                "recompute_flops_added": flops,
+                "recompute_bytes_added": moved,
+                "bytes_saved_per_flop": saved / max(flops, 1),
+                "freed": [
+                    {k: it[k] for k in _ITEM_KEYS} for it in d["items"] if it["status"] in (DiffStatus.ONLY_A, DiffStatus.SHRUNK)
+                ],
+                "added": [{k: it[k] for k in _ITEM_KEYS} for it in d["items"] if it["status"] in GROWTH],
+                "run": str(run_dir),
+            }
+        )
     edits.sort(key=lambda e: (-(e["bytes_saved"] > 0), -e["bytes_saved_per_flop"], -e["bytes_saved"]))
     partitioner = [
-        {"expr": r["expr"], "user": r.get("user"), "block": r["block"], "bytes": r["bytes"], "op": r["op"],
-         "fate": (f"saved by the min-cut partitioner: recomputing {r['op']} in backward would cost more than keeping it; "
-                  f"it changes if its inputs are saved instead (--save-op on their producer) or if the value itself "
-                  f"is made MUST_SAVE/recomputable by the policy (--save-op aten.{r['op']})")}
-        for r in base.get("saved_tensors") or [] if r["reason_kind"] == Reason.PARTITIONER
+        {
+            "expr": r["expr"],
+            "user": r.get("user"),
+            "block": r["block"],
+            "bytes": r["bytes"],
+            "op": r["op"],
+            "fate": (
+                f"saved by the min-cut partitioner: recomputing {r['op']} in backward would cost more than keeping it; "
+                f"it changes if its inputs are saved instead (--save-op on their producer) or if the value itself "
+                f"is made MUST_SAVE/recomputable by the policy (--save-op aten.{r['op']})"
+            ),
+        }
+        for r in base.get("saved_tensors") or []
+        if r["reason_kind"] == Reason.PARTITIONER
     ]
     return {"base": {"config": base["config"], **b, "run": str(base_dir)}, "edits": edits, "partitioner_items": partitioner}

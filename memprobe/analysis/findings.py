@@ -24,8 +24,21 @@ CHECKS = (
     (FindingKind.ACCOUNTING_MISMATCH, "graph-derived against run-time saved bytes"),
 )
 
-ITEMSIZE = {"float64": 8, "float32": 4, "bfloat16": 2, "float16": 2, "float8_e4m3fn": 1, "float8_e5m2": 1,
-            "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1, "int64": 8, "int32": 4, "int8": 1, "uint8": 1, "bool": 1}
+ITEMSIZE = {
+    "float64": 8,
+    "float32": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e4m3fnuz": 1,
+    "float8_e5m2fnuz": 1,
+    "int64": 8,
+    "int32": 4,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+}
 LOW_PRECISION = ("bfloat16", "float16")
 # a float32 activation group smaller than this share of the saved bytes is not worth a finding (float8 scales)
 FLOAT32_MIN_SHARE = 0.01
@@ -61,19 +74,23 @@ def _weight_derived(rows: list[dict], config: dict) -> list[dict]:
             if fsdp
             else " It is computed from parameters only, so it costs the same at any batch or sequence length, in every layer."
         )
-        out.append({
-            "kind": FindingKind.WEIGHT_DERIVED_SAVED,
-            "bytes": g["bytes"],
-            "expr": g["expr"],
-            "count": g["count"],
-            "bytes_each": g["bytes_each"],
-            "policy_op": g["policy_op"],
-            "message": (f"{g['expr']} is saved for backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step"
-                        f" ({g['count']} x {fmt_bytes(g['bytes_each'])}, {g['dtype']}{list(g['shape'] or [])})."
-                        f" Why: {g['reason']}."),
-            "detail": "A weight-derived saved value." + fsdp_note,
-            "hint": _fix_hint(g),
-        })
+        out.append(
+            {
+                "kind": FindingKind.WEIGHT_DERIVED_SAVED,
+                "bytes": g["bytes"],
+                "expr": g["expr"],
+                "count": g["count"],
+                "bytes_each": g["bytes_each"],
+                "policy_op": g["policy_op"],
+                "message": (
+                    f"{g['expr']} is saved for backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step"
+                    f" ({g['count']} x {fmt_bytes(g['bytes_each'])}, {g['dtype']}{list(g['shape'] or [])})."
+                    f" Why: {g['reason']}."
+                ),
+                "detail": "A weight-derived saved value." + fsdp_note,
+                "hint": _fix_hint(g),
+            }
+        )
     return out
 
 
@@ -99,23 +116,33 @@ def _save_op_costs_more(rows: list[dict], policy: dict | None) -> list[dict]:
         for r in pieces:
             what = "backward work computed from it" if r in hoisted else "intermediates inside it"
             kinds[(what, r["dtype"], r["reason_kind"])] += r["bytes"]
-        parts = "; ".join(f"{fmt_bytes(b)} {dt} {what}, kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
-                          for (what, dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        parts = "; ".join(
+            f"{fmt_bytes(b)} {dt} {what}, kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
+            for (what, dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1])
+        )
         example = pieces[0]
-        out.append({
-            "kind": FindingKind.SAVE_OP_COSTS_MORE,
-            "bytes": cost - own_bytes,
-            "policy_op": op,
-            "expr": example["expr"],
-            "message": (f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
-                        f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(cost - own_bytes)} are {parts}; "
-                        f"e.g. {_label(example)}."),
-            "detail": (f"{name} is decomposed into several aten ops; saving it saves (or makes the partitioner keep) "
-                       "pieces of that decomposition, or backward work computed from them in forward, often in "
-                       "float32, not only its result."),
-            "hint": (f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
-                     f"work); `memprobe explain` measures the edit"),
-        })
+        out.append(
+            {
+                "kind": FindingKind.SAVE_OP_COSTS_MORE,
+                "bytes": cost - own_bytes,
+                "policy_op": op,
+                "expr": example["expr"],
+                "message": (
+                    f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
+                    f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(cost - own_bytes)} are {parts}; "
+                    f"e.g. {_label(example)}."
+                ),
+                "detail": (
+                    f"{name} is decomposed into several aten ops; saving it saves (or makes the partitioner keep) "
+                    "pieces of that decomposition, or backward work computed from them in forward, often in "
+                    "float32, not only its result."
+                ),
+                "hint": (
+                    f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
+                    f"work); `memprobe explain` measures the edit"
+                ),
+            }
+        )
     return out
 
 
@@ -124,43 +151,59 @@ def _unsharded_after_forward(attribution: dict | None, config: dict) -> list[dic
     held = (end.get("by_category_bytes") or {}).get(Category.FSDP_UNSHARDED_PARAMETER, 0)
     if held <= 0:
         return []
-    source = ("the allocator's history" if attribution.get("source") == AttributionSource.CUDA_SNAPSHOT
-              else "the profiler's memory events")
+    source = (
+        "the allocator's history"
+        if attribution.get("source") == AttributionSource.CUDA_SNAPSHOT
+        else "the profiler's memory events"
+    )
     if config.get("reshard_after_forward") is False:
         why = "reshard-after-forward is off: FSDP2 keeps every block's all-gathered parameters until backward"
-        hint = ("reshard them after forward: --reshard-after-forward (fully_shard(reshard_after_forward=True)); "
-                "backward all-gathers them again")
+        hint = (
+            "reshard them after forward: --reshard-after-forward (fully_shard(reshard_after_forward=True)); "
+            "backward all-gathers them again"
+        )
     else:
         why = "a parameter's all-gathered storage outlives forward (the root module's own parameters, or one held by a hook)"
         hint = "find what holds it in the items at the end of forward (memprobe report RUN_DIR: memory over the step)"
-    return [{
-        "kind": FindingKind.UNSHARDED_AFTER_FORWARD,
-        "bytes": held,
-        "message": f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured, from {source}): {why}.",
-        "detail": "What is alive at the end of forward is what the step holds through backward.",
-        "hint": hint,
-    }]
+    return [
+        {
+            "kind": FindingKind.UNSHARDED_AFTER_FORWARD,
+            "bytes": held,
+            "message": f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured, from {source}): {why}.",
+            "detail": "What is alive at the end of forward is what the step holds through backward.",
+            "hint": hint,
+        }
+    ]
 
 
 def _wide_weight_copies(rows: list[dict]) -> list[dict]:
     out = []
-    wide = [r for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED and r.get("root_dtypes")
-            and ITEMSIZE.get(r["dtype"], 0) > max(ITEMSIZE.get(d, 0) for d in r["root_dtypes"])]
+    wide = [
+        r
+        for r in rows
+        if r["kind"] == SavedKind.WEIGHT_DERIVED
+        and r.get("root_dtypes")
+        and ITEMSIZE.get(r["dtype"], 0) > max(ITEMSIZE.get(d, 0) for d in r["root_dtypes"])
+    ]
     for g in group_rows(wide):
         src = ", ".join(sorted({d for r in wide if layer_pattern(r["expr"]) == g["expr"] for d in r["root_dtypes"]}))
-        out.append({
-            "kind": FindingKind.WIDE_WEIGHT_COPY,
-            "bytes": g["bytes"],
-            "expr": g["expr"],
-            "count": g["count"],
-            "message": (f"{_label(g) if g.get('user') else g['expr']} is a {g['dtype']} copy of {src} parameters, saved for "
-                        f"backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step, "
-                        f"{ITEMSIZE[g['dtype']] // max(1, min(ITEMSIZE.get(d, 1) for d in src.split(', ')))}x the "
-                        f"parameters' own size. Why: {g['reason']}."),
-            "detail": "An upcast of a weight (weight.float(), a float32 matmul) saved for backward costs the parameter's "
-                      "size again, in a wider dtype, in every layer.",
-            "hint": "compute in the parameters' dtype (no .float() on the weight), or recompute the upcast in backward",
-        })
+        out.append(
+            {
+                "kind": FindingKind.WIDE_WEIGHT_COPY,
+                "bytes": g["bytes"],
+                "expr": g["expr"],
+                "count": g["count"],
+                "message": (
+                    f"{_label(g) if g.get('user') else g['expr']} is a {g['dtype']} copy of {src} parameters, saved for "
+                    f"backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step, "
+                    f"{ITEMSIZE[g['dtype']] // max(1, min(ITEMSIZE.get(d, 1) for d in src.split(', ')))}x the "
+                    f"parameters' own size. Why: {g['reason']}."
+                ),
+                "detail": "An upcast of a weight (weight.float(), a float32 matmul) saved for backward costs the parameter's "
+                "size again, in a wider dtype, in every layer.",
+                "hint": "compute in the parameters' dtype (no .float() on the weight), or recompute the upcast in backward",
+            }
+        )
     return out
 
 
@@ -173,39 +216,53 @@ def _float32_activations(rows: list[dict], totals: dict) -> list[dict]:
     for g in group_rows([r for r in rows if r["kind"] == SavedKind.ACTIVATION and r["dtype"] == "float32"]):
         if saved and g["bytes"] < FLOAT32_MIN_SHARE * saved:
             continue
-        out.append({
-            "kind": FindingKind.FLOAT32_ACTIVATION,
-            "bytes": g["bytes"],
-            "expr": g["expr"],
-            "count": g["count"],
-            "message": (f"{_label(g) if g.get('user') else g['expr']} is saved for backward in float32 in a "
-                        f"{'/'.join(sorted(weights))} step, in {_where(g)}: {fmt_bytes(g['bytes'])} per step "
-                        f"(2x its low-precision size). Why: {g['reason']}."),
-            "detail": "A float32 activation saved for backward costs twice a bf16 one; it usually comes from an op that "
-                      "computes in float32 inside (silu, softmax, norms) or an explicit .float().",
-            "hint": _fix_hint(g),
-        })
+        out.append(
+            {
+                "kind": FindingKind.FLOAT32_ACTIVATION,
+                "bytes": g["bytes"],
+                "expr": g["expr"],
+                "count": g["count"],
+                "message": (
+                    f"{_label(g) if g.get('user') else g['expr']} is saved for backward in float32 in a "
+                    f"{'/'.join(sorted(weights))} step, in {_where(g)}: {fmt_bytes(g['bytes'])} per step "
+                    f"(2x its low-precision size). Why: {g['reason']}."
+                ),
+                "detail": "A float32 activation saved for backward costs twice a bf16 one; it usually comes from an op that "
+                "computes in float32 inside (silu, softmax, norms) or an explicit .float().",
+                "hint": _fix_hint(g),
+            }
+        )
     return out
 
 
 def _accounting(totals: dict) -> list[dict]:
     if totals.get("agree") is not False:
         return []
-    return [{
-        "kind": FindingKind.ACCOUNTING_MISMATCH,
-        "bytes": abs(totals["runtime_bytes"] - totals["graph_bytes"]),
-        "message": (f"graph-derived saved bytes ({totals['graph_bytes']}) differ from the run-time saved storages"
-                    f" ({totals['runtime_bytes']}): a saved value aliases another or a view holds a larger storage"),
-        "hint": "compare runtime_storage_bytes with bytes per row in report.json",
-    }]
+    return [
+        {
+            "kind": FindingKind.ACCOUNTING_MISMATCH,
+            "bytes": abs(totals["runtime_bytes"] - totals["graph_bytes"]),
+            "message": (
+                f"graph-derived saved bytes ({totals['graph_bytes']}) differ from the run-time saved storages"
+                f" ({totals['runtime_bytes']}): a saved value aliases another or a view holds a larger storage"
+            ),
+            "hint": "compare runtime_storage_bytes with bytes per row in report.json",
+        }
+    ]
 
 
-def find(rows: list[dict], totals: dict, config: dict, *, policy: dict | None = None,
-         attribution: dict | None = None) -> list[dict]:
+def find(
+    rows: list[dict], totals: dict, config: dict, *, policy: dict | None = None, attribution: dict | None = None
+) -> list[dict]:
     """Ranked findings for a run: its saved table and totals, its policy, and what the attribution measured."""
-    findings = (_weight_derived(rows, config) + _save_op_costs_more(rows, policy)
-                + _unsharded_after_forward(attribution, config) + _wide_weight_copies(rows)
-                + _float32_activations(rows, totals) + _accounting(totals))
+    findings = (
+        _weight_derived(rows, config)
+        + _save_op_costs_more(rows, policy)
+        + _unsharded_after_forward(attribution, config)
+        + _wide_weight_copies(rows)
+        + _float32_activations(rows, totals)
+        + _accounting(totals)
+    )
     findings.sort(key=lambda f: -f["bytes"])
     return findings
 

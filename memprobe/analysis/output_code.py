@@ -22,11 +22,30 @@ from ..errors import RunDirError
 from .validate import inside, read_text
 
 DTYPE_BYTES = {
-    "float64": 8, "double": 8, "int64": 8, "long": 8, "complex64": 8, "uint64": 8,
-    "float32": 4, "float": 4, "int32": 4, "int": 4, "uint32": 4,
-    "bfloat16": 2, "float16": 2, "half": 2, "int16": 2, "uint16": 2,
-    "int8": 1, "uint8": 1, "bool": 1,
-    "float8_e4m3fn": 1, "float8_e5m2": 1, "float8_e4m3fnuz": 1, "float8_e5m2fnuz": 1, "float8_e8m0fnu": 1,
+    "float64": 8,
+    "double": 8,
+    "int64": 8,
+    "long": 8,
+    "complex64": 8,
+    "uint64": 8,
+    "float32": 4,
+    "float": 4,
+    "int32": 4,
+    "int": 4,
+    "uint32": 4,
+    "bfloat16": 2,
+    "float16": 2,
+    "half": 2,
+    "int16": 2,
+    "uint16": 2,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+    "float8_e4m3fn": 1,
+    "float8_e5m2": 1,
+    "float8_e4m3fnuz": 1,
+    "float8_e5m2fnuz": 1,
+    "float8_e8m0fnu": 1,
     "complex128": 16,
 }
 _ALLOC_FUNCS = re.compile(r"^empty_strided(_\w+)?$")
@@ -76,10 +95,7 @@ class Simulation:
 
 
 def _find_call(tree: ast.Module) -> ast.FunctionDef:
-    candidates = [
-        n for n in ast.walk(tree)
-        if isinstance(n, ast.FunctionDef) and n.name == "call"
-    ]
+    candidates = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "call"]
     if not candidates:
         raise OutputCodeError("no call() function: not Inductor output code")
     return candidates[0]
@@ -197,7 +213,14 @@ def simulate(source: str) -> Simulation:
             for name in sim.returned:
                 st = refs.get(name) if name else None
                 sim.returned_storages.append(
-                    None if st is None else {"name": name, "storage": st.allocated_by, "bytes": 0 if st.is_input else st.nbytes, "is_input": st.is_input}
+                    None
+                    if st is None
+                    else {
+                        "name": name,
+                        "storage": st.allocated_by,
+                        "bytes": 0 if st.is_input else st.nbytes,
+                        "is_input": st.is_input,
+                    }
                 )
             break
         if isinstance(stmt, ast.Delete):
@@ -255,9 +278,18 @@ def simulate(source: str) -> Simulation:
                 continue
             if cname is not None:
                 # a fallback op that allocates its own output: size known only from a later assert
-                sim.unrecognized.append({"line": line, "text": text, "why": "output allocated inside a fallback kernel; size not in the wrapper"})
+                sim.unrecognized.append(
+                    {"line": line, "text": text, "why": "output allocated inside a fallback kernel; size not in the wrapper"}
+                )
                 kernel = _kernel_label(value)
-                sim.kernels.append({"line": line, "kernel": kernel, "buffers": [n for n in _names_in(value) if n in refs], "source_nodes": source_nodes_before(line)})
+                sim.kernels.append(
+                    {
+                        "line": line,
+                        "kernel": kernel,
+                        "buffers": [n for n in _names_in(value) if n in refs],
+                        "source_nodes": source_nodes_before(line),
+                    }
+                )
                 new_storage(target, 0, line)
                 continue
         sim.unrecognized.append({"line": line, "text": text, "why": "statement not understood"})
@@ -294,7 +326,8 @@ def _live_list(refs: dict[str, Storage]) -> list[dict]:
     return sorted(
         (
             {"storage": st.allocated_by, "names": names[st.sid], "bytes": st.nbytes}
-            for st in _live_storages(refs) if not st.is_input
+            for st in _live_storages(refs)
+            if not st.is_input
         ),
         key=lambda d: -d["bytes"],
     )
@@ -312,7 +345,9 @@ def graph_memory(source: str, fx_outputs: list[str | None], n_saved: int | None)
     returned = sim.returned_storages
     if len(returned) != len(fx_outputs):
         result["returned_match"] = False
-        result["returned"] = [{"buffer": r["name"] if r else None, "fx_node": None, "bytes": r["bytes"] if r else 0} for r in returned]
+        result["returned"] = [
+            {"buffer": r["name"] if r else None, "fx_node": None, "bytes": r["bytes"] if r else 0} for r in returned
+        ]
         result["output_bytes"] = result["saved_bytes"] = None
         return result
     result["returned_match"] = True

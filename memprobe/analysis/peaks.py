@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..vocab import Category
 
@@ -29,6 +29,7 @@ def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], top: int 
         "named_fraction": (total - by_cat.get(Category.OTHER, 0)) / total if total else None,
         "by_category_bytes": dict(sorted(by_cat.items(), key=lambda kv: -kv[1])),
         "top_items": sorted(items.values(), key=lambda d: -d["bytes"])[:top],
-        "saved_for_backward": sorted((v for v in items.values() if v["category"] == Category.SAVED_FOR_BACKWARD),
-                                     key=lambda d: (-d["bytes"], d["item"])),
+        "saved_for_backward": sorted(
+            (v for v in items.values() if v["category"] == Category.SAVED_FOR_BACKWARD), key=lambda d: (-d["bytes"], d["item"])
+        ),
     }

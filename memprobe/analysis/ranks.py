@@ -39,7 +39,7 @@ def merge_rank_dirs(out: Path, nproc: int) -> dict:
     merged = copy.deepcopy(ranks[0])
     for g in merged.get("graphs") or []:
         g["files"] = {k: f"rank0/{v}" for k, v in g["files"].items()}
-    snap = ((merged.get("memory") or {}).get("snapshot") or {})
+    snap = (merged.get("memory") or {}).get("snapshot") or {}
     if snap.get("file"):
         snap["file"] = f"rank0/{snap['file']}"
     rows = []
@@ -62,8 +62,11 @@ def merge_rank_dirs(out: Path, nproc: int) -> dict:
             if values:
                 phase[fig] = max(values)
     statuses = [rep["status"] for rep in ranks.values()]
-    status = "complete" if all(s == "complete" for s in statuses) and len(ranks) == nproc else (
-        "oom" if "oom" in statuses else "interrupted" if "interrupted" in statuses else "failed")
+    status = (
+        "complete"
+        if all(s == "complete" for s in statuses) and len(ranks) == nproc
+        else ("oom" if "oom" in statuses else "interrupted" if "interrupted" in statuses else "failed")
+    )
     merged["status"] = status
     if status != "complete":
         errors = [f"rank {r}: {rep.get('error')}" for r, rep in sorted(ranks.items()) if rep.get("error")]
@@ -81,6 +84,6 @@ def merge_rank_dirs(out: Path, nproc: int) -> dict:
         "max_bytes": maximum,
         "skew_bytes": skew,
         "headline": "memory phase figures are the max over this node's ranks; graphs, output code and the "
-                    "saved table are rank 0's (per-rank run dirs under rank<R>/)",
+        "saved table are rank 0's (per-rank run dirs under rank<R>/)",
     }
     return merged

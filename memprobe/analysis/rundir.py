@@ -95,7 +95,9 @@ def graph_pairs(run_dir: str | Path, report: dict) -> dict[int, GraphPair]:
         pairs[index] = GraphPair(
             dynamo_graph=index,
             forward=forward,
-            backward=_read_graph(run_dir, bw["files"]["graph_json"], where.replace(fw["graph_id"], bw["graph_id"])) if bw else None,
+            backward=_read_graph(run_dir, bw["files"]["graph_json"], where.replace(fw["graph_id"], bw["graph_id"]))
+            if bw
+            else None,
             inputs=fw["inputs"],
         )
     return pairs

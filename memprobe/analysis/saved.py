@@ -7,12 +7,13 @@ the reason it was saved.
 """
 
 from __future__ import annotations
-from ..vocab import InputKind, Reason, SavedKind
 
 import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+
+from ..vocab import InputKind, Reason, SavedKind
 
 MAX_EXPR_CHARS = 160
 _WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))
@@ -52,7 +53,8 @@ def saved_outputs(pair: GraphPair) -> list[str] | None:
     # the backward's inputs are the saved values, then tangents; RNG states for recomputed random ops
     # (bwd_rng_state_i, e.g. SDPA on CUDA) are handed over by the runtime, not saved by the forward
     n_saved = sum(
-        1 for n in pair.backward["nodes"]
+        1
+        for n in pair.backward["nodes"]
         if n["op"] == "placeholder" and not n["name"].startswith(("tangents_", "bwd_rng_state_"))
     )
     return [o for o in out[len(out) - n_saved :]] if n_saved else []
@@ -160,7 +162,7 @@ def short_path(path: str) -> str:
     for pkg in ("torchao/", "torchtitan/", "torch/"):
         i = path.rfind("/" + pkg)
         if i >= 0 and is_library(path):
-            return path[i + 1:]
+            return path[i + 1 :]
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -178,7 +180,7 @@ class UserTerms:
     float8 cast), the module (``layers.0.ffn.w1``), the line of the user's model, the library frame the
     op ran in, and the user-level values it was computed from."""
 
-    def __init__(self, prov: "Provenance"):
+    def __init__(self, prov: Provenance):
         self.prov = prov
         self.users: dict[str, list[dict]] = defaultdict(list)
         for n in prov.nodes.values():
@@ -214,8 +216,11 @@ class UserTerms:
             elif self._same_call(node, start):
                 stack.extend(node["inputs"])
                 continue
-            elif node.get("module") and node.get("module") != start.get("module") and (
-                    node.get("source_fn_kind") == "module" or _SUFFIX.sub("", node.get("source_fn") or "") in _WRAPPER_CALLS):
+            elif (
+                node.get("module")
+                and node.get("module") != start.get("module")
+                and (node.get("source_fn_kind") == "module" or _SUFFIX.sub("", node.get("source_fn") or "") in _WRAPPER_CALLS)
+            ):
                 desc = f"{block}.{node['module']}" if block else node["module"]  # another module's output
             else:
                 inner = self._producers(cur, block, limit=2, depth=depth - 1) if depth > 1 else []
@@ -246,8 +251,7 @@ class UserTerms:
         output, are all nodes of that same op."""
         node, users = self.prov.nodes[name], self.users.get(name) or []
         op = node.get("original_aten")
-        return bool(op and users) and all(u.get("original_aten") == op and u.get("module") == node.get("module")
-                                          for u in users)
+        return bool(op and users) and all(u.get("original_aten") == op and u.get("module") == node.get("module") for u in users)
 
     def describe(self, name: str, block: str | None) -> dict:
         node = self.prov.nodes[name]
@@ -257,7 +261,7 @@ class UserTerms:
         frames = parse_stack(node.get("stack_trace"))
         user_frames = [f for f in frames if not is_library(f["file"])]
         user = user_frames[-1] if user_frames else None
-        deeper = frames[frames.index(user) + 1:] if user else frames
+        deeper = frames[frames.index(user) + 1 :] if user else frames
         library = next((f for f in reversed(deeper) if is_library(f["file"])), None)
         call = self._call(node)
         module = node.get("module")
@@ -272,10 +276,17 @@ class UserTerms:
             label += " · backward work done in forward"
         if library is not None:
             label += f" · in {short_path(library['file'])} {library['func']}"
-        return {"op": call, "label": label, "module": module, "piece": piece, "backward_work": hoisted,
-                "from_ops": self._forward_producer_ops(name) if hoisted else [],
-                "source": _frame_text(user, with_code=True) if user else None,
-                "library": _frame_text(library, with_code=False) if library else None, "of": of}
+        return {
+            "op": call,
+            "label": label,
+            "module": module,
+            "piece": piece,
+            "backward_work": hoisted,
+            "from_ops": self._forward_producer_ops(name) if hoisted else [],
+            "source": _frame_text(user, with_code=True) if user else None,
+            "library": _frame_text(library, with_code=False) if library else None,
+            "of": of,
+        }
 
 
 def classify(node: dict, root_kinds: set[str]) -> str:
@@ -312,9 +323,7 @@ def explain_reason(node: dict, policy: dict | None) -> tuple[str, str, str | Non
     op = node.get("original_aten") or node.get("target")
     if tag == "MUST_SAVE":
         name = policy.get("name") if policy else "?"
-        in_list = policy is not None and (
-            policy.get("default") == "save" or op in (policy.get("save_ops") or [])
-        )
+        in_list = policy is not None and (policy.get("default") == "save" or op in (policy.get("save_ops") or []))
         if in_list:
             return Reason.POLICY, f"MUST_SAVE: {op} is in the save list of SAC policy '{name}'", op
         return (
@@ -354,9 +363,12 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
             kind = classify(node, root_kinds)
             reason_kind, reason, policy_op = explain_reason(node, policy)
             root = (
-                "parameter" if root_kinds and root_kinds <= _WEIGHTS
-                else "input" if root_kinds == {"input"}
-                else "parameter+input" if root_kinds
+                "parameter"
+                if root_kinds and root_kinds <= _WEIGHTS
+                else "input"
+                if root_kinds == {"input"}
+                else "parameter+input"
+                if root_kinds
                 else "none"
             )
             rows.append(
@@ -373,8 +385,13 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
                     "root": root,
                     "roots": [_display_root(i, r, block) for i, r in zip(root_inputs, sorted(root_names))],
                     # the dtypes of the parameters it is computed from, as the compiled graph received them
-                    "root_dtypes": sorted({prov.nodes[r].get("dtype") for r, i in zip(sorted(root_names), root_inputs)
-                                           if i is not None and i["kind"] in _WEIGHTS and prov.nodes[r].get("dtype")}),
+                    "root_dtypes": sorted(
+                        {
+                            prov.nodes[r].get("dtype")
+                            for r, i in zip(sorted(root_names), root_inputs)
+                            if i is not None and i["kind"] in _WEIGHTS and prov.nodes[r].get("dtype")
+                        }
+                    ),
                     "kind": kind,
                     "reason_kind": reason_kind,
                     "reason": reason,
@@ -447,16 +464,27 @@ def user_pattern(user: dict | None) -> dict | None:
     """A row's user terms with the layer index made ``*`` (for a group of identical layers)."""
     if not user:
         return None
-    return {**user, "label": layer_pattern(user["label"]),
-            **({"module": layer_pattern(user["module"])} if user.get("module") else {}),
-            "of": [layer_pattern(o) for o in user.get("of") or []]}
+    return {
+        **user,
+        "label": layer_pattern(user["label"]),
+        **({"module": layer_pattern(user["module"])} if user.get("module") else {}),
+        "of": [layer_pattern(o) for o in user.get("of") or []],
+    }
 
 
 def group_rows(rows: list[dict]) -> list[dict]:
     """Rows that differ only in their layer index, grouped; largest total first."""
     groups: dict[tuple, dict] = {}
     for r in rows:
-        key = (layer_pattern(r["expr"]), r["kind"], r["bytes"], r["dtype"], tuple(r["shape"] or ()), r["reason_kind"], r["policy_op"])
+        key = (
+            layer_pattern(r["expr"]),
+            r["kind"],
+            r["bytes"],
+            r["dtype"],
+            tuple(r["shape"] or ()),
+            r["reason_kind"],
+            r["policy_op"],
+        )
         g = groups.get(key)
         if g is None:
             g = groups[key] = {

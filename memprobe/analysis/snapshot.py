@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import MemprobeError
+from ..vocab import AttributionSource, Category
 from .peaks import summarize_alive
 from .saved import prefix_block
-from ..vocab import AttributionSource, Category
 
 
 class SnapshotError(MemprobeError):
@@ -70,10 +70,20 @@ def load_snapshot(path: str | Path, *, trusted: bool = False) -> Snapshot:
     except pickle.UnpicklingError as e:
         raise SnapshotError(f"snapshot {path} refused: {e}") from None
     except MemoryError:
-        raise SnapshotError(f"snapshot {path} needs more memory to load than a file of {len(data)} bytes can "
-                            f"(bound: {bound} bytes); refused") from None
-    except (EOFError, ValueError, TypeError, IndexError, KeyError, AttributeError, RecursionError,
-            OverflowError, UnicodeDecodeError) as e:
+        raise SnapshotError(
+            f"snapshot {path} needs more memory to load than a file of {len(data)} bytes can (bound: {bound} bytes); refused"
+        ) from None
+    except (
+        EOFError,
+        ValueError,
+        TypeError,
+        IndexError,
+        KeyError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+        UnicodeDecodeError,
+    ) as e:
         raise SnapshotError(f"snapshot {path} is truncated or not a pickle ({type(e).__name__})") from None
     if not isinstance(snap, dict) or "segments" not in snap or "device_traces" not in snap:
         raise SnapshotError(f"{path} is a pickle but not a CUDA memory snapshot (no segments/device_traces)")
@@ -120,8 +130,14 @@ def _frames(ev: dict) -> list[dict]:
     fr = ev.get("frames")
     if not isinstance(fr, list):
         return []
-    return [f for f in fr if isinstance(f, dict) and isinstance(f.get("name"), str)
-            and isinstance(f.get("filename"), str) and isinstance(f.get("line", 0), int)]
+    return [
+        f
+        for f in fr
+        if isinstance(f, dict)
+        and isinstance(f.get("name"), str)
+        and isinstance(f.get("filename"), str)
+        and isinstance(f.get("line", 0), int)
+    ]
 
 
 MARKER_BLOCK_BYTES = 512  # a 1-byte tensor: the allocator's smallest block
@@ -130,8 +146,11 @@ MARKER_BLOCK_BYTES = 512  # a 1-byte tensor: the allocator's smallest block
 def _is_marker(ev: dict) -> bool:
     # the size test first: it rules out nearly every event without looking at its stack
     size = ev.get("size")
-    return isinstance(size, int) and size <= MARKER_BLOCK_BYTES and any(
-        f["name"] == MARKER_FUNCTION and f["filename"].endswith("memory.py") for f in _frames(ev))
+    return (
+        isinstance(size, int)
+        and size <= MARKER_BLOCK_BYTES
+        and any(f["name"] == MARKER_FUNCTION and f["filename"].endswith("memory.py") for f in _frames(ev))
+    )
 
 
 def _cached(snap: dict, key, compute):
@@ -167,9 +186,12 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     if device >= len(traces) or not isinstance(traces[device], list):
         return []
     return [
-        e for e in traces[device]
-        if isinstance(e, dict) and isinstance(e.get("action"), str)
-        and isinstance(e.get("addr"), int) and isinstance(e.get("size"), int)
+        e
+        for e in traces[device]
+        if isinstance(e, dict)
+        and isinstance(e.get("action"), str)
+        and isinstance(e.get("addr"), int)
+        and isinstance(e.get("size"), int)
     ]
 
 
@@ -273,7 +295,7 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
     phases: dict[str, dict] = {}
     current: str | None = None
     in_step = not has_markers
-    for i, ev, marker, live, total in walk_trace(snap, device):
+    for i, _ev, marker, live, total in walk_trace(snap, device):
         if i < 0:
             start_total = peak = total
             continue
@@ -282,7 +304,7 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
             if not markers:  # the measured step begins: its peak is counted from here
                 in_step = True
                 peak, peak_index = total, i
-                _cached(snap, ("resume", device), lambda: (i, dict(live), total))
+                _cached(snap, ("resume", device), lambda i=i, live=live, total=total: (i, dict(live), total))
             if phase_names and len(markers) < len(phase_names):
                 name, edge = phase_names[len(markers)]
                 current = name if edge == "start" else None
@@ -296,8 +318,15 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
             peak, peak_index = total, i
         if current is not None and total > phases[current]["peak_bytes"]:
             phases[current]["peak_bytes"], phases[current]["peak_index"] = total, i
-    return {"events": events, "start_bytes": start_total, "end_bytes": total, "peak_bytes": peak,
-            "peak_index": peak_index, "marker_indices": markers, "phases": phases}
+    return {
+        "events": events,
+        "start_bytes": start_total,
+        "end_bytes": total,
+        "peak_bytes": peak,
+        "peak_index": peak_index,
+        "marker_indices": markers,
+        "phases": phases,
+    }
 
 
 def live_at(snap: dict, indices, device: int | None = None) -> dict[int, dict[int, dict]]:
@@ -338,7 +367,11 @@ class Classifier:
         frames = _frames(block)
         funcs = " ".join(f["name"] for f in frames)
         if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
-            return {"category": Category.LIBRARY_WORKSPACE, "item": _workspace_owner(funcs), "evidence": "workspace allocation in C++ stack"}
+            return {
+                "category": Category.LIBRARY_WORKSPACE,
+                "item": _workspace_owner(funcs),
+                "evidence": "workspace allocation in C++ stack",
+            }
         for f in frames:
             graph_id = self.by_path.get(f.get("filename"))
             if graph_id is None:
@@ -354,7 +387,11 @@ class Classifier:
                 block_name = self._block_for(graph_id, line, block)
                 if block_name:
                     item = prefix_block(item, block_name)
-                return {"category": Category.SAVED_FOR_BACKWARD, "item": item, "evidence": f"{where} -> {info['storage']} -> {info['fx_node']}"}
+                return {
+                    "category": Category.SAVED_FOR_BACKWARD,
+                    "item": item,
+                    "evidence": f"{where} -> {info['storage']} -> {info['fx_node']}",
+                }
             if role == "output":
                 cat = Category.GRADIENT if graph_id.endswith(".backward") else Category.GRAPH_OUTPUT
                 return {"category": cat, "item": info.get("expr") or info["fx_node"], "evidence": f"{where} -> {info['storage']}"}
@@ -362,15 +399,29 @@ class Classifier:
         names = [(f["filename"], f["name"]) for f in frames]
         files = " ".join(fn for fn, _ in names)
         if "_fsdp_param.py" in files:
-            return {"category": Category.FSDP_UNSHARDED_PARAMETER, "item": "FSDP unsharded parameters", "evidence": "_fsdp_param.py in stack"}
+            return {
+                "category": Category.FSDP_UNSHARDED_PARAMETER,
+                "item": "FSDP unsharded parameters",
+                "evidence": "_fsdp_param.py in stack",
+            }
         if "_fsdp_collectives.py" in files:
-            return {"category": Category.FSDP_COLLECTIVE_BUFFER, "item": "FSDP all-gather / reduce-scatter buffer", "evidence": "_fsdp_collectives.py in stack"}
+            return {
+                "category": Category.FSDP_COLLECTIVE_BUFFER,
+                "item": "FSDP all-gather / reduce-scatter buffer",
+                "evidence": "_fsdp_collectives.py in stack",
+            }
         if "torch/optim/" in files:
             return {"category": Category.OPTIMIZER_TEMPORARY, "item": "optimizer step", "evidence": "torch/optim in stack"}
         if any(n in ("backward", "_engine_run_backward", "run_backward") for _, n in names) or "torch/autograd/" in files:
             return {"category": Category.EAGER_AUTOGRAD, "item": "autograd engine", "evidence": "autograd in stack"}
-        user = next((f"{fn}:{f.get('line')} {n}" for (fn, n), f in zip(names, frames)
-                     if fn.endswith(".py") and "/torch/" not in fn and "/torchao/" not in fn), None)
+        user = next(
+            (
+                f"{fn}:{f.get('line')} {n}"
+                for (fn, n), f in zip(names, frames)
+                if fn.endswith(".py") and "/torch/" not in fn and "/torchao/" not in fn
+            ),
+            None,
+        )
         if user is not None:
             return {"category": Category.EAGER_AUTOGRAD, "item": user, "evidence": "allocated in eager Python code"}
         top = next((f"{fn}:{f.get('line')} {n}" for (fn, n), f in zip(names, frames) if fn.endswith(".py")), None)
@@ -446,8 +497,11 @@ def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
         **{k: step[k] for k in ("alive_bytes", "named_fraction", "by_category_bytes", "top_items", "saved_for_backward")},
         "alive_at_peak_bytes": step["alive_bytes"],
         "phases": {
-            name: {"peak_bytes": ph["peak_bytes"], **at(ph["peak_index"]),
-                   **({"at_end": _at_end(at(ph["end_index"]))} if "end_index" in ph else {})}
+            name: {
+                "peak_bytes": ph["peak_bytes"],
+                **at(ph["peak_index"]),
+                **({"at_end": _at_end(at(ph["end_index"]))} if "end_index" in ph else {}),
+            }
             for name, ph in rep["phases"].items()
         },
         "measured": ["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .validate import inside
 from ..vocab import AttributionSource, Category
+from .validate import inside
 
 
 def _downsample(points: list[list], limit: int) -> list[list]:
@@ -34,8 +34,11 @@ def timeline(report: dict, run_dir: str | Path, limit: int = 3000) -> dict | Non
     the run measured no memory events (analysis-only, or an older run)."""
     mem = report.get("memory") or {}
     snap_meta = mem.get("snapshot") or {}
-    snap_path = (inside(Path(run_dir), snap_meta["file"], f"{Path(run_dir) / 'report.json'}: memory.snapshot.file")
-                 if snap_meta.get("file") else None)
+    snap_path = (
+        inside(Path(run_dir), snap_meta["file"], f"{Path(run_dir) / 'report.json'}: memory.snapshot.file")
+        if snap_meta.get("file")
+        else None
+    )
     if snap_path is not None and snap_path.is_file():
         return _cuda_timeline(report, snap_path, limit)
     return _cpu_timeline(report, limit)
@@ -91,15 +94,26 @@ def _cpu_timeline(report: dict, limit: int) -> dict | None:
     out["source"] = AttributionSource.CPU_PROFILER
     out["baseline"] = "bytes allocated since the measured step began"
     out["phases"] = [{"name": n, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)} for n, (a, b) in windows.items()]
-    out["regions"] = [{"name": name, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)}
-                      for name, a, b in ev.get("annotations") or [] if not name.startswith("memprobe::") or name.startswith("memprobe::call")]
+    out["regions"] = [
+        {"name": name, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)}
+        for name, a, b in ev.get("annotations") or []
+        if not name.startswith("memprobe::") or name.startswith("memprobe::call")
+    ]
     out["ops"] = [{"name": name, "start_us": round(ts - t0, 1), "dur_us": round(dur, 1)} for name, ts, dur in ev.get("ops") or []]
     return out
 
 
 def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
-    from .snapshot import (Classifier, call_ordinals, load_snapshot, output_code_line_map, replay, step_start, trace_events,
-                           walk_trace)
+    from .snapshot import (
+        Classifier,
+        call_ordinals,
+        load_snapshot,
+        output_code_line_map,
+        replay,
+        step_start,
+        trace_events,
+        walk_trace,
+    )
 
     snap = load_snapshot(snap_path)
     meta = (report.get("memory") or {}).get("snapshot") or {}
@@ -153,8 +167,9 @@ def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
     out["baseline"] = "absolute bytes allocated on the device"
     out["phases"] = []
     for name, ph in phases.items():
-        out["phases"].append({"name": name, "start_us": round(t_of(ph["start_index"]), 1),
-                              "end_us": round(t_of(ph.get("end_index", last)), 1)})
+        out["phases"].append(
+            {"name": name, "start_us": round(t_of(ph["start_index"]), 1), "end_us": round(t_of(ph.get("end_index", last)), 1)}
+        )
     out["regions"] = []
     out["ops"] = []  # the allocator history has no kernel timing
     return out

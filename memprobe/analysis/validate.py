@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import RunDirError
 from ..vocab import DiffStatus, InputKind, RunStatus
@@ -51,6 +52,7 @@ def Int(lo: int = 0, hi: int = MAX_INT) -> Shape:
             what = "a non-negative integer" if lo == 0 else "an integer"
             raise Invalid(path, f"expected {what}" + (f" up to {hi}" if hi != MAX_INT else "") + f", got {_show(v)}")
         return v
+
     return check
 
 
@@ -63,6 +65,7 @@ def Num(lo: float = -math.inf) -> Shape:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < lo:
             raise Invalid(path, f"expected a finite number{' >= 0' if lo == 0 else ''}, got {_show(v)}")
         return v
+
     return check
 
 
@@ -77,6 +80,7 @@ def Str(max_len: int = MAX_STR) -> Shape:
         except UnicodeEncodeError:
             raise Invalid(path, "a string that is not valid Unicode (a lone surrogate)") from None
         return v
+
     return check
 
 
@@ -95,12 +99,14 @@ def Enum(*choices: str) -> Shape:
         if v not in choices:
             raise Invalid(path, f"expected one of {', '.join(choices)}, got {_show(v)}")
         return v
+
     return check
 
 
 def Opt(shape: Shape) -> Shape:
     def check(v, path):
         return None if v is None else shape(v, path)
+
     return check
 
 
@@ -111,6 +117,7 @@ def ListOf(shape: Shape) -> Shape:
         for i, x in enumerate(v):
             shape(x, f"{path}[{i}]")
         return v
+
     return check
 
 
@@ -124,6 +131,7 @@ def Tuple(*shapes: Shape, at_least: int | None = None) -> Shape:
         for i, (x, shape) in enumerate(zip(v, shapes)):
             shape(x, f"{path}[{i}]")
         return v
+
     return check
 
 
@@ -135,6 +143,7 @@ def MapOf(value: Shape, key: Shape = NAME) -> Shape:
             key(k, f"{path}.{k}")
             value(x, f"{path}.{k}")
         return v
+
     return check
 
 
@@ -152,6 +161,7 @@ def Obj(required: dict[str, Shape] | None = None, optional: dict[str, Shape] | N
             if k in v:
                 shape(v[k], f"{path}.{k}" if path else k)
         return v
+
     return check
 
 
@@ -168,6 +178,7 @@ def Either(*shapes: Shape) -> Shape:
             except Invalid as e:
                 errors.append(str(e))
         raise Invalid(path, f"matches none of its forms ({errors[0].split(': ', 1)[-1]})")
+
     return check
 
 
@@ -179,159 +190,408 @@ STATUS = Enum(*RunStatus)
 CATEGORY_BYTES = MapOf(SIGNED)
 
 GRAPH_ENTRY = Obj(
-    {"graph_id": NAME, "dynamo_graph": Int(0, 10**6), "kind": Enum("forward", "backward", "inference"),
-     "files": MapOf(Str(4096)), "inputs": ListOf(Obj({"placeholder": NAME, "kind": Enum(*InputKind),
-                                                      "fqn": NAME}, {"source": STR}))},
+    {
+        "graph_id": NAME,
+        "dynamo_graph": Int(0, 10**6),
+        "kind": Enum("forward", "backward", "inference"),
+        "files": MapOf(Str(4096)),
+        "inputs": ListOf(Obj({"placeholder": NAME, "kind": Enum(*InputKind), "fqn": NAME}, {"source": STR})),
+    },
     {"nodes": COUNT, "output_code_loaded_from": Opt(STR)},
 )
 RUNTIME_SAVED = Obj({"storage_bytes": COUNT}, {"shape": SHAPE_, "dtype": Opt(NAME), "storage_id": Opt(COUNT)})
-INVOCATION = Obj({"dynamo_graph": Int(0, 10**6), "block": Opt(NAME)},
-                 {"runtime_saved": Opt(ListOf(RUNTIME_SAVED)), "measured": Opt(MapOf(SIGNED))})
-USER = Obj({"op": NAME, "label": STR}, {"module": Opt(STR), "piece": Opt(NAME), "source": Opt(STR), "library": Opt(STR),
-                                        "of": ListOf(STR), "backward_work": Bool, "from_ops": ListOf(NAME)})
-SAVED_ROW = Obj(
-    {"graph": NAME, "name": NAME, "bytes": COUNT, "expr": STR, "op": NAME, "kind": NAME, "reason_kind": NAME,
-     "reason": STR, "roots": ListOf(STR), "block": Opt(NAME), "shape": SHAPE_, "dtype": Opt(NAME), "policy_op": Opt(NAME),
-     "runtime_storage_bytes": Opt(COUNT), "runtime_storage_id": Opt(COUNT)},
-    {"call": COUNT, "root": NAME, "recompute_tag": Opt(NAME), "root_dtypes": ListOf(NAME),
-     "user": Opt(USER)},
+INVOCATION = Obj(
+    {"dynamo_graph": Int(0, 10**6), "block": Opt(NAME)},
+    {"runtime_saved": Opt(ListOf(RUNTIME_SAVED)), "measured": Opt(MapOf(SIGNED))},
 )
-FINDING = Obj({"kind": NAME, "bytes": SIGNED, "message": STR},
-              {"hint": Opt(STR), "detail": Opt(STR), "expr": Opt(STR), "count": Opt(COUNT), "bytes_each": Opt(COUNT),
-               "policy_op": Opt(NAME)})
-TOTALS = Obj({"graph_bytes": COUNT},
-             {"runtime_bytes": Opt(COUNT), "agree": Opt(Bool), "parameter_graph_bytes": COUNT,
-              "parameter_runtime_bytes": Opt(COUNT), "by_kind_bytes": MapOf(COUNT)})
-PHASE = Obj({"start_bytes": SIGNED, "peak_bytes": SIGNED, "end_bytes": SIGNED},
-            {"peak_active_bytes": SIGNED, "start_reserved_bytes": SIGNED,
-             "peak_reserved_bytes": SIGNED, "end_reserved_bytes": SIGNED, "events": COUNT})
+USER = Obj(
+    {"op": NAME, "label": STR},
+    {
+        "module": Opt(STR),
+        "piece": Opt(NAME),
+        "source": Opt(STR),
+        "library": Opt(STR),
+        "of": ListOf(STR),
+        "backward_work": Bool,
+        "from_ops": ListOf(NAME),
+    },
+)
+SAVED_ROW = Obj(
+    {
+        "graph": NAME,
+        "name": NAME,
+        "bytes": COUNT,
+        "expr": STR,
+        "op": NAME,
+        "kind": NAME,
+        "reason_kind": NAME,
+        "reason": STR,
+        "roots": ListOf(STR),
+        "block": Opt(NAME),
+        "shape": SHAPE_,
+        "dtype": Opt(NAME),
+        "policy_op": Opt(NAME),
+        "runtime_storage_bytes": Opt(COUNT),
+        "runtime_storage_id": Opt(COUNT),
+    },
+    {"call": COUNT, "root": NAME, "recompute_tag": Opt(NAME), "root_dtypes": ListOf(NAME), "user": Opt(USER)},
+)
+FINDING = Obj(
+    {"kind": NAME, "bytes": SIGNED, "message": STR},
+    {
+        "hint": Opt(STR),
+        "detail": Opt(STR),
+        "expr": Opt(STR),
+        "count": Opt(COUNT),
+        "bytes_each": Opt(COUNT),
+        "policy_op": Opt(NAME),
+    },
+)
+TOTALS = Obj(
+    {"graph_bytes": COUNT},
+    {
+        "runtime_bytes": Opt(COUNT),
+        "agree": Opt(Bool),
+        "parameter_graph_bytes": COUNT,
+        "parameter_runtime_bytes": Opt(COUNT),
+        "by_kind_bytes": MapOf(COUNT),
+    },
+)
+PHASE = Obj(
+    {"start_bytes": SIGNED, "peak_bytes": SIGNED, "end_bytes": SIGNED},
+    {
+        "peak_active_bytes": SIGNED,
+        "start_reserved_bytes": SIGNED,
+        "peak_reserved_bytes": SIGNED,
+        "end_reserved_bytes": SIGNED,
+        "events": COUNT,
+    },
+)
 EVENTS = Obj(
     {"rows": ListOf(Tuple(Num(), SIGNED, SIGNED, SIGNED))},
-    {"columns": ListOf(NAME), "annotations": ListOf(Tuple(STR, Num(), Num())),
-     "ops": ListOf(Tuple(STR, Num(), Num())), "phase_windows_us": MapOf(Tuple(Num(), Num()))},
+    {
+        "columns": ListOf(NAME),
+        "annotations": ListOf(Tuple(STR, Num(), Num())),
+        "ops": ListOf(Tuple(STR, Num(), Num())),
+        "phase_windows_us": MapOf(Tuple(Num(), Num())),
+    },
 )
 MEMORY = Obj(
     {},
-    {"source": Opt(NAME), "baseline": STR, "phases": MapOf(PHASE), "events": Opt(EVENTS),
-     "persistent": Opt(MapOf(Opt(COUNT))), "autograd_saved_bytes": Opt(COUNT),
-     "saved_for_backward_bytes": Opt(MapOf(Opt(COUNT))), "partial": Bool,
-     "snapshot": Opt(Obj({}, {"file": Opt(Str(4096)), "phase_markers": ListOf(Tuple(NAME, NAME)),
-                          "tensor_registry": Opt(MapOf(Obj({"category": NAME, "name": STR, "bytes": COUNT})))}))},
+    {
+        "source": Opt(NAME),
+        "baseline": STR,
+        "phases": MapOf(PHASE),
+        "events": Opt(EVENTS),
+        "persistent": Opt(MapOf(Opt(COUNT))),
+        "autograd_saved_bytes": Opt(COUNT),
+        "saved_for_backward_bytes": Opt(MapOf(Opt(COUNT))),
+        "partial": Bool,
+        "snapshot": Opt(
+            Obj(
+                {},
+                {
+                    "file": Opt(Str(4096)),
+                    "phase_markers": ListOf(Tuple(NAME, NAME)),
+                    "tensor_registry": Opt(MapOf(Obj({"category": NAME, "name": STR, "bytes": COUNT}))),
+                },
+            )
+        ),
+    },
 )
 ITEM = Obj({"category": NAME, "item": STR, "bytes": SIGNED}, {"blocks": COUNT, "evidence": Opt(STR)})
 AT_END = Obj({"by_category_bytes": CATEGORY_BYTES}, {"event_index": SIGNED, "alive_bytes": SIGNED, "top_items": ListOf(ITEM)})
-ATTRIBUTION_PHASE = Obj({"by_category_bytes": CATEGORY_BYTES},
-                        {"peak_bytes": SIGNED, "alive_bytes": SIGNED, "named_fraction": Opt(Num(0)),
-                         "top_items": ListOf(ITEM), "saved_for_backward": ListOf(ITEM), "event_index": SIGNED,
-                         "at_end": AT_END})
+ATTRIBUTION_PHASE = Obj(
+    {"by_category_bytes": CATEGORY_BYTES},
+    {
+        "peak_bytes": SIGNED,
+        "alive_bytes": SIGNED,
+        "named_fraction": Opt(Num(0)),
+        "top_items": ListOf(ITEM),
+        "saved_for_backward": ListOf(ITEM),
+        "event_index": SIGNED,
+        "at_end": AT_END,
+    },
+)
 ATTRIBUTION = Obj(
     {"source": NAME},
-    {"peak_bytes": SIGNED, "peak_phase": Opt(NAME), "alive_bytes": SIGNED, "named_fraction": Opt(Num(0)),
-     "by_category_bytes": CATEGORY_BYTES, "top_items": ListOf(ITEM), "saved_for_backward": ListOf(ITEM),
-     "phases": MapOf(ATTRIBUTION_PHASE), "measured": ListOf(STR), "inferred": ListOf(STR)},
+    {
+        "peak_bytes": SIGNED,
+        "peak_phase": Opt(NAME),
+        "alive_bytes": SIGNED,
+        "named_fraction": Opt(Num(0)),
+        "by_category_bytes": CATEGORY_BYTES,
+        "top_items": ListOf(ITEM),
+        "saved_for_backward": ListOf(ITEM),
+        "phases": MapOf(ATTRIBUTION_PHASE),
+        "measured": ListOf(STR),
+        "inferred": ListOf(STR),
+    },
 )
-LIVE = Obj({"bytes": SIGNED}, {"storage": Opt(NAME), "names": ListOf(NAME), "role": Opt(NAME), "fx_node": Opt(NAME),
-                               "expr": Opt(STR), "written_by": Opt(STR), "source_nodes": ListOf(NAME)})
+LIVE = Obj(
+    {"bytes": SIGNED},
+    {
+        "storage": Opt(NAME),
+        "names": ListOf(NAME),
+        "role": Opt(NAME),
+        "fx_node": Opt(NAME),
+        "expr": Opt(STR),
+        "written_by": Opt(STR),
+        "source_nodes": ListOf(NAME),
+    },
+)
 GRAPH_MEMORY = Obj(
     {"graph_id": NAME},
-    {"kind": NAME, "graph_inputs": ListOf(NAME), "peak_bytes": SIGNED, "peak_line": Opt(COUNT),
-     "live_at_peak": ListOf(LIVE), "output_bytes": Opt(SIGNED), "saved_bytes": Opt(SIGNED), "returned_match": Opt(Bool),
-     "returned": ListOf(Obj({"role": Opt(NAME), "fx_node": Opt(NAME), "storage": Opt(NAME)},
-                            {"buffer": Opt(NAME), "is_input": Opt(Bool), "bytes": Opt(SIGNED), "expr": Opt(STR),
-                             "position": COUNT})),
-     "unrecognized": ListOf(Any_),
-     "kernels": ListOf(Obj({"line": COUNT, "kernel": STR}, {"buffers": ListOf(NAME), "source_nodes": ListOf(NAME)})),
-     "allocations": ListOf(Tuple(COUNT, NAME, SIGNED)), "curve": ListOf(Tuple(COUNT, SIGNED))},
+    {
+        "kind": NAME,
+        "graph_inputs": ListOf(NAME),
+        "peak_bytes": SIGNED,
+        "peak_line": Opt(COUNT),
+        "live_at_peak": ListOf(LIVE),
+        "output_bytes": Opt(SIGNED),
+        "saved_bytes": Opt(SIGNED),
+        "returned_match": Opt(Bool),
+        "returned": ListOf(
+            Obj(
+                {"role": Opt(NAME), "fx_node": Opt(NAME), "storage": Opt(NAME)},
+                {"buffer": Opt(NAME), "is_input": Opt(Bool), "bytes": Opt(SIGNED), "expr": Opt(STR), "position": COUNT},
+            )
+        ),
+        "unrecognized": ListOf(Any_),
+        "kernels": ListOf(Obj({"line": COUNT, "kernel": STR}, {"buffers": ListOf(NAME), "source_nodes": ListOf(NAME)})),
+        "allocations": ListOf(Tuple(COUNT, NAME, SIGNED)),
+        "curve": ListOf(Tuple(COUNT, SIGNED)),
+    },
 )
-POLICY = Obj({"name": NAME, "default": NAME, "save_ops": ListOf(NAME)},
-             {"recompute_ops": ListOf(NAME), "mm_every_second_recomputed": Bool})
-PROCESS = Obj({}, {"pid": COUNT, "host": Opt(NAME), "python": Opt(STR), "command": ListOf(STR),
-                   "env": MapOf(Opt(STR)), "gpus": Opt(NAME)})
-DISTRIBUTED = Obj({}, {"world_size": Opt(Int(1, 10**7)), "rank": COUNT, "backend": Opt(NAME), "nproc_per_node": COUNT,
-                       "ranks": ListOf(MapOf(Any_)), "max_bytes": MapOf(SIGNED), "skew_bytes": MapOf(SIGNED),
-                       "headline": STR, "launcher": STR})
+POLICY = Obj(
+    {"name": NAME, "default": NAME, "save_ops": ListOf(NAME)}, {"recompute_ops": ListOf(NAME), "mm_every_second_recomputed": Bool}
+)
+PROCESS = Obj(
+    {}, {"pid": COUNT, "host": Opt(NAME), "python": Opt(STR), "command": ListOf(STR), "env": MapOf(Opt(STR)), "gpus": Opt(NAME)}
+)
+DISTRIBUTED = Obj(
+    {},
+    {
+        "world_size": Opt(Int(1, 10**7)),
+        "rank": COUNT,
+        "backend": Opt(NAME),
+        "nproc_per_node": COUNT,
+        "ranks": ListOf(MapOf(Any_)),
+        "max_bytes": MapOf(SIGNED),
+        "skew_bytes": MapOf(SIGNED),
+        "headline": STR,
+        "launcher": STR,
+    },
+)
 MODEL = Obj({}, {"blocks_attr": NAME, "blocks": COUNT, "block_parameters": MapOf(COUNT), "other_parameters": COUNT})
 
 REPORT = Obj(
-    {"status": STATUS, "config": MapOf(Any_), "device": Obj({"type": Opt(Enum("cpu", "cuda"))}), "versions": MapOf(Opt(STR)),
-     "graphs": ListOf(GRAPH_ENTRY), "invocations": ListOf(INVOCATION), "saved_tensors": ListOf(SAVED_ROW),
-     "findings": ListOf(FINDING)},
-    {"tool": MapOf(Opt(STR)), "created_utc": Opt(STR), "finished_utc": Opt(STR), "command": ListOf(STR),
-     "process": Opt(PROCESS), "mode": Enum("full", "analysis-only"), "policy": Opt(POLICY),
-     "policy_decisions": Opt(MapOf(MapOf(COUNT))), "saved_totals": Opt(TOTALS), "memory": Opt(MEMORY),
-     "graph_memory": Opt(ListOf(GRAPH_MEMORY)), "attribution": Opt(ATTRIBUTION), "timings_s": MapOf(Num(0)),
-     "model": Opt(MODEL), "distributed": Opt(DISTRIBUTED), "error": Opt(STR), "analysis_error": Opt(STR),
-     "checks": ListOf(Obj({"kind": NAME, "title": STR}))},
+    {
+        "status": STATUS,
+        "config": MapOf(Any_),
+        "device": Obj({"type": Opt(Enum("cpu", "cuda"))}),
+        "versions": MapOf(Opt(STR)),
+        "graphs": ListOf(GRAPH_ENTRY),
+        "invocations": ListOf(INVOCATION),
+        "saved_tensors": ListOf(SAVED_ROW),
+        "findings": ListOf(FINDING),
+    },
+    {
+        "tool": MapOf(Opt(STR)),
+        "created_utc": Opt(STR),
+        "finished_utc": Opt(STR),
+        "command": ListOf(STR),
+        "process": Opt(PROCESS),
+        "mode": Enum("full", "analysis-only"),
+        "policy": Opt(POLICY),
+        "policy_decisions": Opt(MapOf(MapOf(COUNT))),
+        "saved_totals": Opt(TOTALS),
+        "memory": Opt(MEMORY),
+        "graph_memory": Opt(ListOf(GRAPH_MEMORY)),
+        "attribution": Opt(ATTRIBUTION),
+        "timings_s": MapOf(Num(0)),
+        "model": Opt(MODEL),
+        "distributed": Opt(DISTRIBUTED),
+        "error": Opt(STR),
+        "analysis_error": Opt(STR),
+        "checks": ListOf(Obj({"kind": NAME, "title": STR})),
+    },
 )
 
 NODE = Obj(
-    {"name": NAME, "op": Enum("placeholder", "call_function", "call_method", "call_module", "get_attr", "output"),
-     "inputs": ListOf(NAME)},
-    {"target": Opt(STR), "shape": SHAPE_, "dtype": Opt(NAME), "bytes": COUNT, "recompute": Opt(NAME),
-     "original_aten": Opt(STR), "stack_trace": Opt(STR), "outputs": ListOf(Opt(NAME)), "symbolic": Bool,
-     "module": Opt(STR), "module_type": Opt(NAME), "source_fn": Opt(NAME), "source_fn_kind": Opt(Enum("module", "function")),
-     "backward_work": Bool},
+    {
+        "name": NAME,
+        "op": Enum("placeholder", "call_function", "call_method", "call_module", "get_attr", "output"),
+        "inputs": ListOf(NAME),
+    },
+    {
+        "target": Opt(STR),
+        "shape": SHAPE_,
+        "dtype": Opt(NAME),
+        "bytes": COUNT,
+        "recompute": Opt(NAME),
+        "original_aten": Opt(STR),
+        "stack_trace": Opt(STR),
+        "outputs": ListOf(Opt(NAME)),
+        "symbolic": Bool,
+        "module": Opt(STR),
+        "module_type": Opt(NAME),
+        "source_fn": Opt(NAME),
+        "source_fn_kind": Opt(Enum("module", "function")),
+        "backward_work": Bool,
+    },
 )
 GRAPH = Obj({"nodes": ListOf(NODE)}, {"graph_id": NAME})
 
-_SIDE = Obj({"config": MapOf(Any_)}, {"summary": STR, "device": Opt(NAME), "versions": Opt(MapOf(Opt(STR))),
-                                      "status": Opt(NAME), "source": Opt(STR), "process": Opt(PROCESS),
-                                      "env": MapOf(Opt(STR))})
-_AB = Obj({"a": Opt(SIGNED), "b": Opt(SIGNED), "delta": Opt(SIGNED)})
-DIFF_ITEM = Obj({"status": Enum(*DiffStatus), "expr": STR, "count": COUNT, "bytes_a": COUNT,
-                 "bytes_b": COUNT, "delta_bytes": SIGNED, "kind": NAME, "reason_kind": NAME},
-                {"shape": SHAPE_, "dtype": Opt(NAME), "reason": Opt(STR), "policy_op": Opt(NAME), "blocks": ListOf(NAME),
-                 "hint": Opt(STR), "user": Opt(USER)})
-DIFF = Obj(
-    {"a": _SIDE, "b": _SIDE, "items": ListOf(DIFF_ITEM),
-     "totals": Obj({"saved_bytes": _AB}, {"saved_runtime_bytes": _AB, "parameter_saved_bytes": _AB,
-                                          "items_delta_bytes": SIGNED}),
-     "differences": COUNT, "unchanged_items": COUNT},
-    {"diff_schema_version": Int(1, 1),
-     "phases": Opt(Obj({}, {"comparable": Bool, "why": STR, "source": Opt(NAME), "baseline": Opt(STR),
-                            "phases": MapOf(MapOf(_AB)), "history_dependent": ListOf(NAME)})),
-     "graphs": ListOf(Obj({"graph_id": NAME, "peak_bytes": _AB, "saved_bytes": _AB})),
-     "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB)), "at_end": MapOf(MapOf(_AB))}))},
+_SIDE = Obj(
+    {"config": MapOf(Any_)},
+    {
+        "summary": STR,
+        "device": Opt(NAME),
+        "versions": Opt(MapOf(Opt(STR))),
+        "status": Opt(NAME),
+        "source": Opt(STR),
+        "process": Opt(PROCESS),
+        "env": MapOf(Opt(STR)),
+    },
 )
-_EDIT_ITEM = Obj({"expr": STR}, {"user": Opt(USER), "count": COUNT, "kind": NAME, "bytes_a": COUNT, "bytes_b": COUNT, "delta_bytes": SIGNED})
+_AB = Obj({"a": Opt(SIGNED), "b": Opt(SIGNED), "delta": Opt(SIGNED)})
+DIFF_ITEM = Obj(
+    {
+        "status": Enum(*DiffStatus),
+        "expr": STR,
+        "count": COUNT,
+        "bytes_a": COUNT,
+        "bytes_b": COUNT,
+        "delta_bytes": SIGNED,
+        "kind": NAME,
+        "reason_kind": NAME,
+    },
+    {
+        "shape": SHAPE_,
+        "dtype": Opt(NAME),
+        "reason": Opt(STR),
+        "policy_op": Opt(NAME),
+        "blocks": ListOf(NAME),
+        "hint": Opt(STR),
+        "user": Opt(USER),
+    },
+)
+DIFF = Obj(
+    {
+        "a": _SIDE,
+        "b": _SIDE,
+        "items": ListOf(DIFF_ITEM),
+        "totals": Obj(
+            {"saved_bytes": _AB}, {"saved_runtime_bytes": _AB, "parameter_saved_bytes": _AB, "items_delta_bytes": SIGNED}
+        ),
+        "differences": COUNT,
+        "unchanged_items": COUNT,
+    },
+    {
+        "diff_schema_version": Int(1, 1),
+        "phases": Opt(
+            Obj(
+                {},
+                {
+                    "comparable": Bool,
+                    "why": STR,
+                    "source": Opt(NAME),
+                    "baseline": Opt(STR),
+                    "phases": MapOf(MapOf(_AB)),
+                    "history_dependent": ListOf(NAME),
+                },
+            )
+        ),
+        "graphs": ListOf(Obj({"graph_id": NAME, "peak_bytes": _AB, "saved_bytes": _AB})),
+        "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB)), "at_end": MapOf(MapOf(_AB))})),
+    },
+)
+_EDIT_ITEM = Obj(
+    {"expr": STR}, {"user": Opt(USER), "count": COUNT, "kind": NAME, "bytes_a": COUNT, "bytes_b": COUNT, "delta_bytes": SIGNED}
+)
 EXPLAIN = Obj(
-    {"base": Obj({"config": MapOf(Any_), "saved_bytes": Opt(SIGNED), "recompute": Obj({"flops": SIGNED, "bytes_moved": SIGNED})},
-                 {"run": STR}),
-     "edits": ListOf(Obj({"op": NAME, "bytes_saved": SIGNED},
-                         {"edit": STR, "flag": STR, "recompute_flops_added": SIGNED, "recompute_bytes_added": SIGNED,
-                          "bytes_saved_per_flop": Num(), "freed": ListOf(_EDIT_ITEM), "added": ListOf(_EDIT_ITEM),
-                          "run": STR})),
-     "partitioner_items": ListOf(Obj({"expr": STR}, {"block": Opt(NAME), "bytes": COUNT, "op": NAME, "fate": STR}))},
+    {
+        "base": Obj(
+            {"config": MapOf(Any_), "saved_bytes": Opt(SIGNED), "recompute": Obj({"flops": SIGNED, "bytes_moved": SIGNED})},
+            {"run": STR},
+        ),
+        "edits": ListOf(
+            Obj(
+                {"op": NAME, "bytes_saved": SIGNED},
+                {
+                    "edit": STR,
+                    "flag": STR,
+                    "recompute_flops_added": SIGNED,
+                    "recompute_bytes_added": SIGNED,
+                    "bytes_saved_per_flop": Num(),
+                    "freed": ListOf(_EDIT_ITEM),
+                    "added": ListOf(_EDIT_ITEM),
+                    "run": STR,
+                },
+            )
+        ),
+        "partitioner_items": ListOf(Obj({"expr": STR}, {"block": Opt(NAME), "bytes": COUNT, "op": NAME, "fate": STR})),
+    },
     {"mode": Enum("full", "analysis-only")},
 )
 BISECT = Obj(
-    {"trials": ListOf(Obj({"removed": STR, "delta_bytes": Opt(SIGNED), "exceeds": Opt(Bool), "held_a": Opt(SIGNED),
-                           "held_b": Opt(SIGNED)},
-                          {"pass": NAME, "a": STR, "b": STR, "runs": ListOf(STR), "modes": ListOf(Opt(NAME)),
-                           "error": Opt(STR)})),
-     "conclusion": STR, "threshold_bytes": COUNT},
-    {"metric": STR, "necessary": ListOf(STR), "unnecessary": ListOf(STR), "not_applicable": ListOf(STR),
-     "untested": ListOf(STR),
-     "minimal": Obj({}, {"a": STR, "b": STR, "a_flags": ListOf(STR), "b_flags": ListOf(STR)}),
-     "envs": MapOf(Any_)},
+    {
+        "trials": ListOf(
+            Obj(
+                {"removed": STR, "delta_bytes": Opt(SIGNED), "exceeds": Opt(Bool), "held_a": Opt(SIGNED), "held_b": Opt(SIGNED)},
+                {"pass": NAME, "a": STR, "b": STR, "runs": ListOf(STR), "modes": ListOf(Opt(NAME)), "error": Opt(STR)},
+            )
+        ),
+        "conclusion": STR,
+        "threshold_bytes": COUNT,
+    },
+    {
+        "metric": STR,
+        "necessary": ListOf(STR),
+        "unnecessary": ListOf(STR),
+        "not_applicable": ListOf(STR),
+        "untested": ListOf(STR),
+        "minimal": Obj({}, {"a": STR, "b": STR, "a_flags": ListOf(STR), "b_flags": ListOf(STR)}),
+        "envs": MapOf(Any_),
+    },
 )
 _BASELINE_REPORT = Obj(
     {"config": MapOf(Any_)},
-    {"device": Opt(Obj({"type": Enum("cpu", "cuda")})), "versions": Opt(MapOf(Opt(STR))), "status": Opt(NAME),
-     "saved_tensors": Opt(ListOf(SAVED_ROW)), "saved_totals": Opt(TOTALS),
-     "graph_memory": Opt(ListOf(Obj({"graph_id": NAME}, {"kind": Opt(NAME), "peak_bytes": Opt(SIGNED),
-                                                         "saved_bytes": Opt(SIGNED)}))),
-     "memory": Opt(Obj({}, {"source": Opt(NAME), "baseline": Opt(STR), "phases": Opt(MapOf(PHASE))})),
-     "attribution": Opt(Obj({}, {"source": Opt(NAME), "phases": MapOf(Obj({"by_category_bytes": CATEGORY_BYTES}))}))},
+    {
+        "device": Opt(Obj({"type": Enum("cpu", "cuda")})),
+        "versions": Opt(MapOf(Opt(STR))),
+        "status": Opt(NAME),
+        "saved_tensors": Opt(ListOf(SAVED_ROW)),
+        "saved_totals": Opt(TOTALS),
+        "graph_memory": Opt(
+            ListOf(Obj({"graph_id": NAME}, {"kind": Opt(NAME), "peak_bytes": Opt(SIGNED), "saved_bytes": Opt(SIGNED)}))
+        ),
+        "memory": Opt(Obj({}, {"source": Opt(NAME), "baseline": Opt(STR), "phases": Opt(MapOf(PHASE))})),
+        "attribution": Opt(Obj({}, {"source": Opt(NAME), "phases": MapOf(Obj({"by_category_bytes": CATEGORY_BYTES}))})),
+    },
 )
 BASELINE = Obj(
-    {"memprobe_baseline": Int(1, 1),
-     "probes": MapOf(Obj({}, {"figures": MapOf(Opt(SIGNED)), "versions": MapOf(Opt(STR)), "device": Opt(NAME),
-                              "created_utc": Opt(STR), "report": Opt(_BASELINE_REPORT)}))},
+    {
+        "memprobe_baseline": Int(1, 1),
+        "probes": MapOf(
+            Obj(
+                {},
+                {
+                    "figures": MapOf(Opt(SIGNED)),
+                    "versions": MapOf(Opt(STR)),
+                    "device": Opt(NAME),
+                    "created_utc": Opt(STR),
+                    "report": Opt(_BASELINE_REPORT),
+                },
+            )
+        ),
+    },
 )
 
 
 # -- loading --------------------------------------------------------------------------------------
+
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not a number memprobe accepts")

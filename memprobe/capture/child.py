@@ -136,8 +136,14 @@ def main(argv: list[str] | None = None) -> int:
         from .runner import run_probe
 
         prepare_run_dir(out, force=False)
-        run_probe(cfg, out, progress=lambda msg: _say(PROGRESS + msg), verbose=bool(job.get("verbose")),
-                  analysis_only=bool(job.get("analysis_only")), measure=job.get("measure"))
+        run_probe(
+            cfg,
+            out,
+            progress=lambda msg: _say(PROGRESS + msg),
+            verbose=bool(job.get("verbose")),
+            analysis_only=bool(job.get("analysis_only")),
+            measure=job.get("measure"),
+        )
     except MemprobeError as e:
         _say(ERROR + str(e))
         return e.exit_code

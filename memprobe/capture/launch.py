@@ -26,8 +26,16 @@ def launched_by_torchrun() -> bool:
     return "TORCHELASTIC_RUN_ID" in os.environ and "RANK" in os.environ and "WORLD_SIZE" in os.environ
 
 
-def torchrun_command(cfg: ProbeConfig, out: Path, *, nnodes: str | None = None, rdzv_endpoint: str | None = None,
-                     analysis_only: bool = False, verbose: bool = False, quiet: bool = False) -> list[str]:
+def torchrun_command(
+    cfg: ProbeConfig,
+    out: Path,
+    *,
+    nnodes: str | None = None,
+    rdzv_endpoint: str | None = None,
+    analysis_only: bool = False,
+    verbose: bool = False,
+    quiet: bool = False,
+) -> list[str]:
     cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={cfg.nproc}"]
     if rdzv_endpoint:
         cmd += [f"--nnodes={nnodes or 1}", "--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv_endpoint}"]
@@ -52,12 +60,21 @@ def _error_message(line: str) -> str:
     return line.split(_ERROR, 1)[1].strip()
 
 
-def run_distributed(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool = False, analysis_only: bool = False,
-                    nnodes: str | None = None, rdzv_endpoint: str | None = None) -> dict:
+def run_distributed(
+    cfg: ProbeConfig,
+    out: Path,
+    *,
+    progress=None,
+    verbose: bool = False,
+    analysis_only: bool = False,
+    nnodes: str | None = None,
+    rdzv_endpoint: str | None = None,
+) -> dict:
     """Launch the ranks, wait, merge. Errors: the first rank's, as one line."""
     quiet = progress is None or not getattr(progress, "enabled", True)  # --quiet / --json: the ranks print nothing
-    cmd = torchrun_command(cfg, out, nnodes=nnodes, rdzv_endpoint=rdzv_endpoint, analysis_only=analysis_only,
-                           verbose=verbose, quiet=quiet)
+    cmd = torchrun_command(
+        cfg, out, nnodes=nnodes, rdzv_endpoint=rdzv_endpoint, analysis_only=analysis_only, verbose=verbose, quiet=quiet
+    )
     progress = progress or (lambda msg: None)
     progress(f"launching {cfg.nproc} ranks through torchrun")
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -67,8 +84,9 @@ def run_distributed(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool
     try:
         # rank 0's progress lines go through as they come; torchrun's own chatter only with --verbose
         # (and nothing on our stdout, which may be carrying --json)
-        with subprocess.Popen(cmd, env=env, stdout=sys.stderr if verbose else subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, bufsize=1) as proc:
+        with subprocess.Popen(
+            cmd, env=env, stdout=sys.stderr if verbose else subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1
+        ) as proc:
             for line in proc.stderr:
                 if _ERROR in line:
                     errors.append(_error_message(line))

@@ -139,7 +139,9 @@ class CudaPhases:
                 "file": self.snapshot_path.name,
                 "phase_markers": self.markers,
                 "tensor_registry": self.tensor_registry,
-            } if self.snapshot_path is not None else None,
+            }
+            if self.snapshot_path is not None
+            else None,
         }
 
 
@@ -194,9 +196,11 @@ class CpuPhases:
         )
         self.events = [[float(ts), int(b), int(total), int(addr)] for ts, b, total, addr in mem]
         self.annotations = sorted(
-            ([e["name"], float(e["ts"]), float(e["ts"]) + float(e["dur"])]
-             for e in events
-             if e.get("cat") == "user_annotation" and e.get("ph") == "X"),
+            (
+                [e["name"], float(e["ts"]), float(e["ts"]) + float(e["dur"])]
+                for e in events
+                if e.get("cat") == "user_annotation" and e.get("ph") == "X"
+            ),
             key=lambda a: a[1],
         )
         # the outermost aten ops (what the step ran, for the trace): nested ops are left out
@@ -207,8 +211,8 @@ class CpuPhases:
                 self.ops.append([e["name"], ts, dur])
                 end = ts + dur
         for name, t0, t1 in self.annotations:
-            if name.startswith(_PREFIX) and name[len(_PREFIX):] in PHASES:
-                self.windows[name[len(_PREFIX):]] = (t0, t1)
+            if name.startswith(_PREFIX) and name[len(_PREFIX) :] in PHASES:
+                self.windows[name[len(_PREFIX) :]] = (t0, t1)
         for name, (t0, t1) in self.windows.items():
             before = [row[2] for row in self.events if row[0] < t0]
             inside = [row[2] for row in self.events if t0 <= row[0] <= t1]

@@ -14,7 +14,12 @@ import warnings
 from contextlib import contextmanager
 
 _LOGGERS = (
-    "torchao", "torch", "torch._dynamo", "torch._inductor", "torch._higher_order_ops", "torch.utils._pytree",
+    "torchao",
+    "torch",
+    "torch._dynamo",
+    "torch._inductor",
+    "torch._higher_order_ops",
+    "torch.utils._pytree",
     "torch.distributed",
 )
 

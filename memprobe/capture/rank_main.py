@@ -32,8 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         progress = progress_printer(enabled=True)
     try:
         prepare_run_dir(rank_dir, force=True)
-        Probe(cfg, RunDir(rank_dir), progress=progress and (lambda m: progress(f"[rank 0] {m}")), verbose=a.verbose,
-              analysis_only=a.analysis_only).run()
+        Probe(
+            cfg,
+            RunDir(rank_dir),
+            progress=progress and (lambda m: progress(f"[rank 0] {m}")),
+            verbose=a.verbose,
+            analysis_only=a.analysis_only,
+        ).run()
     except MemprobeError as e:
         print(f"memprobe: error: rank {rank}: {e}", file=sys.stderr)
         return e.exit_code

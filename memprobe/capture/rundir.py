@@ -18,17 +18,16 @@ import json
 import os
 import shutil
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import RunDirError
-
 
 MARKER = ".memprobe"  # in every directory memprobe creates, so --force knows it may replace it
 
 
 def default_run_dir(label: str) -> Path:
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     return Path("memprobe-runs") / f"{stamp}-{label}"
 
 
@@ -95,7 +94,9 @@ def check_out_dir(path: Path, force: bool) -> None:
         raise RunDirError(f"{path} exists and is not a directory")
     if path.is_dir() and any(path.iterdir()):
         if not force:
-            raise RunDirError(f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out")
+            raise RunDirError(
+                f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out"
+            )
         foreign = _foreign(path)
         if foreign:
             raise RunDirError(f"{path} holds {foreign}, which memprobe did not write; refusing to delete it even with --force")

@@ -10,32 +10,31 @@ from __future__ import annotations
 
 import os
 import platform
-from contextlib import nullcontext
-import sys
 import time
-from datetime import datetime, timezone
+from collections.abc import Callable
+from contextlib import nullcontext
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 from .. import SCHEMA_VERSION, __version__
-from ..analysis.findings import checks, find
 from ..analysis.cpu_attribution import attribute_cpu
+from ..analysis.findings import checks, find
 from ..analysis.output_code import simulate_run
 from ..analysis.rundir import graph_pairs
-from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..analysis.saved import build_saved_table, saved_totals
+from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
+from ..vocab import MemorySource
 from .child import process_record, user_command
 from .quiet import quiet_logs
 from .rundir import RunDir
-from ..vocab import MemorySource
 
 Progress = Callable[[str], None]
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def resolve_device(requested: str):
@@ -45,7 +44,9 @@ def resolve_device(requested: str):
         requested = "cuda" if torch.cuda.is_available() else "cpu"
     if requested == "cuda":
         if not torch.cuda.is_available():
-            raise ConfigError("--device cuda: no CUDA device is available (this torch build or machine has none); use --device cpu")
+            raise ConfigError(
+                "--device cuda: no CUDA device is available (this torch build or machine has none); use --device cpu"
+            )
         if "LOCAL_RANK" in os.environ:  # one GPU per rank under torchrun
             return torch.device("cuda", int(os.environ["LOCAL_RANK"]))
         return torch.device("cuda", torch.cuda.current_device())
@@ -84,7 +85,9 @@ def require_torchao(recipe: str) -> None:
     version = getattr(torchao, "__version__", "0")
     parts = tuple(int(p) for p in version.split("+")[0].split(".")[:2] if p.isdigit())
     if parts < MIN_TORCHAO:
-        raise ConfigError(f"torchao {version} is too old for float8 training with memprobe (needs >= 0.18); upgrade it or use --recipe bf16")
+        raise ConfigError(
+            f"torchao {version} is too old for float8 training with memprobe (needs >= 0.18); upgrade it or use --recipe bf16"
+        )
 
 
 def versions(device) -> dict:
@@ -139,9 +142,17 @@ def _runtime_saved(grad_fn) -> list[dict] | None:
 class Probe:
     """One configuration, built and run in this process."""
 
-    def __init__(self, cfg: ProbeConfig, run_dir: RunDir, progress: Progress | None = None, verbose: bool = False,
-                 cuda_snapshot: bool = True, measure_calls: bool = False, analysis_only: bool = False,
-                 measure: bool | None = None):
+    def __init__(
+        self,
+        cfg: ProbeConfig,
+        run_dir: RunDir,
+        progress: Progress | None = None,
+        verbose: bool = False,
+        cuda_snapshot: bool = True,
+        measure_calls: bool = False,
+        analysis_only: bool = False,
+        measure: bool | None = None,
+    ):
         self.cfg = cfg.validated()
         self.analysis_only = analysis_only
         # analysis-only runs stop after the first step (it holds the graphs and the table) unless asked to measure
@@ -200,8 +211,10 @@ class Probe:
         except (KeyboardInterrupt, Interrupted) as e:
             self.report["status"] = "interrupted"
             how = "terminated (SIGTERM)" if isinstance(e, Interrupted) else "interrupted (Ctrl-C)"
-            raise Interrupted(f"{how}; what was recorded is in {self.run_dir.path} (status: interrupted)",
-                              exit_code=getattr(e, "exit_code", 130)) from None
+            raise Interrupted(
+                f"{how}; what was recorded is in {self.run_dir.path} (status: interrupted)",
+                exit_code=getattr(e, "exit_code", 130),
+            ) from None
         except (ConfigError, InternalError) as e:
             self.report["status"] = "failed"
             self.report["error"] = f"{type(e).__name__}: {e}"
@@ -267,11 +280,21 @@ class Probe:
                     apply_selective_ac(blocks, cfg.save_ops, cfg.recompute_ops, base_fqn=target.blocks_attr)
             elif cfg.ac == "op":
                 context_fn = make_context_fn(cfg.policy(), decisions)
-            created_pg = common.apply_stack(model, blocks, recipe=cfg.recipe, ac=cfg.ac, context_fn=context_fn,
-                                            compile=cfg.compile, compile_backend=capture, fsdp=cfg.fsdp,
-                                            reshard_after_forward=cfg.reshard_after_forward, device=device,
-                                            float8_done=target.float8_done, apply_ac_fn=apply_ac_fn,
-                                            memory_budget=cfg.memory_budget)
+            created_pg = common.apply_stack(
+                model,
+                blocks,
+                recipe=cfg.recipe,
+                ac=cfg.ac,
+                context_fn=context_fn,
+                compile=cfg.compile,
+                compile_backend=capture,
+                fsdp=cfg.fsdp,
+                reshard_after_forward=cfg.reshard_after_forward,
+                device=device,
+                float8_done=target.float8_done,
+                apply_ac_fn=apply_ac_fn,
+                memory_budget=cfg.memory_budget,
+            )
             capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in blocks.named_children()})
             if torch.distributed.is_initialized():
                 self.report["distributed"] = _rank_info()
@@ -292,17 +315,19 @@ class Probe:
                         + ((" (tracing)" if self.analysis_only else " (compiling)") if step == 0 and cfg.compile else "")
                         + (" (measured)" if meter_here else "")
                     )
-                    with (meter.step() if meter_here else nullcontext()):
-                        runtime_total = self._step(model, optimizer, x, capture, meter if meter_here else None,
-                                                                record=measured)
+                    with meter.step() if meter_here else nullcontext():
+                        runtime_total = self._step(model, optimizer, x, capture, meter if meter_here else None, record=measured)
                     if step == 0:
                         self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
                         self._write_graphs(capture)
                     if last:
                         self.report["timings_s"]["measured_step"] = round(time.perf_counter() - ts, 3)
             self.report["memory"] = {
-                **(meter.result() if self.measure else {"source": None, "phases": {}, "events": None,
-                                                         "baseline": "not measured (analysis-only)"}),
+                **(
+                    meter.result()
+                    if self.measure
+                    else {"source": None, "phases": {}, "events": None, "baseline": "not measured (analysis-only)"}
+                ),
                 "persistent": persistent_bytes(model, optimizer),
                 "autograd_saved_bytes": runtime_total,
             }
@@ -310,8 +335,9 @@ class Probe:
             try:
                 self._analyse()
             except Exception as e:  # the step succeeded: a failure here is memprobe's own bug
-                raise InternalError(f"analysing the recorded run failed: {type(e).__name__}: {e}; "
-                                    f"what was recorded is in {self.run_dir.path}") from e
+                raise InternalError(
+                    f"analysing the recorded run failed: {type(e).__name__}: {e}; what was recorded is in {self.run_dir.path}"
+                ) from e
             self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
         except BaseException as e:
             # keep what the failure left: where it happened, the phases measured so far, the allocator
@@ -413,8 +439,9 @@ class Probe:
             self.report["attribution"] = attribute_peak(load_snapshot(snapshot, trusted=True), self.report)
         elif self.report["memory"]["source"] == MemorySource.CPU_PROFILER:
             self.report["attribution"] = attribute_cpu(self.report)
-        self.report["findings"] = find(rows, totals, self.report["config"], policy=self.report["policy"],
-                                       attribution=self.report.get("attribution"))
+        self.report["findings"] = find(
+            rows, totals, self.report["config"], policy=self.report["policy"], attribution=self.report.get("attribution")
+        )
         self.report["checks"] = checks()
 
 
@@ -452,16 +479,41 @@ def _restore_sigterm(previous) -> None:
         signal.signal(signal.SIGTERM, previous)
 
 
-def run_probe(cfg: ProbeConfig, out: Path, *, progress: Progress | None = None, verbose: bool = False,
-              cuda_snapshot: bool = True, measure_calls: bool = False, analysis_only: bool = False,
-              measure: bool | None = None, nnodes: str | None = None, rdzv_endpoint: str | None = None) -> dict:
+def run_probe(
+    cfg: ProbeConfig,
+    out: Path,
+    *,
+    progress: Progress | None = None,
+    verbose: bool = False,
+    cuda_snapshot: bool = True,
+    measure_calls: bool = False,
+    analysis_only: bool = False,
+    measure: bool | None = None,
+    nnodes: str | None = None,
+    rdzv_endpoint: str | None = None,
+) -> dict:
     """Run one configuration into ``out``: in this process, or through torchrun when it has several ranks."""
     from .launch import launched_by_torchrun
 
     if cfg.nproc > 1 and not launched_by_torchrun():
         from .launch import run_distributed
 
-        return run_distributed(cfg, Path(out), progress=progress, verbose=verbose, analysis_only=analysis_only,
-                               nnodes=nnodes, rdzv_endpoint=rdzv_endpoint)
-    return Probe(cfg, RunDir(out), progress=progress, verbose=verbose, cuda_snapshot=cuda_snapshot,
-                 measure_calls=measure_calls, analysis_only=analysis_only, measure=measure).run()
+        return run_distributed(
+            cfg,
+            Path(out),
+            progress=progress,
+            verbose=verbose,
+            analysis_only=analysis_only,
+            nnodes=nnodes,
+            rdzv_endpoint=rdzv_endpoint,
+        )
+    return Probe(
+        cfg,
+        RunDir(out),
+        progress=progress,
+        verbose=verbose,
+        cuda_snapshot=cuda_snapshot,
+        measure_calls=measure_calls,
+        analysis_only=analysis_only,
+        measure=measure,
+    ).run()

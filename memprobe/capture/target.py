@@ -85,8 +85,10 @@ def _user_code(what: str):
     except (ConfigError, Interrupted, KeyboardInterrupt):
         raise
     except SystemExit as e:
-        raise ConfigError(f"{what} called sys.exit({e.code!r}); a model module must not exit (is argparse run at "
-                          "import? guard it with `if __name__ == \"__main__\":`)") from e
+        raise ConfigError(
+            f"{what} called sys.exit({e.code!r}); a model module must not exit (is argparse run at "
+            'import? guard it with `if __name__ == "__main__":`)'
+        ) from e
     except Exception as e:
         raise ConfigError(f"{what} raised {type(e).__name__}: {e}") from e
 
@@ -129,15 +131,17 @@ def build_target(cfg: ProbeConfig, device) -> Target:
     if cfg.repro == "torchtitan":
         from ..integrations.torchtitan import build_llama3
 
-        model, batch, float8_done = build_llama3(cfg.flavor or "debugmodel", cfg.layers, cfg.recipe, device, cfg.batch,
-                                                 cfg.seq, cfg.seed)
+        model, batch, float8_done = build_llama3(
+            cfg.flavor or "debugmodel", cfg.layers, cfg.recipe, device, cfg.batch, cfg.seq, cfg.seed
+        )
         return Target(model, batch, "layers", float8_done)
     from repros import get_repro
     from repros.common import make_batch
 
     module = get_repro(cfg.repro)
-    model = module.build_model(cfg.dim, cfg.hidden, cfg.layers, heads=cfg.heads, kv_heads=cfg.kv_heads,
-                               seed=cfg.seed, device=device)
+    model = module.build_model(
+        cfg.dim, cfg.hidden, cfg.layers, heads=cfg.heads, kv_heads=cfg.kv_heads, seed=cfg.seed, device=device
+    )
     x = make_batch(cfg.batch, cfg.seq, cfg.dim, device=device, seed=cfg.seed)
     return Target(model, (x,), find_blocks(model, cfg.blocks or "layers"))
 
@@ -159,5 +163,4 @@ def describe(target: Target) -> dict:
         in_blocks.update(id(p) for p in params)
         per_block[f"{target.blocks_attr}.{name}"] = sum(p.numel() for p in params)
     other = sum(p.numel() for p in target.model.parameters() if id(p) not in in_blocks)
-    return {"blocks_attr": target.blocks_attr, "blocks": len(per_block), "block_parameters": per_block,
-            "other_parameters": other}
+    return {"blocks_attr": target.blocks_attr, "blocks": len(per_block), "block_parameters": per_block, "other_parameters": other}

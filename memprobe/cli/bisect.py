@@ -17,15 +17,38 @@ from .options import config_options, emit, output_options, side_options
 @config_options
 @side_options
 @click.option("--min-delta", default="1 MiB", show_default=True, help="B must exceed A by at least this much.")
-@click.option("--jobs", type=int, default=None,
-              help="Probes at once. Default: one per visible GPU on CUDA (each probe on a GPU of its own), 1 on the CPU "
-                   "(N > 1 there: one core each).")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-bisect).")
+@click.option(
+    "--jobs",
+    type=int,
+    default=None,
+    help="Probes at once. Default: one per visible GPU on CUDA (each probe on a GPU of its own), 1 on the CPU "
+    "(N > 1 there: one core each).",
+)
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-bisect)."
+)
 @click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown.")
 @output_options
-def bisect(a, b, a_flags, b_flags, a_env, b_env, a_python, b_python, min_delta, jobs, out, force, as_markdown, as_json,
-           quiet, verbose, **shared) -> None:
+def bisect(
+    a,
+    b,
+    a_flags,
+    b_flags,
+    a_env,
+    b_env,
+    a_python,
+    b_python,
+    min_delta,
+    jobs,
+    out,
+    force,
+    as_markdown,
+    as_json,
+    quiet,
+    verbose,
+    **shared,
+) -> None:
     """Find the minimal configuration in which B still exceeds A, and which features it needs.
 
     \b
@@ -59,9 +82,24 @@ def bisect(a, b, a_flags, b_flags, a_env, b_env, a_python, b_python, min_delta, 
     slots, gpus = slots_for([cfg_a, cfg_b], jobs)
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
     try:
-        result, out = run_bisect(cfg_a, cfg_b, envs=envs, threshold=threshold, out=out, force=force, progress=progress,
-                                 verbose=verbose, slots=slots, gpus=gpus)
+        result, out = run_bisect(
+            cfg_a,
+            cfg_b,
+            envs=envs,
+            threshold=threshold,
+            out=out,
+            force=force,
+            progress=progress,
+            verbose=verbose,
+            slots=slots,
+            gpus=gpus,
+        )
     finally:
         progress.close()
-    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=bisect_markdown,
-         console=lambda: render.print_bisect(result, out))
+    emit(
+        result,
+        as_json=as_json,
+        as_markdown=as_markdown,
+        markdown=bisect_markdown,
+        console=lambda: render.print_bisect(result, out),
+    )

@@ -8,7 +8,16 @@ import click
 
 from ..config import RECIPE_ALIASES, RECIPES
 from ..errors import ConfigError
-from .options import config_from_options, config_options, emit, output_options, refuse_existing, side_config, side_options, table_options
+from .options import (
+    config_from_options,
+    config_options,
+    emit,
+    output_options,
+    refuse_existing,
+    side_config,
+    side_options,
+    table_options,
+)
 
 
 def resolve_side(label: str, value: str, extra: str | None, shared: dict):
@@ -29,22 +38,57 @@ def resolve_side(label: str, value: str, extra: str | None, shared: dict):
 @click.argument("b")
 @config_options
 @side_options
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).",
+)
 @click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown for a pull-request comment.")
-@click.option("--parallel", is_flag=True,
-              help="Run the two sides at the same time: on CUDA one GPU each (two must be visible); on the CPU one "
-                   "core each (on 2 cores it gained nothing, see bench/time_to_answer.py).")
-@click.option("--analysis-only", is_flag=True,
-              help="Trace and partition both sides without generating kernels (see `memprobe run --analysis-only`): "
-                   "the ranked saved values in a fraction of the time, no measured phases.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
-              help="Also write a self-contained HTML page: both runs on one axis and the ranked difference.")
+@click.option(
+    "--parallel",
+    is_flag=True,
+    help="Run the two sides at the same time: on CUDA one GPU each (two must be visible); on the CPU one "
+    "core each (on 2 cores it gained nothing, see bench/time_to_answer.py).",
+)
+@click.option(
+    "--analysis-only",
+    is_flag=True,
+    help="Trace and partition both sides without generating kernels (see `memprobe run --analysis-only`): "
+    "the ranked saved values in a fraction of the time, no measured phases.",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write a self-contained HTML page: both runs on one axis and the ranked difference.",
+)
 @table_options
 @output_options
-def diff(a: str, b: str, a_flags, b_flags, a_env, b_env, a_python, b_python, out, force, as_markdown, parallel,
-         analysis_only, html_path, csv_path, parquet_path, as_json, quiet, verbose, **shared) -> None:
+def diff(
+    a: str,
+    b: str,
+    a_flags,
+    b_flags,
+    a_env,
+    b_env,
+    a_python,
+    b_python,
+    out,
+    force,
+    as_markdown,
+    parallel,
+    analysis_only,
+    html_path,
+    csv_path,
+    parquet_path,
+    as_json,
+    quiet,
+    verbose,
+    **shared,
+) -> None:
     """Run (or load) two configurations and rank what B keeps alive that A does not.
 
     \b
@@ -75,12 +119,20 @@ def diff(a: str, b: str, a_flags, b_flags, a_env, b_env, a_python, b_python, out
     refuse_existing(html_path, csv_path, parquet_path, force=force)
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
     try:
-        result, out = run_diff(sides, envs, out=out, force=force, label=f"diff-{a}-vs-{b}".replace("/", "_"),
-                               parallel=parallel, analysis_only=analysis_only, progress=progress, verbose=verbose)
+        result, out = run_diff(
+            sides,
+            envs,
+            out=out,
+            force=force,
+            label=f"diff-{a}-vs-{b}".replace("/", "_"),
+            parallel=parallel,
+            analysis_only=analysis_only,
+            progress=progress,
+            verbose=verbose,
+        )
     finally:
         progress.close()
-    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown,
-         console=lambda: render.print_diff(result, out))
+    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown, console=lambda: render.print_diff(result, out))
     from ..report.tables import export
 
     export("diff", result, csv_path, parquet_path)

@@ -9,11 +9,17 @@ import click
 from .options import debug_option, emit
 
 
-
 @click.command(short_help="Estimate full-model memory from a probe of a few blocks.")
 @click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--layers", type=click.IntRange(min=1, max=10**6), default=None, help="Target number of blocks (default: the preset's full depth).")
-@click.option("--world", type=click.IntRange(min=1, max=10**6), default=None, help="Target FSDP world size (ranks).  [default: the probe's]")
+@click.option(
+    "--layers",
+    type=click.IntRange(min=1, max=10**6),
+    default=None,
+    help="Target number of blocks (default: the preset's full depth).",
+)
+@click.option(
+    "--world", type=click.IntRange(min=1, max=10**6), default=None, help="Target FSDP world size (ranks).  [default: the probe's]"
+)
 @click.option("--batch", type=click.IntRange(min=1, max=10**6), default=None, help="Target batch size (default: the probe's).")
 @click.option("--seq", type=click.IntRange(min=1, max=10**6), default=None, help="Target sequence length (default: the probe's).")
 @click.option("--json", "as_json", is_flag=True, help="Print the estimate as JSON.")

@@ -12,10 +12,18 @@ from .options import config_from_options, config_options, emit, output_options
 @click.command(short_help="Rank SAC policy edits by memory freed per added recompute.")
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
 @config_options
-@click.option("--full", is_flag=True, help="Generate kernels for every run (default: analysis-only, the same saved table, faster).")
-@click.option("--jobs", type=int, default=None,
-              help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-explain).")
+@click.option(
+    "--full", is_flag=True, help="Generate kernels for every run (default: analysis-only, the same saved table, faster)."
+)
+@click.option(
+    "--jobs",
+    type=int,
+    default=None,
+    help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).",
+)
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-explain)."
+)
 @click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown.")
 @output_options
@@ -42,9 +50,15 @@ def explain(run_dir, full, jobs, out, force, as_markdown, as_json, quiet, verbos
     slots, gpus = slots_for([cfg] if cfg else [], jobs)
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
     try:
-        result, out = run_explain(cfg=cfg, run_dir=run_dir, out=out, force=force, full=full, progress=progress,
-                                  verbose=verbose, slots=slots, gpus=gpus)
+        result, out = run_explain(
+            cfg=cfg, run_dir=run_dir, out=out, force=force, full=full, progress=progress, verbose=verbose, slots=slots, gpus=gpus
+        )
     finally:
         progress.close()
-    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=explain_markdown,
-         console=lambda: render.print_explain(result, out))
+    emit(
+        result,
+        as_json=as_json,
+        as_markdown=as_markdown,
+        markdown=explain_markdown,
+        console=lambda: render.print_explain(result, out),
+    )

@@ -10,34 +10,83 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import config_from_options, config_options, debug_option, emit, refuse_existing, table_options
 from ..vocab import Verdict
+from .options import config_from_options, config_options, debug_option, emit, refuse_existing, table_options
 
 
 @click.command(short_help="Check probes against memprobe.toml; exit 1 on a breach.")
-@click.option("--budget", "budget_path", type=click.Path(path_type=Path), default=Path("memprobe.toml"), show_default=True,
-              help="The budget file.")
+@click.option(
+    "--budget",
+    "budget_path",
+    type=click.Path(path_type=Path),
+    default=Path("memprobe.toml"),
+    show_default=True,
+    help="The budget file.",
+)
 @click.option("--probe", "probe_names", multiple=True, metavar="NAME", help="Check only these probes (repeatable).")
-@click.option("--from", "from_runs", multiple=True, metavar="[NAME=]RUN_DIR",
-              help="Use a finished run instead of running the probe (matched by configuration, or named).")
-@click.option("--baseline", "baseline_path", type=click.Path(path_type=Path), default=None,
-              help="Baseline file for relative limits (default memprobe-baseline.json beside the budget).")
-@click.option("--update-baseline", is_flag=True, help="Store this run's figures as the new baseline (with torch/torchao versions and device).")
-@click.option("--jobs", type=int, default=None,
-              help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Where probe runs go (default memprobe-runs/<UTC time>-gate).")
-@click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote), and --junit/--html files.")
+@click.option(
+    "--from",
+    "from_runs",
+    multiple=True,
+    metavar="[NAME=]RUN_DIR",
+    help="Use a finished run instead of running the probe (matched by configuration, or named).",
+)
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Baseline file for relative limits (default memprobe-baseline.json beside the budget).",
+)
+@click.option(
+    "--update-baseline",
+    is_flag=True,
+    help="Store this run's figures as the new baseline (with torch/torchao versions and device).",
+)
+@click.option(
+    "--jobs",
+    type=int,
+    default=None,
+    help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).",
+)
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Where probe runs go (default memprobe-runs/<UTC time>-gate)."
+)
+@click.option(
+    "--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote), and --junit/--html files."
+)
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path), default=None, help="Write JUnit XML here.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
-              help="Write a self-contained HTML page of the verdicts here.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write a self-contained HTML page of the verdicts here.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the verdicts as Markdown.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 @click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through.")
 @table_options
 @debug_option
-def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, jobs, out, force, junit_path, html_path,
-         as_json, as_markdown, quiet, verbose, csv_path, parquet_path) -> None:
+def gate(
+    budget_path,
+    probe_names,
+    from_runs,
+    baseline_path,
+    update_baseline,
+    jobs,
+    out,
+    force,
+    junit_path,
+    html_path,
+    as_json,
+    as_markdown,
+    quiet,
+    verbose,
+    csv_path,
+    parquet_path,
+) -> None:
     """Check memory budgets: run each probe (or read finished runs) and compare with its limits.
 
     \b
@@ -71,9 +120,19 @@ def gate(budget_path, probe_names, from_runs, baseline_path, update_baseline, jo
     slots, gpus = slots_for([p.config for n, p in wanted.items() if n not in finished], jobs)
     progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
     try:
-        result = run_gate(budget, wanted, finished, baseline_path=baseline_path or budget.path.parent / "memprobe-baseline.json",
-                          update_baseline=update_baseline, out=out, force=force, progress=progress, verbose=verbose,
-                          slots=slots, gpus=gpus)
+        result = run_gate(
+            budget,
+            wanted,
+            finished,
+            baseline_path=baseline_path or budget.path.parent / "memprobe-baseline.json",
+            update_baseline=update_baseline,
+            out=out,
+            force=force,
+            progress=progress,
+            verbose=verbose,
+            slots=slots,
+            gpus=gpus,
+        )
     finally:
         progress.close()
     if junit_path is not None:
@@ -125,9 +184,17 @@ def default_probe_name(cfg) -> str:
 @config_options
 @click.option("--name", default=None, help="Probe name (default <repro or model file>-<recipe>, e.g. ffn-rowwise).")
 @click.option("--headroom", default="10%", show_default=True, help="Headroom over the measured figures, e.g. 10%.")
-@click.option("--relative", default="+5%", show_default=True, help="Limit on saved_bytes relative to the baseline stored with it.")
-@click.option("--budget", "budget_path", type=click.Path(path_type=Path), default=Path("memprobe.toml"), show_default=True,
-              help="Where to write the budget (refused if it exists, unless --force).")
+@click.option(
+    "--relative", default="+5%", show_default=True, help="Limit on saved_bytes relative to the baseline stored with it."
+)
+@click.option(
+    "--budget",
+    "budget_path",
+    type=click.Path(path_type=Path),
+    default=Path("memprobe.toml"),
+    show_default=True,
+    help="Where to write the budget (refused if it exists, unless --force).",
+)
 @click.option("--force", is_flag=True, help="Overwrite an existing budget file, and this probe's entry in the baseline.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 @click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through.")

@@ -64,8 +64,10 @@ class MemprobeGroup(click.Group):
             if DEBUG.on:
                 raise
             first = (str(e).splitlines() or [""])[0]
-            click.echo(f"memprobe: internal error: {type(e).__name__}: {_one_line(first)} "
-                       "(run again with --debug for the traceback)", err=True)
+            click.echo(
+                f"memprobe: internal error: {type(e).__name__}: {_one_line(first)} (run again with --debug for the traceback)",
+                err=True,
+            )
             sys.exit(70)
 
 
@@ -76,8 +78,9 @@ def _group_debug(ctx: click.Context, _param, value: bool) -> None:
 
 @click.group(cls=MemprobeGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="memprobe")
-@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_group_debug,
-              help="Show Python tracebacks on errors.")
+@click.option(
+    "--debug", is_flag=True, expose_value=False, is_eager=True, callback=_group_debug, help="Show Python tracebacks on errors."
+)
 def cli() -> None:
     """Find out why a PyTorch training step uses more memory than it should.
 

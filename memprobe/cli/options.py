@@ -89,16 +89,24 @@ def _set_debug(ctx: click.Context, _param, value: bool) -> None:
 
 def debug_option(f):
     """``--debug`` after a verb (as after ``memprobe``): the group shows the traceback of an error."""
-    return click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
-                        help="Show Python tracebacks on errors (same as `memprobe --debug VERB`).")(f)
+    return click.option(
+        "--debug",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_debug,
+        help="Show Python tracebacks on errors (same as `memprobe --debug VERB`).",
+    )(f)
 
 
 def output_options(f):
-    for opt in reversed([
-        click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary."),
-        click.option("--quiet", "-q", is_flag=True, help="No progress lines."),
-        click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through."),
-    ]):
+    for opt in reversed(
+        [
+            click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary."),
+            click.option("--quiet", "-q", is_flag=True, help="No progress lines."),
+            click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through."),
+        ]
+    ):
         f = opt(f)
     return debug_option(f)
 
@@ -112,33 +120,72 @@ def _parquet_engine(_ctx, _param, value):
 
 def table_options(f):
     """--csv / --parquet: the verb's table (saved values, diff items, gate verdicts) for pandas and friends."""
-    for opt in reversed([
-        click.option("--csv", "csv_path", type=click.Path(path_type=Path), default=None,
-                     help="Also write the table (saved values / differences / verdicts) as CSV here."),
-        click.option("--parquet", "parquet_path", type=click.Path(path_type=Path), default=None, callback=_parquet_engine,
-                     help="Also write the table as Parquet here (needs pyarrow)."),
-    ]):
+    for opt in reversed(
+        [
+            click.option(
+                "--csv",
+                "csv_path",
+                type=click.Path(path_type=Path),
+                default=None,
+                help="Also write the table (saved values / differences / verdicts) as CSV here.",
+            ),
+            click.option(
+                "--parquet",
+                "parquet_path",
+                type=click.Path(path_type=Path),
+                default=None,
+                callback=_parquet_engine,
+                help="Also write the table as Parquet here (needs pyarrow).",
+            ),
+        ]
+    ):
         f = opt(f)
     return f
 
 
 def side_options(f):
     """--a/--b flags, environments and interpreters: what one side alone runs with (diff, bisect)."""
-    for opt in reversed([
-        click.option("--a", "a_flags", metavar="FLAGS", default=None,
-                     help="Extra `memprobe run` flags for side A only, quoted: --a '--ac-policy torchtitan'."),
-        click.option("--b", "b_flags", metavar="FLAGS", default=None,
-                     help="Extra `memprobe run` flags for side B only, quoted: --b '--save-op aten.abs'."),
-        click.option("--a-env", "a_env", multiple=True, metavar="NAME=VALUE",
-                     help="An environment variable for side A's processes only (repeatable): an Inductor or "
-                          "allocator setting, e.g. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True."),
-        click.option("--b-env", "b_env", multiple=True, metavar="NAME=VALUE",
-                     help="An environment variable for side B's processes only (repeatable)."),
-        click.option("--a-python", "a_python", default=None, metavar="PATH",
-                     help="Run side A with another Python (another torch, torchao or torchtitan); memprobe must be "
-                          "installed there."),
-        click.option("--b-python", "b_python", default=None, metavar="PATH", help="Run side B with another Python."),
-    ]):
+    for opt in reversed(
+        [
+            click.option(
+                "--a",
+                "a_flags",
+                metavar="FLAGS",
+                default=None,
+                help="Extra `memprobe run` flags for side A only, quoted: --a '--ac-policy torchtitan'.",
+            ),
+            click.option(
+                "--b",
+                "b_flags",
+                metavar="FLAGS",
+                default=None,
+                help="Extra `memprobe run` flags for side B only, quoted: --b '--save-op aten.abs'.",
+            ),
+            click.option(
+                "--a-env",
+                "a_env",
+                multiple=True,
+                metavar="NAME=VALUE",
+                help="An environment variable for side A's processes only (repeatable): an Inductor or "
+                "allocator setting, e.g. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+            ),
+            click.option(
+                "--b-env",
+                "b_env",
+                multiple=True,
+                metavar="NAME=VALUE",
+                help="An environment variable for side B's processes only (repeatable).",
+            ),
+            click.option(
+                "--a-python",
+                "a_python",
+                default=None,
+                metavar="PATH",
+                help="Run side A with another Python (another torch, torchao or torchtitan); memprobe must be installed there.",
+            ),
+            click.option("--b-python", "b_python", default=None, metavar="PATH", help="Run side B with another Python."),
+        ]
+    ):
         f = opt(f)
     return f
 

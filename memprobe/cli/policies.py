@@ -14,12 +14,21 @@ def policy_table() -> dict:
 
     out = {}
     for name, p in POLICIES.items():
-        entry = {"description": p.description, "default": p.default, "save_ops": list(p.save_ops),
-                 "mm_every_second_recomputed": p.mm_every_second_recomputed, "source": p.source}
+        entry = {
+            "description": p.description,
+            "default": p.default,
+            "save_ops": list(p.save_ops),
+            "mm_every_second_recomputed": p.mm_every_second_recomputed,
+            "source": p.source,
+        }
         if name == INSTALLED:
             why = why_unavailable()
-            entry.update(available=why is None, unavailable_because=why, torchtitan=torchtitan_version(),
-                         save_ops=list(installed_save_ops()) if why is None else [])
+            entry.update(
+                available=why is None,
+                unavailable_because=why,
+                torchtitan=torchtitan_version(),
+                save_ops=list(installed_save_ops()) if why is None else [],
+            )
         out[name] = entry
     return out
 

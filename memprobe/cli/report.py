@@ -12,10 +12,21 @@ from .options import debug_option, refuse_existing
 
 @click.command(short_help="Write a self-contained HTML report (and a Perfetto trace) of a run or diff.")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("-o", "--output", "output", type=click.Path(path_type=Path), default=None,
-              help="HTML file to write (default PATH/report.html).")
-@click.option("--trace", "trace_path", type=click.Path(path_type=Path), default=None,
-              help="Also write a Chrome/Perfetto trace JSON of the measured step (run directories).")
+@click.option(
+    "-o",
+    "--output",
+    "output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="HTML file to write (default PATH/report.html).",
+)
+@click.option(
+    "--trace",
+    "trace_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write a Chrome/Perfetto trace JSON of the measured step (run directories).",
+)
 @click.option("--force", is_flag=True, help="Overwrite existing output files.")
 @debug_option
 def report(path: Path, output: Path | None, trace_path: Path | None, force: bool) -> None:

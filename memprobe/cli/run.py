@@ -26,24 +26,57 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = N
 
 @click.command(short_help="Run a repro or your model; report what is saved for backward, and why.")
 @config_options
-@click.option("--out", type=click.Path(path_type=Path), default=None,
-              help="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.",
+)
 @click.option("--force", is_flag=True, help="Replace an existing run directory (only one memprobe wrote).")
-@click.option("--analysis-only", is_flag=True,
-              help="Trace and partition the graphs as Inductor would, but generate no kernels: the saved table "
-                   "is the full run's, in a fraction of the time; no output code or simulated graph memory.")
+@click.option(
+    "--analysis-only",
+    is_flag=True,
+    help="Trace and partition the graphs as Inductor would, but generate no kernels: the saved table "
+    "is the full run's, in a fraction of the time; no output code or simulated graph memory.",
+)
 @click.option("--nnodes", default=None, metavar="N|MIN:MAX", help="With --nproc: nodes, passed to torchrun.")
-@click.option("--rdzv-endpoint", default=None, metavar="HOST:PORT",
-              help="With --nproc on several nodes: where the ranks meet, passed to torchrun (c10d rendezvous).")
-@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
-              help="Also write a self-contained HTML report here (see `memprobe report`).")
-@click.option("--trace", "trace_path", type=click.Path(path_type=Path), default=None,
-              help="Also write a Chrome/Perfetto trace JSON of the measured step here.")
+@click.option(
+    "--rdzv-endpoint",
+    default=None,
+    metavar="HOST:PORT",
+    help="With --nproc on several nodes: where the ranks meet, passed to torchrun (c10d rendezvous).",
+)
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write a self-contained HTML report here (see `memprobe report`).",
+)
+@click.option(
+    "--trace",
+    "trace_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write a Chrome/Perfetto trace JSON of the measured step here.",
+)
 @table_options
 @output_options
-def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, rdzv_endpoint: str | None,
-        html_path: Path | None, trace_path: Path | None, csv_path: Path | None, parquet_path: Path | None, as_json: bool,
-        quiet: bool, verbose: bool, **kw) -> None:
+def run(
+    out: Path | None,
+    force: bool,
+    analysis_only: bool,
+    nnodes: str | None,
+    rdzv_endpoint: str | None,
+    html_path: Path | None,
+    trace_path: Path | None,
+    csv_path: Path | None,
+    parquet_path: Path | None,
+    as_json: bool,
+    quiet: bool,
+    verbose: bool,
+    **kw,
+) -> None:
     """Run a repro (or your model) and report what its compiled forward saves for backward.
 
     \b
@@ -62,8 +95,8 @@ def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, 
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
     """
-    from ..capture.rundir import default_run_dir, prepare_run_dir
     from ..capture.quiet import model_output_to_stderr
+    from ..capture.rundir import default_run_dir, prepare_run_dir
     from ..capture.runner import run_probe
     from ..report import console as render
 
@@ -76,8 +109,15 @@ def run(out: Path | None, force: bool, analysis_only: bool, nnodes: str | None, 
     progress = render.progress_printer(enabled=not quiet and not as_json)
     try:
         with model_output_to_stderr():
-            report = run_probe(cfg, out, progress=progress, verbose=verbose, analysis_only=analysis_only,
-                               nnodes=nnodes, rdzv_endpoint=rdzv_endpoint)
+            report = run_probe(
+                cfg,
+                out,
+                progress=progress,
+                verbose=verbose,
+                analysis_only=analysis_only,
+                nnodes=nnodes,
+                rdzv_endpoint=rdzv_endpoint,
+            )
     finally:
         progress.close()
     emit(report, as_json=as_json, console=lambda: render.print_run(report, out))

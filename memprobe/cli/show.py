@@ -25,8 +25,7 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
 
     refuse_existing(csv_path, parquet_path, force=force)
     kind, data = load_recorded(path)
-    views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain,
-             "bisect": render.print_bisect}
+    views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain, "bisect": render.print_bisect}
     emit(data, as_json=as_json, console=lambda: views[kind](data, path))
     if kind in ("run", "diff"):
         export(kind, data, csv_path, parquet_path)

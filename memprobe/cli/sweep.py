@@ -11,14 +11,30 @@ from .options import config_from_options, config_options, emit, output_options, 
 
 @click.command(short_help="Sweep the partitioner's memory budget (--ac budget): saved bytes and peak per budget.")
 @config_options
-@click.option("--budgets", default="0,0.25,0.5,0.75,1", show_default=True, metavar="B1,B2,...",
-              help="The activation memory budgets to probe, from 0 (recompute what it can) to 1 (runtime-optimal).")
-@click.option("--jobs", type=int, default=None,
-              help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).")
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-sweep).")
+@click.option(
+    "--budgets",
+    default="0,0.25,0.5,0.75,1",
+    show_default=True,
+    metavar="B1,B2,...",
+    help="The activation memory budgets to probe, from 0 (recompute what it can) to 1 (runtime-optimal).",
+)
+@click.option(
+    "--jobs",
+    type=int,
+    default=None,
+    help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).",
+)
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-sweep)."
+)
 @click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote), and the --html file.")
-@click.option("--html", "html_path", type=click.Path(path_type=Path), default=None,
-              help="Also write a self-contained HTML page with the plot of bytes against budget.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write a self-contained HTML page with the plot of bytes against budget.",
+)
 @output_options
 def sweep(budgets, jobs, out, force, html_path, as_json, quiet, verbose, **kw) -> None:
     """Probe one configuration at several activation memory budgets (torchtitan's MemoryBudgetAC: the
@@ -40,8 +56,7 @@ def sweep(budgets, jobs, out, force, html_path, as_json, quiet, verbose, **kw) -
     slots, gpus = slots_for([cfg], jobs)
     progress = render.progress_printer(enabled=not quiet and not as_json)
     try:
-        result, out = run_sweep(cfg, values, out=out, force=force, progress=progress, verbose=verbose, slots=slots,
-                                gpus=gpus)
+        result, out = run_sweep(cfg, values, out=out, force=force, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     finally:
         progress.close()
     emit(result, as_json=as_json, console=lambda: render.print_sweep(result, out))

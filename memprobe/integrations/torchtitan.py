@@ -19,8 +19,10 @@ from importlib.metadata import PackageNotFoundError, version
 from ..errors import ConfigError
 
 POLICY_NAME = "torchtitan-installed"
-INSTALL_HINT = ("pip install --no-deps torchtitan==0.3.0 tyro docstring-parser typeguard spmd_types==0.2.3 "
-                "torch_checkpointing einops safetensors (its model code also needs triton)")
+INSTALL_HINT = (
+    "pip install --no-deps torchtitan==0.3.0 tyro docstring-parser typeguard spmd_types==0.2.3 "
+    "torch_checkpointing einops safetensors (its model code also needs triton)"
+)
 
 
 def torchtitan_version() -> str | None:
@@ -64,8 +66,9 @@ def installed_save_ops() -> tuple[str, ...]:
     return tuple(sorted(_op_name(op) for op in policy.get_save_ops()))
 
 
-def apply_selective_ac(blocks, save_ops: tuple[str, ...] = (), recompute_ops: tuple[str, ...] = (),
-                       base_fqn: str = "layers") -> None:
+def apply_selective_ac(
+    blocks, save_ops: tuple[str, ...] = (), recompute_ops: tuple[str, ...] = (), base_fqn: str = "layers"
+) -> None:
     """Wrap each child of ``blocks`` with torchtitan's own SelectiveAC (``--save-op``/``--recompute-op`` edit
     its ``get_save_ops``, the customisation point torchtitan documents)."""
     _require()

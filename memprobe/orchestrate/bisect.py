@@ -7,9 +7,9 @@ GPU on CUDA, ``--jobs`` on the CPU).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
@@ -32,9 +32,12 @@ FEATURES = (
     Feature("more than one layer", lambda c: replace(c, layers=1), True, lambda a, b: b.layers > 1 and b.model is None),
     Feature("FSDP", lambda c: replace(c, fsdp=False), True, lambda a, b: b.fsdp),
     Feature("torch.compile", lambda c: replace(c, compile=False), True, lambda a, b: b.compile),
-    Feature("aten.abs in the SAC save list",
-            lambda c: replace(c, recompute_ops=c.recompute_ops + ("aten.abs.default",)), True,
-            lambda a, b: b.ac == "op" and "aten.abs.default" in b.policy().save_ops),
+    Feature(
+        "aten.abs in the SAC save list",
+        lambda c: replace(c, recompute_ops=c.recompute_ops + ("aten.abs.default",)),
+        True,
+        lambda a, b: b.ac == "op" and "aten.abs.default" in b.policy().save_ops,
+    ),
     Feature("op-level SAC", lambda c: replace(c, ac="none"), True, lambda a, b: b.ac == "op"),
     Feature("rowwise scaling", lambda c: replace(c, recipe="tensorwise"), False, lambda a, b: b.recipe.startswith("rowwise")),
 )
@@ -48,8 +51,17 @@ def held_after_forward(report: dict) -> int:
 class Trials:
     """The configurations tried, each run once (in its own process) and remembered."""
 
-    def __init__(self, out: Path, envs: dict[str, SideEnv], threshold: int, *, progress: Progress, verbose: bool,
-                 slots: int, gpus: list[str] | None):
+    def __init__(
+        self,
+        out: Path,
+        envs: dict[str, SideEnv],
+        threshold: int,
+        *,
+        progress: Progress,
+        verbose: bool,
+        slots: int,
+        gpus: list[str] | None,
+    ):
         self.out, self.envs, self.threshold = out, envs, threshold
         self.progress, self.verbose, self.slots, self.gpus = progress, verbose, slots, gpus
         self.runs: dict[tuple, dict] = {}
@@ -66,8 +78,11 @@ class Trials:
                 continue
             n = len(self.runs) + len(jobs)
             # compiled configurations run analysis-only (graphs traced and partitioned, no kernels), measured
-            jobs.append(ProbeJob(f"run{n} {label} / {side.upper()}", cfg, self.out / f"run{n}", key[1],
-                                 analysis_only=cfg.compile, measure=True))
+            jobs.append(
+                ProbeJob(
+                    f"run{n} {label} / {side.upper()}", cfg, self.out / f"run{n}", key[1], analysis_only=cfg.compile, measure=True
+                )
+            )
             keys.append(key)
         quiet = _only_building(self.progress)
         # a configuration that cannot run (a bug of torch in that combination, say) does not end the bisection:
@@ -78,23 +93,39 @@ class Trials:
             if isinstance(report, MemprobeError):
                 self.runs[key] = {"run": str(job.out), "error": str(report).removeprefix(f"[{job.label}] ")}
                 continue
-            self.runs[key] = {"run": str(job.out), "held_bytes": held_after_forward(report), "mode": report["mode"],
-                              "saved_bytes": (report.get("saved_totals") or {}).get("graph_bytes")}
+            self.runs[key] = {
+                "run": str(job.out),
+                "held_bytes": held_after_forward(report),
+                "mode": report["mode"],
+                "saved_bytes": (report.get("saved_totals") or {}).get("graph_bytes"),
+            }
 
     def row(self, label: str, ca: ProbeConfig, cb: ProbeConfig) -> dict:
         ra, rb = self.runs[self._key(ca, "a")], self.runs[self._key(cb, "b")]
         row = {"removed": label, "a": ca.summary(), "b": cb.summary(), "runs": [ra["run"], rb["run"]]}
         failed = [f"{side}: {r['error']}" for side, r in (("A", ra), ("B", rb)) if "error" in r]
         if failed:
-            row.update(held_a=ra.get("held_bytes"), held_b=rb.get("held_bytes"), delta_bytes=None, exceeds=None,
-                       modes=[ra.get("mode"), rb.get("mode")], error="; ".join(failed))
+            row.update(
+                held_a=ra.get("held_bytes"),
+                held_b=rb.get("held_bytes"),
+                delta_bytes=None,
+                exceeds=None,
+                modes=[ra.get("mode"), rb.get("mode")],
+                error="; ".join(failed),
+            )
             self.progress(f"{label}: could not be tried ({row['error']})")
             return row
         delta = rb["held_bytes"] - ra["held_bytes"]
-        row.update(held_a=ra["held_bytes"], held_b=rb["held_bytes"], delta_bytes=delta, exceeds=delta >= self.threshold,
-                   modes=[ra["mode"], rb["mode"]])
-        self.progress(f"{label}: B - A = {fmt_bytes(delta)} "
-                      f"({'still exceeds' if row['exceeds'] else 'below'} {fmt_bytes(self.threshold)})")
+        row.update(
+            held_a=ra["held_bytes"],
+            held_b=rb["held_bytes"],
+            delta_bytes=delta,
+            exceeds=delta >= self.threshold,
+            modes=[ra["mode"], rb["mode"]],
+        )
+        self.progress(
+            f"{label}: B - A = {fmt_bytes(delta)} ({'still exceeds' if row['exceeds'] else 'below'} {fmt_bytes(self.threshold)})"
+        )
         return row
 
 
@@ -108,9 +139,19 @@ def _removed(feature: Feature, ca: ProbeConfig, cb: ProbeConfig) -> tuple[ProbeC
     return ca.validated(), feature.remove(cb).validated()
 
 
-def run_bisect(cfg_a: ProbeConfig, cfg_b: ProbeConfig, *, envs: dict[str, SideEnv], threshold: int, out: Path | None,
-               force: bool, progress: Progress, verbose: bool = False, slots: int = 1,
-               gpus: list[str] | None = None) -> tuple[dict, Path]:
+def run_bisect(
+    cfg_a: ProbeConfig,
+    cfg_b: ProbeConfig,
+    *,
+    envs: dict[str, SideEnv],
+    threshold: int,
+    out: Path | None,
+    force: bool,
+    progress: Progress,
+    verbose: bool = False,
+    slots: int = 1,
+    gpus: list[str] | None = None,
+) -> tuple[dict, Path]:
     """Find the features B needs to exceed A by ``threshold`` at the end of forward; writes bisect.json."""
     out = out or default_run_dir("bisect")
     prepare_run_dir(out, force)
@@ -149,19 +190,31 @@ def run_bisect(cfg_a: ProbeConfig, cfg_b: ProbeConfig, *, envs: dict[str, SideEn
             rows.append(row)
             if row["exceeds"]:
                 cfg_a, cfg_b = ca, cb
-        conclusion = (f"In the configuration as given, B holds at least {fmt_bytes(threshold)} more than A after forward only "
-                      f"with {', '.join(necessary) or 'none of the features tried'} (removing any one of them removes it); "
-                      f"it does not need {', '.join(unnecessary) or 'any feature that could be removed'}.")
+        conclusion = (
+            f"In the configuration as given, B holds at least {fmt_bytes(threshold)} more than A after forward only "
+            f"with {', '.join(necessary) or 'none of the features tried'} (removing any one of them removes it); "
+            f"it does not need {', '.join(unnecessary) or 'any feature that could be removed'}."
+        )
         if untested:
-            conclusion += (f" Not tried, because the run without it failed: {', '.join(untested)} "
-                           "(each trial's error is in bisect.json).")
+            conclusion += (
+                f" Not tried, because the run without it failed: {', '.join(untested)} (each trial's error is in bisect.json)."
+            )
     else:
-        conclusion = (f"B does not exceed A by {fmt_bytes(threshold)} at the end of forward "
-                      f"({fmt_bytes(rows[0]['delta_bytes'])}): nothing to bisect.")
-    result = {"threshold_bytes": threshold, "metric": METRIC, "trials": rows, "necessary": necessary,
-              "unnecessary": unnecessary, "not_applicable": not_applicable, "untested": untested,
-              "minimal": {"a": cfg_a.summary(), "b": cfg_b.summary(), "a_flags": cfg_a.to_flags(), "b_flags": cfg_b.to_flags()},
-              "envs": {k: v.to_dict() for k, v in envs.items() if not v.empty},
-              "conclusion": conclusion}
+        conclusion = (
+            f"B does not exceed A by {fmt_bytes(threshold)} at the end of forward "
+            f"({fmt_bytes(rows[0]['delta_bytes'])}): nothing to bisect."
+        )
+    result = {
+        "threshold_bytes": threshold,
+        "metric": METRIC,
+        "trials": rows,
+        "necessary": necessary,
+        "unnecessary": unnecessary,
+        "not_applicable": not_applicable,
+        "untested": untested,
+        "minimal": {"a": cfg_a.summary(), "b": cfg_b.summary(), "a_flags": cfg_a.to_flags(), "b_flags": cfg_b.to_flags()},
+        "envs": {k: v.to_dict() for k, v in envs.items() if not v.empty},
+        "conclusion": conclusion,
+    }
     atomic_write_json(out / "bisect.json", result)
     return result, out

@@ -29,9 +29,18 @@ def parallel_slots(configs: list[ProbeConfig], parallel: bool) -> tuple[int, lis
     return len(configs), None
 
 
-def run_diff(sides: dict[str, Side], envs: dict[str, SideEnv], *, out: Path | None, force: bool, label: str,
-             parallel: bool = False, analysis_only: bool = False, progress: Progress, verbose: bool = False
-             ) -> tuple[dict, Path | None]:
+def run_diff(
+    sides: dict[str, Side],
+    envs: dict[str, SideEnv],
+    *,
+    out: Path | None,
+    force: bool,
+    label: str,
+    parallel: bool = False,
+    analysis_only: bool = False,
+    progress: Progress,
+    verbose: bool = False,
+) -> tuple[dict, Path | None]:
     """Diff B against A; returns the result and the directory it was written to (None if nothing ran)."""
     to_run = {k: v for k, v in sides.items() if isinstance(v, ProbeConfig)}
     for key, env in envs.items():
@@ -44,8 +53,7 @@ def run_diff(sides: dict[str, Side], envs: dict[str, SideEnv], *, out: Path | No
     if slots > 1:
         where = f"GPUs {', '.join(gpus)}" if gpus else "the CPU cores"
         progress(f"running {', '.join(k.upper() for k in to_run)} side by side, one process each, on {where}")
-    jobs = [ProbeJob(key, cfg, out / key, envs.get(key, SideEnv()), analysis_only=analysis_only)
-            for key, cfg in to_run.items()]
+    jobs = [ProbeJob(key, cfg, out / key, envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
     ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     reports = {}
     for key, side in sides.items():

@@ -19,9 +19,18 @@ def check_explainable(cfg: ProbeConfig) -> None:
         raise ConfigError("explain edits a per-op SAC policy: the configuration needs --ac op")
 
 
-def run_explain(*, cfg: ProbeConfig | None, run_dir: Path | None, out: Path | None, force: bool, full: bool,
-                progress: Progress, verbose: bool = False, slots: int = 1, gpus: list[str] | None = None
-                ) -> tuple[dict, Path]:
+def run_explain(
+    *,
+    cfg: ProbeConfig | None,
+    run_dir: Path | None,
+    out: Path | None,
+    force: bool,
+    full: bool,
+    progress: Progress,
+    verbose: bool = False,
+    slots: int = 1,
+    gpus: list[str] | None = None,
+) -> tuple[dict, Path]:
     """Explain a finished run (``run_dir``) or a configuration (``cfg``, run first); writes explain.json."""
     analysis_only = not full
     if run_dir is not None:  # every argument is checked before --out is touched
@@ -33,12 +42,20 @@ def run_explain(*, cfg: ProbeConfig | None, run_dir: Path | None, out: Path | No
     prepare_run_dir(out, force)
     if run_dir is None:
         base_dir = out / "base"
-        base = run_jobs([ProbeJob("base", cfg, base_dir, analysis_only=analysis_only)], progress=progress,
-                        verbose=verbose)["base"]
+        base = run_jobs([ProbeJob("base", cfg, base_dir, analysis_only=analysis_only)], progress=progress, verbose=verbose)[
+            "base"
+        ]
     else:
         base_dir = Path(run_dir)
-    jobs = [ProbeJob(op, replace(cfg, recompute_ops=cfg.recompute_ops + (op,)), out / f"recompute-{op.replace('.', '-')}",
-                     analysis_only=analysis_only) for op in candidate_ops(base)]
+    jobs = [
+        ProbeJob(
+            op,
+            replace(cfg, recompute_ops=cfg.recompute_ops + (op,)),
+            out / f"recompute-{op.replace('.', '-')}",
+            analysis_only=analysis_only,
+        )
+        for op in candidate_ops(base)
+    ]
     reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     result = explain_runs(base, base_dir, {job.label: (reports[job.label], job.out) for job in jobs})
     result["mode"] = "analysis-only" if analysis_only else "full"

@@ -10,8 +10,8 @@ from ..budget import Budget, BudgetError, baseline_entry, evaluate, explain_brea
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import MemprobeError
-from .process import ProbeJob, Progress, run_jobs
 from ..vocab import Verdict
+from .process import ProbeJob, Progress, run_jobs
 
 
 class ProbeFailed(MemprobeError):
@@ -39,9 +39,20 @@ def match_finished(entries: tuple[str, ...], budget: Budget, wanted: dict) -> di
     return out
 
 
-def run_gate(budget: Budget, wanted: dict, finished: dict[str, Path], *, baseline_path: Path, update_baseline: bool,
-             out: Path | None, force: bool, progress: Progress, verbose: bool = False, slots: int = 1,
-             gpus: list[str] | None = None) -> dict:
+def run_gate(
+    budget: Budget,
+    wanted: dict,
+    finished: dict[str, Path],
+    *,
+    baseline_path: Path,
+    update_baseline: bool,
+    out: Path | None,
+    force: bool,
+    progress: Progress,
+    verbose: bool = False,
+    slots: int = 1,
+    gpus: list[str] | None = None,
+) -> dict:
     """Run (or load) each wanted probe and evaluate its limits; the gate's result as data."""
     baseline = load_baseline(baseline_path)
     to_run = [n for n in wanted if n not in finished]
@@ -75,9 +86,14 @@ def run_gate(budget: Budget, wanted: dict, finished: dict[str, Path], *, baselin
         if any(v["verdict"] == Verdict.FAIL for v in vs):
             explanations[name] = explain_breach(report, entry)
     counts = {str(k): sum(v["verdict"] == k for v in verdicts) for k in Verdict}
-    result = {"budget": str(budget.path), "baseline": str(baseline_path), "verdicts": verdicts,
-              "explanations": explanations, "counts": counts,
-              "runs": {n: str(finished.get(n) or out / n) for n in reports}}
+    result = {
+        "budget": str(budget.path),
+        "baseline": str(baseline_path),
+        "verdicts": verdicts,
+        "explanations": explanations,
+        "counts": counts,
+        "runs": {n: str(finished.get(n) or out / n) for n in reports},
+    }
     if update_baseline:
         for name, report in reports.items():
             baseline["probes"][name] = baseline_entry(report)

@@ -27,9 +27,9 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from ..capture.child import COMMAND_VAR, ERROR, INTERNAL, PROGRESS, READY, SIDE_ENV_VAR
 from ..config import ProbeConfig
@@ -67,8 +67,10 @@ def parse_env(entries: tuple[str, ...] | list[str], flag: str) -> tuple[tuple[st
     for entry in entries:
         name, sep, value = entry.partition("=")
         if not sep or not _ENV_NAME.match(name):
-            raise ConfigError(f"{flag} {entry!r}: expected NAME=VALUE with NAME made of letters, digits and _"
-                              " (e.g. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)")
+            raise ConfigError(
+                f"{flag} {entry!r}: expected NAME=VALUE with NAME made of letters, digits and _"
+                " (e.g. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)"
+            )
         if "\0" in value:
             raise ConfigError(f"{flag} {name}: a value cannot hold a NUL character")
         out[name] = value
@@ -101,28 +103,36 @@ def check_interpreter(python: str, flag: str, env: dict[str, str] | None = None)
     if not path.is_file() or not os.access(path, os.X_OK):
         raise ConfigError(f"{flag} {python}: no such executable (give the path of a Python interpreter)")
     # imported as the probe process will import them (the working directory first on sys.path, as with -m)
-    code = ("import json, memprobe, platform; import torch; "
-            "print(json.dumps([memprobe.__version__, memprobe.SCHEMA_VERSION, platform.python_version(), torch.__version__]))")
+    code = (
+        "import json, memprobe, platform; import torch; "
+        "print(json.dumps([memprobe.__version__, memprobe.SCHEMA_VERSION, platform.python_version(), torch.__version__]))"
+    )
     try:
-        proc = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=120,
-                              env={**os.environ, **(env or {})})
+        proc = subprocess.run(
+            [python, "-c", code], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
+        )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise ConfigError(f"{flag} {python}: cannot run it ({type(e).__name__}: {e})") from None
     if proc.returncode != 0:
         if "No module named 'memprobe'" in proc.stderr:
             raise ConfigError(f"{flag} {python} has no memprobe: install it there with `{python} {_source_hint()}`")
         if "No module named 'torch'" in proc.stderr:
-            raise ConfigError(f"{flag} {python} has no torch: install torch there, then memprobe with "
-                              f"`{python} {_source_hint()}`")
-        raise ConfigError(f"{flag} {python} cannot import memprobe and torch ({_last_line(proc.stderr)}): "
-                          f"install memprobe there with `{python} {_source_hint()}`")
+            raise ConfigError(
+                f"{flag} {python} has no torch: install torch there, then memprobe with `{python} {_source_hint()}`"
+            )
+        raise ConfigError(
+            f"{flag} {python} cannot import memprobe and torch ({_last_line(proc.stderr)}): "
+            f"install memprobe there with `{python} {_source_hint()}`"
+        )
     try:
         version, schema, py, torch_version = json.loads(proc.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError, TypeError):
         raise ConfigError(f"{flag} {python}: its memprobe did not say its version") from None
     if schema != SCHEMA_VERSION:
-        raise ConfigError(f"{flag} {python} has memprobe {version}, which writes report schema {schema}; this one reads "
-                          f"{SCHEMA_VERSION}: install this memprobe there with `{python} {_source_hint()}`")
+        raise ConfigError(
+            f"{flag} {python} has memprobe {version}, which writes report schema {schema}; this one reads "
+            f"{SCHEMA_VERSION}: install this memprobe there with `{python} {_source_hint()}`"
+        )
     return {"memprobe": version, "python": py, "torch": torch_version}
 
 
@@ -143,8 +153,9 @@ def visible_gpus() -> list[str]:
             out.append(d)
         return out
     try:
-        proc = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"], capture_output=True,
-                              text=True, timeout=20)
+        proc = subprocess.run(
+            ["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"], capture_output=True, text=True, timeout=20
+        )
     except (OSError, subprocess.TimeoutExpired):
         return []
     return [ln.strip() for ln in proc.stdout.splitlines() if ln.strip().isdigit()] if proc.returncode == 0 else []
@@ -182,8 +193,17 @@ class ProbeJob:
 class ChildProbe:
     """A probe's process: started (held until released, or at once), streamed, waited for."""
 
-    def __init__(self, job: ProbeJob, *, progress: Progress, verbose: bool, hold: bool,
-                 gpu: str | None = None, threads: int | None = None, lock: threading.Lock | None = None):
+    def __init__(
+        self,
+        job: ProbeJob,
+        *,
+        progress: Progress,
+        verbose: bool,
+        hold: bool,
+        gpu: str | None = None,
+        threads: int | None = None,
+        lock: threading.Lock | None = None,
+    ):
         self.job = job
         self.progress = progress
         self.verbose = verbose
@@ -191,10 +211,20 @@ class ChildProbe:
         self.ready = threading.Event()
         self._lock = lock or threading.Lock()
         python = job.side.python or sys.executable
-        spec = {"config": job.cfg.to_dict(), "out": str(job.out), "analysis_only": job.analysis_only,
-                "measure": job.measure, "verbose": verbose, "hold": hold}
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", COMMAND_VAR: json.dumps(sys.argv),
-               SIDE_ENV_VAR: json.dumps([k for k, _ in job.side.env])}
+        spec = {
+            "config": job.cfg.to_dict(),
+            "out": str(job.out),
+            "analysis_only": job.analysis_only,
+            "measure": job.measure,
+            "verbose": verbose,
+            "hold": hold,
+        }
+        env = {
+            **os.environ,
+            "PYTHONUNBUFFERED": "1",
+            COMMAND_VAR: json.dumps(sys.argv),
+            SIDE_ENV_VAR: json.dumps([k for k, _ in job.side.env]),
+        }
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
         if threads is not None:
@@ -210,7 +240,10 @@ class ChildProbe:
                 stdin=subprocess.PIPE if hold else subprocess.DEVNULL,
                 # the model's own prints never reach our stdout (it may carry --json)
                 stdout=sys.stderr if verbose else subprocess.DEVNULL,
-                stderr=subprocess.PIPE, text=True, bufsize=1, env=env,
+                stderr=subprocess.PIPE,
+                text=True,
+                bufsize=1,
+                env=env,
             )
         except OSError as e:
             raise ConfigError(f"[{job.label}] cannot start {python}: {e}") from None
@@ -224,11 +257,11 @@ class ChildProbe:
                 self.ready.set()
             elif line.startswith(PROGRESS):
                 with self._lock:
-                    self.progress(f"[{self.job.label}] {line[len(PROGRESS):]}")
+                    self.progress(f"[{self.job.label}] {line[len(PROGRESS) :]}")
             elif line.startswith(ERROR):
-                self.errors.append(("error", line[len(ERROR):]))
+                self.errors.append(("error", line[len(ERROR) :]))
             elif line.startswith(INTERNAL):
-                self.errors.append(("internal", line[len(INTERNAL):]))
+                self.errors.append(("internal", line[len(INTERNAL) :]))
             elif self.verbose:
                 with self._lock:
                     sys.stderr.write(line + "\n")
@@ -262,8 +295,9 @@ class ChildProbe:
             return report
         kind, message = self.errors[-1] if self.errors else (None, None)
         if kind == "internal":
-            raise InternalError(f"[{label}] internal error in the probe process: {message}"
-                                " (run again with --debug --verbose for the traceback)")
+            raise InternalError(
+                f"[{label}] internal error in the probe process: {message} (run again with --debug --verbose for the traceback)"
+            )
         if message is not None:
             cls = EXIT_CODES.get(rc, RunFailed)
             raise cls(f"[{label}] {message}", exit_code=rc if rc in EXIT_CODES else None)
@@ -271,8 +305,10 @@ class ChildProbe:
             name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else f"signal {-rc}"
             self._mark_killed(name)
             if -rc in (signal.SIGINT, signal.SIGTERM):
-                raise Interrupted(f"[{label}] the probe process was stopped by {name}; what it recorded is in {self.job.out}",
-                                  exit_code=128 - rc)
+                raise Interrupted(
+                    f"[{label}] the probe process was stopped by {name}; what it recorded is in {self.job.out}",
+                    exit_code=128 - rc,
+                )
             oom = " (the kernel's out-of-memory killer sends it)" if -rc == signal.SIGKILL else ""
             raise RunFailed(f"[{label}] the probe process was killed by {name}{oom}; partial run directory {self.job.out}")
         raise RunFailed(f"[{label}] the probe process exited with {rc} without saying why; run with --verbose to see its output")
@@ -303,8 +339,15 @@ class ChildProbe:
         self._reader.join(timeout=5)
 
 
-def run_jobs(jobs: list[ProbeJob], *, progress: Progress, verbose: bool = False, slots: int = 1,
-             gpus: list[str] | None = None, keep_going: bool = False) -> dict[str, dict | MemprobeError]:
+def run_jobs(
+    jobs: list[ProbeJob],
+    *,
+    progress: Progress,
+    verbose: bool = False,
+    slots: int = 1,
+    gpus: list[str] | None = None,
+    keep_going: bool = False,
+) -> dict[str, dict | MemprobeError]:
     """Run each job in its own process; return ``{label: report}`` in job order.
 
     ``slots`` probes run at once (each on its own GPU from ``gpus`` when given, or with
@@ -387,8 +430,7 @@ def _raise_on_sigterm():
         return None
 
     def handler(signum, frame):
-        raise Interrupted("terminated (SIGTERM); what the probes recorded is in their run directories",
-                          exit_code=128 + signum)
+        raise Interrupted("terminated (SIGTERM); what the probes recorded is in their run directories", exit_code=128 + signum)
 
     return signal.signal(signal.SIGTERM, handler)
 

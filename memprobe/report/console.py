@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from ..analysis.diff import GROWTH
 from ..analysis.saved import group_rows
 from ..units import fmt_bytes, fmt_delta
-from ..analysis.diff import GROWTH
-from .text import markup, plain
 from ..vocab import Reason, SavedKind
+from .text import markup, plain
 
 TOP_ROWS = 12
 
@@ -102,8 +102,10 @@ def _print_ranks(con: Console, report: dict) -> None:
     if len(rows) < 2:
         return
     figures = [k for k in rows[0] if k.endswith("_bytes")]
-    t = Table(title=f"Per rank ({dist.get('world_size')} ranks, {dist.get('backend')}; measured in each rank's process)",
-              title_justify="left")
+    t = Table(
+        title=f"Per rank ({dist.get('world_size')} ranks, {dist.get('backend')}; measured in each rank's process)",
+        title_justify="left",
+    )
     t.add_column("rank", justify="right")
     for k in figures:
         t.add_column(k.removesuffix("_bytes").replace("_", " "), justify="right")
@@ -127,8 +129,10 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
         f"torchao {markup(v.get('torchao'))}  status {markup(report['status'])}[/]"
     )
     if report.get("mode") == "analysis-only":
-        con.print("[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
-                  " table is the full run's, measured peaks include temporaries the kernels would not make")
+        con.print(
+            "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
+            " table is the full run's, measured peaks include temporaries the kernels would not make"
+        )
     rows = report.get("saved_tensors") or []
     totals = report.get("saved_totals") or {}
     if rows:
@@ -147,8 +151,15 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
             style = "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None
             why = _WHY.get(g["reason_kind"], g["reason_kind"]) + (f" {g['policy_op']}" if g["policy_op"] else "")
             t.add_row(
-                str(i), fmt_bytes(g["bytes"]), _share(g["bytes"], total), str(g["count"]), markup(g["kind"]),
-                _saved_value(g), _where(g), markup(why), style=style,
+                str(i),
+                fmt_bytes(g["bytes"]),
+                _share(g["bytes"], total),
+                str(g["count"]),
+                markup(g["kind"]),
+                _saved_value(g),
+                _where(g),
+                markup(why),
+                style=style,
             )
         con.print(t)
         if len(groups) > TOP_ROWS:
@@ -162,7 +173,10 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
             f" ({fmt_bytes(totals.get('parameter_runtime_bytes'))} held at run time)"
         )
     elif report["status"] == "complete":
-        con.print("[yellow]no compiled graph saved anything for backward[/]" + (" (run with --compile to see the saved table)" if not cfg["compile"] else ""))
+        con.print(
+            "[yellow]no compiled graph saved anything for backward[/]"
+            + (" (run with --compile to see the saved table)" if not cfg["compile"] else "")
+        )
 
     findings = report.get("findings") or []
     if findings:
@@ -216,8 +230,14 @@ def _print_graph_memory(con: Console, report: dict) -> None:
     if not graphs:
         return
     t = Table(title="Compiled graphs (simulated from the output code, graph inputs apart)", title_justify="left")
-    for col, just in (("graph", "left"), ("peak", "right"), ("returned: outputs", "right"), ("saved", "right"),
-                      ("largest live at peak", "left"), ("not understood", "right")):
+    for col, just in (
+        ("graph", "left"),
+        ("peak", "right"),
+        ("returned: outputs", "right"),
+        ("saved", "right"),
+        ("largest live at peak", "left"),
+        ("not understood", "right"),
+    ):
         t.add_column(col, justify=just, overflow="fold")
     for g in graphs:
         if "error" in g or "peak_bytes" not in g:
@@ -225,11 +245,17 @@ def _print_graph_memory(con: Console, report: dict) -> None:
             continue
         live = g.get("live_at_peak") or []
         top = live[0] if live else None
-        top_text = (f"{top.get('storage')} {fmt_bytes(top['bytes'])} {top.get('expr') or top.get('written_by') or ''}"
-                    if top else "")
-        t.add_row(markup(g["graph_id"]), fmt_bytes(g["peak_bytes"]), fmt_bytes(g.get("output_bytes")),
-                  fmt_bytes(g.get("saved_bytes")) if g.get("saved_bytes") is not None else "-",
-                  markup(top_text), str(len(g.get("unrecognized") or [])))
+        top_text = (
+            f"{top.get('storage')} {fmt_bytes(top['bytes'])} {top.get('expr') or top.get('written_by') or ''}" if top else ""
+        )
+        t.add_row(
+            markup(g["graph_id"]),
+            fmt_bytes(g["peak_bytes"]),
+            fmt_bytes(g.get("output_bytes")),
+            fmt_bytes(g.get("saved_bytes")) if g.get("saved_bytes") is not None else "-",
+            markup(top_text),
+            str(len(g.get("unrecognized") or [])),
+        )
     con.print(t)
 
 
@@ -238,15 +264,22 @@ def _print_attribution(con: Console, report: dict) -> None:
     if not att:
         return
     phases = att.get("phases") or {}
-    t = Table(title=f"Alive at the peaks ({markup(att['source'])}; the step peaks in {markup(att.get('peak_phase') or '?')})",
-              title_justify="left")
+    t = Table(
+        title=f"Alive at the peaks ({markup(att['source'])}; the step peaks in {markup(att.get('peak_phase') or '?')})",
+        title_justify="left",
+    )
     t.add_column("category")
     for name, ph in phases.items():
         t.add_column(f"{markup(name)} peak\n{fmt_bytes(ph.get('peak_bytes'))}", justify="right")
     cats = list(dict.fromkeys(c for ph in phases.values() for c in ph["by_category_bytes"]))
     for cat in cats:
-        t.add_row(markup(cat), *(fmt_bytes(ph["by_category_bytes"].get(cat, 0)) if ph["by_category_bytes"].get(cat) else ""
-                                 for ph in phases.values()))
+        t.add_row(
+            markup(cat),
+            *(
+                fmt_bytes(ph["by_category_bytes"].get(cat, 0)) if ph["by_category_bytes"].get(cat) else ""
+                for ph in phases.values()
+            ),
+        )
     con.print(t)
     fw = phases.get("forward") or {}
     saved = fw.get("saved_for_backward") or []
@@ -256,11 +289,15 @@ def _print_attribution(con: Console, report: dict) -> None:
         grouped: dict[str, list[int]] = {}
         for it in saved:
             grouped.setdefault(layer_pattern(it["item"]), []).append(it["bytes"])
-        lines = [f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "") for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))]
+        lines = [
+            f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "")
+            for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))
+        ]
         con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(lines[:6])))
     if att.get("inferred"):
-        con.print(f"[dim]measured: {markup('; '.join(att.get('measured') or []))}. "
-                  f"inferred: {markup('; '.join(att['inferred']))}.[/]")
+        con.print(
+            f"[dim]measured: {markup('; '.join(att.get('measured') or []))}. inferred: {markup('; '.join(att['inferred']))}.[/]"
+        )
 
 
 def _next_command(report: dict) -> str | None:
@@ -270,9 +307,11 @@ def _next_command(report: dict) -> str | None:
     ops = sorted({f["policy_op"] for f in report.get("findings") or [] if f.get("policy_op")})
     if ops:
         # an op the user added with --save-op is dropped from it; one of the named policy's is recomputed
-        edited = replace(cfg, save_ops=tuple(o for o in cfg.save_ops if o not in ops),
-                         recompute_ops=cfg.recompute_ops + tuple(o for o in ops if o not in cfg.recompute_ops
-                                                                  and o not in cfg.save_ops))
+        edited = replace(
+            cfg,
+            save_ops=tuple(o for o in cfg.save_ops if o not in ops),
+            recompute_ops=cfg.recompute_ops + tuple(o for o in ops if o not in cfg.recompute_ops and o not in cfg.save_ops),
+        )
         return "memprobe run " + " ".join(edited.to_flags()) + "   # does recomputing it remove the finding?"
     if cfg.recipe != "bf16":
         return "memprobe run " + " ".join(replace(cfg, recipe="bf16").to_flags()) + "   # compare with bf16"
@@ -288,25 +327,48 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
     con.print("[bold]memprobe diff[/]")
     for key in ("a", "b"):
         side = d[key]
-        con.print(f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]\n"
-                  f"     [dim]{markup(side_environment(side))}[/]")
+        con.print(
+            f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]\n"
+            f"     [dim]{markup(side_environment(side))}[/]"
+        )
     t = d["totals"]
     s = t["saved_bytes"]
     if d["differences"] == 0:
-        con.print(f"[green]No difference[/] in saved-for-backward values ({d['unchanged_items']} matched, "
-                  f"{fmt_bytes(s['a'])} each side).")
+        con.print(
+            f"[green]No difference[/] in saved-for-backward values ({d['unchanged_items']} matched, "
+            f"{fmt_bytes(s['a'])} each side)."
+        )
     else:
-        con.print(f"saved for backward per step: {fmt_bytes(s['a'])} -> {fmt_bytes(s['b'])} "
-                  f"([bold]{fmt_delta(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged")
+        con.print(
+            f"saved for backward per step: {fmt_bytes(s['a'])} -> {fmt_bytes(s['b'])} "
+            f"([bold]{fmt_delta(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged"
+        )
         tab = Table(title="What B keeps alive that A does not (ranked by bytes)", title_justify="left")
-        for col, just in (("status", "left"), ("saved value (what made it; op chain)", "left"), ("x", "right"), ("A", "right"),
-                          ("B", "right"), ("delta", "right"), ("kind", "left"), ("why", "left")):
+        for col, just in (
+            ("status", "left"),
+            ("saved value (what made it; op chain)", "left"),
+            ("x", "right"),
+            ("A", "right"),
+            ("B", "right"),
+            ("delta", "right"),
+            ("kind", "left"),
+            ("why", "left"),
+        ):
             tab.add_column(col, justify=just, overflow="fold")
         for it in d["items"][:TOP_ROWS]:
             style = "bold red" if it["kind"] == SavedKind.WEIGHT_DERIVED and it["delta_bytes"] > 0 else None
             why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
-            tab.add_row(STATUS_LABEL[it["status"]], _saved_value(it), str(it["count"]), fmt_bytes(it["bytes_a"]),
-                        fmt_bytes(it["bytes_b"]), fmt_delta(it["delta_bytes"]), markup(it["kind"]), markup(why), style=style)
+            tab.add_row(
+                STATUS_LABEL[it["status"]],
+                _saved_value(it),
+                str(it["count"]),
+                fmt_bytes(it["bytes_a"]),
+                fmt_bytes(it["bytes_b"]),
+                fmt_delta(it["delta_bytes"]),
+                markup(it["kind"]),
+                markup(why),
+                style=style,
+            )
         con.print(tab)
         for h in list(dict.fromkeys(it.get("hint") for it in d["items"][:TOP_ROWS] if it["status"] in GROWTH))[:3]:
             if h:
@@ -318,14 +380,24 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
             tab.add_column(col, justify="left" if col == "phase" else "right")
         for name, f in ph["phases"].items():
             pk, end = f.get("peak_bytes") or {}, f.get("end_bytes") or {}
-            tab.add_row(markup(name), fmt_bytes(pk.get("a")), fmt_bytes(pk.get("b")), fmt_delta(pk.get("delta")),
-                        fmt_bytes(end.get("a")), fmt_bytes(end.get("b")), fmt_delta(end.get("delta")))
+            tab.add_row(
+                markup(name),
+                fmt_bytes(pk.get("a")),
+                fmt_bytes(pk.get("b")),
+                fmt_delta(pk.get("delta")),
+                fmt_bytes(end.get("a")),
+                fmt_bytes(end.get("b")),
+                fmt_delta(end.get("delta")),
+            )
         con.print(tab)
         reserved = {n: f["peak_reserved_bytes"].get("delta") for n, f in ph["phases"].items() if "peak_reserved_bytes" in f}
         if reserved:
-            con.print("[dim]peak reserved (B - A): " + "; ".join(f"{markup(n)} {fmt_delta(v)}" for n, v in reserved.items())
-                      + ". Reserved bytes also depend on each process's allocator history (what compiling and autotuning"
-                        " the first step left in partly used segments): a cold and a warm Inductor cache can differ.[/]")
+            con.print(
+                "[dim]peak reserved (B - A): "
+                + "; ".join(f"{markup(n)} {fmt_delta(v)}" for n, v in reserved.items())
+                + ". Reserved bytes also depend on each process's allocator history (what compiling and autotuning"
+                " the first step left in partly used segments): a cold and a warm Inductor cache can differ.[/]"
+            )
     elif ph:
         con.print(f"[yellow]measured phases not compared:[/] {markup(ph.get('why'))}")
     graphs = d.get("graphs") or []
@@ -335,19 +407,35 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
             tab.add_column(col, justify="left" if col == "graph" else "right")
         for g in graphs:
             p, sv = g.get("peak_bytes") or {}, g.get("saved_bytes") or {}
-            tab.add_row(markup(g["graph_id"]), fmt_bytes(p.get("a")), fmt_bytes(p.get("b")), fmt_delta(p.get("delta")),
-                        fmt_bytes(sv.get("a")), fmt_bytes(sv.get("b")), fmt_delta(sv.get("delta")))
+            tab.add_row(
+                markup(g["graph_id"]),
+                fmt_bytes(p.get("a")),
+                fmt_bytes(p.get("b")),
+                fmt_delta(p.get("delta")),
+                fmt_bytes(sv.get("a")),
+                fmt_bytes(sv.get("b")),
+                fmt_delta(sv.get("delta")),
+            )
         con.print(tab)
     alive = d.get("alive_at_peak") or {}
-    for label, cats in (("the forward peak", (alive.get("phases") or {}).get("forward")),
-                        ("the end of forward", (alive.get("at_end") or {}).get("forward"))):
+    for label, cats in (
+        ("the forward peak", (alive.get("phases") or {}).get("forward")),
+        ("the end of forward", (alive.get("at_end") or {}).get("forward")),
+    ):
         changed = {c: v for c, v in (cats or {}).items() if v["delta"]}
         if changed:
-            con.print(f"[dim]alive at {label}, by category (B - A): "
-                      + "; ".join(f"{markup(c)} {fmt_delta(v['delta'])}"
-                                  for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]['delta']))) + "[/]")
+            con.print(
+                f"[dim]alive at {label}, by category (B - A): "
+                + "; ".join(
+                    f"{markup(c)} {fmt_delta(v['delta'])}"
+                    for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]["delta"]))
+                )
+                + "[/]"
+            )
     if out_dir is not None:
-        con.print(f"\nwritten: [bold]{markup(out_dir)}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else ""))
+        con.print(
+            f"\nwritten: [bold]{markup(out_dir)}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else "")
+        )
 
 
 def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> None:
@@ -357,41 +445,70 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
     b = r["base"]
     from ..config import ProbeConfig
 
-    con.print(f"[bold]memprobe explain[/]  {markup(ProbeConfig.from_dict(b['config']).summary())}  "
-              f"[dim]({markup(r.get('mode'))})[/]")
-    con.print(f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
-              f"{_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward")
+    con.print(
+        f"[bold]memprobe explain[/]  {markup(ProbeConfig.from_dict(b['config']).summary())}  [dim]({markup(r.get('mode'))})[/]"
+    )
+    con.print(
+        f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
+        f"{_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward"
+    )
     if not r["edits"]:
         con.print("[yellow]no op of the save list saved anything: there is no policy edit to suggest[/]")
     t = Table(title="Policy edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
-    for col, just in (("#", "right"), ("edit", "left"), ("frees / step", "right"), ("+recompute (est.)", "right"),
-                      ("+bytes moved (est.)", "right"), ("what it frees", "left")):
+    for col, just in (
+        ("#", "right"),
+        ("edit", "left"),
+        ("frees / step", "right"),
+        ("+recompute (est.)", "right"),
+        ("+bytes moved (est.)", "right"),
+        ("what it frees", "left"),
+    ):
         t.add_column(col, justify=just, overflow="fold")
     for i, e in enumerate(r["edits"], 1):
-        freed = "; ".join(f"{(it.get('user') or {}).get('label') or it['expr']} x{it.get('count')}"
-                          for it in (e.get("freed") or [])[:3])
-        t.add_row(str(i), f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]", fmt_bytes(e["bytes_saved"]),
-                  _flops(e.get("recompute_flops_added") or 0), fmt_bytes(e.get("recompute_bytes_added")), markup(freed))
+        freed = "; ".join(
+            f"{(it.get('user') or {}).get('label') or it['expr']} x{it.get('count')}" for it in (e.get("freed") or [])[:3]
+        )
+        t.add_row(
+            str(i),
+            f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]",
+            fmt_bytes(e["bytes_saved"]),
+            _flops(e.get("recompute_flops_added") or 0),
+            fmt_bytes(e.get("recompute_bytes_added")),
+            markup(freed),
+        )
     if r["edits"]:
         con.print(t)
         top = r["edits"][0]
         if top["bytes_saved"] > 0:
-            con.print(f"[bold]suggested:[/] {markup(top.get('edit'))} ({markup(top.get('flag'))}): frees "
-                      f"{fmt_bytes(top['bytes_saved'])} per step for {_flops(top.get('recompute_flops_added') or 0)} of extra recompute")
+            con.print(
+                f"[bold]suggested:[/] {markup(top.get('edit'))} ({markup(top.get('flag'))}): frees "
+                f"{fmt_bytes(top['bytes_saved'])} per step for {_flops(top.get('recompute_flops_added') or 0)} of extra recompute"
+            )
     if r["partitioner_items"]:
         con.print(f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy:")
         for it in r["partitioner_items"][:5]:
-            con.print(f"  {fmt_bytes(it.get('bytes'))} {markup(it['expr'])} [dim]({markup(it.get('block'))})[/]: "
-                      f"{markup(it.get('fate'))}")
+            con.print(
+                f"  {fmt_bytes(it.get('bytes'))} {markup(it['expr'])} [dim]({markup(it.get('block'))})[/]: "
+                f"{markup(it.get('fate'))}"
+            )
     con.print(f"\nwritten: {markup(out_dir)}/explain.json")
 
 
 def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
     con = console or make_console()
-    t = Table(title=f"Configurations tried (metric: {markup(r.get('metric'))}; threshold {fmt_bytes(r['threshold_bytes'])})",
-              title_justify="left")
-    for col, just in (("#", "right"), ("feature removed", "left"), ("held A", "right"), ("held B", "right"),
-                      ("B - A", "right"), ("", "left"), ("runs", "left")):
+    t = Table(
+        title=f"Configurations tried (metric: {markup(r.get('metric'))}; threshold {fmt_bytes(r['threshold_bytes'])})",
+        title_justify="left",
+    )
+    for col, just in (
+        ("#", "right"),
+        ("feature removed", "left"),
+        ("held A", "right"),
+        ("held B", "right"),
+        ("B - A", "right"),
+        ("", "left"),
+        ("runs", "left"),
+    ):
         t.add_column(col, justify=just)
     for i, row in enumerate(r["trials"]):
         if row["exceeds"] is None:
@@ -399,9 +516,20 @@ def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None
         elif i == 0:
             verdict = "[red]exceeds[/]" if row["exceeds"] else "[green]below[/]"
         else:
-            verdict = "[red]still exceeds[/]" if row["exceeds"] else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
-        t.add_row(str(i), markup(row["removed"]), fmt_bytes(row["held_a"]), fmt_bytes(row["held_b"]), fmt_delta(row["delta_bytes"]),
-                  verdict, markup("/".join(str(m) for m in row.get("modes") or [])))
+            verdict = (
+                "[red]still exceeds[/]"
+                if row["exceeds"]
+                else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
+            )
+        t.add_row(
+            str(i),
+            markup(row["removed"]),
+            fmt_bytes(row["held_a"]),
+            fmt_bytes(row["held_b"]),
+            fmt_delta(row["delta_bytes"]),
+            verdict,
+            markup("/".join(str(m) for m in row.get("modes") or [])),
+        )
     con.print(t)
     for row in r["trials"]:
         if row.get("error"):
@@ -437,16 +565,22 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
     con = console or make_console()
     p, t = result["probe"], result["target"]
     con.print(f"[bold]memprobe estimate[/]  from {markup(ProbeConfig.from_dict(report['config']).summary())}")
-    con.print(f"[dim]probe: {p['layers']} blocks, {p['world']} rank(s), {p['tokens']} tokens  ->  "
-              f"target: {t['layers']} blocks, {t['world']} rank(s), {t['tokens']} tokens (batch {t['batch']} x seq {t['seq']})[/]")
+    con.print(
+        f"[dim]probe: {p['layers']} blocks, {p['world']} rank(s), {p['tokens']} tokens  ->  "
+        f"target: {t['layers']} blocks, {t['world']} rank(s), {t['tokens']} tokens (batch {t['batch']} x seq {t['seq']})[/]"
+    )
     tab = Table(title="Per rank, component by component (target column is an ESTIMATE)", title_justify="left")
     tab.add_column("component")
     tab.add_column("probe", justify="right")
     tab.add_column("target (estimate)", justify="right")
     tab.add_column("scales", style="dim", overflow="fold")
     for key, rule in result["scaling"].items():
-        tab.add_row(key.removesuffix("_bytes").replace("_", " "), fmt_bytes(result["components"]["probe"][key]),
-                    fmt_bytes(result["components"]["target"][key]), markup(rule))
+        tab.add_row(
+            key.removesuffix("_bytes").replace("_", " "),
+            fmt_bytes(result["components"]["probe"][key]),
+            fmt_bytes(result["components"]["target"][key]),
+            markup(rule),
+        )
     con.print(tab)
     tot = result["totals"]
     tab = Table(title="Totals per rank", title_justify="left")
@@ -455,8 +589,12 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
     tab.add_column("probe, estimated", justify="right")
     tab.add_column("target, estimated", justify="right")
     for key, label in (("forward_end_bytes", "held at the end of forward"), ("peak_bytes", "step peak")):
-        tab.add_row(label, fmt_bytes(tot["probe_measured"][key]), fmt_bytes(tot["probe_estimated"][key]),
-                    f"[bold]{fmt_bytes(tot['target_estimated'][key])}[/]")
+        tab.add_row(
+            label,
+            fmt_bytes(tot["probe_measured"][key]),
+            fmt_bytes(tot["probe_estimated"][key]),
+            f"[bold]{fmt_bytes(tot['target_estimated'][key])}[/]",
+        )
     con.print(tab)
     for note in result["notes"]:
         con.print(f"[dim]- {markup(note)}[/]")
@@ -465,21 +603,28 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
 def print_sweep(r: dict, out_dir: Path, console: Console | None = None) -> None:
     con = console or make_console()
     con.print(f"[bold]memprobe sweep[/]  {markup(r.get('summary'))}")
-    t = Table(title="Activation memory budget (the compiler partitioner's): saved for backward and measured peak",
-              title_justify="left")
+    t = Table(
+        title="Activation memory budget (the compiler partitioner's): saved for backward and measured peak", title_justify="left"
+    )
     for col in ("budget", "saved for backward", "held after forward", "step peak"):
         t.add_column(col, justify="right")
     flagged = {(i["lower_budget"], i["metric"]) for i in r.get("inversions") or []}
     for p in r["points"]:
         mark = " [red]↑[/]" if (p["budget"], "step_peak_bytes") in flagged else ""
-        t.add_row(f"{p['budget']:g}", fmt_bytes(p.get("saved_bytes")), fmt_bytes(p.get("forward_end_bytes")),
-                  fmt_bytes(p.get("step_peak_bytes")) + mark)
+        t.add_row(
+            f"{p['budget']:g}",
+            fmt_bytes(p.get("saved_bytes")),
+            fmt_bytes(p.get("forward_end_bytes")),
+            fmt_bytes(p.get("step_peak_bytes")) + mark,
+        )
     con.print(t)
     for i in r.get("inversions") or []:
         what = "step peak" if i["metric"] == "step_peak_bytes" else "saved bytes"
-        con.print(f"[bold red]not monotonic:[/] budget {i['lower_budget']:g} gives a {what} {fmt_bytes(i['excess_bytes'])} "
-                  f"higher than budget {i['higher_budget']:g} ({fmt_bytes(i['lower_budget_bytes'])} vs "
-                  f"{fmt_bytes(i['higher_budget_bytes'])})")
+        con.print(
+            f"[bold red]not monotonic:[/] budget {i['lower_budget']:g} gives a {what} {fmt_bytes(i['excess_bytes'])} "
+            f"higher than budget {i['higher_budget']:g} ({fmt_bytes(i['lower_budget_bytes'])} vs "
+            f"{fmt_bytes(i['higher_budget_bytes'])})"
+        )
     if not r.get("inversions"):
         con.print("[green]monotonic:[/] less budget never gave a higher peak or more saved bytes here.")
     con.print(f"[dim]{markup(r.get('note'))}[/]\nwritten: {markup(out_dir)}/sweep.json")

@@ -7,8 +7,8 @@ from xml.etree import ElementTree as ET
 from rich.table import Table
 
 from ..units import fmt_bytes
-from .text import markup
 from ..vocab import Verdict
+from .text import markup
 
 _STYLE = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.SKIP: "yellow"}
 
@@ -27,17 +27,33 @@ def _headroom(v: dict) -> str:
 
 
 def _metric(v: dict) -> str:
-    return f"{v['device']}.{v['metric']}" if v.get("device") else (f"baseline.{v['metric']}" if v["kind"] == "relative" else v["metric"])
+    return (
+        f"{v['device']}.{v['metric']}"
+        if v.get("device")
+        else (f"baseline.{v['metric']}" if v["kind"] == "relative" else v["metric"])
+    )
 
 
 def print_gate(result: dict, console) -> None:
     t = Table(title=f"memprobe gate: {markup(result['budget'])}", title_justify="left")
-    for col, just in (("probe", "left"), ("metric", "left"), ("measured", "right"), ("limit", "right"),
-                      ("headroom", "right"), ("verdict", "left")):
+    for col, just in (
+        ("probe", "left"),
+        ("metric", "left"),
+        ("measured", "right"),
+        ("limit", "right"),
+        ("headroom", "right"),
+        ("verdict", "left"),
+    ):
         t.add_column(col, justify=just)
     for v in result["verdicts"]:
-        t.add_row(markup(v["probe"]), markup(_metric(v)), fmt_bytes(v["measured"]), markup(_limit_text(v)), _headroom(v),
-                  f"[{_STYLE[v['verdict']]}]{v['verdict']}[/]")
+        t.add_row(
+            markup(v["probe"]),
+            markup(_metric(v)),
+            fmt_bytes(v["measured"]),
+            markup(_limit_text(v)),
+            _headroom(v),
+            f"[{_STYLE[v['verdict']]}]{v['verdict']}[/]",
+        )
     console.print(t)
     for v in result["verdicts"]:
         if v["verdict"] == Verdict.SKIP:
@@ -61,11 +77,18 @@ def _code_spans(line: str, exprs: list[str]) -> str:
 
 def gate_markdown(result: dict) -> str:
     n = result["counts"]
-    lines = [f"### memprobe gate: {'❌ FAIL' if n['FAIL'] else '✅ PASS'}", "",
-             f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped (`{result['budget']}`)", "",
-             "| probe | metric | measured | limit | headroom | verdict |", "|---|---|---:|---:|---:|---|"]
+    lines = [
+        f"### memprobe gate: {'❌ FAIL' if n['FAIL'] else '✅ PASS'}",
+        "",
+        f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped (`{result['budget']}`)",
+        "",
+        "| probe | metric | measured | limit | headroom | verdict |",
+        "|---|---|---:|---:|---:|---|",
+    ]
     for v in result["verdicts"]:
-        lines.append(f"| {v['probe']} | `{_metric(v)}` | {fmt_bytes(v['measured'])} | {_limit_text(v)} | {_headroom(v)} | {v['verdict']} |")
+        lines.append(
+            f"| {v['probe']} | `{_metric(v)}` | {fmt_bytes(v['measured'])} | {_limit_text(v)} | {_headroom(v)} | {v['verdict']} |"
+        )
     for name, why in result["explanations"].items():
         lines += ["", f"**{name}** breached its budget. {why['headline']}", ""]
         lines += [f"- {_code_spans(line, why.get('exprs') or [])}" for line in why["lines"]]
@@ -83,9 +106,14 @@ def gate_junit(result: dict) -> str:
     for v in result["verdicts"]:
         by_probe.setdefault(v["probe"], []).append(v)
     for probe, verdicts in by_probe.items():
-        suite = ET.SubElement(suites, "testsuite", name=probe, tests=str(len(verdicts)),
-                              failures=str(sum(v["verdict"] == Verdict.FAIL for v in verdicts)),
-                              skipped=str(sum(v["verdict"] == Verdict.SKIP for v in verdicts)))
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=probe,
+            tests=str(len(verdicts)),
+            failures=str(sum(v["verdict"] == Verdict.FAIL for v in verdicts)),
+            skipped=str(sum(v["verdict"] == Verdict.SKIP for v in verdicts)),
+        )
         for v in verdicts:
             case = ET.SubElement(suite, "testcase", classname=f"memprobe.{probe}", name=_metric(v))
             if v["verdict"] == Verdict.FAIL:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -28,11 +28,16 @@ def _env():
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
     templates = resources.files("memprobe.report") / "templates"
-    return Environment(loader=FileSystemLoader(str(templates)), autoescape=select_autoescape(default=True),
-                       undefined=StrictUndefined, trim_blocks=False, keep_trailing_newline=True)
+    return Environment(
+        loader=FileSystemLoader(str(templates)),
+        autoescape=select_autoescape(default=True),
+        undefined=StrictUndefined,
+        trim_blocks=False,
+        keep_trailing_newline=True,
+    )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _asset(name: str) -> str:
     return (resources.files("memprobe.report") / "assets" / name).read_text()
 
@@ -43,23 +48,34 @@ def _sha256(text: str) -> str:
 
 def csp(css: str, js: str) -> str:
     """No network, no inline handlers: only this page's own style sheet and script, by hash."""
-    return (f"default-src 'none'; style-src '{_sha256(css)}'; script-src '{_sha256(js)}'; img-src data:; "
-            "base-uri 'none'; form-action 'none'")
+    return (
+        f"default-src 'none'; style-src '{_sha256(css)}'; script-src '{_sha256(js)}'; img-src data:; "
+        "base-uri 'none'; form-action 'none'"
+    )
 
 
 def _json_for_script(data) -> str:
     # inside <script type="application/json">: nothing may close the element or open a comment
-    return (json.dumps(data, separators=(",", ":"))
-            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _page(template: str, title: str, subtitle: list[str], data: dict, **context) -> str:
     from markupsafe import Markup
 
     css, js = _asset("report.css"), _asset("report.js")
-    return _env().get_template(template).render(
-        title=title, subtitle=subtitle, csp=Markup(csp(css, js)), css=Markup(css), js=Markup(js),
-        data_json=Markup(_json_for_script(data)), **context)
+    return (
+        _env()
+        .get_template(template)
+        .render(
+            title=title,
+            subtitle=subtitle,
+            csp=Markup(csp(css, js)),
+            css=Markup(css),
+            js=Markup(js),
+            data_json=Markup(_json_for_script(data)),
+            **context,
+        )
+    )
 
 
 def _h(label: str, num: bool = False) -> dict:
@@ -95,8 +111,10 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
     run_dir = Path(run_dir)
     cfg = ProbeConfig.from_dict(report["config"])
     v = report["versions"]
-    subtitle = [f"{cfg.summary()} | {report['device']['type']} ({v.get('device_name')}) | torch {v.get('torch')} "
-                f"| torchao {v.get('torchao')} | status {report['status']} | {report.get('created_utc', '')}"]
+    subtitle = [
+        f"{cfg.summary()} | {report['device']['type']} ({v.get('device_name')}) | torch {v.get('torch')} "
+        f"| torchao {v.get('torchao')} | status {report['status']} | {report.get('created_utc', '')}"
+    ]
 
     mem = report.get("memory") or {}
     phases = None
@@ -104,10 +122,12 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
         pers = mem.get("persistent") or {}
         phases = {
             "headers": [_h("phase"), _h("start", True), _h("peak", True), _h("end", True)],
-            "rows": [{"cells": [_c(name), _b(p.get("start_bytes")), _b(p.get("peak_bytes")), _b(p.get("end_bytes"))]}
-                     for name, p in mem["phases"].items()],
+            "rows": [
+                {"cells": [_c(name), _b(p.get("start_bytes")), _b(p.get("peak_bytes")), _b(p.get("end_bytes"))]}
+                for name, p in mem["phases"].items()
+            ],
             "note": f"{mem.get('baseline') or ''}; parameters {fmt_bytes(pers.get('parameters_bytes'))}, optimizer state "
-                    f"{fmt_bytes(pers.get('optimizer_state_bytes'))} (source: {mem.get('source')})",
+            f"{fmt_bytes(pers.get('optimizer_state_bytes'))} (source: {mem.get('source')})",
         }
 
     graphs = {g["graph_id"]: g for g in report.get("graph_memory") or []}
@@ -119,26 +139,48 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
         where = _c(f"{r['graph']}:{line}", href=f"code-{r['graph']}-L{line}") if line else _c(r["graph"])
         user = r.get("user") or {}
         value = _c(user.get("label") or r["expr"], code=True, detail=r["expr"] if user.get("label") else None)
-        rows.append({"cls": "weight" if r["kind"] == SavedKind.WEIGHT_DERIVED else "",
-                     "cells": [_c(r.get("block") or "-"), value, _c(r["kind"]), _b(r["bytes"]),
-                               _c(f"{r.get('dtype')} {r.get('shape')}"), _c(r["reason"]),
-                               _c(user.get("source") or ""), where]})
+        rows.append(
+            {
+                "cls": "weight" if r["kind"] == SavedKind.WEIGHT_DERIVED else "",
+                "cells": [
+                    _c(r.get("block") or "-"),
+                    value,
+                    _c(r["kind"]),
+                    _b(r["bytes"]),
+                    _c(f"{r.get('dtype')} {r.get('shape')}"),
+                    _c(r["reason"]),
+                    _c(user.get("source") or ""),
+                    where,
+                ],
+            }
+        )
     saved = {
-        "headers": [_h("block"), _h("saved value"), _h("kind"), _h("bytes", True), _h("dtype / shape"), _h("why"),
-                    _h("source line"), _h("output code")],
+        "headers": [
+            _h("block"),
+            _h("saved value"),
+            _h("kind"),
+            _h("bytes", True),
+            _h("dtype / shape"),
+            _h("why"),
+            _h("source line"),
+            _h("output code"),
+        ],
         "rows": rows,
         "note": f"{fmt_bytes(totals.get('graph_bytes'))} derived from the graphs, {fmt_bytes(totals.get('runtime_bytes'))} "
-                f"held at run time; parameters saved as graph inputs {fmt_bytes(totals.get('parameter_graph_bytes'))}.",
+        f"held at run time; parameters saved as graph inputs {fmt_bytes(totals.get('parameter_graph_bytes'))}.",
     }
 
     graph_data = []
     for gid, g in graphs.items():
         exprs = {r["fx_node"]: r.get("expr") or r["fx_node"] for r in g.get("returned") or [] if r.get("role") == "saved"}
         sizes = {ln: b for ln, _s, b in g.get("allocations") or []}
-        saved_lines = [{"line": line, "expr": exprs.get(node, node), "bytes": sizes.get(line, 0)}
-                       for node, line in saved_line[gid].items()]
-        graph_data.append({k: g.get(k) for k in ("graph_id", "peak_bytes", "peak_line", "saved_bytes", "curve", "kernels")}
-                          | {"saved_lines": saved_lines})
+        saved_lines = [
+            {"line": line, "expr": exprs.get(node, node), "bytes": sizes.get(line, 0)} for node, line in saved_line[gid].items()
+        ]
+        graph_data.append(
+            {k: g.get(k) for k in ("graph_id", "peak_bytes", "peak_line", "saved_bytes", "curve", "kernels")}
+            | {"saved_lines": saved_lines}
+        )
 
     code = []
     for entry in report.get("graphs") or []:
@@ -151,77 +193,189 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
         peak = (graphs.get(gid) or {}).get("peak_line")
         if peak and peak not in marks:
             marks[peak] = "hl"
-        code.append({"graph_id": gid, "file": rel, "open": bool(marks),
-                     "lines": [{"n": n, "text": text, "cls": marks.get(n)}
-                               for n, text in enumerate(read_text(path).splitlines(), 1)]})
+        code.append(
+            {
+                "graph_id": gid,
+                "file": rel,
+                "open": bool(marks),
+                "lines": [{"n": n, "text": text, "cls": marks.get(n)} for n, text in enumerate(read_text(path).splitlines(), 1)],
+            }
+        )
 
-    config = {"headers": [_h("key"), _h("value")],
-              "rows": [{"cells": [_c(k), _c(json.dumps(val), code=True)]}
-                       for k, val in {**report["config"], **{f"version.{k}": x for k, x in v.items()}}.items()]}
+    config = {
+        "headers": [_h("key"), _h("value")],
+        "rows": [
+            {"cells": [_c(k), _c(json.dumps(val), code=True)]}
+            for k, val in {**report["config"], **{f"version.{k}": x for k, x in v.items()}}.items()
+        ],
+    }
     checks = report.get("checks") or []
-    no_findings = ("No finding. Checks run: " + ", ".join(c.get("title", c.get("kind", "")) for c in checks) + "."
-                   if checks else "No weight-derived value is saved for backward.")
+    no_findings = (
+        "No finding. Checks run: " + ", ".join(c.get("title", c.get("kind", "")) for c in checks) + "."
+        if checks
+        else "No weight-derived value is saved for backward."
+    )
     data = {"kind": "run", "timeline": timeline, "graph_memory": graph_data}
-    return _page("run.html.j2", f"memprobe run — {run_dir.name}", subtitle, data,
-                 findings=report.get("findings") or [], no_findings=no_findings, phases=phases, saved=saved, code=code,
-                 config=config)
+    return _page(
+        "run.html.j2",
+        f"memprobe run — {run_dir.name}",
+        subtitle,
+        data,
+        findings=report.get("findings") or [],
+        no_findings=no_findings,
+        phases=phases,
+        saved=saved,
+        code=code,
+        config=config,
+    )
 
 
 def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) -> str:
     from ..analysis.diff import side_environment
 
-    subtitle = [f"{k.upper()}: {(result.get(k) or {}).get('summary', '')} — {side_environment(result.get(k) or {})}"
-                for k in ("a", "b")]
+    subtitle = [
+        f"{k.upper()}: {(result.get(k) or {}).get('summary', '')} — {side_environment(result.get(k) or {})}" for k in ("a", "b")
+    ]
     t = result.get("totals") or {}
     sb = t.get("saved_bytes") or {}
     rows = []
     for it in result.get("items") or []:
         user = it.get("user") or {}
-        rows.append({"cls": "weight" if it.get("kind") == SavedKind.WEIGHT_DERIVED and (it.get("delta_bytes") or 0) > 0 else "",
-                     "cells": [_c(it["status"].replace("_", " ")),
-                               _c(user.get("label") or it["expr"], code=True, detail=it["expr"] if user.get("label") else None),
-                               _c(it.get("count", ""), it.get("count")), _b(it.get("bytes_a")), _b(it.get("bytes_b")),
-                               _d(it.get("delta_bytes")), _c(it.get("kind") or ""), _c(it.get("hint") or "")]})
-    items = {"headers": [_h("status"), _h("saved value"), _h("x", True), _h("A", True), _h("B", True), _h("delta", True),
-                         _h("kind"), _h("hint")], "rows": rows}
+        rows.append(
+            {
+                "cls": "weight" if it.get("kind") == SavedKind.WEIGHT_DERIVED and (it.get("delta_bytes") or 0) > 0 else "",
+                "cells": [
+                    _c(it["status"].replace("_", " ")),
+                    _c(user.get("label") or it["expr"], code=True, detail=it["expr"] if user.get("label") else None),
+                    _c(it.get("count", ""), it.get("count")),
+                    _b(it.get("bytes_a")),
+                    _b(it.get("bytes_b")),
+                    _d(it.get("delta_bytes")),
+                    _c(it.get("kind") or ""),
+                    _c(it.get("hint") or ""),
+                ],
+            }
+        )
+    items = {
+        "headers": [
+            _h("status"),
+            _h("saved value"),
+            _h("x", True),
+            _h("A", True),
+            _h("B", True),
+            _h("delta", True),
+            _h("kind"),
+            _h("hint"),
+        ],
+        "rows": rows,
+    }
     phases = None
-    if ((result.get("phases") or {}).get("phases")):
+    if (result.get("phases") or {}).get("phases"):
         prow = []
         for name, p in result["phases"]["phases"].items():
             pk, end = p.get("peak_bytes") or {}, p.get("end_bytes") or {}
-            prow.append({"cells": [_c(name), _b(pk.get("a")), _b(pk.get("b")), _d(pk.get("delta")), _b(end.get("a")),
-                                   _b(end.get("b")), _d(end.get("delta"))]})
-        phases = {"headers": [_h("phase"), _h("peak A", True), _h("peak B", True), _h("delta", True), _h("end A", True),
-                              _h("end B", True), _h("delta", True)], "rows": prow}
+            prow.append(
+                {
+                    "cells": [
+                        _c(name),
+                        _b(pk.get("a")),
+                        _b(pk.get("b")),
+                        _d(pk.get("delta")),
+                        _b(end.get("a")),
+                        _b(end.get("b")),
+                        _d(end.get("delta")),
+                    ]
+                }
+            )
+        phases = {
+            "headers": [
+                _h("phase"),
+                _h("peak A", True),
+                _h("peak B", True),
+                _h("delta", True),
+                _h("end A", True),
+                _h("end B", True),
+                _h("delta", True),
+            ],
+            "rows": prow,
+        }
     data = {"kind": "diff", "timeline_a": timeline_a, "timeline_b": timeline_b}
-    return _page("diff.html.j2", "memprobe diff", subtitle, data, saved_a=fmt_bytes(sb.get("a")),
-                 saved_b=fmt_bytes(sb.get("b")), saved_delta=fmt_delta(sb.get("delta")) if isinstance(sb.get("delta"), int)
-                 else "n/a", items=items, phases=phases)
+    return _page(
+        "diff.html.j2",
+        "memprobe diff",
+        subtitle,
+        data,
+        saved_a=fmt_bytes(sb.get("a")),
+        saved_b=fmt_bytes(sb.get("b")),
+        saved_delta=fmt_delta(sb.get("delta")) if isinstance(sb.get("delta"), int) else "n/a",
+        items=items,
+        phases=phases,
+    )
 
 
 def render_gate(result: dict) -> str:
     verdicts = result.get("verdicts") or []
     failed = sum(1 for v in verdicts if v.get("verdict") == Verdict.FAIL)
-    rows = [{"cls": "weight" if v.get("verdict") == Verdict.FAIL else "",
-             "cells": [_c(v.get("probe")), _c(v.get("metric")), _c(v.get("kind", "")), _b(v.get("measured")),
-                       _c(v.get("limit_text") or v.get("limit") or ""), _c(v.get("verdict")), _c(v.get("notice") or "")]}
-            for v in verdicts]
-    table = {"headers": [_h("probe"), _h("metric"), _h("kind"), _h("measured", True), _h("limit"), _h("verdict"),
-                         _h("notice")], "rows": rows}
-    explanations = [{"probe": probe, "headline": why.get("headline", ""), "lines": why.get("lines") or []}
-                    for probe, why in (result.get("explanations") or {}).items()]
-    return _page("gate.html.j2", "memprobe gate: " + (Verdict.FAIL if failed else Verdict.PASS),
-                 [f"{len(verdicts)} limits, {failed} breached"], {"kind": "gate"}, verdicts=table,
-                 explanations=explanations)
+    rows = [
+        {
+            "cls": "weight" if v.get("verdict") == Verdict.FAIL else "",
+            "cells": [
+                _c(v.get("probe")),
+                _c(v.get("metric")),
+                _c(v.get("kind", "")),
+                _b(v.get("measured")),
+                _c(v.get("limit_text") or v.get("limit") or ""),
+                _c(v.get("verdict")),
+                _c(v.get("notice") or ""),
+            ],
+        }
+        for v in verdicts
+    ]
+    table = {
+        "headers": [_h("probe"), _h("metric"), _h("kind"), _h("measured", True), _h("limit"), _h("verdict"), _h("notice")],
+        "rows": rows,
+    }
+    explanations = [
+        {"probe": probe, "headline": why.get("headline", ""), "lines": why.get("lines") or []}
+        for probe, why in (result.get("explanations") or {}).items()
+    ]
+    return _page(
+        "gate.html.j2",
+        "memprobe gate: " + (Verdict.FAIL if failed else Verdict.PASS),
+        [f"{len(verdicts)} limits, {failed} breached"],
+        {"kind": "gate"},
+        verdicts=table,
+        explanations=explanations,
+    )
 
 
 def render_sweep(result: dict) -> str:
-    points = {"headers": [_h("budget", True), _h("saved for backward", True), _h("held after forward", True),
-                          _h("step peak", True)],
-              "rows": [{"cells": [_c(f"{p['budget']:g}", p["budget"]), _b(p.get("saved_bytes")), _b(p.get("forward_end_bytes")),
-                                  _b(p.get("step_peak_bytes"))]} for p in result.get("points") or []]}
-    inversions = [f"budget {i['lower_budget']:g} gives {fmt_bytes(i['excess_bytes'])} more ({i['metric']}) than budget "
-                  f"{i['higher_budget']:g}" for i in result.get("inversions") or []]
+    points = {
+        "headers": [_h("budget", True), _h("saved for backward", True), _h("held after forward", True), _h("step peak", True)],
+        "rows": [
+            {
+                "cells": [
+                    _c(f"{p['budget']:g}", p["budget"]),
+                    _b(p.get("saved_bytes")),
+                    _b(p.get("forward_end_bytes")),
+                    _b(p.get("step_peak_bytes")),
+                ]
+            }
+            for p in result.get("points") or []
+        ],
+    }
+    inversions = [
+        f"budget {i['lower_budget']:g} gives {fmt_bytes(i['excess_bytes'])} more ({i['metric']}) than budget "
+        f"{i['higher_budget']:g}"
+        for i in result.get("inversions") or []
+    ]
     data = {"kind": "sweep", "points": result.get("points") or []}
-    return _page("sweep.html.j2", "memprobe sweep", [result.get("summary", "")], data, points=points,
-                 inversions=inversions, note=result.get("note", ""))
+    return _page(
+        "sweep.html.j2",
+        "memprobe sweep",
+        [result.get("summary", "")],
+        data,
+        points=points,
+        inversions=inversions,
+        note=result.get("note", ""),
+    )

@@ -8,8 +8,12 @@ from ..analysis.diff import GROWTH
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import DiffStatus
 
-STATUS_LABEL = {DiffStatus.ONLY_B: "only in B", DiffStatus.GROWN: "grown in B", DiffStatus.ONLY_A: "only in A",
-                DiffStatus.SHRUNK: "shrunk in B"}
+STATUS_LABEL = {
+    DiffStatus.ONLY_B: "only in B",
+    DiffStatus.GROWN: "grown in B",
+    DiffStatus.ONLY_A: "only in A",
+    DiffStatus.SHRUNK: "shrunk in B",
+}
 TOP = 10
 
 
@@ -82,24 +86,39 @@ def _flops(n: int) -> str:
 
 def explain_markdown(r: dict) -> str:
     b = r["base"]
-    lines = ["### memprobe explain", "", f"Base saves {fmt_bytes(b['saved_bytes'])} for backward per step "
-             f"and recomputes {_flops(b['recompute']['flops'])} in backward ({r['mode']}).", "",
-             "| rank | edit | frees per step | recompute added (est.) | bytes moved added (est.) |",
-             "|---:|---|---:|---:|---:|"]
+    lines = [
+        "### memprobe explain",
+        "",
+        f"Base saves {fmt_bytes(b['saved_bytes'])} for backward per step "
+        f"and recomputes {_flops(b['recompute']['flops'])} in backward ({r['mode']}).",
+        "",
+        "| rank | edit | frees per step | recompute added (est.) | bytes moved added (est.) |",
+        "|---:|---|---:|---:|---:|",
+    ]
     for i, e in enumerate(r["edits"], 1):
-        lines.append(f"| {i} | `{e['flag']}` ({e['edit']}) | {fmt_bytes(e['bytes_saved'])} | "
-                     f"{_flops(e['recompute_flops_added'])} | {fmt_bytes(e['recompute_bytes_added'])} |")
+        lines.append(
+            f"| {i} | `{e['flag']}` ({e['edit']}) | {fmt_bytes(e['bytes_saved'])} | "
+            f"{_flops(e['recompute_flops_added'])} | {fmt_bytes(e['recompute_bytes_added'])} |"
+        )
     if r["partitioner_items"]:
         lines += ["", f"{len(r['partitioner_items'])} saved value(s) were chosen by the partitioner, not the policy."]
     return "\n".join(lines) + "\n"
 
 
 def bisect_markdown(r: dict) -> str:
-    lines = ["### memprobe bisect", "", r["conclusion"], "",
-             "| removed | held A | held B | B - A | still exceeds |", "|---|---:|---:|---:|---|"]
+    lines = [
+        "### memprobe bisect",
+        "",
+        r["conclusion"],
+        "",
+        "| removed | held A | held B | B - A | still exceeds |",
+        "|---|---:|---:|---:|---|",
+    ]
     for t in r["trials"]:
         exceeds = "could not run" if t["exceeds"] is None else ("yes" if t["exceeds"] else "no")
-        lines.append(f"| {_cell(t['removed'])} | {fmt_bytes(t.get('held_a'))} | {fmt_bytes(t.get('held_b'))} | "
-                     f"{fmt_delta(t['delta_bytes'])} | {exceeds} |")
+        lines.append(
+            f"| {_cell(t['removed'])} | {fmt_bytes(t.get('held_a'))} | {fmt_bytes(t.get('held_b'))} | "
+            f"{fmt_delta(t['delta_bytes'])} | {exceeds} |"
+        )
     lines += ["", f"Minimal: A `{r['minimal']['a']}`, B `{r['minimal']['b']}`"]
     return "\n".join(lines) + "\n"

@@ -12,10 +12,41 @@ from pathlib import Path
 
 from ..errors import ConfigError
 
-SAVED_COLUMNS = ["group", "call", "graph", "block", "user_op", "module", "source", "expr", "op", "kind", "reason_kind",
-                 "policy_op", "reason", "dtype", "shape", "bytes", "runtime_storage_bytes"]
-DIFF_COLUMNS = ["status", "user_op", "module", "expr", "kind", "reason_kind", "policy_op", "dtype", "shape", "count",
-                "bytes_a", "bytes_b", "delta_bytes", "hint"]
+SAVED_COLUMNS = [
+    "group",
+    "call",
+    "graph",
+    "block",
+    "user_op",
+    "module",
+    "source",
+    "expr",
+    "op",
+    "kind",
+    "reason_kind",
+    "policy_op",
+    "reason",
+    "dtype",
+    "shape",
+    "bytes",
+    "runtime_storage_bytes",
+]
+DIFF_COLUMNS = [
+    "status",
+    "user_op",
+    "module",
+    "expr",
+    "kind",
+    "reason_kind",
+    "policy_op",
+    "dtype",
+    "shape",
+    "count",
+    "bytes_a",
+    "bytes_b",
+    "delta_bytes",
+    "hint",
+]
 GATE_COLUMNS = ["probe", "metric", "device", "kind", "measured", "limit", "headroom", "verdict", "notice"]
 
 
@@ -39,15 +70,28 @@ def saved_frame(report: dict):
     for r in rows:
         user = r.get("user") or {}
         group = groups.setdefault(layer_pattern(r["expr"]) + "|" + str(r.get("dtype")) + str(r.get("shape")), len(groups))
-        records.append({**{k: r.get(k) for k in SAVED_COLUMNS}, "group": group, "user_op": user.get("op"),
-                        "module": user.get("module"), "source": user.get("source")})
+        records.append(
+            {
+                **{k: r.get(k) for k in SAVED_COLUMNS},
+                "group": group,
+                "user_op": user.get("op"),
+                "module": user.get("module"),
+                "source": user.get("source"),
+            }
+        )
     frame = _frame(records, SAVED_COLUMNS)
     return frame.sort_values(["bytes", "group", "call"], ascending=[False, True, True], kind="stable")
 
 
 def diff_frame(result: dict):
-    records = [{**{k: it.get(k) for k in DIFF_COLUMNS}, "user_op": (it.get("user") or {}).get("op"),
-                "module": (it.get("user") or {}).get("module")} for it in result.get("items") or []]
+    records = [
+        {
+            **{k: it.get(k) for k in DIFF_COLUMNS},
+            "user_op": (it.get("user") or {}).get("op"),
+            "module": (it.get("user") or {}).get("module"),
+        }
+        for it in result.get("items") or []
+    ]
     return _frame(records, DIFF_COLUMNS)
 
 

@@ -17,20 +17,43 @@ def chrome_trace(report: dict, timeline: dict) -> dict:
     from ..config import ProbeConfig
 
     events: list[dict] = [
-        {"ph": "M", "pid": PID, "name": "process_name",
-         "args": {"name": f"memprobe {ProbeConfig.from_dict(report['config']).summary()}"}},
+        {
+            "ph": "M",
+            "pid": PID,
+            "name": "process_name",
+            "args": {"name": f"memprobe {ProbeConfig.from_dict(report['config']).summary()}"},
+        },
     ]
     for name, tid in TRACKS.items():
         events.append({"ph": "M", "pid": PID, "tid": tid, "name": "thread_name", "args": {"name": name}})
     for p in timeline.get("phases") or []:
-        events.append({"ph": "X", "pid": PID, "tid": TRACKS["phases"], "name": p["name"], "cat": "phase",
-                       "ts": p["start_us"], "dur": max(0.0, p["end_us"] - p["start_us"])})
+        events.append(
+            {
+                "ph": "X",
+                "pid": PID,
+                "tid": TRACKS["phases"],
+                "name": p["name"],
+                "cat": "phase",
+                "ts": p["start_us"],
+                "dur": max(0.0, p["end_us"] - p["start_us"]),
+            }
+        )
     for r in timeline.get("regions") or []:
-        events.append({"ph": "X", "pid": PID, "tid": TRACKS["regions"], "name": r["name"], "cat": "region",
-                       "ts": r["start_us"], "dur": max(0.0, r["end_us"] - r["start_us"])})
+        events.append(
+            {
+                "ph": "X",
+                "pid": PID,
+                "tid": TRACKS["regions"],
+                "name": r["name"],
+                "cat": "region",
+                "ts": r["start_us"],
+                "dur": max(0.0, r["end_us"] - r["start_us"]),
+            }
+        )
     for o in timeline.get("ops") or []:
-        events.append({"ph": "X", "pid": PID, "tid": TRACKS["ops"], "name": o["name"], "cat": "op",
-                       "ts": o["start_us"], "dur": o["dur_us"]})
+        events.append(
+            {"ph": "X", "pid": PID, "tid": TRACKS["ops"], "name": o["name"], "cat": "op", "ts": o["start_us"], "dur": o["dur_us"]}
+        )
     for t, b in timeline["total"]:
         events.append({"ph": "C", "pid": PID, "name": "allocated bytes", "ts": t, "args": {"total": b}})
     for cat, points in (timeline.get("categories") or {}).items():
@@ -39,6 +62,12 @@ def chrome_trace(report: dict, timeline: dict) -> dict:
     return {
         "traceEvents": events,
         "displayTimeUnit": "ms",
-        "otherData": {"memprobe": {"source": timeline["source"], "baseline": timeline["baseline"],
-                                   "peak": timeline["peak"], "run": report.get("created_utc")}},
+        "otherData": {
+            "memprobe": {
+                "source": timeline["source"],
+                "baseline": timeline["baseline"],
+                "peak": timeline["peak"],
+                "run": report.get("created_utc"),
+            }
+        },
     }
