@@ -60,7 +60,7 @@ def test_force_never_deletes_a_directory_memprobe_did_not_write(tmp_path):
     err = _one_line(run_cli("explain", tmp_path / "nonexistent", "--out", victim, "--force"))
     assert "does not exist" in err  # the arguments are checked before --out is touched
     err = _one_line(run_cli("run", "--analysis-only", *TINY, "--out", victim, "--force"))
-    assert "did not write" in err
+    assert "not a memprobe run directory" in err
     assert (victim / "src" / "a.py").read_text() == "precious = 1\n" and not (victim / ".memprobe").exists()
     # memprobe's own marker, but a file someone added since: still refused
     (victim / "report.json").unlink()

@@ -98,6 +98,9 @@ def check_out_dir(path: Path, force: bool) -> None:
                 f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out"
             )
         foreign = _foreign(path)
+        if foreign == str(path):
+            raise RunDirError(f"{path} is not a memprobe run directory (it has no memprobe marker); refusing to delete it "
+                              "even with --force")
         if foreign:
             raise RunDirError(f"{path} holds {foreign}, which memprobe did not write; refusing to delete it even with --force")
 
