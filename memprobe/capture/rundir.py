@@ -99,8 +99,9 @@ def check_out_dir(path: Path, force: bool) -> None:
             )
         foreign = _foreign(path)
         if foreign == str(path):
-            raise RunDirError(f"{path} is not a memprobe run directory (it has no memprobe marker); refusing to delete it "
-                              "even with --force")
+            raise RunDirError(
+                f"{path} is not a memprobe run directory (it has no memprobe marker); refusing to delete it even with --force"
+            )
         if foreign:
             raise RunDirError(f"{path} holds {foreign}, which memprobe did not write; refusing to delete it even with --force")
 
