@@ -381,7 +381,7 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
     if entry is not None and entry.get("report") and baseline_mismatch(entry, report) is None:
         d = diff_reports(entry["report"], report)
         delta = d["totals"]["saved_bytes"]["delta"]
-        status = {DiffStatus.ONLY_B: "new", DiffStatus.GROWN: "grown"}
+        status = {DiffStatus.ONLY_B: "new", DiffStatus.GROWN: DiffStatus.GROWN.value}
         items = [it for it in d["items"] if it["status"] in status][:5]
         lines = [
             f"{_named(it)} x{it['count']}: {'+' if it['delta_bytes'] > 0 else ''}{fmt_bytes(it['delta_bytes'])}"

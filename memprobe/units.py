@@ -21,3 +21,11 @@ def fmt_delta(n: int | None) -> str:
     if n is None:
         return "n/a"
     return ("+" if n > 0 else "") + fmt_bytes(n)
+
+
+def fmt_flops(n: int) -> str:
+    """``5770000`` -> ``5.77 MFLOP`` (an estimate's unit: floating-point operations)."""
+    for unit, div in (("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("kFLOP", 1e3)):
+        if abs(n) >= div:
+            return f"{n / div:.2f} {unit}"
+    return f"{n} FLOP"

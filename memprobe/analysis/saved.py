@@ -274,8 +274,6 @@ class UserTerms:
         hoisted = bool(node.get("backward_work"))
         if hoisted:
             label += " · backward work done in forward"
-        if library is not None:
-            label += f" · in {short_path(library['file'])} {library['func']}"
         return {
             "op": call,
             "label": label,

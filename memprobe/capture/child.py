@@ -17,46 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 from pathlib import Path
-
-# how a child knows which of its variables were given for this probe (recorded in report.json)
-SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
-# the command the user typed, recorded as the report's "command" by the child
-COMMAND_VAR = "MEMPROBE_COMMAND"
 
 READY = "memprobe: ready"
 PROGRESS = "memprobe: progress: "
 ERROR = "memprobe: error: "
 INTERNAL = "memprobe: internal error: "
-
-
-def process_record(side_env_names: list[str] | None = None) -> dict:
-    """Who measured a run: recorded in report.json by the process that ran the probe."""
-    names = side_env_names
-    if names is None:
-        try:
-            names = json.loads(os.environ.get(SIDE_ENV_VAR) or "[]")
-        except ValueError:
-            names = []
-    return {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "python": sys.executable,
-        "command": list(sys.argv),
-        "env": {n: os.environ.get(n) for n in names if isinstance(n, str)},
-        "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
-    }
-
-
-def user_command() -> list[str]:
-    """The command the user typed: the orchestrating parent's, when this process is a child."""
-    try:
-        cmd = json.loads(os.environ.get(COMMAND_VAR) or "null")
-    except ValueError:
-        cmd = None
-    return cmd if isinstance(cmd, list) else list(sys.argv)
 
 
 def _say(line: str) -> None:

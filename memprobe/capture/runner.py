@@ -26,7 +26,7 @@ from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
-from .child import process_record, user_command
+from .process_info import process_record, user_command
 from .quiet import quiet_logs
 from .rundir import RunDir
 
@@ -245,7 +245,7 @@ class Probe:
 
         from repros import common
 
-        from ..policies import INSTALLED, make_context_fn
+        from ..policies import INSTALLED, make_context_fn, resolve_op
         from .compile_hooks import GraphCapture
         from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
         from .target import build_target, cast_batch, describe
@@ -276,8 +276,11 @@ class Probe:
             if cfg.ac == "op" and cfg.ac_policy == INSTALLED:  # torchtitan's own SelectiveAC wraps the blocks
                 from ..integrations.torchtitan import apply_selective_ac
 
+                add = frozenset(resolve_op(o) for o in cfg.save_ops)
+                drop = frozenset(resolve_op(o) for o in cfg.recompute_ops)
+
                 def apply_ac_fn(blocks):
-                    apply_selective_ac(blocks, cfg.save_ops, cfg.recompute_ops, base_fqn=target.blocks_attr)
+                    apply_selective_ac(blocks, add, drop, base_fqn=target.blocks_attr)
             elif cfg.ac == "op":
                 context_fn = make_context_fn(cfg.policy(), decisions)
             created_pg = common.apply_stack(

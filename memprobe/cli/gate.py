@@ -103,18 +103,14 @@ def gate(
       memprobe gate --from memprobe-runs/20261129T150000Z-rowwise
       memprobe gate --update-baseline                 # on the main branch
     """
-    from ..budget import BudgetError, load_budget
-    from ..capture.rundir import atomic_write_text
-    from ..orchestrate.gate import match_finished, run_gate
+    from ..budget import load_budget
+    from ..orchestrate.gate import match_finished, run_gate, select_probes
     from ..orchestrate.process import slots_for
     from ..report import console as render
-    from ..report.gate import gate_junit, gate_markdown, print_gate
+    from ..report.gate import gate_markdown, print_gate, write_gate_outputs
 
     budget = load_budget(budget_path)
-    unknown = [n for n in probe_names if n not in budget.probes]
-    if unknown:
-        raise BudgetError(f"{budget.path}: no probe {unknown[0]!r} (probes: {', '.join(budget.probes)})")
-    wanted = {n: p for n, p in budget.probes.items() if not probe_names or n in probe_names}
+    wanted = select_probes(budget, probe_names)
     finished = match_finished(from_runs, budget, wanted)
     refuse_existing(junit_path, html_path, csv_path, parquet_path, force=force)
     slots, gpus = slots_for([p.config for n, p in wanted.items() if n not in finished], jobs)
@@ -135,26 +131,21 @@ def gate(
         )
     finally:
         progress.close()
-    if junit_path is not None:
-        atomic_write_text(junit_path, gate_junit(result))
-    from ..report.tables import export
-
-    export("gate", result, csv_path, parquet_path)
-    if html_path is not None:
-        from ..report.html import render_gate
-
-        atomic_write_text(html_path, render_gate(result))
-    summary = os.environ.get("GITHUB_STEP_SUMMARY")
-    if summary:
-        with open(summary, "a") as f:
-            f.write(gate_markdown(result))
-
-    def show() -> None:
-        print_gate(result, render.make_console())
-        if result.get("baseline_updated"):
-            click.echo(f"baseline updated: {result['baseline']}")
-
-    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=gate_markdown, console=show)
+    write_gate_outputs(
+        result,
+        junit=junit_path,
+        html=html_path,
+        csv=csv_path,
+        parquet=parquet_path,
+        step_summary=os.environ.get("GITHUB_STEP_SUMMARY"),
+    )
+    emit(
+        result,
+        as_json=as_json,
+        as_markdown=as_markdown,
+        markdown=gate_markdown,
+        console=lambda: print_gate(result, render.make_console()),
+    )
     if result["counts"][Verdict.FAIL]:
         raise SystemExit(1)
 
@@ -212,11 +203,8 @@ def budget(name, headroom, relative, budget_path, force, quiet, verbose, **kw) -
     Example:
       memprobe budget --recipe rowwise --layers 2 --headroom 10%
     """
-    import tempfile
-
-    from ..budget import BudgetError, baseline_entry, budget_text, load_baseline, load_budget, parse_relative
-    from ..capture.rundir import atomic_write_json, atomic_write_text
-    from ..orchestrate.gate import run_budget_probe
+    from ..budget import parse_relative
+    from ..orchestrate.gate import check_baseline_slot, write_budget
     from ..report import console as render
 
     cfg = config_from_options(kw)
@@ -230,17 +218,20 @@ def budget(name, headroom, relative, budget_path, force, quiet, verbose, **kw) -
         raise ConfigError(f"--name {name!r}: a probe name is one word (letters, digits, - and _)")
     refuse_existing(budget_path, force=force)
     baseline_path = budget_path.parent / "memprobe-baseline.json"
-    baseline = load_baseline(baseline_path)  # an invalid one is refused before the run
-    if name in baseline["probes"] and not force:
-        raise BudgetError(f"{baseline_path} already holds a baseline for probe {name!r}; pass --force to replace it")
+    check_baseline_slot(baseline_path, name, force=force)  # an invalid or taken one is refused before the run
     progress = render.progress_printer(enabled=not quiet)
     try:
-        with tempfile.TemporaryDirectory(prefix="memprobe-budget-") as tmp:
-            report = run_budget_probe(cfg, out=Path(tmp) / "run", progress=progress, verbose=verbose)
+        write_budget(
+            cfg,
+            name=name,
+            headroom=h,
+            headroom_text=headroom,
+            relative=relative,
+            budget_path=budget_path,
+            baseline_path=baseline_path,
+            progress=progress,
+            verbose=verbose,
+        )
     finally:
         progress.close()
-    atomic_write_text(budget_path, budget_text(name, cfg, report, h, headroom, relative))
-    load_budget(budget_path)  # what we wrote must read back
-    baseline["probes"][name] = baseline_entry(report)
-    atomic_write_json(baseline_path, baseline)
     click.echo(f"wrote {budget_path} (probe {name!r}) and {baseline_path}; check it with: memprobe gate --budget {budget_path}")

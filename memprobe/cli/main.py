@@ -16,15 +16,7 @@ import click
 from .. import __version__
 from ..errors import InternalError, MemprobeError
 from ..report.text import plain
-
-
-class _Debug:
-    """Whether ``--debug`` was given (on the group or after a verb): tracebacks instead of one line."""
-
-    on = False
-
-
-DEBUG = _Debug()
+from .options import DEBUG
 
 
 def _one_line(text: str) -> str:

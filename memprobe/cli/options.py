@@ -80,10 +80,17 @@ def config_from_options(kw: dict) -> ProbeConfig:
     return cfg
 
 
-def _set_debug(ctx: click.Context, _param, value: bool) -> None:
-    if value:
-        from .main import DEBUG
+class _Debug:
+    """Whether ``--debug`` was given (on the group or after a verb): tracebacks instead of one line."""
 
+    on = False
+
+
+DEBUG = _Debug()
+
+
+def _set_debug(_ctx: click.Context, _param, value: bool) -> None:
+    if value:
         DEBUG.on = True
 
 
@@ -190,12 +197,21 @@ def side_options(f):
     return f
 
 
+def _side_parser() -> click.Command:
+    """The configuration flags of `memprobe run`, alone: what ``--a '...'`` / ``--b '...'`` may hold."""
+
+    @click.command("run", add_help_option=False)
+    @config_options
+    def parse(**_kw) -> None:
+        """Parse one side's configuration flags."""
+
+    return parse
+
+
 def side_config(label: str, base: ProbeConfig, extra: str | None) -> ProbeConfig:
     """``base`` with one side's extra ``memprobe run`` flags (``--a '...'``) applied."""
     if not extra:
         return base
-    from .run import run as run_command
-
     try:
         args = shlex.split(extra)
     except ValueError as e:
@@ -203,7 +219,7 @@ def side_config(label: str, base: ProbeConfig, extra: str | None) -> ProbeConfig
     if {"-h", "--help"} & set(args):
         raise ConfigError(f"--{label} takes `memprobe run` flags for side {label.upper()}; see `memprobe run --help`")
     try:
-        ctx = run_command.make_context("run", base.to_flags() + args, resilient_parsing=False)
+        ctx = _side_parser().make_context("run", base.to_flags() + args, resilient_parsing=False)
     except click.ClickException as e:
         raise ConfigError(f"--{label} {extra!r}: {e.format_message()}") from None
     return config_from_options(ctx.params)

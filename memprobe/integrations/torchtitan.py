@@ -66,18 +66,11 @@ def installed_save_ops() -> tuple[str, ...]:
     return tuple(sorted(_op_name(op) for op in policy.get_save_ops()))
 
 
-def apply_selective_ac(
-    blocks, save_ops: tuple[str, ...] = (), recompute_ops: tuple[str, ...] = (), base_fqn: str = "layers"
-) -> None:
-    """Wrap each child of ``blocks`` with torchtitan's own SelectiveAC (``--save-op``/``--recompute-op`` edit
-    its ``get_save_ops``, the customisation point torchtitan documents)."""
+def apply_selective_ac(blocks, add: frozenset = frozenset(), drop: frozenset = frozenset(), base_fqn: str = "layers") -> None:
+    """Wrap each child of ``blocks`` with torchtitan's own SelectiveAC. The torch ops of ``--save-op`` (``add``)
+    and ``--recompute-op`` (``drop``) edit its ``get_save_ops``, the customisation point torchtitan documents."""
     _require()
     from torchtitan.distributed.activation_checkpoint import SelectiveAC
-
-    from ..policies import resolve_op
-
-    add = {resolve_op(o) for o in save_ops}
-    drop = {resolve_op(o) for o in recompute_ops}
 
     class EditedSelectiveAC(SelectiveAC):
         def get_save_ops(self) -> set:

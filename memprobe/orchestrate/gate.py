@@ -102,6 +102,44 @@ def run_gate(
     return result
 
 
-def run_budget_probe(cfg: ProbeConfig, *, out: Path, progress: Progress, verbose: bool = False) -> dict:
-    """The one run ``memprobe budget`` writes a budget from (in its own process)."""
-    return run_jobs([ProbeJob("budget", cfg, out)], progress=progress, verbose=verbose)["budget"]
+def select_probes(budget: Budget, names: tuple[str, ...]) -> dict:
+    """The budget's probes named on the command line (all when none is); BudgetError for an unknown name."""
+    unknown = [n for n in names if n not in budget.probes]
+    if unknown:
+        raise BudgetError(f"{budget.path}: no probe {unknown[0]!r} (probes: {', '.join(budget.probes)})")
+    return {n: p for n, p in budget.probes.items() if not names or n in names}
+
+
+def check_baseline_slot(baseline_path: Path, name: str, *, force: bool) -> None:
+    """Before ``memprobe budget`` runs: the baseline beside the budget reads, and holds no entry for ``name`` (unless
+    ``force``); the other probes' entries are kept."""
+    if name in load_baseline(baseline_path)["probes"] and not force:
+        raise BudgetError(f"{baseline_path} already holds a baseline for probe {name!r}; pass --force to replace it")
+
+
+def write_budget(
+    cfg: ProbeConfig,
+    *,
+    name: str,
+    headroom: float,
+    headroom_text: str,
+    relative: str,
+    budget_path: Path,
+    baseline_path: Path,
+    progress: Progress,
+    verbose: bool = False,
+) -> dict:
+    """Run ``cfg`` once (in its own process) and write a starter budget for it, and its baseline entry."""
+    import tempfile
+
+    from ..budget import budget_text, load_budget
+    from ..capture.rundir import atomic_write_text
+
+    with tempfile.TemporaryDirectory(prefix="memprobe-budget-") as tmp:
+        report = run_jobs([ProbeJob("budget", cfg, Path(tmp) / "run")], progress=progress, verbose=verbose)["budget"]
+    atomic_write_text(budget_path, budget_text(name, cfg, report, headroom, headroom_text, relative))
+    load_budget(budget_path)  # what we wrote must read back
+    baseline = load_baseline(baseline_path)
+    baseline["probes"][name] = baseline_entry(report)
+    atomic_write_json(baseline_path, baseline)
+    return report

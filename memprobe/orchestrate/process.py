@@ -31,7 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..capture.child import COMMAND_VAR, ERROR, INTERNAL, PROGRESS, READY, SIDE_ENV_VAR
+from ..capture.child import ERROR, INTERNAL, PROGRESS, READY
+from ..capture.process_info import COMMAND_VAR, SIDE_ENV_VAR
 from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
 

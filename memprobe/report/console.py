@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..analysis.diff import GROWTH
 from ..analysis.saved import group_rows
-from ..units import fmt_bytes, fmt_delta
+from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import Reason, SavedKind
 from .text import markup, plain
 
@@ -439,8 +439,6 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
 
 
 def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> None:
-    from .markdown import _flops
-
     con = console or make_console()
     b = r["base"]
     from ..config import ProbeConfig
@@ -450,7 +448,7 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
     )
     con.print(
         f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
-        f"{_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward"
+        f"{fmt_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward"
     )
     if not r["edits"]:
         con.print("[yellow]no op of the save list saved anything: there is no policy edit to suggest[/]")
@@ -472,7 +470,7 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
             str(i),
             f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]",
             fmt_bytes(e["bytes_saved"]),
-            _flops(e.get("recompute_flops_added") or 0),
+            fmt_flops(e.get("recompute_flops_added") or 0),
             fmt_bytes(e.get("recompute_bytes_added")),
             markup(freed),
         )
@@ -482,7 +480,7 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
         if top["bytes_saved"] > 0:
             con.print(
                 f"[bold]suggested:[/] {markup(top.get('edit'))} ({markup(top.get('flag'))}): frees "
-                f"{fmt_bytes(top['bytes_saved'])} per step for {_flops(top.get('recompute_flops_added') or 0)} of extra recompute"
+                f"{fmt_bytes(top['bytes_saved'])} per step for {fmt_flops(top.get('recompute_flops_added') or 0)} of extra recompute"
             )
     if r["partitioner_items"]:
         con.print(f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy:")

@@ -65,6 +65,8 @@ def print_gate(result: dict, console) -> None:
     n = result["counts"]
     verdict = "[bold red]FAIL[/]" if n[Verdict.FAIL] else "[green]PASS[/]"
     console.print(f"\n{verdict}: {n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped")
+    if result.get("baseline_updated"):
+        console.print(f"baseline updated: {markup(result['baseline'])}")
 
 
 def _code_spans(line: str, exprs: list[str]) -> str:
@@ -124,3 +126,20 @@ def gate_junit(result: dict) -> str:
             elif v["verdict"] == Verdict.SKIP:
                 ET.SubElement(case, "skipped", message=v["notice"])
     return ET.tostring(suites, encoding="unicode")
+
+
+def write_gate_outputs(result: dict, *, junit=None, html=None, csv=None, parquet=None, step_summary: str | None = None) -> None:
+    """The files a gate was asked for: JUnit XML, the HTML page, the verdicts as a table, and the Markdown summary
+    appended to ``$GITHUB_STEP_SUMMARY``."""
+    from ..capture.rundir import atomic_write_text
+    from .html import render_gate
+    from .tables import export
+
+    if junit is not None:
+        atomic_write_text(junit, gate_junit(result))
+    if html is not None:
+        atomic_write_text(html, render_gate(result))
+    export("gate", result, csv, parquet)
+    if step_summary:
+        with open(step_summary, "a") as f:
+            f.write(gate_markdown(result))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from ..analysis.diff import GROWTH
-from ..units import fmt_bytes, fmt_delta
+from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
 
 STATUS_LABEL = {
@@ -77,20 +77,13 @@ def diff_markdown(d: dict) -> str:
     return "\n".join(lines)
 
 
-def _flops(n: int) -> str:
-    for unit, div in (("TFLOP", 1e12), ("GFLOP", 1e9), ("MFLOP", 1e6), ("kFLOP", 1e3)):
-        if abs(n) >= div:
-            return f"{n / div:.2f} {unit}"
-    return f"{n} FLOP"
-
-
 def explain_markdown(r: dict) -> str:
     b = r["base"]
     lines = [
         "### memprobe explain",
         "",
         f"Base saves {fmt_bytes(b['saved_bytes'])} for backward per step "
-        f"and recomputes {_flops(b['recompute']['flops'])} in backward ({r['mode']}).",
+        f"and recomputes {fmt_flops(b['recompute']['flops'])} in backward ({r['mode']}).",
         "",
         "| rank | edit | frees per step | recompute added (est.) | bytes moved added (est.) |",
         "|---:|---|---:|---:|---:|",
@@ -98,7 +91,7 @@ def explain_markdown(r: dict) -> str:
     for i, e in enumerate(r["edits"], 1):
         lines.append(
             f"| {i} | `{e['flag']}` ({e['edit']}) | {fmt_bytes(e['bytes_saved'])} | "
-            f"{_flops(e['recompute_flops_added'])} | {fmt_bytes(e['recompute_bytes_added'])} |"
+            f"{fmt_flops(e['recompute_flops_added'])} | {fmt_bytes(e['recompute_bytes_added'])} |"
         )
     if r["partitioner_items"]:
         lines += ["", f"{len(r['partitioner_items'])} saved value(s) were chosen by the partitioner, not the policy."]

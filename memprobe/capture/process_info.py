@@ -1,0 +1,40 @@
+"""Who measured a run: the process a probe ran in, recorded in its report.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+
+# how a probe's process knows which of its variables were given for this probe (recorded in report.json)
+SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
+# the command the user typed, recorded as the report's "command" by a probe's process
+COMMAND_VAR = "MEMPROBE_COMMAND"
+
+
+def process_record(side_env_names: list[str] | None = None) -> dict:
+    """Who measured a run: recorded in report.json by the process that ran the probe."""
+    names = side_env_names
+    if names is None:
+        try:
+            names = json.loads(os.environ.get(SIDE_ENV_VAR) or "[]")
+        except ValueError:
+            names = []
+    return {
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "python": sys.executable,
+        "command": list(sys.argv),
+        "env": {n: os.environ.get(n) for n in names if isinstance(n, str)},
+        "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
+    }
+
+
+def user_command() -> list[str]:
+    """The command the user typed: the orchestrating parent's, when this process is a child."""
+    try:
+        cmd = json.loads(os.environ.get(COMMAND_VAR) or "null")
+    except ValueError:
+        cmd = None
+    return cmd if isinstance(cmd, list) else list(sys.argv)
