@@ -148,3 +148,22 @@ def test_a_memory_budget_sweep_plots_saved_bytes_and_peak(tmp_path):
     dom, log = _render_in_browser(html, tmp_path / "sweep.png")
     assert 'data-rendered="1"' in re.search(r"<body[^>]*>", dom).group(0)
     assert not _console_errors(log), _console_errors(log)
+
+
+def test_a_torch_too_old_for_torchtitan_is_named_as_such(monkeypatch):
+    # what the H200's torch 2.11 said to torchtitan 0.3.0: installing torchtitan again would not help
+    import importlib
+
+    import torch
+
+    from memprobe.integrations import torchtitan as integration
+
+    def too_old(name):
+        raise ImportError(
+            "cannot import name 'DataParallelMeshDims' from 'torch.distributed.fsdp'", name="torch.distributed.fsdp"
+        )
+
+    monkeypatch.setattr(importlib, "import_module", too_old)
+    why = integration.why_unavailable("models.llama3")
+    assert "DataParallelMeshDims" in why and f"newer torch than {torch.__version__}" in why
+    assert "pip install" not in why

@@ -554,6 +554,8 @@ BISECT = Obj(
         "untested": ListOf(STR),
         "minimal": Obj({}, {"a": STR, "b": STR, "a_flags": ListOf(STR), "b_flags": ListOf(STR)}),
         "envs": MapOf(Any_),
+        "min_delta": STR,
+        "given_delta_bytes": SIGNED,
     },
 )
 _BASELINE_REPORT = Obj(

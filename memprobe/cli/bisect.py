@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
+from ..orchestrate.bisect import DEFAULT_MIN_DELTA
 from .diff import resolve_side
 from .options import config_options, emit, output_options, side_options
 
@@ -16,7 +17,12 @@ from .options import config_options, emit, output_options, side_options
 @click.argument("b")
 @config_options
 @side_options
-@click.option("--min-delta", default="1 MiB", show_default=True, help="B must exceed A by at least this much.")
+@click.option(
+    "--min-delta",
+    default=DEFAULT_MIN_DELTA,
+    show_default=True,
+    help="How much more than A B must hold to still show the regression: a share of the gap as given (25%) or a size (1 MiB).",
+)
 @click.option(
     "--jobs",
     type=int,
@@ -55,7 +61,8 @@ def bisect(
     First each feature alone is removed from both sides as given (more than one layer, FSDP,
     torch.compile, aten.abs in the save list, op-level SAC; rowwise scaling becomes
     tensorwise on B): a feature is necessary when B then no longer holds --min-delta more
-    than A at the end of forward (measured). Then the unnecessary features are removed
+    than A at the end of forward (measured; by default a quarter of the gap as given, so
+    a smaller effect of another feature, float8's own scales say, is not taken for it). Then the unnecessary features are removed
     together, one after another, down to a minimal configuration. Every configuration is a
     probe in a fresh process; compiled ones run analysis-only (graphs traced and partitioned,
     no kernels generated), eager ones as they are. Every configuration tried is listed with
@@ -65,14 +72,13 @@ def bisect(
     Example:
       memprobe bisect bf16 fp8 --ac-policy torchtitan-2025-01
     """
-    from ..budget import parse_size
-    from ..orchestrate.bisect import run_bisect
+    from ..orchestrate.bisect import MinDelta, run_bisect
     from ..orchestrate.process import side_env, slots_for
     from ..report import console as render
     from ..report.markdown import bisect_markdown
 
     try:
-        threshold = parse_size(min_delta)
+        min_delta = MinDelta.parse(min_delta)
     except ValueError as e:
         raise ConfigError(f"--min-delta: {e}") from None
     cfg_a, cfg_b = resolve_side("a", a, a_flags, shared), resolve_side("b", b, b_flags, shared)
@@ -86,7 +92,7 @@ def bisect(
             cfg_a,
             cfg_b,
             envs=envs,
-            threshold=threshold,
+            min_delta=min_delta,
             out=out,
             force=force,
             progress=progress,

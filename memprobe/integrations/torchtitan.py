@@ -41,8 +41,20 @@ def why_unavailable(part: str = "distributed.activation_checkpoint") -> str | No
     try:
         importlib.import_module(f"torchtitan.{part}")
     except Exception as e:  # a missing dependency of torchtitan's, or a torch it does not support
-        return f"torchtitan {torchtitan_version()} does not import here ({type(e).__name__}: {e}); {INSTALL_HINT}"
+        return f"torchtitan {torchtitan_version()} does not import here ({type(e).__name__}: {e}); {_remedy(e)}"
     return None
+
+
+def _remedy(error: Exception) -> str:
+    """What to do about an import failure: a torch too old for this torchtitan is not fixed by installing it again."""
+    if isinstance(error, ImportError) and str(error.name or "").split(".")[0] == "torch":
+        import torch
+
+        return (
+            f"this torchtitan needs a newer torch than {torch.__version__}: install the torchtitan release "
+            "made for this torch, or the torch this torchtitan was made for"
+        )
+    return INSTALL_HINT
 
 
 def _require(part: str = "distributed.activation_checkpoint") -> None:

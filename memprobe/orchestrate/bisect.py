@@ -7,6 +7,8 @@ GPU on CUDA, ``--jobs`` on the CPU).
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -18,6 +20,40 @@ from ..units import fmt_bytes
 from .process import ProbeJob, Progress, SideEnv, run_jobs
 
 METRIC = "bytes held at the end of forward (measured)"
+DEFAULT_MIN_DELTA = "25%"
+_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
+
+
+@dataclass(frozen=True)
+class MinDelta:
+    """How much more than A B must hold for a configuration to still show the regression.
+
+    Either a size (``"1 MiB"``) or a share of the gap as given (``"25%"``, the default): a feature is
+    necessary when, without it, less than that share of the regression is left. A share scales with
+    the probe (a gap of 13 MiB at toy dims, of GiBs at Llama's); a size does not.
+    """
+
+    text: str
+    size_bytes: int | None = None
+    share: float | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> MinDelta:
+        m = _PERCENT.match(text)
+        if m:
+            share = float(m.group(1)) / 100
+            if not 0 < share <= 1:
+                raise ValueError(f"a share of the gap is more than 0% and at most 100%, not {text!r}")
+            return cls(text.strip(), share=share)
+        from ..budget import parse_size
+
+        return cls(text.strip(), size_bytes=parse_size(text))
+
+    def threshold(self, given_delta: int) -> int:
+        """The bytes B must exceed A by, given the gap of the configurations as given (at least 1 B)."""
+        if self.size_bytes is not None:
+            return max(self.size_bytes, 1)
+        return max(math.ceil(self.share * given_delta), 1)
 
 
 @dataclass(frozen=True)
@@ -55,19 +91,20 @@ class Trials:
         self,
         out: Path,
         envs: dict[str, SideEnv],
-        threshold: int,
         *,
         progress: Progress,
         verbose: bool,
         slots: int,
         gpus: list[str] | None,
     ):
-        self.out, self.envs, self.threshold = out, envs, threshold
+        self.out, self.envs = out, envs
+        self.threshold: int | None = None  # known once the configurations as given are measured
         self.progress, self.verbose, self.slots, self.gpus = progress, verbose, slots, gpus
         self.runs: dict[tuple, dict] = {}
 
     def _key(self, cfg: ProbeConfig, side: str) -> tuple:
-        return (cfg, self.envs.get(side, SideEnv()))
+        # per side: an A/A bisection measures both sides, each in its own process
+        return (side, cfg, self.envs.get(side, SideEnv()))
 
     def measure(self, wanted: list[tuple[ProbeConfig, str, str]]) -> None:
         """Run every (config, side, trial label) not run yet, as many at once as there are slots."""
@@ -80,7 +117,7 @@ class Trials:
             # compiled configurations run analysis-only (graphs traced and partitioned, no kernels), measured
             jobs.append(
                 ProbeJob(
-                    f"run{n} {label} / {side.upper()}", cfg, self.out / f"run{n}", key[1], analysis_only=cfg.compile, measure=True
+                    f"run{n} {label} / {side.upper()}", cfg, self.out / f"run{n}", key[2], analysis_only=cfg.compile, measure=True
                 )
             )
             keys.append(key)
@@ -120,9 +157,12 @@ class Trials:
             held_a=ra["held_bytes"],
             held_b=rb["held_bytes"],
             delta_bytes=delta,
-            exceeds=delta >= self.threshold,
+            exceeds=None if self.threshold is None else delta > 0 and delta >= self.threshold,
             modes=[ra["mode"], rb["mode"]],
         )
+        if self.threshold is None:
+            self.progress(f"{label}: B - A = {fmt_bytes(delta)}")
+            return row
         self.progress(
             f"{label}: B - A = {fmt_bytes(delta)} ({'still exceeds' if row['exceeds'] else 'below'} {fmt_bytes(self.threshold)})"
         )
@@ -144,7 +184,7 @@ def run_bisect(
     cfg_b: ProbeConfig,
     *,
     envs: dict[str, SideEnv],
-    threshold: int,
+    min_delta: MinDelta,
     out: Path | None,
     force: bool,
     progress: Progress,
@@ -152,15 +192,19 @@ def run_bisect(
     slots: int = 1,
     gpus: list[str] | None = None,
 ) -> tuple[dict, Path]:
-    """Find the features B needs to exceed A by ``threshold`` at the end of forward; writes bisect.json."""
+    """Find the features B needs to exceed A by ``min_delta`` at the end of forward; writes bisect.json."""
     out = out or default_run_dir("bisect")
     prepare_run_dir(out, force)
-    trials = Trials(out, envs, threshold, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
+    trials = Trials(out, envs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     trials.measure([(cfg_a, "a", "as given"), (cfg_b, "b", "as given")])
     rows = [trials.row("nothing (as given)", cfg_a, cfg_b)]
     rows[0]["pass"] = "given"
-    if rows[0]["exceeds"] is None:
+    given = rows[0]["delta_bytes"]
+    if given is None:
         raise RunFailed(f"the configurations as given could not be run: {rows[0]['error']}")
+    threshold = trials.threshold = min_delta.threshold(given)
+    rows[0]["exceeds"] = given > 0 and given >= threshold
+    bar = fmt_bytes(threshold) + (f" ({min_delta.text} of that)" if min_delta.share is not None else "")
     necessary, unnecessary, not_applicable, untested = [], [], [], []
     if rows[0]["exceeds"]:
         # 1. each feature alone, removed from the configuration as given: is it necessary there? (independent trials)
@@ -191,9 +235,9 @@ def run_bisect(
             if row["exceeds"]:
                 cfg_a, cfg_b = ca, cb
         conclusion = (
-            f"In the configuration as given, B holds at least {fmt_bytes(threshold)} more than A after forward only "
-            f"with {', '.join(necessary) or 'none of the features tried'} (removing any one of them removes it); "
-            f"it does not need {', '.join(unnecessary) or 'any feature that could be removed'}."
+            f"In the configuration as given, B holds {fmt_bytes(given)} more than A after forward; it stays at least "
+            f"{bar} above A only with {', '.join(necessary) or 'none of the features tried'} (removing any one of them "
+            f"removes it); it does not need {', '.join(unnecessary) or 'any feature that could be removed'}."
         )
         if untested:
             conclusion += (
@@ -201,11 +245,12 @@ def run_bisect(
             )
     else:
         conclusion = (
-            f"B does not exceed A by {fmt_bytes(threshold)} at the end of forward "
-            f"({fmt_bytes(rows[0]['delta_bytes'])}): nothing to bisect."
+            f"B does not hold more than A at the end of forward ({fmt_bytes(given)}; --min-delta {bar}): nothing to bisect."
         )
     result = {
         "threshold_bytes": threshold,
+        "min_delta": min_delta.text,
+        "given_delta_bytes": given,
         "metric": METRIC,
         "trials": rows,
         "necessary": necessary,

@@ -495,7 +495,9 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
 def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
     con = console or make_console()
     t = Table(
-        title=f"Configurations tried (metric: {markup(r.get('metric'))}; threshold {fmt_bytes(r['threshold_bytes'])})",
+        title=f"Configurations tried (metric: {markup(r.get('metric'))}; threshold {fmt_bytes(r['threshold_bytes'])}"
+        + (f" = {markup(r['min_delta'])} of the gap as given" if str(r.get("min_delta", "")).endswith("%") else "")
+        + ")",
         title_justify="left",
     )
     for col, just in (
