@@ -66,6 +66,10 @@ def test_a_model_that_upcasts_its_weights_saves_wide_weight_copies(tmp_path):
     found = _findings(r, "wide-weight-copy")
     assert found and sum(f["bytes"] for f in found) == sum(row["bytes"] for row in wide)
     assert all("float32 copy of bfloat16 parameters" in f["message"] for f in found)
+    # read as the user wrote it: self.weight.float(), transposed for backward; x.float() reshaped inside F.linear
+    labels = {row["user"]["label"] for row in r["saved_tensors"] if row["block"] == "blocks.0"}
+    assert "t(float(blocks.0.down.weight)) · backward work done in forward" in labels
+    assert "view(float(relu(blocks.0.up))) · inside linear" in labels
 
 
 def test_parameters_left_unsharded_after_forward_are_a_finding_with_the_measured_bytes(tmp_path):

@@ -81,6 +81,13 @@ def test_the_transformer_repro_saves_abs_of_attention_and_ffn_weights(runs):
     # wk/wv are a quarter of wq (grouped-query attention with 2 of 8 heads)
     by_expr = {r["expr"]: r["bytes"] for r in run.report["saved_tensors"]}
     assert by_expr["abs(permute(layers.1.attention.wk.weight))"] * 4 == by_expr["abs(permute(layers.1.attention.wq.weight))"]
+    # in the user's terms: a module's result is named by its module (the RMSNorm's last mul is attention_norm), and
+    # the float8 cast that Dynamo shares between wq, wk and wv reads as what each linear was given (the policy
+    # saves every second matmul: wq's and wv's)
+    labels = {r["user"]["label"] for r in run.report["saved_tensors"] if r["block"] == "layers.1"}
+    assert {"abs(layers.1.attention_norm)", "abs(layers.1.ffn_norm)"} <= labels
+    for w in ("wq", "wv"):
+        assert f"_scaled_mm(t(layers.1.attention.{w}.weight), layers.1.attention_norm)" in labels, w
 
     # the estimate at the probe's own configuration is shown next to what was measured
     proc = run_cli("estimate", run.path, "--json")

@@ -198,7 +198,27 @@ class UserTerms:
     def _same_call(self, a: dict, b: dict) -> bool:
         return (a.get("source_fn"), a.get("module")) == (b.get("source_fn"), b.get("module")) and a["op"] != "placeholder"
 
-    def _producers(self, name: str, block: str | None, limit: int = 3, depth: int = 2) -> list[str]:
+    def _inside_its_call(self, node: dict, *, only: bool = True) -> bool:
+        """A step inside one Python call (the weight's transpose inside ``F.linear``), not the call's result: it
+        has a call, and its forward users (the graph output apart) belong to that same call: all of them
+        (``only``), or at least one (a step that a later call reuses too, as Dynamo shares a float8 cast of
+        one input between two linears). Not a value of the user's own."""
+        if not node.get("source_fn") or node["op"] == "placeholder":
+            return False
+        users = [u for u in self.users.get(node["name"]) or [] if u["op"] != "output" and not u.get("backward_work")]
+        same = [self._same_call(u, node) for u in users]
+        return bool(users) and (all(same) if only else any(same))
+
+    def _leaves_its_module(self, node: dict) -> bool:
+        """The result of a module's forward (an RMSNorm's final ``mul``): no forward user is in that module or
+        below it."""
+        module = node["module"]
+        users = [u for u in self.users.get(node["name"]) or [] if u["op"] != "output" and not u.get("backward_work")]
+        return bool(users) and not any(
+            (u.get("module") or "") == module or (u.get("module") or "").startswith(module + ".") for u in users
+        )
+
+    def _producers(self, name: str, block: str | None, limit: int = 3, depth: int = 3) -> list[str]:
         """The user-level values a node is computed from: its inputs, climbing through the nodes of the
         same call (the pieces of one decomposed op), described by module, parameter or block input, or by
         the call that made them (``float(blocks.0.up.weight)``, ``depth`` calls deep)."""
@@ -213,13 +233,17 @@ class UserTerms:
             node = nodes[cur]
             if node["op"] == "placeholder":
                 desc = _display_root(self.prov.inputs.get(cur), cur, block)
-            elif self._same_call(node, start):
-                stack.extend(node["inputs"])
+            elif self._same_call(node, start) or self._inside_its_call(node, only=False):
+                stack.extend(node["inputs"])  # a step of the same call, or inside another: what it was made from
                 continue
             elif (
                 node.get("module")
                 and node.get("module") != start.get("module")
-                and (node.get("source_fn_kind") == "module" or _SUFFIX.sub("", node.get("source_fn") or "") in _WRAPPER_CALLS)
+                and (
+                    node.get("source_fn_kind") == "module"
+                    or _SUFFIX.sub("", node.get("source_fn") or "") in _WRAPPER_CALLS
+                    or self._leaves_its_module(node)
+                )
             ):
                 desc = f"{block}.{node['module']}" if block else node["module"]  # another module's output
             else:
@@ -264,13 +288,19 @@ class UserTerms:
         deeper = frames[frames.index(user) + 1 :] if user else frames
         library = next((f for f in reversed(deeper) if is_library(f["file"])), None)
         call = self._call(node)
+        piece = short_op(node.get("target")) if self._is_piece(name) else None
+        # not the call's result but a step inside it (linear's input, reshaped): named by its own op
+        inside = call if not piece and self._inside_its_call(node) and call != short_op(node.get("target")) else None
+        if inside:
+            call = short_op(node.get("target"))
         module = node.get("module")
         module = f"{block}.{module}" if block and module else (module or block)
         of = self._producers(name, block)
-        piece = short_op(node.get("target")) if self._is_piece(name) else None
         label = f"{call}({', '.join(of)})" if of else call
         if piece:
             label += f" · intermediate {piece}"
+        if inside:
+            label += f" · inside {inside}"
         hoisted = bool(node.get("backward_work"))
         if hoisted:
             label += " · backward work done in forward"
