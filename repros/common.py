@@ -234,6 +234,24 @@ def train(
         print(f"step {step}: loss {loss.item():.4f}  saved for backward {held}")
 
 
+def train_standalone(model: nn.Module, args, dim: int, device: torch.device) -> None:
+    """A repro's ``python -m``: train ``model`` (its blocks under ``model.layers``) as ``args`` say."""
+    from memprobe.policies import effective_policy, make_context_fn
+
+    train(
+        model,
+        model.layers,
+        make_batch(args.batch, args.seq, dim, device=device),
+        recipe=args.recipe,
+        ac=args.ac,
+        context_fn=make_context_fn(effective_policy(args.ac_policy)),
+        compile=not args.no_compile,
+        fsdp=not args.no_fsdp,
+        steps=args.steps,
+        device=device,
+    )
+
+
 def standalone_args(description: str, extra: Callable | None = None):
     """The argument parser both repros' ``python -m`` entry points share: the flags, defaults and help of
     :class:`memprobe.config.ProbeConfig` (declared once there), for the fields a standalone repro uses."""

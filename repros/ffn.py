@@ -67,24 +67,9 @@ def build_model(dim: int, hidden: int, layers: int, *, seed: int = 0, device: st
 
 
 def main(argv: list[str] | None = None) -> None:
-    from memprobe.policies import effective_policy, make_context_fn
-
     args = common.standalone_args(__doc__).parse_args(argv)
     device = torch.device(args.device)
-    model = build_model(args.dim, args.hidden, args.layers, device=device)
-    x = common.make_batch(args.batch, args.seq, args.dim, device=device)
-    common.train(
-        model,
-        model.layers,
-        x,
-        recipe=args.recipe,
-        ac=args.ac,
-        context_fn=make_context_fn(effective_policy(args.ac_policy)),
-        compile=not args.no_compile,
-        fsdp=not args.no_fsdp,
-        steps=args.steps,
-        device=device,
-    )
+    common.train_standalone(build_model(args.dim, args.hidden, args.layers, device=device), args, args.dim, device)
 
 
 if __name__ == "__main__":

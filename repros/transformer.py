@@ -117,8 +117,6 @@ def build_model(
 
 
 def main(argv: list[str] | None = None) -> None:
-    from memprobe.policies import effective_policy, make_context_fn
-
     def extra(ap):
         ap.add_argument("--preset", choices=list(PRESETS), default=None, help="dim, hidden and heads of a published model")
         ap.add_argument("--heads", type=int, default=8)
@@ -129,20 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.preset:
         dims.update({k: v for k, v in PRESETS[args.preset].items() if k != "layers"})
     device = torch.device(args.device)
-    model = build_model(layers=args.layers, device=device, **dims)
-    x = common.make_batch(args.batch, args.seq, dims["dim"], device=device)
-    common.train(
-        model,
-        model.layers,
-        x,
-        recipe=args.recipe,
-        ac=args.ac,
-        context_fn=make_context_fn(effective_policy(args.ac_policy)),
-        compile=not args.no_compile,
-        fsdp=not args.no_fsdp,
-        steps=args.steps,
-        device=device,
-    )
+    common.train_standalone(build_model(layers=args.layers, device=device, **dims), args, dims["dim"], device)
 
 
 if __name__ == "__main__":

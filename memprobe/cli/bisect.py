@@ -9,7 +9,7 @@ import click
 from ..errors import ConfigError
 from ..orchestrate.bisect import DEFAULT_MIN_DELTA
 from .diff import resolve_side
-from .options import config_options, emit, output_options, side_options
+from .options import config_options, emit, output_options, probes_options, side_options
 
 
 @click.command(short_help="Find the features a regression needs, and a minimal configuration.")
@@ -23,17 +23,7 @@ from .options import config_options, emit, output_options, side_options
     show_default=True,
     help="How much more than A B must hold to still show the regression: a share of the gap as given (25%) or a size (1 MiB).",
 )
-@click.option(
-    "--jobs",
-    type=int,
-    default=None,
-    help="Probes at once. Default: one per visible GPU on CUDA (each probe on a GPU of its own), 1 on the CPU "
-    "(N > 1 there: one core each).",
-)
-@click.option(
-    "--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-bisect)."
-)
-@click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
+@probes_options("bisect")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown.")
 @output_options
 def bisect(
@@ -62,8 +52,9 @@ def bisect(
     torch.compile, aten.abs in the save list, op-level SAC; rowwise scaling becomes
     tensorwise on B): a feature is necessary when B then no longer holds --min-delta more
     than A at the end of forward (measured; by default a quarter of the gap as given, so
-    a smaller effect of another feature, float8's own scales say, is not taken for it). Then the unnecessary features are removed
-    together, one after another, down to a minimal configuration. Every configuration is a
+    that a smaller effect of something else, float8's own scales say, is not taken for
+    the regression). Then the unnecessary features are removed together, one after
+    another, down to a minimal configuration. Every configuration is a
     probe in a fresh process; compiled ones run analysis-only (graphs traced and partitioned,
     no kernels generated), eager ones as they are. Every configuration tried is listed with
     its delta, then the conclusion.

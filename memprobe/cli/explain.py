@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import config_from_options, config_options, emit, output_options
+from .options import config_from_options, config_options, emit, output_options, probes_options
 
 
 @click.command(short_help="Rank SAC policy edits by memory freed per added recompute.")
@@ -15,16 +15,7 @@ from .options import config_from_options, config_options, emit, output_options
 @click.option(
     "--full", is_flag=True, help="Generate kernels for every run (default: analysis-only, the same saved table, faster)."
 )
-@click.option(
-    "--jobs",
-    type=int,
-    default=None,
-    help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).",
-)
-@click.option(
-    "--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-explain)."
-)
-@click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
+@probes_options("explain")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown.")
 @output_options
 def explain(run_dir, full, jobs, out, force, as_markdown, as_json, quiet, verbose, **kw) -> None:

@@ -11,7 +11,7 @@ import click
 
 from ..errors import ConfigError
 from ..vocab import Verdict
-from .options import config_from_options, config_options, debug_option, emit, refuse_existing, table_options
+from .options import config_from_options, config_options, debug_option, emit, probes_options, refuse_existing, table_options
 
 
 @click.command(short_help="Check probes against memprobe.toml; exit 1 on a breach.")
@@ -43,18 +43,7 @@ from .options import config_from_options, config_options, debug_option, emit, re
     is_flag=True,
     help="Store this run's figures as the new baseline (with torch/torchao versions and device).",
 )
-@click.option(
-    "--jobs",
-    type=int,
-    default=None,
-    help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).",
-)
-@click.option(
-    "--out", type=click.Path(path_type=Path), default=None, help="Where probe runs go (default memprobe-runs/<UTC time>-gate)."
-)
-@click.option(
-    "--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote), and --junit/--html files."
-)
+@probes_options("gate", force_also=", and --junit/--html/--csv/--parquet files")
 @click.option("--junit", "junit_path", type=click.Path(path_type=Path), default=None, help="Write JUnit XML here.")
 @click.option(
     "--html",

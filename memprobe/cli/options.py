@@ -118,6 +118,36 @@ def output_options(f):
     return debug_option(f)
 
 
+def probes_options(verb: str, *, force_also: str = ""):
+    """--jobs, --out and --force of a verb that runs several probes, each in a process of its own."""
+
+    def decorate(f):
+        for opt in reversed(
+            [
+                click.option(
+                    "--jobs",
+                    type=int,
+                    default=None,
+                    help="Probes at once. Default: one per visible GPU on CUDA (each probe on a GPU of its own), "
+                    "1 on the CPU (N > 1 there: one core each).",
+                ),
+                click.option(
+                    "--out",
+                    type=click.Path(path_type=Path),
+                    default=None,
+                    help=f"Where the probe runs go (default memprobe-runs/<UTC time>-{verb}).",
+                ),
+                click.option(
+                    "--force", is_flag=True, help=f"Replace an existing --out directory (only one memprobe wrote){force_also}."
+                ),
+            ]
+        ):
+            f = opt(f)
+        return f
+
+    return decorate
+
+
 def _parquet_engine(_ctx, _param, value):
     from ..report.tables import check_engine
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import config_from_options, config_options, emit, output_options, refuse_existing
+from .options import config_from_options, config_options, emit, output_options, probes_options, refuse_existing
 
 
 @click.command(short_help="Sweep the partitioner's memory budget (--ac budget): saved bytes and peak per budget.")
@@ -18,16 +18,7 @@ from .options import config_from_options, config_options, emit, output_options, 
     metavar="B1,B2,...",
     help="The activation memory budgets to probe, from 0 (recompute what it can) to 1 (runtime-optimal).",
 )
-@click.option(
-    "--jobs",
-    type=int,
-    default=None,
-    help="Probes at once. Default: one per visible GPU on CUDA, 1 on the CPU (N > 1 there: one core each).",
-)
-@click.option(
-    "--out", type=click.Path(path_type=Path), default=None, help="Where the runs go (default memprobe-runs/<UTC time>-sweep)."
-)
-@click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote), and the --html file.")
+@probes_options("sweep", force_also=", and the --html file")
 @click.option(
     "--html",
     "html_path",

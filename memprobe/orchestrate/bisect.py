@@ -245,7 +245,9 @@ def run_bisect(
             )
     else:
         conclusion = (
-            f"B does not hold more than A at the end of forward ({fmt_bytes(given)}; --min-delta {bar}): nothing to bisect."
+            f"B holds no more than A at the end of forward ({fmt_bytes(given)}): nothing to bisect."
+            if given <= 0
+            else f"B holds {fmt_bytes(given)} more than A at the end of forward, less than --min-delta {bar}: nothing to bisect."
         )
     result = {
         "threshold_bytes": threshold,
