@@ -184,15 +184,9 @@ def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
         try:
             cfg = ProbeConfig.from_dict(cfg_keys).validated()
             if resolve_ops:
-                from .policies import resolve_op
+                from .policies import resolve_ops as check_ops
 
-                for field_name in ("save_ops", "recompute_ops"):
-                    for op in cfg_keys.get(field_name) or ():
-                        try:
-                            resolve_op(op)
-                        except ConfigError as e:
-                            e.field = field_name
-                            raise
+                check_ops(cfg_keys)
         except ConfigError as e:
             raise BudgetError(f"{where(t, e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
         probe = Probe(name, cfg, line=lines.get((t, None)))
@@ -360,14 +354,15 @@ def load_baseline(path: Path) -> dict:
 
 
 def _names(item: dict) -> list[str]:
-    """A saved value's names: the user's terms (``silu(layers.*.ffn.w1)``) and the op chain."""
-    label = (item.get("user") or {}).get("label")
-    return [n for n in (label, item["expr"]) if n]
+    """A saved value's names: the user's terms (``silu(layers.*.ffn.w1)``) and the op chain when it differs."""
+    from .analysis.saved import value_names
+
+    return [n for n in value_names(item) if n]
 
 
 def _named(item: dict) -> str:
     names = _names(item)
-    return names[0] if len(names) == 1 or names[0] == names[1] else f"{names[0]} [{names[1]}]"
+    return names[0] if len(names) == 1 else f"{names[0]} [{names[1]}]"
 
 
 def explain_breach(report: dict, entry: dict | None) -> dict:

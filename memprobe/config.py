@@ -177,11 +177,8 @@ class ProbeConfig:
                 raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(self, name)})", field=name)
         if self.repro not in REPROS:
             raise ConfigError(f"unknown --repro {self.repro!r}; choose one of: {', '.join(REPROS)}", field="repro")
-        if self.preset is not None:
-            from repros.presets import PRESETS
-
-            if self.preset not in PRESETS:
-                raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(PRESETS)}", field="preset")
+        if self.preset is not None and self.preset not in _presets():
+            raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(_presets())}", field="preset")
         if self.model is not None and ":" not in self.model:
             raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
         if self.model is None and self.repro == "transformer":

@@ -118,6 +118,18 @@ def resolve_op(name: str):
     return found
 
 
+def resolve_ops(config: dict) -> None:
+    """Every ``save_ops``/``recompute_ops`` entry of a configuration (as the user wrote it) is a real op overload
+    of the installed torch; ConfigError naming the op and its field otherwise."""
+    for field_name in ("save_ops", "recompute_ops"):
+        for op in config.get(field_name) or ():
+            try:
+                resolve_op(op)
+            except ConfigError as e:
+                e.field = field_name
+                raise
+
+
 def get_policy(name: str) -> Policy:
     try:
         return POLICIES[name]

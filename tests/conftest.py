@@ -53,3 +53,5 @@ def runs(tmp_path_factory):
 
 LEGACY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--layers", "2")
 TODAY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan", "--layers", "2")
+# the smallest probe that still compiles real graphs: for tests of behaviour, not of figures
+TINY = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--device", "cpu")

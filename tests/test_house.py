@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import MEMPROBE, run_cli
+from conftest import MEMPROBE, TINY, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "memprobe"
@@ -198,16 +198,7 @@ def test_an_analysis_bug_after_a_good_step_is_an_internal_error(tmp_path, monkey
             "run",
             "--recipe",
             "bf16",
-            "--dim",
-            "64",
-            "--hidden",
-            "128",
-            "--seq",
-            "32",
-            "--layers",
-            "1",
-            "--device",
-            "cpu",
+            *TINY,
             "--out",
             str(out),
             "-q",

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import TINY, run_cli
 
 DATA = Path(__file__).parent / "data" / "cuda"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -170,16 +170,7 @@ def test_run_writes_html_and_trace_next_to_its_run_directory(tmp_path):
         "run",
         "--recipe",
         "bf16",
-        "--dim",
-        "64",
-        "--hidden",
-        "128",
-        "--seq",
-        "32",
-        "--layers",
-        "1",
-        "--device",
-        "cpu",
+        *TINY,
         "--out",
         tmp_path / "r",
         "--html",

@@ -21,14 +21,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import MEMPROBE, run_cli
+from conftest import MEMPROBE, TINY, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 CUDA = Path(__file__).parent / "data" / "cuda"
 ROWWISE = CUDA / "rowwise-legacy"
-TINY = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--device", "cpu")
 
 
 def _copy_run(tmp_path: Path, name: str = "run") -> Path:
@@ -87,6 +86,16 @@ def test_force_replaces_what_memprobe_wrote(tmp_path):
     assert run_cli("report", out).returncode == 0  # writes report.html into it: memprobe's too
     proc = run_cli("run", "--analysis-only", *TINY, "--recipe", "bf16", "--out", out, "--force", "-q")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_force_replaces_a_sweep_memprobe_wrote(tmp_path):
+    # sweep.json is memprobe's own file: --force used to refuse the directory as someone else's
+    out = tmp_path / "s"
+    args = ("sweep", "--budgets", "1", *TINY, "--recipe", "bf16", "--out", out, "-q")
+    assert run_cli(*args).returncode == 0
+    proc = run_cli(*args, "--force")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((out / "sweep.json").read_text())["points"][0]["budget"] == 1
 
 
 # -- 2. the gate never passes a probe that did not run ------------------------------------------------
@@ -230,6 +239,25 @@ def test_a_symlink_inside_the_run_directory_is_not_followed_out(tmp_path):
     code.symlink_to("/etc/passwd")
     err = _one_line(run_cli("report", run, "-o", tmp_path / "x.html"))
     assert "outside the run directory" in err
+
+
+def test_a_recorded_diff_reads_its_sides_only_inside_its_directory(tmp_path, monkeypatch):
+    # a diff.json names each side's run directory; one from someone else may name any directory on this machine
+    from memprobe.report import pages
+
+    inside = tmp_path / "d" / "a"
+    shutil.copytree(CUDA / "bf16-legacy", inside)
+    out = tmp_path / "d"
+    proc = run_cli("diff", inside, ROWWISE, "--out", tmp_path / "made", "-q")
+    assert proc.returncode == 0, proc.stderr
+    d = json.loads((tmp_path / "made" / "diff.json").read_text())
+    d["a"]["source"], d["b"]["source"] = str(inside), str(ROWWISE.resolve())  # b: outside the diff directory
+    (out / "diff.json").write_text(json.dumps(d))
+    read = []
+    real = pages.load_report
+    monkeypatch.setattr(pages, "load_report", lambda p: read.append(Path(p).resolve()) or real(p))
+    pages.write_html(out, tmp_path / "d.html")
+    assert read == [inside.resolve()] and (tmp_path / "d.html").is_file()
 
 
 # -- 6. hostile snapshots stay within a bound proportional to the file ----------------------------------

@@ -12,7 +12,8 @@ from collections import defaultdict
 
 from ..units import fmt_bytes
 from ..vocab import AttributionSource, Category, FindingKind, Reason, SavedKind
-from .saved import group_rows, layer_pattern, short_op
+from .output_code import DTYPE_BYTES
+from .saved import group_rows, layer_pattern, short_op, value_names
 
 # what each check looks at, in the order they run (a run without findings lists them)
 CHECKS = (
@@ -24,21 +25,6 @@ CHECKS = (
     (FindingKind.ACCOUNTING_MISMATCH, "graph-derived against run-time saved bytes"),
 )
 
-ITEMSIZE = {
-    "float64": 8,
-    "float32": 4,
-    "bfloat16": 2,
-    "float16": 2,
-    "float8_e4m3fn": 1,
-    "float8_e5m2": 1,
-    "float8_e4m3fnuz": 1,
-    "float8_e5m2fnuz": 1,
-    "int64": 8,
-    "int32": 4,
-    "int8": 1,
-    "uint8": 1,
-    "bool": 1,
-}
 LOW_PRECISION = ("bfloat16", "float16")
 # a float32 activation group smaller than this share of the saved bytes is not worth a finding (float8 scales)
 FLOAT32_MIN_SHARE = 0.01
@@ -54,8 +40,7 @@ def _fix_hint(group: dict) -> str:
 
 
 def _label(row_or_group: dict) -> str:
-    user = row_or_group.get("user") or {}
-    return layer_pattern(user.get("label") or row_or_group["expr"])
+    return layer_pattern(value_names(row_or_group)[0])
 
 
 def _where(group: dict) -> str:
@@ -183,7 +168,7 @@ def _wide_weight_copies(rows: list[dict]) -> list[dict]:
         for r in rows
         if r["kind"] == SavedKind.WEIGHT_DERIVED
         and r.get("root_dtypes")
-        and ITEMSIZE.get(r["dtype"], 0) > max(ITEMSIZE.get(d, 0) for d in r["root_dtypes"])
+        and DTYPE_BYTES.get(r["dtype"], 0) > max(DTYPE_BYTES.get(d, 0) for d in r["root_dtypes"])
     ]
     for g in group_rows(wide):
         src = ", ".join(sorted({d for r in wide if layer_pattern(r["expr"]) == g["expr"] for d in r["root_dtypes"]}))
@@ -194,9 +179,9 @@ def _wide_weight_copies(rows: list[dict]) -> list[dict]:
                 "expr": g["expr"],
                 "count": g["count"],
                 "message": (
-                    f"{_label(g) if g.get('user') else g['expr']} is a {g['dtype']} copy of {src} parameters, saved for "
+                    f"{_label(g)} is a {g['dtype']} copy of {src} parameters, saved for "
                     f"backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step, "
-                    f"{ITEMSIZE[g['dtype']] // max(1, min(ITEMSIZE.get(d, 1) for d in src.split(', ')))}x the "
+                    f"{DTYPE_BYTES[g['dtype']] // max(1, min(DTYPE_BYTES.get(d, 1) for d in src.split(', ')))}x the "
                     f"parameters' own size. Why: {g['reason']}."
                 ),
                 "detail": "An upcast of a weight (weight.float(), a float32 matmul) saved for backward costs the parameter's "
@@ -223,7 +208,7 @@ def _float32_activations(rows: list[dict], totals: dict) -> list[dict]:
                 "expr": g["expr"],
                 "count": g["count"],
                 "message": (
-                    f"{_label(g) if g.get('user') else g['expr']} is saved for backward in float32 in a "
+                    f"{_label(g)} is saved for backward in float32 in a "
                     f"{'/'.join(sorted(weights))} step, in {_where(g)}: {fmt_bytes(g['bytes'])} per step "
                     f"(2x its low-precision size). Why: {g['reason']}."
                 ),

@@ -198,6 +198,11 @@ class UserTerms:
     def _same_call(self, a: dict, b: dict) -> bool:
         return (a.get("source_fn"), a.get("module")) == (b.get("source_fn"), b.get("module")) and a["op"] != "placeholder"
 
+    def _forward_users(self, node: dict) -> list[dict]:
+        """The nodes that use ``node`` in the forward itself (the graph output is never a user here; backward work
+        the partitioner moved into forward is left out)."""
+        return [u for u in self.users.get(node["name"]) or [] if not u.get("backward_work")]
+
     def _inside_its_call(self, node: dict, *, only: bool = True) -> bool:
         """A step inside one Python call (the weight's transpose inside ``F.linear``), not the call's result: it
         has a call, and its forward users (the graph output apart) belong to that same call: all of them
@@ -205,7 +210,7 @@ class UserTerms:
         one input between two linears). Not a value of the user's own."""
         if not node.get("source_fn") or node["op"] == "placeholder":
             return False
-        users = [u for u in self.users.get(node["name"]) or [] if u["op"] != "output" and not u.get("backward_work")]
+        users = self._forward_users(node)
         same = [self._same_call(u, node) for u in users]
         return bool(users) and (all(same) if only else any(same))
 
@@ -213,7 +218,7 @@ class UserTerms:
         """The result of a module's forward (an RMSNorm's final ``mul``): no forward user is in that module or
         below it."""
         module = node["module"]
-        users = [u for u in self.users.get(node["name"]) or [] if u["op"] != "output" and not u.get("backward_work")]
+        users = self._forward_users(node)
         return bool(users) and not any(
             (u.get("module") or "") == module or (u.get("module") or "").startswith(module + ".") for u in users
         )
@@ -486,6 +491,15 @@ _INDEX_RE = re.compile(r"(?<=[A-Za-z_])\.\d+\.")
 def layer_pattern(expr: str) -> str:
     """``abs(layers.3.ffn.w1.weight)`` -> ``abs(layers.*.ffn.w1.weight)`` (any block container name)."""
     return _NAME_RE.sub(lambda m: _INDEX_RE.sub(".*.", m.group(0), count=1), expr)
+
+
+def value_names(item: dict) -> tuple[str, str | None]:
+    """How a saved value (a row, a group, a diff item) is named for people: the user's terms, and the op chain
+    when it says something else (None when there is no label, or the label is the chain itself)."""
+    label = (item.get("user") or {}).get("label")
+    if not label or label == item["expr"]:
+        return item["expr"], None
+    return label, item["expr"]
 
 
 def user_pattern(user: dict | None) -> dict | None:

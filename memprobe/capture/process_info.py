@@ -13,14 +13,14 @@ SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
 COMMAND_VAR = "MEMPROBE_COMMAND"
 
 
-def process_record(side_env_names: list[str] | None = None) -> dict:
+def process_record() -> dict:
     """Who measured a run: recorded in report.json by the process that ran the probe."""
-    names = side_env_names
-    if names is None:
-        try:
-            names = json.loads(os.environ.get(SIDE_ENV_VAR) or "[]")
-        except ValueError:
-            names = []
+    try:
+        names = json.loads(os.environ.get(SIDE_ENV_VAR) or "[]")
+    except ValueError:
+        names = []
+    if not isinstance(names, list):
+        names = []
     return {
         "pid": os.getpid(),
         "host": socket.gethostname(),

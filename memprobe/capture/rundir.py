@@ -56,8 +56,10 @@ def atomic_write_json(path: Path, obj) -> None:
 
 
 MARKER_TEXT = "written by memprobe; `--force` may replace this directory\n"
-# what memprobe writes in a directory it owns (run, diff, bisect, explain and gate directories)
-_OWN_FILES = frozenset(("report.json", "diff.json", "explain.json", "bisect.json", "snapshot.pickle", "report.html", MARKER))
+# what memprobe writes in a directory it owns (run, diff, bisect, explain, gate and sweep directories)
+_OWN_FILES = frozenset(
+    ("report.json", "diff.json", "explain.json", "bisect.json", "sweep.json", "snapshot.pickle", "report.html", MARKER)
+)
 _OWN_DIRS = frozenset(("graphs", "output_code"))
 
 

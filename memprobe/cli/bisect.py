@@ -77,8 +77,7 @@ def bisect(
         raise ConfigError("bisect runs configurations: give recipes (with flags), not run directories")
     envs = {"a": side_env(a_env, a_python, "a"), "b": side_env(b_env, b_python, "b")}
     slots, gpus = slots_for([cfg_a, cfg_b], jobs)
-    progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
-    try:
+    with render.progress_printer(enabled=not quiet and not (as_json or as_markdown)) as progress:
         result, out = run_bisect(
             cfg_a,
             cfg_b,
@@ -91,8 +90,6 @@ def bisect(
             slots=slots,
             gpus=gpus,
         )
-    finally:
-        progress.close()
     emit(
         result,
         as_json=as_json,

@@ -117,8 +117,7 @@ def diff(
     sides = {"a": resolve_side("a", a, a_flags, shared), "b": resolve_side("b", b, b_flags, shared)}
     envs = {"a": side_env(a_env, a_python, "a"), "b": side_env(b_env, b_python, "b")}
     refuse_existing(html_path, csv_path, parquet_path, force=force)
-    progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
-    try:
+    with render.progress_printer(enabled=not quiet and not (as_json or as_markdown)) as progress:
         result, out = run_diff(
             sides,
             envs,
@@ -130,8 +129,6 @@ def diff(
             progress=progress,
             verbose=verbose,
         )
-    finally:
-        progress.close()
     emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown, console=lambda: render.print_diff(result, out))
     from ..report.tables import export
 

@@ -39,13 +39,10 @@ def explain(run_dir, full, jobs, out, force, as_markdown, as_json, quiet, verbos
 
     cfg = None if run_dir is not None else config_from_options(kw)
     slots, gpus = slots_for([cfg] if cfg else [], jobs)
-    progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
-    try:
+    with render.progress_printer(enabled=not quiet and not (as_json or as_markdown)) as progress:
         result, out = run_explain(
             cfg=cfg, run_dir=run_dir, out=out, force=force, full=full, progress=progress, verbose=verbose, slots=slots, gpus=gpus
         )
-    finally:
-        progress.close()
     emit(
         result,
         as_json=as_json,

@@ -11,7 +11,15 @@ import click
 
 from ..errors import ConfigError
 from ..vocab import Verdict
-from .options import config_from_options, config_options, debug_option, emit, probes_options, refuse_existing, table_options
+from .options import (
+    config_from_options,
+    config_options,
+    emit,
+    log_options,
+    probes_options,
+    refuse_existing,
+    table_options,
+)
 
 
 @click.command(short_help="Check probes against memprobe.toml; exit 1 on a breach.")
@@ -54,10 +62,8 @@ from .options import config_from_options, config_options, debug_option, emit, pr
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print the verdicts as Markdown.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-@click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through.")
 @table_options
-@debug_option
+@log_options
 def gate(
     budget_path,
     probe_names,
@@ -103,8 +109,7 @@ def gate(
     finished = match_finished(from_runs, budget, wanted)
     refuse_existing(junit_path, html_path, csv_path, parquet_path, force=force)
     slots, gpus = slots_for([p.config for n, p in wanted.items() if n not in finished], jobs)
-    progress = render.progress_printer(enabled=not quiet and not (as_json or as_markdown))
-    try:
+    with render.progress_printer(enabled=not quiet and not (as_json or as_markdown)) as progress:
         result = run_gate(
             budget,
             wanted,
@@ -118,8 +123,6 @@ def gate(
             slots=slots,
             gpus=gpus,
         )
-    finally:
-        progress.close()
     write_gate_outputs(
         result,
         junit=junit_path,
@@ -176,9 +179,7 @@ def default_probe_name(cfg) -> str:
     help="Where to write the budget (refused if it exists, unless --force).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing budget file, and this probe's entry in the baseline.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-@click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through.")
-@debug_option
+@log_options
 def budget(name, headroom, relative, budget_path, force, quiet, verbose, **kw) -> None:
     """Run a configuration once and write a starter budget for it, with headroom.
 
@@ -208,8 +209,7 @@ def budget(name, headroom, relative, budget_path, force, quiet, verbose, **kw) -
     refuse_existing(budget_path, force=force)
     baseline_path = budget_path.parent / "memprobe-baseline.json"
     check_baseline_slot(baseline_path, name, force=force)  # an invalid or taken one is refused before the run
-    progress = render.progress_printer(enabled=not quiet)
-    try:
+    with render.progress_printer(enabled=not quiet) as progress:
         write_budget(
             cfg,
             name=name,
@@ -221,6 +221,4 @@ def budget(name, headroom, relative, budget_path, force, quiet, verbose, **kw) -
             progress=progress,
             verbose=verbose,
         )
-    finally:
-        progress.close()
     click.echo(f"wrote {budget_path} (probe {name!r}) and {baseline_path}; check it with: memprobe gate --budget {budget_path}")

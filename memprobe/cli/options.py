@@ -57,7 +57,7 @@ def config_options(f):
 
 def config_from_options(kw: dict) -> ProbeConfig:
     """A validated config from the flags; unknown ops are caught here, before anything runs."""
-    from ..policies import resolve_op
+    from ..policies import resolve_ops
 
     values = {}
     for fld in fields(ProbeConfig):
@@ -75,8 +75,7 @@ def config_from_options(kw: dict) -> ProbeConfig:
         if fld.metadata.get("preset") and values.get(fld.name) is None:
             values.pop(fld.name, None)  # the field's own default
     cfg = ProbeConfig(**values).validated()
-    for op in tuple(values.get("save_ops", ())) + tuple(values.get("recompute_ops", ())):
-        resolve_op(op)  # named as the user wrote it
+    resolve_ops(values)  # named as the user wrote them
     return cfg
 
 
@@ -106,16 +105,17 @@ def debug_option(f):
     )(f)
 
 
+def log_options(f):
+    """--quiet, --verbose and --debug: how much a verb says while it works, and about an error."""
+    f = click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through.")(debug_option(f))
+    return click.option("--quiet", "-q", is_flag=True, help="No progress lines.")(f)
+
+
 def output_options(f):
-    for opt in reversed(
-        [
-            click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary."),
-            click.option("--quiet", "-q", is_flag=True, help="No progress lines."),
-            click.option("--verbose", is_flag=True, help="Let torch/torchao warnings and logs through."),
-        ]
-    ):
-        f = opt(f)
-    return debug_option(f)
+    """--json (the verb's result on stdout) and :func:`log_options`."""
+    return click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")(
+        log_options(f)
+    )
 
 
 def probes_options(verb: str, *, force_also: str = ""):

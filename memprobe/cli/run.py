@@ -106,8 +106,7 @@ def run(
     out = out if out is not None else default_run_dir(cfg.recipe)
     refuse_existing(html_path, trace_path, csv_path, parquet_path, force=force)
     prepare_run_dir(out, force)
-    progress = render.progress_printer(enabled=not quiet and not as_json)
-    try:
+    with render.progress_printer(enabled=not quiet and not as_json) as progress:
         with model_output_to_stderr():
             report = run_probe(
                 cfg,
@@ -118,8 +117,6 @@ def run(
                 nnodes=nnodes,
                 rdzv_endpoint=rdzv_endpoint,
             )
-    finally:
-        progress.close()
     emit(report, as_json=as_json, console=lambda: render.print_run(report, out))
     write_extras(out, html_path, trace_path, announce=not as_json)
     from ..report.tables import export

@@ -45,11 +45,8 @@ def sweep(budgets, jobs, out, force, html_path, as_json, quiet, verbose, **kw) -
     cfg = config_from_options({**kw, "ac": "budget"})
     refuse_existing(html_path, force=force)
     slots, gpus = slots_for([cfg], jobs)
-    progress = render.progress_printer(enabled=not quiet and not as_json)
-    try:
+    with render.progress_printer(enabled=not quiet and not as_json) as progress:
         result, out = run_sweep(cfg, values, out=out, force=force, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
-    finally:
-        progress.close()
     emit(result, as_json=as_json, console=lambda: render.print_sweep(result, out))
     if html_path is not None:
         from ..capture.rundir import atomic_write_text

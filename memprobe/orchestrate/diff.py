@@ -10,7 +10,7 @@ from ..analysis.rundir import load_report
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
-from .process import ProbeJob, Progress, SideEnv, on_gpu, run_jobs, visible_gpus
+from .process import ProbeJob, Progress, SideEnv, gpus_for, run_jobs
 
 Side = Path | ProbeConfig  # a run directory to load, or a configuration to run
 
@@ -21,8 +21,8 @@ def parallel_slots(configs: list[ProbeConfig], parallel: bool) -> tuple[int, lis
         return 1, None
     if any(c.nproc > 1 for c in configs):
         raise ConfigError("--parallel runs one probe per GPU (or core); a side with --nproc uses several itself")
-    if any(on_gpu(c) for c in configs):
-        gpus = visible_gpus()
+    gpus = gpus_for(configs)
+    if gpus is not None:
         if len(gpus) < 2:
             raise ConfigError(f"--parallel on CUDA runs each side on a GPU of its own: 2 are needed, {len(gpus)} visible")
         return len(configs), gpus

@@ -162,9 +162,13 @@ def visible_gpus() -> list[str]:
     return [ln.strip() for ln in proc.stdout.splitlines() if ln.strip().isdigit()] if proc.returncode == 0 else []
 
 
-def on_gpu(cfg: ProbeConfig) -> bool:
-    """Whether a probe of this configuration runs on CUDA (``auto`` with a GPU visible)."""
-    return cfg.device == "cuda" or (cfg.device == "auto" and bool(visible_gpus()))
+def gpus_for(configs: list[ProbeConfig]) -> list[str] | None:
+    """The visible GPUs when any of these probes runs on CUDA (``cuda``, or ``auto`` with a GPU visible), else
+    None (they run on the CPU). The GPUs are looked up once, however many probes ask."""
+    if not any(c.device in ("cuda", "auto") for c in configs):
+        return None
+    gpus = visible_gpus()
+    return gpus if gpus or any(c.device == "cuda" for c in configs) else None
 
 
 def slots_for(configs: list[ProbeConfig], jobs: int | None) -> tuple[int, list[str] | None]:
@@ -173,8 +177,8 @@ def slots_for(configs: list[ProbeConfig], jobs: int | None) -> tuple[int, list[s
         raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
     if any(c.nproc > 1 for c in configs):
         return 1, None  # a probe of several ranks takes the GPUs (or cores) itself
-    if any(on_gpu(c) for c in configs):
-        gpus = visible_gpus()
+    gpus = gpus_for(configs)
+    if gpus is not None:
         return max(1, min(jobs or len(gpus), len(gpus))), (gpus or None)
     return jobs or 1, None
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..analysis.diff import GROWTH
-from ..analysis.saved import group_rows
+from ..analysis.saved import group_rows, value_names
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import Reason, SavedKind
 from .text import markup, plain
@@ -32,7 +32,8 @@ class progress_printer:
 
     On a terminal: a spinner with the current stage and its running time, and a line with the
     duration of each finished stage. Elsewhere (logs, CI): one plain line per stage with the
-    elapsed time. ``enabled=False`` (--quiet, --json) prints nothing.
+    elapsed time. ``enabled=False`` (--quiet, --json) prints nothing. Use it as a context manager: the
+    spinner stops however the work ends.
     """
 
     def __init__(self, enabled: bool = True):
@@ -71,17 +72,20 @@ class progress_printer:
         if self.live:
             self._finish_stage()
 
+    def __enter__(self) -> progress_printer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
 
 _WHY = {Reason.POLICY: "policy MUST_SAVE", Reason.PARTITIONER: "partitioner", Reason.GRAPH_INPUT: "graph input"}
 
 
 def _saved_value(g: dict) -> str:
     """The user's terms on the first line (``silu(layers.*.ffn.w1)``); the op chain below, dimmed."""
-    user = g.get("user") or {}
-    label = user.get("label")
-    if not label or label == g["expr"]:
-        return markup(g["expr"])
-    return f"{markup(label)}\n[dim]{markup(g['expr'])}[/]"
+    name, chain = value_names(g)
+    return markup(name) if chain is None else f"{markup(name)}\n[dim]{markup(chain)}[/]"
 
 
 def _where(g: dict) -> str:
@@ -463,9 +467,7 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
     ):
         t.add_column(col, justify=just, overflow="fold")
     for i, e in enumerate(r["edits"], 1):
-        freed = "; ".join(
-            f"{(it.get('user') or {}).get('label') or it['expr']} x{it.get('count')}" for it in (e.get("freed") or [])[:3]
-        )
+        freed = "; ".join(f"{value_names(it)[0]} x{it.get('count')}" for it in (e.get("freed") or [])[:3])
         t.add_row(
             str(i),
             f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]",

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..analysis.rundir import run_file
+from ..analysis.saved import value_names
 from ..analysis.validate import read_text
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import SavedKind, Verdict
@@ -138,7 +139,8 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
         line = saved_line.get(r["graph"], {}).get(r["name"])
         where = _c(f"{r['graph']}:{line}", href=f"code-{r['graph']}-L{line}") if line else _c(r["graph"])
         user = r.get("user") or {}
-        value = _c(user.get("label") or r["expr"], code=True, detail=r["expr"] if user.get("label") else None)
+        name, chain = value_names(r)
+        value = _c(name, code=True, detail=chain)
         rows.append(
             {
                 "cls": "weight" if r["kind"] == SavedKind.WEIGHT_DERIVED else "",
@@ -240,13 +242,13 @@ def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) 
     sb = t.get("saved_bytes") or {}
     rows = []
     for it in result.get("items") or []:
-        user = it.get("user") or {}
+        name, chain = value_names(it)
         rows.append(
             {
                 "cls": "weight" if it.get("kind") == SavedKind.WEIGHT_DERIVED and (it.get("delta_bytes") or 0) > 0 else "",
                 "cells": [
                     _c(it["status"].replace("_", " ")),
-                    _c(user.get("label") or it["expr"], code=True, detail=it["expr"] if user.get("label") else None),
+                    _c(name, code=True, detail=chain),
                     _c(it.get("count", ""), it.get("count")),
                     _b(it.get("bytes_a")),
                     _b(it.get("bytes_b")),

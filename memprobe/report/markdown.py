@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from ..analysis.diff import GROWTH
+from ..analysis.saved import value_names
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
 
@@ -23,10 +24,8 @@ def _cell(text: str) -> str:
 
 def _value(it: dict) -> str:
     """The user's terms, then the op chain: ```silu(layers.*.ffn.w1)`` <br><sub>`convert_element_type(…)`</sub>``."""
-    label = (it.get("user") or {}).get("label")
-    if not label or label == it["expr"]:
-        return f"`{_cell(it['expr'])}`"
-    return f"`{_cell(label)}`<br><sub>`{_cell(it['expr'])}`</sub>"
+    name, chain = value_names(it)
+    return f"`{_cell(name)}`" if chain is None else f"`{_cell(name)}`<br><sub>`{_cell(chain)}`</sub>"
 
 
 def diff_markdown(d: dict) -> str:

@@ -16,19 +16,29 @@ def write_html(path: Path, out: Path) -> Path:
     from .html import render_run
 
     kind, data = load_recorded(path, kinds=("run", "diff"))
-    page = render_run(data, path, timeline(data, path)) if kind == "run" else diff_html(data, path)
+    # a recorded diff may come from anyone: its sides are read only inside its own directory
+    page = render_run(data, path, timeline(data, path)) if kind == "run" else diff_html(data, path, sides_anywhere=False)
     atomic_write_text(out, page)
     return out
 
 
-def diff_html(result: dict, diff_dir: Path | None = None) -> str:
-    """The HTML page of a diff result; each side's timeline is read from its run directory."""
+def _inside(path: Path, root: Path) -> bool:
+    path, root = path.resolve(), root.resolve()
+    return path == root or root in path.parents
+
+
+def diff_html(result: dict, diff_dir: Path | None = None, *, sides_anywhere: bool = True) -> str:
+    """The HTML page of a diff result; each side's timeline is read from its run directory. ``sides_anywhere``:
+    the result was just computed here, so its sides' directories are the ones it read; otherwise (a diff.json
+    from disk) a side is read only where it lies inside ``diff_dir``."""
     from .html import render_diff
 
     sides = []
     for key in ("a", "b"):
         source = (result.get(key) or {}).get("source")
         src = Path(source) if source else (diff_dir / key if diff_dir else None)
+        if src is not None and not sides_anywhere and (diff_dir is None or not _inside(src, diff_dir)):
+            src = None  # named outside the diff directory: not read
         try:
             rep = load_report(src) if src else None
             sides.append(timeline(rep, src) if rep else None)
@@ -38,6 +48,7 @@ def diff_html(result: dict, diff_dir: Path | None = None) -> str:
 
 
 def write_diff_html(result: dict, diff_dir: Path | None, out: Path) -> Path:
+    """The page of a diff this process just computed (its sides are the directories it read)."""
     atomic_write_text(out, diff_html(result, diff_dir))
     return out
 
