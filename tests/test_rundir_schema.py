@@ -27,7 +27,7 @@ from memprobe.analysis.validate import parse_json
 from memprobe.errors import InternalError, RunDirError
 from memprobe.rundir import as_record, checked, dump, load_file, load_graph, load_report
 from memprobe.rundir import schema as S
-from memprobe.rundir.load import unwrap
+from memprobe.rundir.load import field_type, unwrap
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -38,10 +38,6 @@ RECORDS = sorted(
 
 
 # -- strategies from the records -------------------------------------------------------------------------
-
-
-def _field_type(field) -> typing.Any:
-    return typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
 
 
 def _bounds(meta: list) -> tuple:
@@ -71,8 +67,8 @@ def strategy(tp) -> st.SearchStrategy:
     elif isinstance(bare, type) and issubclass(bare, Enum):
         out = st.sampled_from([m.value for m in bare])
     elif isinstance(bare, type) and issubclass(bare, BaseModel):
-        required = {f.alias or n: strategy(_field_type(f)) for n, f in bare.model_fields.items() if f.is_required()}
-        optional = {f.alias or n: strategy(_field_type(f)) for n, f in bare.model_fields.items() if not f.is_required()}
+        required = {f.alias or n: strategy(field_type(f)) for n, f in bare.model_fields.items() if f.is_required()}
+        optional = {f.alias or n: strategy(field_type(f)) for n, f in bare.model_fields.items() if not f.is_required()}
         out = st.fixed_dictionaries(required, optional=optional)
     elif origin is list:
         out = st.lists(strategy(typing.get_args(bare)[0]), max_size=3)
@@ -100,7 +96,7 @@ def leaves(tp, data, keys=(), path=""):
         for name, f in bare.model_fields.items():
             key = f.alias or name
             if key in data:
-                yield from leaves(_field_type(f), data[key], (*keys, key), f"{path}.{key}" if path else key)
+                yield from leaves(field_type(f), data[key], (*keys, key), f"{path}.{key}" if path else key)
     elif origin in (list, tuple):
         args = typing.get_args(bare)
         for i, x in enumerate(data):
@@ -150,7 +146,7 @@ def test_every_file_kind_has_a_record_and_every_record_is_in_a_file():
                 return
             reachable.add(bare)
             for f in bare.model_fields.values():
-                walk(_field_type(f))
+                walk(field_type(f))
         for a in typing.get_args(bare):
             walk(a)
 
@@ -183,6 +179,7 @@ def _report_data() -> dict:
         (("saved_tensors", 3, "shape"), [2, 1.5], "saved_tensors[3].shape[1]: matches none of its forms (a non-negative integer or a string), got 1.5"),
         (("saved_tensors", 3, "kind"), "odd", "saved_tensors[3].kind: expected one of weight-derived, activation, parameter, scalar, other, got 'odd'"),
         (("saved_tensors", 3, "cost"), 1, "saved_tensors[3].cost: not a field of this file"),
+        (("saved_tensors", 3, "a\nb"), 1, 'saved_tensors[3]["a\\nb"]: not a field of this file'),
         (("memory", "phases", "forward", "peak_bytes"), 1.0, "memory.phases.forward.peak_bytes: expected an integer, got 1.0"),
         (("memory", "phases", "forward", "peak_bytes"), math.nan, "memory.phases.forward.peak_bytes: expected an integer, got NaN"),
         (("timings_s", "total"), math.inf, "timings_s.total: expected a finite number >= 0, got Infinity"),
@@ -417,3 +414,38 @@ def test_the_phases_are_the_meters():
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PHASES" for t in node.targets)
     )
     assert tuple(Phase) == phases
+
+
+def test_a_probes_process_needs_no_pydantic():
+    """A probe's process may run in another environment, with torch but not memprobe's other dependencies: nothing it
+    imports (at the top or inside a function) imports the schema or pydantic. The parent validates what it wrote."""
+    modules = {
+        ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in (ROOT / "memprobe").rglob("*.py")
+    }
+
+    def imports(name: str) -> set[str]:
+        path, out = modules[name], set()
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                out |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                out |= {base} | {f"{base}.{a.name}" for a in node.names}
+        return out
+
+    seen: set[str] = set()
+    todo = ["memprobe.capture.child", "memprobe.capture.rank_main"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        found = imports(name)
+        assert not any(m == "pydantic" or m.startswith(("pydantic.", "memprobe.rundir")) for m in found), name
+        todo += [m for m in found if m in modules]
+    assert "memprobe.capture.runner" in seen and "memprobe.analysis.saved" in seen  # the closure is the real one

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from .. import SCHEMA_VERSION
 from ..analysis.validate import MAX_INT
-from .load import unwrap
+from .load import field_type, unwrap
 from .schema import FILES, Record
 
 INTRO = f"""\
@@ -42,8 +42,8 @@ Paths in a file (`files.*`, `memory.snapshot.file`) must resolve inside the dire
 Fields not marked *required* may be absent (older writers, failed runs, another device); a file
 loaded and written again keeps exactly its fields.
 
-A probe may run in another Python environment (`--a-python`), one without memprobe's own
-dependencies: it writes plain JSON, and the process that reads it validates it.
+A probe's process writes plain JSON without importing this schema (it may run in another Python
+environment, `--a-python`); the process that reads the files validates them.
 """
 
 # what each file's section says beyond its record's docstring
@@ -121,10 +121,6 @@ def type_text(tp: Any) -> str:
     return f"{text} or null" if nullable else text
 
 
-def _field_type(field) -> Any:
-    return typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
-
-
 def _referenced(tp: Any, out: list) -> None:
     """Records and vocabularies a type refers to, in order of first mention."""
     bare = unwrap(tp)[0]
@@ -152,7 +148,7 @@ def record_table(model: type[Record]) -> list[str]:
     for name, field in model.model_fields.items():
         key = field.alias or name
         required = "yes" if field.is_required() else ""
-        lines.append(f"| `{key}` | {_cell(type_text(_field_type(field)))} | {required} | {_cell(field.description or '')} |")
+        lines.append(f"| `{key}` | {_cell(type_text(field_type(field)))} | {required} | {_cell(field.description or '')} |")
     return lines + [""]
 
 
@@ -182,7 +178,7 @@ def render() -> str:
             lines += record_table(record)
             mentioned: list = []
             for field in record.model_fields.values():
-                _referenced(_field_type(field), mentioned)
+                _referenced(field_type(field), mentioned)
             queue += [t for t in mentioned if issubclass(t, BaseModel) and t not in documented]
             vocabularies += [t for t in mentioned if issubclass(t, Enum) and t not in vocabularies]
     lines += ["## Vocabularies", "", "The words the files use (`memprobe/vocab.py`).", ""]

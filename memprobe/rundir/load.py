@@ -188,6 +188,11 @@ def describe_error(model: type[BaseModel], error: ValidationError) -> str:
     return f"{path or '(top level)'}: {message}{suffix}"
 
 
+def field_type(field) -> Any:
+    """A record field's full type: its annotation with the constraints pydantic keeps apart (``field.metadata``)."""
+    return typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+
+
 def unwrap(tp: Any) -> tuple[Any, list, bool]:
     """(the bare type, the constraints annotated on it, whether null is allowed)."""
     meta: list = []
@@ -231,10 +236,10 @@ def _walk(model: type[BaseModel], loc: tuple) -> tuple[str, Any]:
         item = items.pop(0)
         if isinstance(bare, type) and issubclass(bare, BaseModel):
             field = next((f for n, f in bare.model_fields.items() if item in (n, f.alias)), None)
+            if field is None:  # a field the record does not declare: a key of the file, shown as such
+                return path + key_text(item) if path else key_text(item).removeprefix("."), None
             path = f"{path}.{item}" if path else str(item)
-            if field is None:  # a field the record does not declare
-                return path, None
-            tp = typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+            tp = field_type(field)
         elif origin in (list, tuple) and isinstance(item, int):
             args = typing.get_args(bare)
             path += f"[{item}]"
