@@ -27,7 +27,7 @@ from memprobe.analysis.validate import parse_json
 from memprobe.errors import InternalError, RunDirError
 from memprobe.rundir import as_record, checked, dump, load_file, load_graph, load_report
 from memprobe.rundir import schema as S
-from memprobe.rundir.load import field_type, unwrap
+from memprobe.rundir.load import bounds, field_type, unwrap
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -40,20 +40,11 @@ RECORDS = sorted(
 # -- strategies from the records -------------------------------------------------------------------------
 
 
-def _bounds(meta: list) -> tuple:
-    from annotated_types import Ge, Le, MaxLen
-
-    lo = next((m.ge for m in meta if isinstance(m, Ge)), None)
-    hi = next((m.le for m in meta if isinstance(m, Le)), None)
-    size = next((m.max_length for m in meta if isinstance(m, MaxLen)), None)
-    return lo, hi, size
-
-
 def strategy(tp) -> st.SearchStrategy:
     """JSON data of type ``tp``: what a writer may put in the file."""
     bare, meta, nullable = unwrap(tp)
     origin = typing.get_origin(bare)
-    lo, hi, size = _bounds(meta)
+    lo, hi, size = bounds(meta)
     if bare is int:
         out = st.integers(min_value=lo, max_value=hi)
     elif bare is float:  # a number, as a float or an integer
@@ -224,7 +215,7 @@ def test_every_scalar_refuses_what_is_not_its_type(model, data):
     if not targets:
         return
     keys, path, bare, meta = data.draw(st.sampled_from(targets))
-    lo, hi, size = _bounds(meta)
+    lo, hi, size = bounds(meta)
     wrong = {
         int: [True, 1.5, (hi or 0) + 1, (lo or 0) - 1 if lo is not None else None],
         float: [math.nan, True, "1"],

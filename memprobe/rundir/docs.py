@@ -12,12 +12,11 @@ import typing
 from enum import Enum
 from typing import Any
 
-from annotated_types import Ge, Le
 from pydantic import BaseModel
 
 from .. import SCHEMA_VERSION
 from ..analysis.validate import MAX_INT
-from .load import field_type, unwrap
+from .load import bounds, field_type, unwrap
 from .schema import FILES, Record
 
 INTRO = f"""\
@@ -74,8 +73,7 @@ def _num(value: float) -> str:
 
 
 def _bound_text(meta: list, kind: str) -> str:
-    lo = next((m.ge for m in meta if isinstance(m, Ge)), None)
-    hi = next((m.le for m in meta if isinstance(m, Le)), None)
+    lo, hi, _ = bounds(meta)
     if lo is not None and lo == hi:
         return f"`{lo}`"
     if hi in (None, MAX_INT) and lo in (None, -MAX_INT):

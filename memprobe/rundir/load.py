@@ -259,14 +259,15 @@ def _walk(model: type[BaseModel], loc: tuple) -> tuple[str, Any]:
     return path, tp
 
 
-def _bounds(meta: list) -> tuple[float | None, float | None]:
+def bounds(meta: list) -> tuple[float | None, float | None, int | None]:
+    """A type's constraints: (least value, greatest value, longest length), None where it has none."""
     lo = next((m.ge for m in meta if isinstance(m, Ge)), None)
     hi = next((m.le for m in meta if isinstance(m, Le)), None)
-    return lo, hi
+    return lo, hi, next((m.max_length for m in meta if isinstance(m, MaxLen)), None)
 
 
 def _int_wanted(meta: list) -> str:
-    lo, hi = _bounds(meta)
+    lo, hi, _ = bounds(meta)
     if lo is not None and lo == hi:
         return f"expected {lo}"
     what = "a non-negative integer" if lo == 0 else "an integer"
@@ -276,9 +277,9 @@ def _int_wanted(meta: list) -> str:
 
 
 def _number_wanted(meta: list) -> str:
-    lo, hi = _bounds(meta)
-    bounds = f" from {lo:g} to {hi:g}" if lo is not None and hi is not None else f" >= {lo:g}" if lo is not None else ""
-    return f"expected a finite number{bounds}"
+    lo, hi, _ = bounds(meta)
+    within = f" from {lo:g} to {hi:g}" if lo is not None and hi is not None else f" >= {lo:g}" if lo is not None else ""
+    return f"expected a finite number{within}"
 
 
 def _choices(bare: Any) -> str:
@@ -302,7 +303,7 @@ def _message(error: dict, tp: Any) -> str:
     if bare is float:
         return f"{_number_wanted(meta)}, {got}"
     if kind == "string_too_long":
-        limit = next((m.max_length for m in meta if isinstance(m, MaxLen)), error.get("ctx", {}).get("max_length"))
+        limit = bounds(meta)[2] or error.get("ctx", {}).get("max_length")
         return f"a string of {len(value)} characters (at most {limit})"
     if kind == "string_unicode":
         return "a string that is not valid Unicode (a lone surrogate)"
