@@ -116,3 +116,143 @@ class RunStatus(_Documented):
     FAILED = "failed", "the run failed; what was recorded is kept"
     INTERRUPTED = "interrupted", "Ctrl-C or SIGTERM"
     OOM = "oom", "the device ran out of memory"
+
+
+# -- the run directory's other words (memprobe/rundir/schema.py types its files with them) ----------------
+
+
+class Recipe(_Documented):
+    """How the probe's linear layers compute (``--recipe``)."""
+
+    BF16 = "bf16", "bfloat16 linear layers (no float8)"
+    TENSORWISE = "tensorwise", "torchao float8 training, one scale per tensor"
+    ROWWISE = "rowwise", "torchao float8 training, one scale per row"
+    ROWWISE_WITH_GW_HP = "rowwise_with_gw_hp", "rowwise float8, the weight gradient's matmul in high precision"
+
+
+class AcMode(_Documented):
+    """Activation checkpointing per block (``--ac``)."""
+
+    NONE = "none", "no activation checkpointing"
+    FULL = "full", "every block recomputed in backward"
+    OP = "op", "per-op selective activation checkpointing with a policy (--ac-policy)"
+    BUDGET = "budget", "the compiler partitioner's activation memory budget (--memory-budget)"
+
+
+class Repro(_Documented):
+    """What a probe builds (``--repro``)."""
+
+    FFN = "ffn", "SwiGLU FFN blocks"
+    TRANSFORMER = "transformer", "Llama-3-style transformer blocks"
+    TORCHTITAN = "torchtitan", "torchtitan's own Llama 3"
+
+
+class DeviceChoice(_Documented):
+    """The device a probe asks for (``--device``)."""
+
+    AUTO = "auto", "cuda when a GPU is present, else cpu"
+    CPU = "cpu", "the CPU"
+    CUDA = "cuda", "a CUDA GPU"
+
+
+class DeviceType(_Documented):
+    """The device a probe ran on."""
+
+    CPU = "cpu", "the CPU"
+    CUDA = "cuda", "a CUDA GPU"
+
+
+class Phase(_Documented):
+    """A phase of the measured training step."""
+
+    FORWARD = "forward", "the forward pass and the loss"
+    BACKWARD = "backward", "loss.backward()"
+    OPTIMIZER = "optimizer", "the optimizer's step and zero_grad"
+
+
+class PhaseEdge(_Documented):
+    """Which end of a phase a marker in the allocator's history stands for."""
+
+    START = "start", "the phase begins"
+    END = "end", "the phase ends"
+
+
+class GraphKind(_Documented):
+    """What a partitioned graph computes."""
+
+    FORWARD = "forward", "the forward graph of a training step (returns outputs, then saved values)"
+    BACKWARD = "backward", "the backward graph (reads the saved values and the output gradients)"
+    INFERENCE = "inference", "a graph compiled without autograd"
+
+
+class RunMode(_Documented):
+    """How a probe ran its compiled graphs."""
+
+    FULL = "full", "compiled by Inductor and run as the user would run them"
+    ANALYSIS_ONLY = "analysis-only", "traced and partitioned as for Inductor, then run uncompiled (no output code)"
+
+
+class NodeOp(_Documented):
+    """An FX node's opcode (``torch.fx.Node.op``)."""
+
+    PLACEHOLDER = "placeholder", "a graph input"
+    CALL_FUNCTION = "call_function", "a call of an operator or function"
+    CALL_METHOD = "call_method", "a call of a method of a value"
+    CALL_MODULE = "call_module", "a call of a submodule"
+    GET_ATTR = "get_attr", "an attribute read (a constant or parameter)"
+    OUTPUT = "output", "the graph's output"
+
+
+class SourceFnKind(_Documented):
+    """What the Python call that made an FX node was (from ``source_fn_stack``)."""
+
+    MODULE = "module", "a module's forward (nn.Linear)"
+    FUNCTION = "function", "a function (F.silu, torch.abs)"
+
+
+class CheckpointDecision(_Documented):
+    """An SAC policy's answer for one op (``torch.utils.checkpoint.CheckpointPolicy``'s names)."""
+
+    MUST_SAVE = "MUST_SAVE", "the output is saved for backward"
+    PREFER_SAVE = "PREFER_SAVE", "the output is saved unless the compiler decides otherwise"
+    MUST_RECOMPUTE = "MUST_RECOMPUTE", "the output is recomputed in backward"
+    PREFER_RECOMPUTE = "PREFER_RECOMPUTE", "the output is recomputed unless the compiler decides otherwise"
+
+
+class PolicyDefault(_Documented):
+    """What an SAC policy does with an op that is in none of its lists."""
+
+    SAVE = "save", "saved (the list names what is recomputed)"
+    RECOMPUTE = "recompute", "recomputed (the list names what is saved)"
+
+
+class RootKind(_Documented):
+    """What a saved value is computed from, in terms of the compiled graph's inputs."""
+
+    PARAMETER = "parameter", "parameters (or buffers) only"
+    INPUT = "input", "the block's inputs only"
+    PARAMETER_AND_INPUT = "parameter+input", "parameters and the block's inputs"
+    NONE = "none", "no graph input (a constant, an RNG state)"
+
+
+class ReturnRole(_Documented):
+    """What a value a compiled graph returns is for."""
+
+    OUTPUT = "output", "a user output of the graph (the block's result; a gradient in backward)"
+    SAVED = "saved", "a value saved for backward"
+
+
+class LiveRole(_Documented):
+    """What a buffer alive at a compiled graph's simulated peak becomes."""
+
+    OUTPUT = "output", "a user output of the graph"
+    SAVED = "saved", "a value saved for backward"
+    TEMPORARY = "temporary", "a buffer the graph frees before it returns"
+
+
+class BisectPass(_Documented):
+    """Which pass of a bisection a trial belongs to."""
+
+    GIVEN = "given", "the configurations as given"
+    SINGLE = "single", "one feature removed from the configurations as given"
+    CUMULATIVE = "cumulative", "the unnecessary features removed one after another"

@@ -1,0 +1,330 @@
+"""Read memprobe's files into typed records, and write records back as plain JSON data.
+
+Every file is parsed with bounds and paths in it are resolved inside its directory by
+:mod:`memprobe.analysis.validate` (:func:`~memprobe.analysis.validate.parse_json`,
+:func:`~memprobe.analysis.validate.inside`), then validated against its record type
+(:mod:`.schema`). A file that does not fit is one line, :class:`~memprobe.errors.RunDirError`
+(exit 2), naming the file and the field::
+
+    run/report.json: saved_tensors[3].bytes: expected a non-negative integer, got -1
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import operator
+import types
+import typing
+from enum import Enum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from annotated_types import Ge, Le, MaxLen
+from pydantic import BaseModel, ValidationError
+
+from .. import SCHEMA_VERSION
+from ..analysis.validate import MAX_INT, inside, parse_json, read_text
+from ..errors import InternalError, RunDirError
+from .schema import (
+    Baseline,
+    BisectResult,
+    DiffResult,
+    ExplainResult,
+    GraphEntry,
+    GraphFile,
+    Record,
+    Report,
+    SweepResult,
+)
+
+R = TypeVar("R", bound=Record)
+
+
+# -- records <-> JSON data --------------------------------------------------------------------------------
+
+
+def dump(record: Record) -> dict:
+    """The record as JSON data (enums as their strings, tuples as lists), exactly the fields it was given:
+    a file loaded and dumped again is the same file."""
+    return record.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def as_record(model: type[R], data: Any, where: str) -> R:
+    """``data`` (parsed JSON) as a ``model``, or RunDirError: ``where: field.path: what is wrong``."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise RunDirError(f"{where}: {describe_error(model, e)}") from None
+
+
+def checked(model: type[R], data: Any, what: str) -> dict:
+    """What memprobe is about to write, checked against its schema and returned as JSON data. A writer whose
+    output does not fit its own schema is memprobe's bug: InternalError (exit 70)."""
+    try:
+        return dump(model.model_validate(data))
+    except ValidationError as e:
+        raise InternalError(f"memprobe wrote a {what} that does not fit its schema: {describe_error(model, e)}") from None
+
+
+# -- loading ----------------------------------------------------------------------------------------------
+
+
+def load_file(path: str | Path, model: type[R], where: str | None = None) -> R:
+    """A JSON file of a known kind: bounded parsing, then its record type."""
+    path = Path(path)
+    where = where or str(path)
+    return as_record(model, parse_json(read_text(path, where), where), where)
+
+
+def load_report(run_dir: str | Path) -> Report:
+    """report.json of a run directory, typed, or RunDirError naming what is wrong. The configuration it records
+    must be one memprobe can run, and its parts must agree (graph ids unique, rows naming recorded graphs)."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise RunDirError(f"run directory {run_dir} does not exist")
+    path = run_dir / "report.json"
+    if not path.is_file():
+        raise RunDirError(f"{run_dir} is not a memprobe run directory (no report.json)")
+    where = str(path)
+    data = parse_json(read_text(path, where), where)
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise RunDirError(f"{path} has no schema_version; not a memprobe report")
+    version = data["schema_version"]
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        shown = _show(version)
+        raise RunDirError(
+            f"{path} has schema_version {shown if len(shown) <= 20 else shown[:17] + '...'}; "
+            f"this memprobe reads version {SCHEMA_VERSION}"
+        )
+    report = as_record(Report, data, where)
+    _check_config(report, where)
+    _check_references(report, where)
+    return report
+
+
+def _check_config(report: Report, where: str) -> None:
+    from ..config import ProbeConfig
+    from ..errors import ConfigError
+
+    try:
+        ProbeConfig.from_dict(dump(report.config)).validated()
+    except ConfigError as e:
+        raise RunDirError(f"{where}: config: {e}") from None
+
+
+def _check_references(report: Report, where: str) -> None:
+    """What one part of the report says about another holds: the analysis relies on it."""
+    ids: set[str] = set()
+    for i, g in enumerate(report.graphs):
+        if g.graph_id in ids:
+            raise RunDirError(f"{where}: graphs[{i}].graph_id: {g.graph_id!r} appears twice")
+        ids.add(g.graph_id)
+        if g.files.graph_json is None:
+            raise RunDirError(f"{where}: graphs[{i}].files.graph_json: missing")
+    for i, row in enumerate(report.saved_tensors):
+        if ids and row.graph not in ids:
+            raise RunDirError(f"{where}: saved_tensors[{i}].graph: {row.graph!r} is not a recorded graph")
+
+
+def load_graph(run_dir: str | Path, entry: GraphEntry) -> GraphFile:
+    """The nodes of a graph a report lists, from a file inside the run directory; every node a node names exists."""
+    run_dir = Path(run_dir)
+    field = f"{run_dir / 'report.json'}: graphs ({entry.graph_id}) files.graph_json"
+    path = inside(run_dir, entry.files.graph_json, field)
+    graph = load_file(path, GraphFile)
+    names = {n.name for n in graph.nodes}
+    for i, n in enumerate(graph.nodes):
+        missing = [x for x in [*n.inputs, *(o for o in n.outputs or [] if o is not None)] if x not in names]
+        if missing:
+            raise RunDirError(f"{path}: nodes[{i}] ({n.name}) refers to no such node {missing[0]!r}")
+    return graph
+
+
+def run_file(run_dir: str | Path, rel: str | None, field: str) -> Path:
+    """A file a report names (output code, snapshot), resolved inside its run directory, or RunDirError."""
+    run_dir = Path(run_dir)
+    return inside(run_dir, rel, f"{run_dir / 'report.json'}: {field}")
+
+
+def load_diff(path: str | Path) -> DiffResult:
+    return load_file(path, DiffResult)
+
+
+def load_explain(path: str | Path) -> ExplainResult:
+    return load_file(path, ExplainResult)
+
+
+def load_bisect(path: str | Path) -> BisectResult:
+    return load_file(path, BisectResult)
+
+
+def load_sweep(path: str | Path) -> SweepResult:
+    return load_file(path, SweepResult)
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    path = Path(path)
+    return load_file(path, Baseline, f"{path} (baseline)")
+
+
+# -- pydantic's errors as one line ------------------------------------------------------------------------
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=True, default=str)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def describe_error(model: type[BaseModel], error: ValidationError) -> str:
+    """The first error of a validation as ``field.path: what is wrong`` (``(top level)`` for the file itself)."""
+    first = error.errors(include_url=False)[0]
+    loc = first["loc"]
+    if first["type"] == "missing" and loc and isinstance(loc[-1], int):  # a list of fixed length, too short
+        loc = loc[:-1]
+    path, tp = _walk(model, loc)
+    message = _message(first, tp)
+    suffix = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{path or '(top level)'}: {message}{suffix}"
+
+
+def field_type(field) -> Any:
+    """A record field's full type: its annotation with the constraints pydantic keeps apart (``field.metadata``)."""
+    return typing.Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+
+
+def unwrap(tp: Any) -> tuple[Any, list, bool]:
+    """(the bare type, the constraints annotated on it, whether null is allowed)."""
+    meta: list = []
+    nullable = False
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            meta.extend(tp.__metadata__)
+            tp = tp.__origin__
+        elif origin in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp):
+            nullable = True
+            rest = [a for a in typing.get_args(tp) if a is not type(None)]
+            tp = functools.reduce(operator.or_, rest)
+        else:
+            return tp, meta, nullable
+
+
+def key_text(key: Any) -> str:
+    """An object's key in a field's path: ``.forward``, or ``["aten.mm.default"]`` when it holds a dot, a bracket, a
+    quote, a space or a character that does not print (a path stays one line, whatever a file's keys are)."""
+    key = str(key)
+    if key and key.isprintable() and not any(c in key for c in " .[]'\"") and len(key) <= 80:
+        return f".{key}"
+    text = json.dumps(key if len(key) <= 60 else key[:57] + "...", ensure_ascii=True)
+    return f"[{text}]"
+
+
+def _tag(tp: Any) -> str | None:
+    from pydantic import Tag
+
+    return next((m.tag for m in unwrap(tp)[1] if isinstance(m, Tag)), None)
+
+
+def _walk(model: type[BaseModel], loc: tuple) -> tuple[str, Any]:
+    """Follow an error's location through the record types: (the field's path as memprobe writes it, its type)."""
+    path, tp = "", model
+    items = list(loc)
+    while items:
+        bare = unwrap(tp)[0]
+        origin = typing.get_origin(bare)
+        item = items.pop(0)
+        if isinstance(bare, type) and issubclass(bare, BaseModel):
+            field = next((f for n, f in bare.model_fields.items() if item in (n, f.alias)), None)
+            if field is None:  # a field the record does not declare: a key of the file, shown as such
+                return path + key_text(item) if path else key_text(item).removeprefix("."), None
+            path = f"{path}.{item}" if path else str(item)
+            tp = field_type(field)
+        elif origin in (list, tuple) and isinstance(item, int):
+            args = typing.get_args(bare)
+            path += f"[{item}]"
+            tp = args[0] if origin is list or (len(args) == 2 and args[1] is Ellipsis) else args[min(item, len(args) - 1)]
+        elif origin is dict:
+            key_type, value_type = typing.get_args(bare)
+            path += key_text(item) if path else str(item)
+            if items and items[0] == "[key]":
+                items.pop(0)
+                tp = key_type
+            else:
+                tp = value_type
+        elif origin in (typing.Union, types.UnionType):  # a tagged union: the tag names the form that failed
+            tp = next((a for a in typing.get_args(bare) if _tag(a) == item), tp)
+        else:
+            path += f"[{item}]" if isinstance(item, int) else f".{item}"
+    return path, tp
+
+
+def bounds(meta: list) -> tuple[float | None, float | None, int | None]:
+    """A type's constraints: (least value, greatest value, longest length), None where it has none."""
+    lo = next((m.ge for m in meta if isinstance(m, Ge)), None)
+    hi = next((m.le for m in meta if isinstance(m, Le)), None)
+    return lo, hi, next((m.max_length for m in meta if isinstance(m, MaxLen)), None)
+
+
+def _int_wanted(meta: list) -> str:
+    lo, hi, _ = bounds(meta)
+    if lo is not None and lo == hi:
+        return f"expected {lo}"
+    what = "a non-negative integer" if lo == 0 else "an integer"
+    if lo not in (None, 0, -MAX_INT):
+        what += f" from {lo}"
+    return f"expected {what}" + (f" up to {hi}" if hi not in (None, MAX_INT) else "")
+
+
+def _number_wanted(meta: list) -> str:
+    lo, hi, _ = bounds(meta)
+    within = f" from {lo:g} to {hi:g}" if lo is not None and hi is not None else f" >= {lo:g}" if lo is not None else ""
+    return f"expected a finite number{within}"
+
+
+def _choices(bare: Any) -> str:
+    if isinstance(bare, type) and issubclass(bare, Enum):
+        return ", ".join(str(m.value) for m in bare)
+    return ", ".join(str(a) for a in typing.get_args(bare))
+
+
+def _message(error: dict, tp: Any) -> str:
+    kind, value = error["type"], error.get("input")
+    got = f"got {_show(value)}"
+    bare, meta, _ = unwrap(tp)
+    if kind == "extra_forbidden":
+        return "not a field of this file (written by another version of memprobe?)"
+    if kind in ("missing", "too_short", "too_long") and typing.get_origin(bare) is tuple:
+        return f"expected a list of {len(typing.get_args(bare))} items, {got}"
+    if kind == "missing":
+        return "missing"
+    if bare is int or kind.startswith("int_"):
+        return f"{_int_wanted(meta)}, {got}"
+    if bare is float:
+        return f"{_number_wanted(meta)}, {got}"
+    if kind == "string_too_long":
+        limit = bounds(meta)[2] or error.get("ctx", {}).get("max_length")
+        return f"a string of {len(value)} characters (at most {limit})"
+    if kind == "string_unicode":
+        return "a string that is not valid Unicode (a lone surrogate)"
+    if bare is str or kind == "string_type":
+        return f"expected a string, {got}"
+    if bare is bool or kind == "bool_type":
+        return f"expected true or false, {got}"
+    if kind in ("enum", "literal_error"):
+        return f"expected one of {_choices(bare)}, {got}"
+    if kind in ("model_type", "model_attributes_type", "dict_type", "dataclass_type"):
+        return f"expected an object, {got}"
+    if kind in ("list_type", "tuple_type"):
+        return f"expected a list, {got}"
+    if kind.startswith("union_tag"):
+        forms = [_form(a) for a in typing.get_args(bare)]
+        return f"matches none of its forms ({' or '.join(forms)}), {got}"
+    return f"{error['msg'][:1].lower()}{error['msg'][1:]}, {got}"
+
+
+def _form(tp: Any) -> str:
+    bare, meta, _ = unwrap(tp)
+    if bare is int:
+        return _int_wanted(meta).removeprefix("expected ")
+    return "a string" if bare is str else getattr(bare, "__name__", str(bare))

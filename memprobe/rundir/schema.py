@@ -1,0 +1,994 @@
+"""The files memprobe writes and reads, as typed records: one schema for the writer, the reader and the validator.
+
+Every JSON file of a run directory or of a verb's output directory has a record type here
+(:data:`FILES` lists them): ``report.json`` (:class:`Report`), ``graphs/*.json``
+(:class:`GraphFile`), ``diff.json``, ``explain.json``, ``bisect.json``, ``sweep.json`` and
+``memprobe-baseline.json``. Each field carries its meaning (``Field(description=...)``), from
+which ``docs/report-schema.md`` is generated (:mod:`memprobe.rundir.docs`).
+
+Strict: a bool is not an integer, integers are bounded (bytes and counts to 2**63), numbers are
+finite, strings are bounded in length and valid Unicode, vocabularies are the enums of
+:mod:`memprobe.vocab`. A record refuses a field it does not declare (``extra="forbid"``): what
+memprobe writes and what this schema says cannot drift apart unnoticed. Fields that older
+reports lack are optional; a field absent from a file stays absent when the record is dumped
+again (:func:`memprobe.rundir.dump`), so a file round-trips unchanged.
+
+Importing this module does not import torch (nor does the loader): a run directory is read
+anywhere, and a probe's process may write one without pydantic (the parent validates it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields as dataclass_fields
+from typing import Annotated, Any, Literal
+
+from annotated_types import Ge, Le, MaxLen
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Discriminator, Field, Strict, Tag, create_model
+
+from .. import SCHEMA_VERSION
+from ..analysis.validate import MAX_INT, MAX_STR
+from ..vocab import (
+    AcMode,
+    AttributionSource,
+    BisectPass,
+    Category,
+    CheckpointDecision,
+    DeviceChoice,
+    DeviceType,
+    DiffStatus,
+    FindingKind,
+    GraphKind,
+    InputKind,
+    LiveRole,
+    MemorySource,
+    NodeOp,
+    Phase,
+    PhaseEdge,
+    PolicyDefault,
+    Reason,
+    Recipe,
+    Repro,
+    ReturnRole,
+    RootKind,
+    RunMode,
+    RunStatus,
+    SavedKind,
+    SourceFnKind,
+)
+
+# -- scalars ----------------------------------------------------------------------------------------------
+
+Count = Annotated[int, Strict(), Ge(0), Le(MAX_INT)]  # bytes, counts, addresses: 64 bits
+Signed = Annotated[int, Strict(), Ge(-MAX_INT), Le(MAX_INT)]  # a difference of bytes, a level that may fall below its start
+Number = Annotated[float, Strict(), AllowInfNan(False)]  # finite; an integer is a number too
+NonNegative = Annotated[float, Strict(), AllowInfNan(False), Ge(0)]
+Share = Annotated[float, Strict(), AllowInfNan(False), Ge(0), Le(1)]
+Text = Annotated[str, Strict(), MaxLen(MAX_STR)]  # a message, an op chain, a command-line argument
+Name = Annotated[str, Strict(), MaxLen(10_000)]  # an identifier: a node, an op, a dtype, a module path
+FilePath = Annotated[str, Strict(), MaxLen(4096)]  # a file named in a file: resolved inside its directory on use
+GraphIndex = Annotated[int, Strict(), Ge(0), Le(10**6)]
+Version1 = Annotated[int, Strict(), Ge(1), Le(1)]
+
+
+def _dim_form(value: Any) -> str | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return "size"
+    return "expression" if isinstance(value, str) else None
+
+
+# a tensor dimension: its size, or under dynamic shapes its symbolic expression ("s0")
+Dim = Annotated[
+    Annotated[Count, Tag("size")] | Annotated[Annotated[str, Strict(), MaxLen(1000)], Tag("expression")],
+    Discriminator(_dim_form),
+]
+Shape = list[Dim]
+
+
+class Record(BaseModel):
+    """A record memprobe writes: every field declared, nothing else accepted."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=False, defer_build=True)
+
+
+def required(description: str, **kw) -> Any:
+    """A field every file has."""
+    return Field(description=description, **kw)
+
+
+def optional(description: str, **kw) -> Any:
+    """An optional field (absent in some files: older writers, failed runs, other devices)."""
+    return Field(default=None, description=description, **kw)
+
+
+# -- the probe configuration (derived from memprobe.config.ProbeConfig: declared once) -------------------
+
+_CONFIG_ENUMS = {"recipe": Recipe, "ac": AcMode, "repro": Repro, "device": DeviceChoice}
+ConfigInt = Annotated[int, Strict(), Ge(-(2**31) + 1), Le(2**31 - 1)]
+OpName = Annotated[str, Strict(), MaxLen(199)]
+ConfigText = Annotated[str, Strict(), MaxLen(4095)]
+
+
+def _config_record() -> type[Record]:
+    """The configuration record, one field per :class:`~memprobe.config.ProbeConfig` field, typed from its
+    default and documented by its flag's help. Every field is optional: an older report lacks the newer ones."""
+    from ..config import ProbeConfig
+
+    declared: dict[str, Any] = {}
+    for f in dataclass_fields(ProbeConfig):
+        default = f.default
+        if f.name in _CONFIG_ENUMS:
+            tp: Any = _CONFIG_ENUMS[f.name]
+        elif isinstance(default, bool):
+            tp = Annotated[bool, Strict()]
+        elif isinstance(default, int):
+            tp = ConfigInt
+        elif isinstance(default, float):
+            tp = Number
+        elif isinstance(default, tuple):
+            tp = list[OpName]
+        else:
+            tp = ConfigText
+        if default is None:
+            tp = tp | None
+        declared[f.name] = (tp, optional(f.metadata.get("help", "")))
+    model = create_model("Config", __base__=Record, __module__=__name__, **declared)
+    model.__doc__ = (
+        "The probe configuration (`memprobe.config.ProbeConfig`; each field is a `memprobe run` flag). "
+        "Older reports lack the newer fields: read as their defaults."
+    )
+    return model
+
+
+Config = _config_record()
+
+
+# -- report.json ------------------------------------------------------------------------------------------
+
+
+class Tool(Record):
+    """The memprobe that wrote the file."""
+
+    name: Name | None = optional("`memprobe`")
+    version: Name | None = optional("its version")
+
+
+class ProcessRecord(Record):
+    """The process that measured a run (one probe, one process)."""
+
+    pid: Count = optional("its process id")
+    host: Name | None = optional("the host it ran on")
+    python: Text | None = optional("its interpreter")
+    command: list[Text] = optional("that process's own argv")
+    env: dict[Name, Text | None] = optional("the settings given to this probe alone (`--a-env`/`--b-env`): NAME -> value")
+    gpus: Name | None = optional("`CUDA_VISIBLE_DEVICES` when a verb gave the probe a GPU of its own")
+
+
+class Device(Record):
+    """The device the probe ran on."""
+
+    type: DeviceType | None = required("`cpu` or `cuda`; null in a report whose run failed before it chose one")
+
+
+class Versions(Record):
+    """The software the probe ran with."""
+
+    python: Name | None = optional("Python")
+    torch: Name | None = optional("torch")
+    torchao: Name | None = optional("torchao (null when not installed)")
+    torchtitan: Name | None = optional("torchtitan (null when not installed)")
+    memprobe: Name | None = optional("memprobe")
+    device_name: Text | None = optional("the GPU's name, or the CPU's")
+    cuda: Name | None = optional("CUDA (CUDA runs)")
+    device_capability: Name | None = optional("the GPU's compute capability (CUDA runs)")
+    triton: Name | None = optional("triton (CUDA runs)")
+
+
+class Policy(Record):
+    """The effective per-op SAC policy."""
+
+    name: Name = required("the policy's name (`memprobe policies`)")
+    default: PolicyDefault = required("what an op in no list gets")
+    save_ops: list[Name] = required("ops whose outputs are MUST_SAVE")
+    recompute_ops: list[Name] = optional("ops removed from the save list (`--recompute-op`)")
+    mm_every_second_recomputed: Annotated[bool, Strict()] = optional("torchtitan's rule: every second mm recomputed")
+
+
+class GraphFiles(Record):
+    """A graph's files, relative to the run directory (they must stay inside it)."""
+
+    graph_text: FilePath = optional("the readable graph (`graphs/g0.forward.txt`)")
+    graph_json: FilePath = optional("its nodes (`graphs/g0.forward.json`); every reader needs it")
+    output_code: FilePath = optional("Inductor's output code for it (full mode only)")
+
+
+class GraphInput(Record):
+    """One placeholder of a Dynamo graph, in order."""
+
+    placeholder: Name = required("the placeholder's name")
+    source: Text = optional("Dynamo's source of it (`L['self']._modules['ffn']...`)")
+    kind: InputKind = required("parameter, buffer or input")
+    fqn: Name = required("its name relative to the compiled block (`ffn.w1.weight`, `args[0]`)")
+
+
+class GraphEntry(Record):
+    """One partitioned graph the run compiled."""
+
+    graph_id: Name = required("`g<dynamo graph>.<kind>`, e.g. `g0.forward`")
+    dynamo_graph: GraphIndex = required("the index of the Dynamo graph it was partitioned from")
+    kind: GraphKind = required("forward, backward or inference")
+    nodes: Count = optional("how many FX nodes it has")
+    files: GraphFiles = required("its files")
+    output_code_loaded_from: Text | None = optional("where Inductor loaded the output code from (CUDA snapshot frames name it)")
+    inputs: list[GraphInput] = required("the Dynamo graph's placeholders, in order")
+
+
+class RuntimeSaved(Record):
+    """A tensor the compiled graph's autograd node holds for backward (*measured*)."""
+
+    shape: Shape | None = optional("its shape")
+    dtype: Name | None = optional("its dtype")
+    storage_bytes: Count = required("the size of its storage")
+    storage_id: Count | None = optional("its storage's address (null for an empty storage)")
+
+
+class CallMeasurement(Record):
+    """Allocator figures around one compiled call (benchmarks, CUDA only)."""
+
+    allocated_before_bytes: Signed = optional("allocated before the call")
+    peak_increase_bytes: Signed = optional("the call's peak above that")
+    end_increase_bytes: Signed = optional("what the call left allocated")
+
+
+class Invocation(Record):
+    """A call of a compiled graph in the measured step's forward."""
+
+    dynamo_graph: GraphIndex = required("the Dynamo graph called")
+    block: Name | None = required("the block that called it (`layers.0`)")
+    runtime_saved: list[RuntimeSaved] | None = optional("what its autograd node saved (*measured*); null for inference")
+    measured: CallMeasurement | None = optional("allocator figures around the call (`--measure-calls`)")
+
+
+class UserTerms(Record):
+    """A saved value in the user's terms."""
+
+    op: Name = required("the Python call that made it (`silu`, `linear`), or `input`")
+    label: Text = required("the value as the user would name it (`silu(layers.0.ffn.w1)`)")
+    module: Text | None = optional("the innermost module (FQN)")
+    piece: Name | None = optional("the aten op it is when it is an intermediate of its call's decomposition")
+    source: Text | None = optional("the innermost frame of the user's code: `file:line  text`")
+    library: Text | None = optional("the library frame it ran in (`torchao/float8/...:264 in forward`)")
+    of: list[Text] = optional("the user-level values it is computed from")
+    backward_work: Annotated[bool, Strict()] = optional("computed for backward but hoisted into forward by the partitioner")
+    from_ops: list[Name] = optional("the forward ops it was computed from, when hoisted")
+
+
+class SavedRow(Record):
+    """One saved-for-backward value of one compiled call (*derived* from the graphs)."""
+
+    call: Count = optional("index of the compiled-graph call in the step")
+    graph: Name = required("the forward graph (`g0.forward`)")
+    block: Name | None = required("the block that made the call (`layers.1`)")
+    name: Name = required("the FX node's name in the forward graph")
+    shape: Shape | None = required("from the node's fake tensor")
+    dtype: Name | None = required("from the node's fake tensor")
+    bytes: Count = required("numel x element size")
+    expr: Text = required("op chain back to the graph inputs (`abs(permute(layers.0.ffn.w1.weight))`; deep chains cut with `…`)")
+    op: Name = required("the node's op (`abs`), or `input` for a graph input")
+    root: RootKind = optional("what it is computed from")
+    roots: list[Text] = required("the FQNs of the graph inputs it is computed from")
+    root_dtypes: list[Name] = optional("the dtypes of those parameters as the compiled graph received them")
+    kind: SavedKind = required("what it is computed from, as a kind")
+    reason_kind: Reason = required("why it was saved")
+    reason: Text = required("why it was saved, in words")
+    policy_op: Name | None = required("the save-list op, when the node's own op is in the policy's list")
+    recompute_tag: CheckpointDecision | None = optional("the node's SAC tag, if any")
+    user: UserTerms | None = optional("the value in the user's terms")
+    runtime_storage_bytes: Count | None = required("the storage autograd holds for it at the end of forward (*measured*)")
+    runtime_storage_id: Count | None = required("that storage's address (*measured*)")
+
+
+class SavedTotals(Record):
+    """Bytes held for backward per step."""
+
+    graph_bytes: Count = required("*derived*: the non-parameter rows")
+    runtime_bytes: Count | None = optional("*measured*: the distinct storages of those rows")
+    agree: Annotated[bool, Strict()] | None = optional("whether the two agree")
+    parameter_graph_bytes: Count = optional("parameters saved as graph inputs (*derived*)")
+    parameter_runtime_bytes: Count | None = optional(
+        "their storages at run time (*measured*; 0 under FSDP reshard-after-forward)"
+    )
+    by_kind_bytes: dict[SavedKind, Count] = optional("bytes by saved kind")
+
+
+class Finding(Record):
+    """Something in the run that deserves a person's attention (rules in docs/findings.md)."""
+
+    kind: FindingKind = required("which rule found it")
+    bytes: Signed = required("what it costs per step; findings are ranked by it")
+    message: Text = required("what was found, in one paragraph")
+    detail: Text | None = optional("why it matters")
+    hint: Text | None = optional("what to do")
+    expr: Text | None = optional("the saved value it is about (layers as `*`)")
+    count: Count | None = optional("how many values it groups")
+    bytes_each: Count | None = optional("the bytes of each")
+    policy_op: Name | None = optional("the save-list op it is about")
+
+
+class Check(Record):
+    """A check that ran, so a run without findings says what was looked for."""
+
+    kind: FindingKind = required("the finding it looks for")
+    title: Text = required("what it checks")
+
+
+class PhaseMemory(Record):
+    """A phase of the measured step (*measured*)."""
+
+    start_bytes: Signed = required("allocated when the phase began")
+    peak_bytes: Signed = required("the phase's peak")
+    end_bytes: Signed = required("allocated when it ended")
+    peak_active_bytes: Signed = optional("CUDA: the peak of active blocks")
+    start_reserved_bytes: Signed = optional("CUDA: reserved when the phase began")
+    peak_reserved_bytes: Signed = optional("CUDA: the peak reserved (depends on the process's history)")
+    end_reserved_bytes: Signed = optional("CUDA: reserved when it ended")
+    events: Count = optional("CPU: the profiler's memory events inside the phase")
+
+
+class CpuEvents(Record):
+    """The CPU profiler's memory events of the measured step."""
+
+    columns: list[Name] = optional("the columns of `rows`: `ts_us`, `bytes`, `total_allocated`, `addr`")
+    rows: list[tuple[Number, Signed, Signed, Signed]] = required("one per allocation (bytes > 0) or free (bytes < 0)")
+    phase_windows_us: dict[Phase, tuple[Number, Number]] = optional("each phase's `[start_us, end_us]`")
+    annotations: list[tuple[Text, Number, Number]] = optional("every `user_annotation` range: `[name, start_us, end_us]`")
+    ops: list[tuple[Text, Number, Number]] = optional("the outermost ops the step ran: `[name, start_us, duration_us]`")
+
+
+class RegistryEntry(Record):
+    """A tensor alive before the measured step, by the address of its storage."""
+
+    category: Category = required("what it is")
+    name: Text = required("its name (`layers.0.ffn.w1.weight`, `...:exp_avg`, `batch`)")
+    bytes: Count = required("its storage's size")
+
+
+class SnapshotMeta(Record):
+    """The CUDA allocator snapshot of the measured step."""
+
+    file: FilePath | None = optional("the snapshot file, relative to the run directory (`snapshot.pickle`)")
+    phase_markers: list[tuple[Phase, PhaseEdge]] = optional("the phase boundaries marked in its trace, in order")
+    tensor_registry: dict[Name, RegistryEntry] | None = optional("addresses (decimal) of the tensors alive before the step")
+
+
+class Persistent(Record):
+    """State that lives across steps."""
+
+    parameters_bytes: Count | None = optional("the parameters as stored (a rank's shards under FSDP)")
+    optimizer_state_bytes: Count | None = optional("the optimizer's state")
+
+
+class SavedBytesPair(Record):
+    """Bytes held for backward, two ways."""
+
+    graph: Count | None = optional("*derived* from the graphs")
+    runtime: Count | None = optional("*measured*")
+
+
+class Memory(Record):
+    """Memory of the measured step (*measured*)."""
+
+    source: MemorySource | None = optional("where the phase figures come from; null when not measured")
+    baseline: Text = optional("what the figures are relative to")
+    phases: dict[Phase, PhaseMemory] = optional("per phase")
+    events: CpuEvents | None = optional("CPU: the profiler's memory events")
+    snapshot: SnapshotMeta | None = optional("CUDA: the allocator snapshot")
+    persistent: Persistent | None = optional("state alive across steps")
+    autograd_saved_bytes: Count | None = optional(
+        "all tensors the autograd graph holds after forward, eager ones included; null when eager checkpointed regions "
+        "make it unreadable"
+    )
+    saved_for_backward_bytes: SavedBytesPair | None = optional("the saved table's totals")
+    partial: Annotated[bool, Strict()] = optional("the run failed while measuring: what was measured so far")
+
+
+class ReturnedValue(Record):
+    """A value a compiled graph returns, by position."""
+
+    position: Count = optional("its position in the graph's outputs")
+    role: ReturnRole | None = optional("output or saved (absent when the outputs could not be matched)")
+    fx_node: Name | None = required("the FX node it is")
+    buffer: Name | None = optional("the output code's buffer")
+    storage: Name | None = optional("the storage it lives in")
+    is_input: Annotated[bool, Strict()] | None = optional("it is a graph input returned as is")
+    bytes: Signed | None = optional("its storage's size")
+    expr: Text | None = optional("its op chain; `grad(<input>)` for a backward graph's outputs")
+
+
+class ReturnedStorage(Record):
+    """The storage behind a returned value, as the simulation saw it."""
+
+    name: Name = required("the buffer returned")
+    storage: Name = required("the storage it lives in")
+    bytes: Signed = required("its size (0 for a graph input)")
+    is_input: Annotated[bool, Strict()] = required("it is a graph input")
+
+
+class LiveBuffer(Record):
+    """A storage alive at a graph's simulated peak."""
+
+    storage: Name | None = optional("the buffer it was allocated as")
+    names: list[Name] = optional("every name that refers to it")
+    bytes: Signed = required("its size")
+    role: LiveRole | None = optional("saved, output or temporary")
+    fx_node: Name | None = optional("the FX node it holds (saved, output)")
+    expr: Text | None = optional("that node's op chain")
+    written_by: Text | None = optional("the kernel that wrote it (temporary)")
+    source_nodes: list[Name] = optional("the FX nodes that kernel computes (temporary)")
+
+
+class Unrecognized(Record):
+    """An output-code statement the simulation did not understand."""
+
+    line: Count = required("its line")
+    text: Text = required("the statement")
+    why: Text = required("why it was not understood")
+
+
+class Kernel(Record):
+    """A kernel call in the output code."""
+
+    line: Count = required("its line")
+    kernel: Text = required("the kernel")
+    buffers: list[Name] = optional("the buffers it uses")
+    source_nodes: list[Name] = optional("the FX nodes it computes")
+
+
+class GraphMemory(Record):
+    """A graph's memory simulated from its output code (*derived*)."""
+
+    graph_id: Name = required("the graph")
+    kind: GraphKind = optional("forward, backward or inference")
+    error: Text = optional("why the output code could not be simulated (then nothing else is given)")
+    graph_inputs: list[Name] = optional("the output code's input names")
+    returned: list[ReturnedValue] = optional("per returned position")
+    peak_bytes: Signed = optional("the simulated peak, graph inputs apart")
+    peak_line: Count | None = optional("the output-code line of the peak")
+    live_at_peak: list[LiveBuffer] = optional("what is alive there")
+    returned_storages: list[ReturnedStorage | None] = optional("the storage behind each returned value")
+    unrecognized: list[Unrecognized] = optional("statements not understood")
+    kernels: list[Kernel] = optional("the kernel calls")
+    allocations: list[tuple[Count, Name, Signed]] = optional("`[line, storage, bytes]`")
+    curve: list[tuple[Count, Signed]] = optional("`[line, live bytes]`")
+    returned_match: Annotated[bool, Strict()] | None = optional("the output code returns as many values as the FX graph")
+    output_bytes: Signed | None = optional("the outputs' distinct storages")
+    saved_bytes: Signed | None = optional("the saved values' distinct storages (forward graphs)")
+
+
+class AliveItem(Record):
+    """What is alive at a moment, one named item."""
+
+    category: Category = required("what it is")
+    item: Text = required("its name")
+    bytes: Signed = required("its bytes")
+    blocks: Count = optional("the allocations it is made of")
+    evidence: Text | None = optional("how it was named")
+
+
+class AliveAtEnd(Record):
+    """What is alive when a phase ends (the end of forward: what the step holds for backward)."""
+
+    event_index: Signed = optional("the event of that moment")
+    alive_bytes: Signed = optional("all that is alive")
+    by_category_bytes: dict[Category, Signed] = required("by category")
+    top_items: list[AliveItem] = optional("the largest items")
+
+
+class AttributionPhase(Record):
+    """What is alive at a phase's peak."""
+
+    peak_bytes: Signed = optional("the phase's peak")
+    event_index: Signed = optional("the event of the peak")
+    alive_bytes: Signed = optional("all that is alive there")
+    named_fraction: NonNegative | None = optional("the share in a named category (not `other`)")
+    by_category_bytes: dict[Category, Signed] = required("by category")
+    top_items: list[AliveItem] = optional("the largest items")
+    saved_for_backward: list[AliveItem] = optional("the saved values alive")
+    at_end: AliveAtEnd = optional("what is alive when the phase ends")
+
+
+class Attribution(Record):
+    """What is alive at the peaks, by category and item."""
+
+    source: AttributionSource = required("what it was read from")
+    events: Count = optional("the events replayed")
+    start_bytes: Signed = optional("CUDA: allocated when the trace starts")
+    peak_bytes: Signed = optional("the step's peak")
+    peak_phase: Phase | None = optional("the phase the step peaks in")
+    alive_bytes: Signed = optional("all that is alive at the peak")
+    alive_at_peak_bytes: Signed = optional("the same figure as `alive_bytes`")
+    named_fraction: NonNegative | None = optional("the share in a named category (not `other`)")
+    by_category_bytes: dict[Category, Signed] = optional("at the peak, by category")
+    top_items: list[AliveItem] = optional("the largest items at the peak")
+    saved_for_backward: list[AliveItem] = optional("the saved values alive at the peak")
+    phases: dict[Phase, AttributionPhase] = optional("the same at each phase's peak")
+    baseline: Text = optional("CPU: what the figures are relative to")
+    measured: list[Text] = optional("which parts were measured")
+    inferred: list[Text] = optional("which parts were inferred, and how")
+
+
+class ModelShape(Record):
+    """What the probe built."""
+
+    blocks_attr: Name = optional("the block container's attribute path")
+    blocks: Count = optional("how many blocks")
+    block_parameters: dict[Name, Count] = optional("parameters (elements) per block")
+    other_parameters: Count = optional("parameters outside the blocks")
+
+
+class RankRow(Record):
+    """One rank of a multi-rank run."""
+
+    rank: Count = required("the rank")
+    status: RunStatus = required("its run's status")
+    run_dir: FilePath = required("its run directory (`rank<R>`)")
+    parameters_bytes: Count | None = optional("its parameters")
+    optimizer_state_bytes: Count | None = optional("its optimizer state")
+    saved_graph_bytes: Count | None = optional("its saved bytes, derived")
+    saved_runtime_bytes: Count | None = optional("its saved bytes, measured")
+    forward_peak_bytes: Signed = optional("its forward peak")
+    backward_peak_bytes: Signed = optional("its backward peak")
+    optimizer_peak_bytes: Signed = optional("its optimizer peak")
+
+
+class Distributed(Record):
+    """Ranks: a rank's own view, or (top level of a multi-rank run) the merge of all of them."""
+
+    rank: Count = optional("this rank")
+    world_size: Annotated[int, Strict(), Ge(1), Le(10**7)] | None = optional("the ranks in all")
+    backend: Name | None = optional("the process group's backend")
+    nproc_per_node: Count = optional("ranks on this node")
+    launcher: Text = optional("how the ranks were started")
+    ranks: list[RankRow] = optional("per rank")
+    max_bytes: dict[Name, Signed] = optional("each figure's maximum over the ranks")
+    skew_bytes: dict[Name, Signed] = optional("each figure's maximum minus minimum over the ranks")
+    headline: Text = optional("what the top-level figures are")
+
+
+class Timings(Record):
+    """Seconds."""
+
+    first_step: NonNegative = optional("the first step, compilation included")
+    measured_step: NonNegative = optional("the measured step")
+    total: NonNegative = optional("the whole probe")
+
+
+class FailurePoint(Record):
+    """Where a failed run stopped."""
+
+    phase: Phase | None = optional("the phase it was in")
+    step: Count | None = optional("the step it was in")
+
+
+class Report(Record):
+    """`report.json`: one probe's run. Every figure is in bytes."""
+
+    schema_version: Annotated[int, Strict(), Ge(SCHEMA_VERSION), Le(SCHEMA_VERSION)] = optional(
+        f"`{SCHEMA_VERSION}`; readers refuse other versions"
+    )
+    tool: Tool = optional("the memprobe that wrote it")
+    status: RunStatus = required("running (written first), complete, failed (with `error`), interrupted, oom")
+    created_utc: Text | None = optional("ISO-8601 time the run began")
+    finished_utc: Text | None = optional("ISO-8601 time it ended")
+    command: list[Text] = optional("what the user typed (for a probe a verb started, the verb's command)")
+    process: ProcessRecord | None = optional("the process that measured it")
+    config: Config = required("the probe configuration")
+    mode: RunMode = optional(
+        "full, or analysis-only (graphs traced and partitioned as for Inductor, run uncompiled: no output code, "
+        "`graph_memory` empty, `attribution` null)"
+    )
+    device: Device = required("the device it ran on")
+    versions: Versions = required("the software it ran with")
+    policy: Policy | None = optional("the effective SAC policy; null unless `ac` is `op`")
+    policy_decisions: dict[Name, dict[CheckpointDecision, Count]] | None = optional(
+        "what the policy answered per op while the graphs were traced (counts per trace, not per step)"
+    )
+    graphs: list[GraphEntry] = required("one per partitioned graph")
+    invocations: list[Invocation] = required("each compiled call in the measured step's forward")
+    saved_tensors: list[SavedRow] = required("the saved-for-backward table")
+    saved_totals: SavedTotals | None = optional("its totals")
+    findings: list[Finding] = required("ranked by bytes")
+    checks: list[Check] = optional("every check that ran")
+    memory: Memory | None = optional("the measured step's memory")
+    graph_memory: list[GraphMemory] | None = optional("each graph's memory simulated from its output code")
+    attribution: Attribution | None = optional("what is alive at the peaks")
+    timings_s: Timings = optional("how long it took")
+    model: ModelShape | None = optional("what was built")
+    distributed: Distributed | None = optional("the ranks")
+    error: Text | None = optional("why the run failed")
+    analysis_error: Text | None = optional("an analysis step failed on what the run recorded (a bug of memprobe's)")
+    oom: FailurePoint = optional("where the run ran out of memory")
+    failed_at: FailurePoint = optional("where the run failed")
+
+
+# -- graphs/*.json -----------------------------------------------------------------------------------------
+
+
+class Node(Record):
+    """One FX node of a partitioned graph."""
+
+    name: Name = required("its name")
+    op: NodeOp = required("its opcode")
+    target: Text | None = optional("the op it calls (`aten.abs.default`)")
+    inputs: list[Name] = required("the nodes it reads")
+    shape: Shape | None = optional("its value's shape")
+    dtype: Name | None = optional("its value's dtype (or a Python type's name for a scalar)")
+    bytes: Count = optional("its value's bytes (a symbolic size: the traced example's)")
+    symbolic: Annotated[bool, Strict()] = optional("a size is symbolic")
+    recompute: CheckpointDecision | None = optional("its SAC tag")
+    original_aten: Text | None = optional("the aten op it was decomposed from")
+    stack_trace: Text | None = optional("the Python stack that made it")
+    outputs: list[Name | None] = optional("the output node's values, in order")
+    module: Text | None = optional("the innermost module, relative to the compiled block")
+    module_type: Name | None = optional("that module's class")
+    source_fn: Name | None = optional("the Python call that made it")
+    source_fn_kind: SourceFnKind | None = optional("whether that call is a module or a function")
+    backward_work: Annotated[bool, Strict()] = optional("backward work the partitioner placed in forward")
+
+
+class GraphFile(Record):
+    """`graphs/<graph_id>.json`: a partitioned graph's nodes."""
+
+    graph_id: Name = optional("the graph")
+    nodes: list[Node] = required("its nodes, in order")
+
+
+# -- diff.json ---------------------------------------------------------------------------------------------
+
+
+class Delta(Record):
+    """A figure on both sides."""
+
+    a: Signed | None = required("A's")
+    b: Signed | None = required("B's")
+    delta: Signed | None = required("B - A (null when either is)")
+
+
+class DiffSide(Record):
+    """One side of a diff."""
+
+    config: Config = required("its configuration")
+    summary: Text = optional("it in one line")
+    device: DeviceType | None = optional("the device it ran on")
+    versions: Versions | None = optional("the software it ran with")
+    status: RunStatus | None = optional("its run's status")
+    source: Text = optional("its run directory")
+    process: ProcessRecord | None = optional("the process that measured it (`pid`, `host`, `python`)")
+    env: dict[Name, Text | None] = optional("the settings given to this side alone")
+
+
+class DiffItem(Record):
+    """A group of saved values that differ, identical but for their layer."""
+
+    status: DiffStatus = required("how it differs")
+    expr: Text = required("its op chain, layers as `*`")
+    shape: Shape | None = optional("its shape")
+    dtype: Name | None = optional("its dtype")
+    kind: SavedKind = required("what it is computed from")
+    reason_kind: Reason = required("why it is saved")
+    reason: Text | None = optional("why, in words")
+    policy_op: Name | None = optional("the save-list op")
+    count: Count = required("values in the group")
+    blocks: list[Name] = optional("their blocks")
+    bytes_a: Count = required("A's bytes")
+    bytes_b: Count = required("B's bytes")
+    delta_bytes: Signed = required("B - A")
+    hint: Text | None = optional("what to do")
+    user: UserTerms | None = optional("it in the user's terms, layers as `*`")
+
+
+class DiffTotals(Record):
+    """Totals of both sides."""
+
+    saved_bytes: Delta = required("saved for backward, derived")
+    saved_runtime_bytes: Delta = optional("saved for backward, measured")
+    parameter_saved_bytes: Delta = optional("parameters saved as graph inputs")
+    items_delta_bytes: Signed = optional("the items' deltas summed (equals `saved_bytes.delta`)")
+
+
+class PhaseDelta(Record):
+    """A phase's measured figures on both sides."""
+
+    peak_bytes: Delta = optional("the peak")
+    end_bytes: Delta = optional("the level at its end")
+    peak_reserved_bytes: Delta = optional("CUDA: the reserved peak (depends on each process's history)")
+
+
+class PhaseDeltas(Record):
+    """The measured phases on both sides."""
+
+    comparable: Annotated[bool, Strict()] = optional("false when the sides were measured differently")
+    why: Text = optional("why not comparable")
+    source: MemorySource | None = optional("how both were measured")
+    baseline: Text | None = optional("what the figures are relative to")
+    phases: dict[Phase, PhaseDelta] = optional("per phase")
+    history_dependent: list[Name] = optional("figures that depend on each process's history")
+
+
+class GraphDelta(Record):
+    """A graph's simulated figures on both sides."""
+
+    graph_id: Name = required("the graph")
+    peak_bytes: Delta = required("its simulated peak")
+    saved_bytes: Delta = required("its saved bytes")
+
+
+class AliveDeltas(Record):
+    """What is alive at the peaks, by category, on both sides (same source only)."""
+
+    source: AttributionSource = optional("what both were read from")
+    phases: dict[Phase, dict[Category, Delta]] = optional("at each phase's peak")
+    at_end: dict[Phase, dict[Category, Delta]] = optional("at each phase's end")
+
+
+class DiffResult(Record):
+    """`diff.json`: what B keeps alive for backward that A does not, and why."""
+
+    diff_schema_version: Version1 = optional("`1`")
+    a: DiffSide = required("side A")
+    b: DiffSide = required("side B")
+    differences: Count = required("differing groups")
+    unchanged_items: Count = required("matched saved values that did not change (parameters apart)")
+    items: list[DiffItem] = required("the differences, ranked")
+    totals: DiffTotals = required("totals")
+    phases: PhaseDeltas | None = optional("measured phases")
+    graphs: list[GraphDelta] = optional("simulated graphs")
+    alive_at_peak: AliveDeltas | None = optional("what is alive at the peaks")
+
+
+# -- explain.json ------------------------------------------------------------------------------------------
+
+
+class RecomputeCost(Record):
+    """What a partition recomputes in backward per step (an estimate from the graphs)."""
+
+    flops: Signed = required("2*M*N*K per matmul, one per output element otherwise")
+    bytes_moved: Signed = required("inputs read plus outputs written")
+    ops: dict[Name, Count] = optional("recomputed ops and how often")
+
+
+class ExplainBase(Record):
+    """The base run."""
+
+    config: Config = required("its configuration")
+    saved_bytes: Signed | None = required("its saved bytes, derived")
+    recompute: RecomputeCost = required("what it recomputes")
+    run: Text = optional("its run directory")
+
+
+class EditItem(Record):
+    """A saved value an edit frees or adds."""
+
+    expr: Text = required("its op chain, layers as `*`")
+    user: UserTerms | None = optional("it in the user's terms")
+    count: Count = optional("values in the group")
+    kind: SavedKind = optional("what it is computed from")
+    bytes_a: Count = optional("bytes before the edit")
+    bytes_b: Count = optional("bytes after")
+    delta_bytes: Signed = optional("after - before")
+
+
+class Edit(Record):
+    """One save-list op moved to recompute."""
+
+    op: Name = required("the op")
+    edit: Text = optional("the edit in words")
+    flag: Text = optional("the flag that makes it")
+    bytes_saved: Signed = required("saved bytes it frees per step")
+    recompute_flops_added: Signed = optional("recompute FLOPs it adds (estimate)")
+    recompute_bytes_added: Signed = optional("recompute bytes moved it adds (estimate)")
+    bytes_saved_per_flop: Number = optional("the ranking ratio")
+    freed: list[EditItem] = optional("values it frees")
+    added: list[EditItem] = optional("values it adds")
+    run: Text = optional("its run directory")
+
+
+class PartitionerItem(Record):
+    """A value the min-cut partitioner chose to save."""
+
+    expr: Text = required("its op chain")
+    user: UserTerms | None = optional("it in the user's terms")
+    block: Name | None = optional("its block")
+    bytes: Count = optional("its bytes")
+    op: Name = optional("its op")
+    fate: Text = optional("what would change it")
+
+
+class ExplainResult(Record):
+    """`explain.json`: SAC policy edits ranked by bytes freed per added FLOP."""
+
+    base: ExplainBase = required("the base run")
+    edits: list[Edit] = required("best first")
+    partitioner_items: list[PartitionerItem] = required("values the partitioner saved on its own")
+    mode: RunMode = optional("how the edited runs ran")
+
+
+# -- bisect.json -------------------------------------------------------------------------------------------
+
+
+class Trial(Record):
+    """One configuration pair tried."""
+
+    removed: Text = required("the feature removed (or `nothing (as given)`)")
+    pass_: BisectPass = Field(default=None, alias="pass", description="the pass it belongs to")
+    a: Text = optional("side A's configuration in one line")
+    b: Text = optional("side B's")
+    runs: list[Text] = optional("the two run directories")
+    held_a: Signed | None = required("A's bytes held at the end of forward (*measured*)")
+    held_b: Signed | None = required("B's")
+    delta_bytes: Signed | None = required("B - A; null when a side could not run")
+    exceeds: Annotated[bool, Strict()] | None = required("whether B still exceeds A by the threshold; null when not tried")
+    modes: list[RunMode | None] = optional("how each side ran")
+    error: Text | None = optional("why a side could not run")
+
+
+class Minimal(Record):
+    """The minimal configurations found."""
+
+    a: Text = optional("A in one line")
+    b: Text = optional("B in one line")
+    a_flags: list[Text] = optional("A's `memprobe run` flags")
+    b_flags: list[Text] = optional("B's")
+
+
+class SideEnvRecord(Record):
+    """What a side's process ran with besides its configuration."""
+
+    env: dict[Name, Text] = optional("NAME -> value settings")
+    python: Text | None = optional("another interpreter")
+
+
+class BisectResult(Record):
+    """`bisect.json`: which features a regression needs, and a minimal configuration."""
+
+    min_delta: Text = optional("as given: a share of the gap (`25%`) or a size")
+    given_delta_bytes: Signed = optional("B - A as given")
+    threshold_bytes: Count = required("what `min_delta` came to")
+    metric: Text = optional("what is compared")
+    trials: list[Trial] = required("every configuration pair tried, in order")
+    necessary: list[Text] = optional("features without which B no longer exceeds A")
+    unnecessary: list[Text] = optional("features it does not need")
+    not_applicable: list[Text] = optional("features the configurations lack")
+    untested: list[Text] = optional("features whose trial could not run")
+    minimal: Minimal = optional("the minimal configurations")
+    envs: dict[Name, SideEnvRecord] = optional("the sides' own settings")
+    conclusion: Text = required("in words")
+
+
+# -- sweep.json --------------------------------------------------------------------------------------------
+
+
+class SweepPoint(Record):
+    """One memory budget probed."""
+
+    budget: Share = required("the partitioner's activation memory budget")
+    run: Text = required("its run directory")
+    saved_bytes: Count | None = required("saved for backward (*derived*)")
+    step_peak_bytes: Signed | None = required("the step's peak (*measured*)")
+    forward_end_bytes: Signed | None = required("held at the end of forward (*measured*)")
+    source: MemorySource | None = required("how it was measured")
+
+
+class Inversion(Record):
+    """A pair of budgets where the lower one gave more bytes."""
+
+    metric: Name = required("the figure")
+    lower_budget: Share = required("the lower budget")
+    higher_budget: Share = required("the higher budget")
+    lower_budget_bytes: Signed = required("the figure at the lower budget")
+    higher_budget_bytes: Signed = required("at the higher budget")
+    excess_bytes: Signed = required("the difference")
+
+
+class SweepResult(Record):
+    """`sweep.json`: saved bytes and the measured peak against the partitioner's memory budget."""
+
+    sweep_schema_version: Version1 = required("`1`")
+    config: Config = required("the configuration swept (its memory budget apart)")
+    summary: Text = required("it in one line")
+    points: list[SweepPoint] = required("per budget, ascending")
+    inversions: list[Inversion] = required("where less budget gave more bytes")
+    note: Text = optional("what the budget's ends mean")
+
+
+# -- memprobe-baseline.json --------------------------------------------------------------------------------
+
+
+def _metric_names() -> Any:
+    from ..budget import ALL_METRICS
+
+    return Literal[tuple(ALL_METRICS)]
+
+
+Metric = _metric_names()
+
+
+class BaselineVersions(Record):
+    """The software a baseline was recorded with."""
+
+    torch: Name | None = optional("torch")
+    torchao: Name | None = optional("torchao")
+    memprobe: Name | None = optional("memprobe")
+    device_name: Text | None = optional("the device")
+
+
+class BaselineGraphMemory(Record):
+    """A graph's simulated figures."""
+
+    graph_id: Name = required("the graph")
+    kind: GraphKind | None = optional("its kind")
+    peak_bytes: Signed | None = optional("its simulated peak")
+    saved_bytes: Signed | None = optional("its saved bytes")
+
+
+class BaselineMemory(Record):
+    """The run's measured phases."""
+
+    source: MemorySource | None = optional("how they were measured")
+    baseline: Text | None = optional("what they are relative to")
+    phases: dict[Phase, PhaseMemory] | None = optional("per phase")
+
+
+class BaselineAttributionPhase(Record):
+    """What was alive at a phase's peak."""
+
+    by_category_bytes: dict[Category, Signed] = required("by category")
+
+
+class BaselineAttribution(Record):
+    """What was alive at the peaks."""
+
+    source: AttributionSource | None = optional("what it was read from")
+    phases: dict[Phase, BaselineAttributionPhase] = optional("per phase")
+
+
+class BaselineReport(Record):
+    """The parts of the run's report a later diff needs."""
+
+    config: Config = required("its configuration")
+    device: Device | None = optional("its device")
+    versions: Versions | None = optional("its software")
+    status: RunStatus | None = optional("its status")
+    saved_tensors: list[SavedRow] | None = optional("its saved table")
+    saved_totals: SavedTotals | None = optional("its totals")
+    graph_memory: list[BaselineGraphMemory] | None = optional("its graphs' simulated figures")
+    memory: BaselineMemory | None = optional("its measured phases")
+    attribution: BaselineAttribution | None = optional("what was alive at its peaks")
+
+
+class BaselineProbe(Record):
+    """One probe's stored baseline."""
+
+    created_utc: Text | None = optional("when it was stored")
+    figures: dict[Metric, Signed | None] = optional("the gate's metrics for the run (null: the run lacks the figure)")
+    versions: BaselineVersions = optional("the software it was recorded with")
+    device: DeviceType | None = optional("the device it was recorded on")
+    report: BaselineReport | None = optional("the parts of the report a breach is explained with")
+
+
+class Baseline(Record):
+    """`memprobe-baseline.json`: each probe's figures, stored by `memprobe gate --update-baseline`."""
+
+    memprobe_baseline: Version1 = required("`1`")
+    probes: dict[Name, BaselineProbe] = required("by probe name")
+
+
+# every file memprobe writes, by its name in a directory, with the verb that writes it
+FILES: dict[str, tuple[type[Record], str]] = {
+    "report.json": (Report, "`memprobe run`, and each probe a verb runs"),
+    "graphs/<graph_id>.json": (GraphFile, "each probe, one per partitioned graph"),
+    "diff.json": (DiffResult, "`memprobe diff` (and printed by `--json`)"),
+    "explain.json": (ExplainResult, "`memprobe explain`"),
+    "bisect.json": (BisectResult, "`memprobe bisect`"),
+    "sweep.json": (SweepResult, "`memprobe sweep`"),
+    "memprobe-baseline.json": (Baseline, "`memprobe gate --update-baseline` and `memprobe budget`, beside the budget file"),
+}
