@@ -23,6 +23,7 @@ from ..analysis.output_code import simulate_run
 from ..analysis.rundir import graph_pairs
 from ..analysis.saved import build_saved_table, saved_totals
 from ..analysis.snapshot import attribute_peak, load_snapshot
+from ..analysis.verdict import run_verdict
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
@@ -446,6 +447,7 @@ class Probe:
             rows, totals, self.report["config"], policy=self.report["policy"], attribution=self.report.get("attribution")
         )
         self.report["checks"] = checks()
+        self.report["verdict"] = run_verdict(self.report)
 
 
 def _rank_info() -> dict:

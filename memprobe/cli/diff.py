@@ -17,6 +17,7 @@ from .options import (
     side_config,
     side_options,
     table_options,
+    wide_option,
 )
 
 
@@ -66,6 +67,7 @@ def resolve_side(label: str, value: str, extra: str | None, shared: dict):
     help="Also write a self-contained HTML page: both runs on one axis and the ranked difference.",
 )
 @table_options
+@wide_option
 @output_options
 def diff(
     a: str,
@@ -84,6 +86,7 @@ def diff(
     html_path,
     csv_path,
     parquet_path,
+    wide,
     as_json,
     quiet,
     verbose,
@@ -129,7 +132,13 @@ def diff(
             progress=progress,
             verbose=verbose,
         )
-    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown, console=lambda: render.print_diff(result, out))
+    emit(
+        result,
+        as_json=as_json,
+        as_markdown=as_markdown,
+        markdown=diff_markdown,
+        console=lambda: render.print_diff(result, out, wide=wide),
+    )
     from ..report.tables import export
 
     export("diff", result, csv_path, parquet_path)

@@ -155,6 +155,15 @@ def _parquet_engine(_ctx, _param, value):
     return value
 
 
+def wide_option(f):
+    """--wide: the console view with op chains, library frames and graph detail (the default is one screen)."""
+    return click.option(
+        "--wide",
+        is_flag=True,
+        help="Show the detail: op chains, library frames, every saved value, graphs and categories (default: one screen).",
+    )(f)
+
+
 def table_options(f):
     """--csv / --parquet: the verb's table (saved values, diff items, gate verdicts) for pandas and friends."""
     for opt in reversed(
