@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..config import RECIPE_ALIASES, RECIPES
 from ..errors import ConfigError
+from ..verbs import diff_side
 from .options import (
-    config_from_options,
     config_options,
     emit,
     output_options,
@@ -23,15 +22,10 @@ from .options import (
 
 def resolve_side(label: str, value: str, extra: str | None, shared: dict):
     """A run directory (Path) or a validated config for a recipe side."""
-    path = Path(value)
-    if path.is_dir():
-        if extra:
-            raise ConfigError(f"--{label} flags apply to a recipe side; {value} is a run directory")
-        return path
-    if value not in RECIPES and value not in RECIPE_ALIASES:
-        choices = ", ".join(list(RECIPES) + list(RECIPE_ALIASES))
-        raise ConfigError(f"side {label.upper()} {value!r} is neither a run directory nor a recipe ({choices})")
-    return side_config(label, config_from_options({**shared, "recipe": value}), extra)
+    if extra and Path(value).is_dir():
+        raise ConfigError(f"--{label} flags apply to a recipe side; {value} is a run directory")
+    side = diff_side(label, value, shared)
+    return side if isinstance(side, Path) else side_config(label, side, extra)
 
 
 @click.command(short_help="Rank what B keeps alive for backward that A does not.")
