@@ -57,7 +57,7 @@ def _fix(reason_kind: str, policy_op: str | None) -> tuple[str, str | None]:
 def _fix_hint(group: dict) -> str:
     op = group.get("policy_op")
     if group["reason_kind"] == Reason.POLICY and op:
-        return f"recompute it instead: --recompute-op {flag_op(op)} (or remove {op} from the SAC save list)"
+        return f"recompute it instead: --recompute-op {op} (or remove {op} from the SAC save list)"
     if group["reason_kind"] == Reason.POLICY:
         return "find the save-list op that tagged it (see the graph's recompute tags) and move it to recompute"
     return "the partitioner chose to save it; a policy that saves its inputs, or recomputes it, changes that"
@@ -260,7 +260,7 @@ def _save_op_costs_more(rows: list[dict], policy: dict | None, totals: dict) -> 
                     "float32, not only its result."
                 ),
                 "hint": (
-                    f"drop it from the save list: {flag} (recomputing {name} in backward is elementwise "
+                    f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
                     f"work); `memprobe explain` measures the edit"
                 ),
             }
@@ -323,7 +323,7 @@ def _wide_weight_copies(rows: list[dict], totals: dict) -> list[dict]:
         reason = f.pop("_reason")
         f["summary"] = f"{f['summary']}: {dtype} copies of {', '.join(src)} parameters, {ratio}x their size"
         f["message"] = (
-            f"{f['what']} {'are' if len(part) > 1 else 'is a'} {dtype} cop{'ies' if len(part) > 1 else 'y'} of "
+            f"{f['what']}: {'each ' if len(part) > 1 else ''}a {dtype} copy of "
             f"{', '.join(src)} parameters, saved for backward: {fmt_bytes(f['bytes'])} per step ({_spread(part)}: "
             f"{_listing(f['items'])}), {ratio}x the parameters' own size. Why: {reason}."
         )

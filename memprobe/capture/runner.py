@@ -236,6 +236,7 @@ class Probe:
         finally:
             _restore_sigterm(previous)
             self.report["finished_utc"] = _now()
+            self.report["verdict"] = run_verdict(self.report)  # once the status is known
             self._write()
         return self.report
 
@@ -447,7 +448,6 @@ class Probe:
             rows, totals, self.report["config"], policy=self.report["policy"], attribution=self.report.get("attribution")
         )
         self.report["checks"] = checks()
-        self.report["verdict"] = run_verdict(self.report)
 
 
 def _rank_info() -> dict:
