@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from ..units import fmt_bytes, fmt_flops
 from ..vocab import DiffStatus, Reason, RunStatus, SavedKind, Verdict
-from .findings import flag_op, label, names_phrase
+from .findings import find, flag_op, label, names_phrase
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
 
@@ -52,6 +52,15 @@ def run_verdict(report: dict) -> dict:
     totals = report.get("saved_totals") or {}
     saved = totals.get("graph_bytes")
     findings = report.get("findings") or []
+    if any("summary" not in f for f in findings) and report.get("saved_tensors"):
+        # recorded before findings were grouped and summed up: today's rules, over the recorded rows
+        findings = find(
+            report["saved_tensors"],
+            totals,
+            report.get("config") or {},
+            policy=report.get("policy"),
+            attribution=report.get("attribution"),
+        )
     if findings:
         top = findings[0]
         text = top.get("summary") or top["message"]
