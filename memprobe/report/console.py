@@ -133,9 +133,10 @@ def print_verdict(con: Console, verdict: dict) -> None:
 
 
 def _source_line(g: dict) -> str:
-    """``repros/ffn.py:32``: the user's file and line (the code itself under --wide)."""
-    source = (g.get("user") or {}).get("source") or ""
-    return source.split("  ", 1)[0]
+    """``repros/ffn.py:32``: the user's file (its last two path parts) and line; the code itself under --wide."""
+    where = ((g.get("user") or {}).get("source") or "").split("  ", 1)[0]
+    parts = where.split("/")
+    return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else where
 
 
 def _why_short(g: dict) -> str:

@@ -4,8 +4,11 @@ var errors=0;window.addEventListener('error',function(){errors++;document.body.s
 var D=JSON.parse(document.getElementById('memprobe-data').textContent);
 var PALETTE=['#c62828','#1565c0','#2e7d32','#ef6c00','#6a1b9a','#00838f','#8d6e63','#5d4037','#ad1457','#455a64','#9e9d24','#283593','#00695c','#bf360c'];
 var FIXED={'saved-for-backward':'#c62828','inductor-temporary':'#1565c0','fsdp-unsharded-parameter':'#2e7d32','gradient':'#ef6c00',
- 'optimizer-state':'#6a1b9a','sharded-parameter':'#00838f','optimizer-temporary':'#8d6e63','graph-output':'#ad1457'};
-function color(name,i){return FIXED[name]||PALETTE[i%PALETTE.length];}
+ 'optimizer-state':'#6a1b9a','sharded-parameter':'#00838f','optimizer-temporary':'#8d6e63','graph-output':'#ad1457',
+ 'backward-graph-or-autograd':'#7cb342','eager-autograd':'#9e9d24','input-batch':'#00695c','fsdp-collective-buffer':'#283593',
+ 'library-workspace':'#5d4037','other':'#9e9e9e'};
+// one colour per category on every chart of a page: its own, or one from its name
+function color(name,i){if(FIXED[name])return FIXED[name];var h=0;for(var k=0;k<name.length;k++)h=(h*31+name.charCodeAt(k))>>>0;return PALETTE[h%PALETTE.length];}
 function fmt(b){var u=['B','KiB','MiB','GiB','TiB'],i=0,v=Math.abs(b);while(v>=1024&&i<u.length-1){v/=1024;i++;}return (b<0?'-':'')+(i?v.toFixed(2):String(v))+' '+u[i];}
 var NS='http://www.w3.org/2000/svg';
 function el(tag,attrs,parent){var e=document.createElementNS(NS,tag);for(var k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e;}
