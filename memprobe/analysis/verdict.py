@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..units import fmt_bytes, fmt_flops
-from ..vocab import DiffStatus, Reason, RunStatus, SavedKind, Verdict
+from ..vocab import DiffStatus, FindingKind, Reason, RunStatus, SavedKind, Verdict
 from .findings import find, flag_op, label, names_phrase
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
+# the kinds whose findings are grouped by cause (a recorded run with one of them ungrouped is re-derived)
+_GROUPED = (FindingKind.WEIGHT_DERIVED_SAVED, FindingKind.WIDE_WEIGHT_COPY, FindingKind.FLOAT32_ACTIVATION)
 
 
 def _verdict(
@@ -40,6 +42,8 @@ def _why(reason_kind: str, policy_op: str | None, whose: str = "the") -> str:
         return f"kept by {flag_op(policy_op)} in {whose} save list"
     if reason_kind == Reason.POLICY:
         return f"tagged MUST_SAVE by {whose} SAC policy"
+    if reason_kind == Reason.GRAPH_INPUT:
+        return "read by backward as a graph input"
     return f"kept by {whose} min-cut partitioner"
 
 
@@ -52,8 +56,8 @@ def run_verdict(report: dict) -> dict:
     totals = report.get("saved_totals") or {}
     saved = totals.get("graph_bytes")
     findings = report.get("findings") or []
-    if any("summary" not in f for f in findings) and report.get("saved_tensors"):
-        # recorded before findings were grouped and summed up: today's rules, over the recorded rows
+    if any(f.get("kind") in _GROUPED and "items" not in f for f in findings) and report.get("saved_tensors"):
+        # recorded before findings were grouped by cause: today's rules, over the recorded rows
         findings = find(
             report["saved_tensors"],
             totals,
@@ -94,7 +98,8 @@ def run_verdict(report: dict) -> dict:
 
 
 def _cause(item: dict) -> tuple:
-    """A diff item's cause: the op that made it (its user-level call), why it was kept, its status side."""
+    """A diff item's cause: its kind, the op that made it (its user-level call; its name when none was recorded), and
+    why it was kept (the reason and the save-list op)."""
     op = (item.get("user") or {}).get("op")
     return (item["kind"], op or label(item), item["reason_kind"], item.get("policy_op"))
 
@@ -170,10 +175,11 @@ def explain_verdict(r: dict) -> dict:
     names = [label(it) for it in freed]
     what = "" if not names else f" ({names[0]})" if len(names) == 1 else f" ({names[0]} and {len(names) - 1} more)"
     flag = top.get("flag") or f"--recompute-op {flag_op(top['op'])}"
+    flops = top.get("recompute_flops_added") or 0
     of = f" of the {fmt_bytes(saved)}" if saved else ""
     text = (
         f"Recomputing {flag_op(top['op'])} frees {fmt_bytes(top['bytes_saved'])}{of} saved for backward per step"
-        f"{what} for {fmt_flops(top.get('recompute_flops_added') or 0)} more recompute in backward (estimated); "
+        f"{what} for {fmt_flops(abs(flops))} {'more' if flops >= 0 else 'less'} recompute in backward (estimated); "
         f"fix: {flag}."
     )
     return _verdict(text, bytes_=top["bytes_saved"], total=saved, fix=f"recompute it ({flag})", flag=flag)
