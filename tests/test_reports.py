@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 from conftest import TINY, run_cli
+from markupsafe import escape
+
+from memprobe.analysis.verdict import verdict_of
 
 DATA = Path(__file__).parent / "data" / "cuda"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -83,27 +86,39 @@ def test_run_html_draws_offline_in_chromium(tmp_path):
     links = re.findall(r'href="#(code-g\d\.forward-L\d+)">', page)
     assert links and all(f'id="{a}"' in page for a in links)
     assert "abs(permute(layers.1.ffn.w2.weight))" in page
+    # the verdict first, the same sentence the run records
+    verdict = json.loads(run_cli("show", ROWWISE, "--json").stdout)
+    assert page.index('id="verdict"') < page.index('id="findings"') and escape(verdict_of("run", verdict)["text"]) in page
     dom, log = _render_in_browser(html, tmp_path / "run.png")
     # one chart over time and one per compiled graph (4), each with its drawn series
     body = re.search(r"<body[^>]*>", dom).group(0)
     assert 'data-rendered="5"' in body and "data-errors" not in body, body
     assert dom.count('class="series"') >= 5 and 'class="band"' in dom and 'class="mark"' in dom
+    # the timeline stacked by category: one filled area each, saved-for-backward among them
+    categories = set(json.loads(re.search(r'id="memprobe-data">(.*?)</script>', page).group(1))["timeline"]["categories"])
+    assert set(re.findall(r'class="area" data-name="([^"]+)"', dom)) == categories and "saved-for-backward" in categories
     assert dom.count('class="kernel"') >= 4  # the kernel calls along each graph's x-axis
     assert "saved-for-backward" in dom and "forward" in dom
     assert not _console_errors(log), _console_errors(log)
 
 
-def test_diff_html_draws_both_runs_on_one_axis(fixture_diff, tmp_path):
+def test_diff_html_draws_both_runs_on_one_axis(tmp_path):
     html = tmp_path / "diff.html"
-    proc = run_cli("report", fixture_diff, "-o", html)
+    # the page of a diff just computed reads its sides where they are (`memprobe report DIFF_DIR` only inside it)
+    proc = run_cli("diff", BF16, ROWWISE, "--html", html, "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     page = html.read_text()
     _assert_offline(page)
     assert page.index("abs(permute(layers.*.ffn.w2.weight))") < page.index("reciprocal(view(exp2")  # ranked
+    # the verdict first: the same sentence as diff.json's
+    verdict = json.loads(run_cli("diff", BF16, ROWWISE, "--json", "-q").stdout)["verdict"]["text"]
+    assert page.index('id="verdict"') < page.index('id="timeline"') and escape(verdict) in page
     dom, log = _render_in_browser(html, tmp_path / "diff.png")
     body = re.search(r"<body[^>]*>", dom).group(0)
-    assert 'data-rendered="1"' in body and "data-errors" not in body, body
+    # one axis for both totals, then each run stacked by category on a shared scale
+    assert 'data-rendered="3"' in body and "data-errors" not in body, body
     assert 'data-name="A total allocated"' in dom and 'data-name="B total allocated"' in dom
+    assert dom.count('class="area" data-name="saved-for-backward"') == 2
     assert not _console_errors(log), _console_errors(log)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..vocab import DiffStatus, Reason, SavedKind
+from .findings import label
 from .saved import layer_pattern, user_pattern
 
 DIFF_SCHEMA_VERSION = 1
@@ -125,7 +126,9 @@ def diff_reports(a: dict, b: dict) -> dict:
                 "delta_bytes": 0,
                 "hint": _hint(status, ref),
                 "user": user_pattern(ref.get("user")),
+                "roots": sorted({layer_pattern(x) for x in ref.get("roots") or []}),
             }
+            g["label"] = label(g)  # the one name the saved table, findings and pages give this value
         g["count"] += 1
         if ref["block"] is not None:
             g["blocks"].append(ref["block"])

@@ -30,6 +30,30 @@ LOW_PRECISION = ("bfloat16", "float16")
 FLOAT32_MIN_SHARE = 0.01
 
 
+def flag_op(op: str) -> str:
+    """``aten.abs.default`` -> ``aten.abs``: how a person writes the op in ``--recompute-op``."""
+    return op.removesuffix(".default")
+
+
+def _why(reason_kind: str, policy_op: str | None) -> str:
+    """Why the values were saved, in a few words."""
+    if reason_kind == Reason.POLICY and policy_op:
+        return f"kept by the SAC policy's {flag_op(policy_op)}"
+    if reason_kind == Reason.POLICY:
+        return "tagged MUST_SAVE by the SAC policy (through a saved op traced into a tensor subclass)"
+    return "kept by the min-cut partitioner"
+
+
+def _fix(reason_kind: str, policy_op: str | None) -> tuple[str, str | None]:
+    """(the short fix, its flag or None)."""
+    if reason_kind == Reason.POLICY and policy_op:
+        flag = f"--recompute-op {flag_op(policy_op)}"
+        return f"recompute it ({flag})", flag
+    if reason_kind == Reason.POLICY:
+        return "move the save-list op that tagged it to recompute (see the graph's recompute tags)", None
+    return "save its inputs or recompute it in the policy (`memprobe explain` ranks the edits)", None
+
+
 def _fix_hint(group: dict) -> str:
     op = group.get("policy_op")
     if group["reason_kind"] == Reason.POLICY and op:
@@ -39,47 +63,149 @@ def _fix_hint(group: dict) -> str:
     return "the partitioner chose to save it; a policy that saves its inputs, or recomputes it, changes that"
 
 
-def _label(row_or_group: dict) -> str:
-    return layer_pattern(value_names(row_or_group)[0])
+def label(item: dict) -> str:
+    """The one name of a saved value (a row, a group, a diff item), layer index as ``*``: what every table,
+    finding and page shows for it."""
+    return layer_pattern(value_names(item)[0])
 
 
-def _where(group: dict) -> str:
-    return f"{group['count']} block(s)" if group["blocks"] else f"{group['count']} call(s)"
-
-
-def _weight_derived(rows: list[dict], config: dict) -> list[dict]:
-    out = []
-    fsdp = bool(config.get("fsdp"))
-    for g in group_rows(rows):
-        if g["kind"] != SavedKind.WEIGHT_DERIVED:
-            continue
-        fsdp_note = (
-            " It is computed from FSDP-unsharded parameters only, so it does not shrink with batch or sequence,"
-            " and saving it keeps a weight-sized copy alive through backward in every layer, defeating reshard-after-forward."
-            if fsdp
-            else " It is computed from parameters only, so it costs the same at any batch or sequence length, in every layer."
-        )
-        out.append(
-            {
-                "kind": FindingKind.WEIGHT_DERIVED_SAVED,
-                "bytes": g["bytes"],
-                "expr": g["expr"],
-                "count": g["count"],
-                "bytes_each": g["bytes_each"],
-                "policy_op": g["policy_op"],
-                "message": (
-                    f"{g['expr']} is saved for backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step"
-                    f" ({g['count']} x {fmt_bytes(g['bytes_each'])}, {g['dtype']}{list(g['shape'] or [])})."
-                    f" Why: {g['reason']}."
-                ),
-                "detail": "A weight-derived saved value." + fsdp_note,
-                "hint": _fix_hint(g),
-            }
-        )
+def _common_prefix(names: list[list[str]]) -> list[str]:
+    out: list[str] = []
+    for parts in zip(*names):
+        if len(set(parts)) != 1:
+            break
+        out.append(parts[0])
     return out
 
 
-def _save_op_costs_more(rows: list[dict], policy: dict | None) -> list[dict]:
+def names_phrase(names: list[str]) -> str:
+    """Dotted names said once: ``layers.*.ffn.{w1,w2,w3}.weight`` for three weights of one module."""
+    names = sorted(dict.fromkeys(names))
+    if len(names) <= 1:
+        return names[0] if names else ""
+    split = [n.split(".") for n in names]
+    head = _common_prefix(split)
+    tails = [p[len(head) :] for p in split]
+    tail = _common_prefix([list(reversed(t)) for t in tails])[::-1]
+    if tail and all(len(t) > len(tail) for t in tails):
+        middles = [".".join(t[: len(t) - len(tail)]) for t in tails]
+    else:
+        tail, middles = [], [".".join(t) for t in tails]
+    if not head or any(not m for m in middles):
+        return ", ".join(names)
+    return ".".join(head + ["{" + ",".join(middles) + "}"] + tail)
+
+
+def _cause_groups(rows: list[dict], cause) -> list[tuple[tuple, list[dict]]]:
+    """Rows split by their cause (``cause(row)`` -> key), largest total first."""
+    parts: dict[tuple, list[dict]] = defaultdict(list)
+    for r in rows:
+        parts[cause(r)].append(r)
+    return sorted(parts.items(), key=lambda kv: -sum(r["bytes"] for r in kv[1]))
+
+
+def _op_of(row: dict) -> str:
+    return (row.get("user") or {}).get("op") or row["op"]
+
+
+def _items(groups: list[dict]) -> list[dict]:
+    """The values of a grouped finding, one per row of the saved table, each by its one name."""
+    return [
+        {
+            "label": label(g),
+            "expr": g["expr"],
+            "bytes": g["bytes"],
+            "count": g["count"],
+            "bytes_each": g["bytes_each"],
+            "dtype": g["dtype"],
+            "shape": g["shape"],
+            "module": (g.get("user") or {}).get("module"),
+        }
+        for g in groups
+    ]
+
+
+def _what(op: str, part: list[dict], items: list[dict], *, roots: bool) -> str:
+    """What a group of saved values is, in the user's terms: one value by its name; several by their op and the
+    parameters (``roots``) or modules they come from."""
+    if len(items) == 1:
+        return items[0]["label"]
+    if roots:
+        names = [layer_pattern(x) for r in part for x in r.get("roots") or []]
+    else:
+        names = [layer_pattern(m) for r in part if (m := (r.get("user") or {}).get("module"))]
+    where = names_phrase(names)
+    return f"{op}() of {where}" if where else f"{op}() ({len(items)} values)"
+
+
+def _spread(part: list[dict]) -> str:
+    blocks = {r["block"] for r in part if r.get("block") is not None}
+    n = len(part)
+    return f"{n} value{'s' if n != 1 else ''}" + (f" in {len(blocks)} block{'s' if len(blocks) != 1 else ''}" if blocks else "")
+
+
+def _listing(items: list[dict]) -> str:
+    return "; ".join(f"{it['label']} x{it['count']} {fmt_bytes(it['bytes'])}" for it in items)
+
+
+def _share_of(n: int, total: int) -> str:
+    return (
+        f"{fmt_bytes(n)} of the {fmt_bytes(total)} saved for backward per step"
+        if total
+        else f"{fmt_bytes(n)} saved for backward per step"
+    )
+
+
+def _grouped(kind: str, part: list[dict], cause: tuple, totals: dict, *, roots: bool) -> dict:
+    """One finding for saved values of one kind and one cause (op, reason, save-list op), the values listed."""
+    reason_kind, policy_op = cause[-2], cause[-1]
+    groups = group_rows(part)
+    items = _items(groups)
+    total = sum(r["bytes"] for r in part)
+    what = _what(_op_of(part[0]), part, items, roots=roots)
+    why = _why(reason_kind, policy_op)
+    fix, flag = _fix(reason_kind, policy_op)
+    saved = totals.get("graph_bytes") or 0
+    return {
+        "kind": kind,
+        "bytes": total,
+        "expr": groups[0]["expr"],
+        "label": items[0]["label"],
+        "count": len(part),
+        **({"bytes_each": part[0]["bytes"]} if len({r["bytes"] for r in part}) == 1 else {}),
+        "policy_op": policy_op,
+        "items": items,
+        "what": what,
+        "summary": f"{_share_of(total, saved)} {'are' if len(part) > 1 else 'is'} {what} ({_spread(part)}), {why}",
+        "fix": fix,
+        **({"flag": flag} if flag else {}),
+        "_reason": groups[0]["reason"],
+    }
+
+
+def _weight_derived(rows: list[dict], config: dict, totals: dict) -> list[dict]:
+    out = []
+    fsdp = bool(config.get("fsdp"))
+    fsdp_note = (
+        " It is computed from FSDP-unsharded parameters only, so it does not shrink with batch or sequence,"
+        " and saving it keeps a weight-sized copy alive through backward in every layer, defeating reshard-after-forward."
+        if fsdp
+        else " It is computed from parameters only, so it costs the same at any batch or sequence length, in every layer."
+    )
+    wd = [r for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED]
+    for cause, part in _cause_groups(wd, lambda r: (_op_of(r), r["reason_kind"], r["policy_op"])):
+        f = _grouped(FindingKind.WEIGHT_DERIVED_SAVED, part, cause, totals, roots=True)
+        f["message"] = (
+            f"{f['what']} {'are' if len(part) > 1 else 'is'} saved for backward: {fmt_bytes(f['bytes'])} per step ({_spread(part)}: {_listing(f['items'])})."
+            f" Why: {f.pop('_reason')}."
+        )
+        f["detail"] = "A weight-derived saved value." + fsdp_note
+        f["hint"] = _fix_hint({"reason_kind": cause[1], "policy_op": cause[2]})
+        out.append(f)
+    return out
+
+
+def _save_op_costs_more(rows: list[dict], policy: dict | None, totals: dict) -> list[dict]:
     """A save-list op whose saved pieces (its decomposition's intermediates, whether the policy tagged them or the
     partitioner kept them) outweigh the op's own output."""
     out = []
@@ -105,17 +231,28 @@ def _save_op_costs_more(rows: list[dict], policy: dict | None) -> list[dict]:
             f"{fmt_bytes(b)} {dt} {what}, kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
             for (what, dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1])
         )
-        example = pieces[0]
+        items = _items(group_rows(pieces))
+        flag = f"--recompute-op {flag_op(op)}"
+        extra = cost - own_bytes
         out.append(
             {
                 "kind": FindingKind.SAVE_OP_COSTS_MORE,
-                "bytes": cost - own_bytes,
+                "bytes": extra,
                 "policy_op": op,
-                "expr": example["expr"],
+                "expr": items[0]["expr"],
+                "label": items[0]["label"],
+                "items": items,
+                "what": f"pieces of {name} kept besides its output",
+                "summary": (
+                    f"{_share_of(extra, totals.get('graph_bytes') or 0)} are pieces of {name} beyond its own output "
+                    f"({fmt_bytes(own_bytes)}), because the SAC policy saves {flag_op(op)}"
+                ),
+                "fix": f"recompute {name} ({flag})",
+                "flag": flag,
                 "message": (
                     f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
-                    f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(cost - own_bytes)} are {parts}; "
-                    f"e.g. {_label(example)}."
+                    f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(extra)} are {parts}; "
+                    f"e.g. {items[0]['label']}."
                 ),
                 "detail": (
                     f"{name} is decomposed into several aten ops; saving it saves (or makes the partitioner keep) "
@@ -141,19 +278,27 @@ def _unsharded_after_forward(attribution: dict | None, config: dict) -> list[dic
         if attribution.get("source") == AttributionSource.CUDA_SNAPSHOT
         else "the profiler's memory events"
     )
+    flag = None
     if config.get("reshard_after_forward") is False:
         why = "reshard-after-forward is off: FSDP2 keeps every block's all-gathered parameters until backward"
         hint = (
             "reshard them after forward: --reshard-after-forward (fully_shard(reshard_after_forward=True)); "
             "backward all-gathers them again"
         )
+        flag = "--reshard-after-forward"
+        fix = f"reshard them after forward ({flag})"
     else:
         why = "a parameter's all-gathered storage outlives forward (the root module's own parameters, or one held by a hook)"
         hint = "find what holds it in the items at the end of forward (memprobe report RUN_DIR: memory over the step)"
+        fix = "find what holds it (memprobe report RUN_DIR: memory over the step)"
     return [
         {
             "kind": FindingKind.UNSHARDED_AFTER_FORWARD,
             "bytes": held,
+            "what": "unsharded parameters alive when forward ends",
+            "summary": f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured): {why}",
+            "fix": fix,
+            **({"flag": flag} if flag else {}),
             "message": f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured, from {source}): {why}.",
             "detail": "What is alive at the end of forward is what the step holds through backward.",
             "hint": hint,
@@ -161,7 +306,7 @@ def _unsharded_after_forward(attribution: dict | None, config: dict) -> list[dic
     ]
 
 
-def _wide_weight_copies(rows: list[dict]) -> list[dict]:
+def _wide_weight_copies(rows: list[dict], totals: dict) -> list[dict]:
     out = []
     wide = [
         r
@@ -170,25 +315,26 @@ def _wide_weight_copies(rows: list[dict]) -> list[dict]:
         and r.get("root_dtypes")
         and DTYPE_BYTES.get(r["dtype"], 0) > max(DTYPE_BYTES.get(d, 0) for d in r["root_dtypes"])
     ]
-    for g in group_rows(wide):
-        src = ", ".join(sorted({d for r in wide if layer_pattern(r["expr"]) == g["expr"] for d in r["root_dtypes"]}))
-        out.append(
-            {
-                "kind": FindingKind.WIDE_WEIGHT_COPY,
-                "bytes": g["bytes"],
-                "expr": g["expr"],
-                "count": g["count"],
-                "message": (
-                    f"{_label(g)} is a {g['dtype']} copy of {src} parameters, saved for "
-                    f"backward in {_where(g)}: {fmt_bytes(g['bytes'])} per step, "
-                    f"{DTYPE_BYTES[g['dtype']] // max(1, min(DTYPE_BYTES.get(d, 1) for d in src.split(', ')))}x the "
-                    f"parameters' own size. Why: {g['reason']}."
-                ),
-                "detail": "An upcast of a weight (weight.float(), a float32 matmul) saved for backward costs the parameter's "
-                "size again, in a wider dtype, in every layer.",
-                "hint": "compute in the parameters' dtype (no .float() on the weight), or recompute the upcast in backward",
-            }
+    for cause, part in _cause_groups(wide, lambda r: (_op_of(r), r["dtype"], r["reason_kind"], r["policy_op"])):
+        f = _grouped(FindingKind.WIDE_WEIGHT_COPY, part, cause, totals, roots=True)
+        dtype = cause[1]
+        src = sorted({d for r in part for d in r["root_dtypes"]})
+        ratio = DTYPE_BYTES[dtype] // max(1, min(DTYPE_BYTES.get(d, 1) for d in src))
+        reason = f.pop("_reason")
+        f["summary"] = f"{f['summary']}: {dtype} copies of {', '.join(src)} parameters, {ratio}x their size"
+        f["message"] = (
+            f"{f['what']}: {'each ' if len(part) > 1 else ''}a {dtype} copy of "
+            f"{', '.join(src)} parameters, saved for backward: {fmt_bytes(f['bytes'])} per step ({_spread(part)}: "
+            f"{_listing(f['items'])}), {ratio}x the parameters' own size. Why: {reason}."
         )
+        f["detail"] = (
+            "An upcast of a weight (weight.float(), a float32 matmul) saved for backward costs the parameter's "
+            "size again, in a wider dtype, in every layer."
+        )
+        f["hint"] = "compute in the parameters' dtype (no .float() on the weight), or recompute the upcast in backward"
+        f["fix"] = "compute in the parameters' dtype, or recompute the upcast"
+        f.pop("flag", None)
+        out.append(f)
     return out
 
 
@@ -198,35 +344,42 @@ def _float32_activations(rows: list[dict], totals: dict) -> list[dict]:
         return []  # not a low-precision step
     saved = totals.get("graph_bytes") or 0
     out = []
-    for g in group_rows([r for r in rows if r["kind"] == SavedKind.ACTIVATION and r["dtype"] == "float32"]):
-        if saved and g["bytes"] < FLOAT32_MIN_SHARE * saved:
+    f32 = [r for r in rows if r["kind"] == SavedKind.ACTIVATION and r["dtype"] == "float32"]
+    for cause, part in _cause_groups(f32, lambda r: (_op_of(r), r["reason_kind"], r["policy_op"])):
+        if saved and sum(r["bytes"] for r in part) < FLOAT32_MIN_SHARE * saved:
             continue
-        out.append(
-            {
-                "kind": FindingKind.FLOAT32_ACTIVATION,
-                "bytes": g["bytes"],
-                "expr": g["expr"],
-                "count": g["count"],
-                "message": (
-                    f"{_label(g)} is saved for backward in float32 in a "
-                    f"{'/'.join(sorted(weights))} step, in {_where(g)}: {fmt_bytes(g['bytes'])} per step "
-                    f"(2x its low-precision size). Why: {g['reason']}."
-                ),
-                "detail": "A float32 activation saved for backward costs twice a bf16 one; it usually comes from an op that "
-                "computes in float32 inside (silu, softmax, norms) or an explicit .float().",
-                "hint": _fix_hint(g),
-            }
+        f = _grouped(FindingKind.FLOAT32_ACTIVATION, part, cause, totals, roots=False)
+        reason = f.pop("_reason")
+        step = "/".join(sorted(weights))
+        f["summary"] = f"{f['summary']}: float32 activations in a {step} step"
+        f["message"] = (
+            f"{f['what']} {'are' if len(part) > 1 else 'is'} saved for backward in float32 in a {step} step: "
+            f"{fmt_bytes(f['bytes'])} per step ({_spread(part)}: {_listing(f['items'])}), 2x its low-precision size."
+            f" Why: {reason}."
         )
+        f["detail"] = (
+            "A float32 activation saved for backward costs twice a bf16 one; it usually comes from an op that "
+            "computes in float32 inside (silu, softmax, norms) or an explicit .float()."
+        )
+        f["hint"] = _fix_hint({"reason_kind": cause[1], "policy_op": cause[2]})
+        out.append(f)
     return out
 
 
 def _accounting(totals: dict) -> list[dict]:
     if totals.get("agree") is not False:
         return []
+    diff = abs(totals["runtime_bytes"] - totals["graph_bytes"])
     return [
         {
             "kind": FindingKind.ACCOUNTING_MISMATCH,
-            "bytes": abs(totals["runtime_bytes"] - totals["graph_bytes"]),
+            "bytes": diff,
+            "what": "a difference between graph-derived and run-time saved bytes",
+            "summary": (
+                f"the graphs say {fmt_bytes(totals['graph_bytes'])} are saved for backward, autograd held "
+                f"{fmt_bytes(totals['runtime_bytes'])} at run time"
+            ),
+            "fix": "compare runtime_storage_bytes with bytes per row in report.json",
             "message": (
                 f"graph-derived saved bytes ({totals['graph_bytes']}) differ from the run-time saved storages"
                 f" ({totals['runtime_bytes']}): a saved value aliases another or a view holds a larger storage"
@@ -239,12 +392,15 @@ def _accounting(totals: dict) -> list[dict]:
 def find(
     rows: list[dict], totals: dict, config: dict, *, policy: dict | None = None, attribution: dict | None = None
 ) -> list[dict]:
-    """Ranked findings for a run: its saved table and totals, its policy, and what the attribution measured."""
+    """Ranked findings for a run: its saved table and totals, its policy, and what the attribution measured.
+
+    Values of one kind and one cause (the op that made them, why they were kept) are one finding, its
+    values listed (``items``), so a fix is said once."""
     findings = (
-        _weight_derived(rows, config)
-        + _save_op_costs_more(rows, policy)
+        _weight_derived(rows, config, totals)
+        + _save_op_costs_more(rows, policy, totals)
         + _unsharded_after_forward(attribution, config)
-        + _wide_weight_copies(rows)
+        + _wide_weight_copies(rows, totals)
         + _float32_activations(rows, totals)
         + _accounting(totals)
     )

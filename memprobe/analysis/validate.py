@@ -236,15 +236,36 @@ SAVED_ROW = Obj(
     },
     {"call": COUNT, "root": NAME, "recompute_tag": Opt(NAME), "root_dtypes": ListOf(NAME), "user": Opt(USER)},
 )
+FINDING_ITEM = Obj(
+    {"label": STR, "bytes": COUNT},
+    {"expr": STR, "count": COUNT, "bytes_each": COUNT, "dtype": Opt(NAME), "shape": SHAPE_, "module": Opt(STR)},
+)
 FINDING = Obj(
     {"kind": NAME, "bytes": SIGNED, "message": STR},
     {
         "hint": Opt(STR),
         "detail": Opt(STR),
         "expr": Opt(STR),
+        "label": Opt(STR),
         "count": Opt(COUNT),
         "bytes_each": Opt(COUNT),
         "policy_op": Opt(NAME),
+        "items": ListOf(FINDING_ITEM),
+        "what": Opt(STR),
+        "summary": Opt(STR),
+        "fix": Opt(STR),
+        "flag": Opt(STR),
+    },
+)
+# the answer first (memprobe.analysis.verdict): the sentence, and the figures and fix it is made of
+VERDICT = Obj(
+    {"text": STR},
+    {
+        "bytes": Opt(SIGNED),
+        "total_bytes": Opt(SIGNED),
+        "finding": Opt(NAME),
+        "fix": Opt(STR),
+        "flag": Opt(STR),
     },
 )
 TOTALS = Obj(
@@ -415,6 +436,7 @@ REPORT = Obj(
         "error": Opt(STR),
         "analysis_error": Opt(STR),
         "checks": ListOf(Obj({"kind": NAME, "title": STR})),
+        "verdict": Opt(VERDICT),
     },
 )
 
@@ -475,6 +497,8 @@ DIFF_ITEM = Obj(
         "blocks": ListOf(NAME),
         "hint": Opt(STR),
         "user": Opt(USER),
+        "label": Opt(STR),
+        "roots": ListOf(STR),
     },
 )
 DIFF = Obj(
@@ -505,6 +529,7 @@ DIFF = Obj(
         ),
         "graphs": ListOf(Obj({"graph_id": NAME, "peak_bytes": _AB, "saved_bytes": _AB})),
         "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB)), "at_end": MapOf(MapOf(_AB))})),
+        "verdict": Opt(VERDICT),
     },
 )
 _EDIT_ITEM = Obj(
@@ -533,7 +558,7 @@ EXPLAIN = Obj(
         ),
         "partitioner_items": ListOf(Obj({"expr": STR}, {"block": Opt(NAME), "bytes": COUNT, "op": NAME, "fate": STR})),
     },
-    {"mode": Enum("full", "analysis-only")},
+    {"mode": Enum("full", "analysis-only"), "verdict": Opt(VERDICT)},
 )
 BISECT = Obj(
     {

@@ -23,6 +23,7 @@ from ..analysis.output_code import simulate_run
 from ..analysis.rundir import graph_pairs
 from ..analysis.saved import build_saved_table, saved_totals
 from ..analysis.snapshot import attribute_peak, load_snapshot
+from ..analysis.verdict import run_verdict
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
@@ -235,6 +236,7 @@ class Probe:
         finally:
             _restore_sigterm(previous)
             self.report["finished_utc"] = _now()
+            self.report["verdict"] = run_verdict(self.report)  # once the status is known
             self._write()
         return self.report
 

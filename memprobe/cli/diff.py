@@ -6,10 +6,9 @@ from pathlib import Path
 
 import click
 
-from ..config import RECIPE_ALIASES, RECIPES
 from ..errors import ConfigError
+from ..verbs import diff_side
 from .options import (
-    config_from_options,
     config_options,
     emit,
     output_options,
@@ -17,20 +16,16 @@ from .options import (
     side_config,
     side_options,
     table_options,
+    wide_option,
 )
 
 
 def resolve_side(label: str, value: str, extra: str | None, shared: dict):
     """A run directory (Path) or a validated config for a recipe side."""
-    path = Path(value)
-    if path.is_dir():
-        if extra:
-            raise ConfigError(f"--{label} flags apply to a recipe side; {value} is a run directory")
-        return path
-    if value not in RECIPES and value not in RECIPE_ALIASES:
-        choices = ", ".join(list(RECIPES) + list(RECIPE_ALIASES))
-        raise ConfigError(f"side {label.upper()} {value!r} is neither a run directory nor a recipe ({choices})")
-    return side_config(label, config_from_options({**shared, "recipe": value}), extra)
+    if extra and Path(value).is_dir():
+        raise ConfigError(f"--{label} flags apply to a recipe side; {value} is a run directory")
+    side = diff_side(label, value, shared)
+    return side if isinstance(side, Path) else side_config(label, side, extra)
 
 
 @click.command(short_help="Rank what B keeps alive for backward that A does not.")
@@ -66,6 +61,7 @@ def resolve_side(label: str, value: str, extra: str | None, shared: dict):
     help="Also write a self-contained HTML page: both runs on one axis and the ranked difference.",
 )
 @table_options
+@wide_option
 @output_options
 def diff(
     a: str,
@@ -84,6 +80,7 @@ def diff(
     html_path,
     csv_path,
     parquet_path,
+    wide,
     as_json,
     quiet,
     verbose,
@@ -129,7 +126,13 @@ def diff(
             progress=progress,
             verbose=verbose,
         )
-    emit(result, as_json=as_json, as_markdown=as_markdown, markdown=diff_markdown, console=lambda: render.print_diff(result, out))
+    emit(
+        result,
+        as_json=as_json,
+        as_markdown=as_markdown,
+        markdown=diff_markdown,
+        console=lambda: render.print_diff(result, out, wide=wide),
+    )
     from ..report.tables import export
 
     export("diff", result, csv_path, parquet_path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import config_from_options, config_options, emit, output_options, probes_options
+from .options import config_from_options, config_options, emit, output_options, probes_options, wide_option
 
 
 @click.command(short_help="Rank SAC policy edits by memory freed per added recompute.")
@@ -17,8 +17,9 @@ from .options import config_from_options, config_options, emit, output_options, 
 )
 @probes_options("explain")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown.")
+@wide_option
 @output_options
-def explain(run_dir, full, jobs, out, force, as_markdown, as_json, quiet, verbose, **kw) -> None:
+def explain(run_dir, full, jobs, out, force, as_markdown, wide, as_json, quiet, verbose, **kw) -> None:
     """For each op the SAC policy saves, re-partition with it recomputed and rank the edits.
 
     \b
@@ -48,5 +49,5 @@ def explain(run_dir, full, jobs, out, force, as_markdown, as_json, quiet, verbos
         as_json=as_json,
         as_markdown=as_markdown,
         markdown=explain_markdown,
-        console=lambda: render.print_explain(result, out),
+        console=lambda: render.print_explain(result, out, wide=wide),
     )

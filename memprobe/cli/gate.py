@@ -136,7 +136,7 @@ def gate(
         as_json=as_json,
         as_markdown=as_markdown,
         markdown=gate_markdown,
-        console=lambda: print_gate(result, render.make_console()),
+        console=lambda: render.print_gate_verdict_first(result, print_gate),
     )
     if result["counts"][Verdict.FAIL]:
         raise SystemExit(1)

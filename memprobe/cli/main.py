@@ -86,7 +86,7 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import bisect, diff, estimate, explain, gate, policies, report, run, show, sweep
+    from . import bisect, diff, estimate, explain, gate, mcp, policies, report, run, show, sweep
 
     cli.add_command(run.run)
     cli.add_command(diff.diff)
@@ -99,6 +99,7 @@ def _register() -> None:
     cli.add_command(policies.policies)
     cli.add_command(show.show)
     cli.add_command(report.report)
+    cli.add_command(mcp.mcp)
 
 
 _register()

@@ -57,26 +57,9 @@ def config_options(f):
 
 def config_from_options(kw: dict) -> ProbeConfig:
     """A validated config from the flags; unknown ops are caught here, before anything runs."""
-    from ..policies import resolve_ops
+    from ..verbs import config_from_values
 
-    values = {}
-    for fld in fields(ProbeConfig):
-        if fld.name not in kw:
-            continue
-        v = kw[fld.name]
-        values[fld.name] = tuple(v) if fld.metadata.get("multiple") else v
-    if values.get("preset"):
-        from repros.presets import PRESETS
-
-        for k, v in PRESETS[values["preset"]].items():
-            if k in values and values[k] is None and k != "layers":
-                values[k] = v
-    for fld in fields(ProbeConfig):
-        if fld.metadata.get("preset") and values.get(fld.name) is None:
-            values.pop(fld.name, None)  # the field's own default
-    cfg = ProbeConfig(**values).validated()
-    resolve_ops(values)  # named as the user wrote them
-    return cfg
+    return config_from_values({fld.name: kw[fld.name] for fld in fields(ProbeConfig) if fld.name in kw})
 
 
 class _Debug:
@@ -153,6 +136,15 @@ def _parquet_engine(_ctx, _param, value):
 
     check_engine(value)
     return value
+
+
+def wide_option(f):
+    """--wide: the console view with op chains, library frames and graph detail (the default is one screen)."""
+    return click.option(
+        "--wide",
+        is_flag=True,
+        help="Show the detail: op chains, library frames, every saved value, graphs and categories (default: one screen).",
+    )(f)
 
 
 def table_options(f):

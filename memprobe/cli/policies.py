@@ -4,33 +4,8 @@ from __future__ import annotations
 
 import click
 
+from ..verbs import policy_table
 from .options import debug_option, emit
-
-
-def policy_table() -> dict:
-    """Every policy with its save list; the installed torchtitan's resolved now (or why it cannot be)."""
-    from ..integrations.torchtitan import installed_save_ops, torchtitan_version, why_unavailable
-    from ..policies import INSTALLED, POLICIES
-
-    out = {}
-    for name, p in POLICIES.items():
-        entry = {
-            "description": p.description,
-            "default": p.default,
-            "save_ops": list(p.save_ops),
-            "mm_every_second_recomputed": p.mm_every_second_recomputed,
-            "source": p.source,
-        }
-        if name == INSTALLED:
-            why = why_unavailable()
-            entry.update(
-                available=why is None,
-                unavailable_because=why,
-                torchtitan=torchtitan_version(),
-                save_ops=list(installed_save_ops()) if why is None else [],
-            )
-        out[name] = entry
-    return out
 
 
 @click.command(short_help="List the named per-op SAC policies and their ops.")

@@ -7,7 +7,15 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import config_from_options, config_options, emit, output_options, refuse_existing, table_options
+from .options import (
+    config_from_options,
+    config_options,
+    emit,
+    output_options,
+    refuse_existing,
+    table_options,
+    wide_option,
+)
 
 
 def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = None, announce: bool = True) -> None:
@@ -61,6 +69,7 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = N
     help="Also write a Chrome/Perfetto trace JSON of the measured step here.",
 )
 @table_options
+@wide_option
 @output_options
 def run(
     out: Path | None,
@@ -72,6 +81,7 @@ def run(
     trace_path: Path | None,
     csv_path: Path | None,
     parquet_path: Path | None,
+    wide: bool,
     as_json: bool,
     quiet: bool,
     verbose: bool,
@@ -117,7 +127,7 @@ def run(
                 nnodes=nnodes,
                 rdzv_endpoint=rdzv_endpoint,
             )
-    emit(report, as_json=as_json, console=lambda: render.print_run(report, out))
+    emit(report, as_json=as_json, console=lambda: render.print_run(report, out, wide=wide))
     write_extras(out, html_path, trace_path, announce=not as_json)
     from ..report.tables import export
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import debug_option, emit, refuse_existing, table_options
+from .options import debug_option, emit, refuse_existing, table_options, wide_option
 
 
 @click.command(short_help="Render a recorded run (or diff/explain/bisect directory) again.")
@@ -14,8 +14,9 @@ from .options import debug_option, emit, refuse_existing, table_options
 @click.option("--json", "as_json", is_flag=True, help="Print the recorded JSON instead.")
 @click.option("--force", is_flag=True, help="Overwrite existing --csv/--parquet files.")
 @table_options
+@wide_option
 @debug_option
-def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_path: Path | None) -> None:
+def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_path: Path | None, wide: bool) -> None:
     """Render PATH again: a run directory (report.json), or a directory written by
     `memprobe diff` (diff.json), `memprobe explain` (explain.json) or `memprobe bisect` (bisect.json).
     Every file is checked as it is read: a directory may come from anyone."""
@@ -25,7 +26,10 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
 
     refuse_existing(csv_path, parquet_path, force=force)
     kind, data = load_recorded(path)
-    views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain, "bisect": render.print_bisect}
-    emit(data, as_json=as_json, console=lambda: views[kind](data, path))
+    views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain}
+    if kind in views:
+        emit(data, as_json=as_json, console=lambda: views[kind](data, path, wide=wide))
+    else:
+        emit(data, as_json=as_json, console=lambda: render.print_bisect(data, path))
     if kind in ("run", "diff"):
         export(kind, data, csv_path, parquet_path)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..analysis.diff import diff_reports
 from ..analysis.rundir import load_report
+from ..analysis.verdict import diff_verdict
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
@@ -65,6 +66,7 @@ def run_diff(
     result = diff_reports(reports["a"], reports["b"])
     for key, side in sides.items():
         result[key]["source"] = str(side) if isinstance(side, Path) else str(out / key)
+    result["verdict"] = diff_verdict(result)
     if out is not None:
         atomic_write_json(out / "diff.json", result)
     return result, out

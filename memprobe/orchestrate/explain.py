@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..analysis.explain import candidate_ops, explain_runs
 from ..analysis.rundir import graph_pairs, load_report
+from ..analysis.verdict import explain_verdict
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
@@ -59,5 +60,6 @@ def run_explain(
     reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     result = explain_runs(base, base_dir, {job.label: (reports[job.label], job.out) for job in jobs})
     result["mode"] = "analysis-only" if analysis_only else "full"
+    result["verdict"] = explain_verdict(result)
     atomic_write_json(out / "explain.json", result)
     return result, out

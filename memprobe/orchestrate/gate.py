@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis.rundir import load_report
+from ..analysis.verdict import gate_verdict, verdict_of
 from ..budget import Budget, BudgetError, baseline_entry, evaluate, explain_breach, load_baseline
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
@@ -94,6 +95,7 @@ def run_gate(
         "counts": counts,
         "runs": {n: str(finished.get(n) or out / n) for n in reports},
     }
+    result["verdict"] = gate_verdict(result, {n: verdict_of("run", r) for n, r in reports.items()})
     if update_baseline:
         for name, report in reports.items():
             baseline["probes"][name] = baseline_entry(report)

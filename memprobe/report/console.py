@@ -10,9 +10,12 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..analysis.diff import GROWTH
-from ..analysis.saved import group_rows, value_names
+from ..analysis.findings import flag_op, label
+from ..analysis.saved import group_rows, layer_pattern, value_names
+from ..analysis.verdict import verdict_of
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import Reason, SavedKind
 from .text import markup, plain
@@ -82,6 +85,68 @@ class progress_printer:
 _WHY = {Reason.POLICY: "policy MUST_SAVE", Reason.PARTITIONER: "partitioner", Reason.GRAPH_INPUT: "graph input"}
 
 
+# -- compact rows: one line per value, cut with an ellipsis, never mid-word without one -------------------------------
+
+
+def compact_table(con: Console, title: str | None, columns: list[tuple[str, str, int]], rows: list[tuple[list, str | None]]):
+    """A table of one line per row that fits the console's width: ``columns`` are ``(header, "left"|"right",
+    weight)``; columns of weight > 0 (names, places) give up width, the one widest for its weight first, and a
+    cell that does not fit ends with ``…``. Cells are recorded text (printed literally)."""
+    from rich.cells import cell_len
+
+    gap = 2
+    texts = [[plain(c) for c in cells] for cells, _ in rows]
+    natural = [max([cell_len(h)] + [cell_len(r[i]) for r in texts]) for i, (h, _j, _w) in enumerate(columns)]
+    widths = list(natural)
+    avail = con.width - gap * (len(columns) - 1)
+    floor = [min(n, max(cell_len(h), 8)) if w else n for n, (h, _j, w) in zip(natural, columns)]
+    while sum(widths) > avail:
+        flex = [i for i, (_h, _j, w) in enumerate(columns) if w and widths[i] > floor[i]]
+        if not flex:
+            break
+        widest = max(flex, key=lambda i: widths[i] / columns[i][2])
+        widths[widest] -= 1
+
+    def line(cells: list[str], style: str | None) -> Text:
+        out = Text(style=style or "")
+        for i, (cell, (_h, just, _f)) in enumerate(zip(cells, columns)):
+            t = Text(cell)
+            if cell_len(cell) > widths[i]:
+                t.truncate(widths[i], overflow="ellipsis")
+            t.align(just, widths[i])
+            out.append_text(t)
+            if i < len(columns) - 1:
+                out.append(" " * gap)
+        out.rstrip()
+        return out
+
+    if title:
+        con.print(Text(title, style="bold"), no_wrap=True, overflow="ellipsis")
+    con.print(line([h for h, _j, _f in columns], "dim underline"), no_wrap=True, overflow="ellipsis", crop=True)
+    for cells, (_c, style) in zip(texts, rows):
+        con.print(line(cells, style), no_wrap=True, overflow="ellipsis", crop=True)
+
+
+def print_verdict(con: Console, verdict: dict) -> None:
+    """The answer, first: bold, wrapped at word boundaries."""
+    con.print(Text.assemble(("verdict: ", "bold cyan"), (plain(verdict["text"]), "bold")))
+
+
+def _source_line(g: dict) -> str:
+    """``repros/ffn.py:32``: the user's file (its last two path parts) and line; the code itself under --wide."""
+    where = ((g.get("user") or {}).get("source") or "").split("  ", 1)[0]
+    parts = where.split("/")
+    return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else where
+
+
+def _why_short(g: dict) -> str:
+    if g["kind"] == SavedKind.PARAMETER:
+        return "parameter input"
+    if g["reason_kind"] == Reason.POLICY:
+        return "policy " + (flag_op(g["policy_op"]) if g.get("policy_op") else "MUST_SAVE")
+    return _WHY.get(g["reason_kind"], g["reason_kind"])
+
+
 def _saved_value(g: dict) -> str:
     """The user's terms on the first line (``silu(layers.*.ffn.w1)``); the op chain below, dimmed."""
     name, chain = value_names(g)
@@ -121,14 +186,125 @@ def _print_ranks(con: Console, report: dict) -> None:
     con.print(f"[dim]{markup(dist.get('headline'))}[/]")
 
 
-def print_run(report: dict, run_dir: Path, console: Console | None = None) -> None:
+def _print_saved_wide(con: Console, groups: list[dict], total: int) -> None:
+    t = Table(title="Saved for backward, per step (from the compiled graphs)", title_justify="left", show_lines=False)
+    t.add_column("#", justify="right", style="dim")
+    t.add_column("bytes", justify="right")
+    t.add_column("share", justify="right")
+    t.add_column("x", justify="right")
+    t.add_column("kind")
+    t.add_column("saved value (what made it; op chain)", overflow="fold")
+    t.add_column("where (your model; the library)", overflow="fold")
+    t.add_column("why", overflow="fold")
+    for i, g in enumerate(groups, 1):
+        style = "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None
+        why = _WHY.get(g["reason_kind"], g["reason_kind"]) + (f" {g['policy_op']}" if g["policy_op"] else "")
+        t.add_row(
+            str(i),
+            fmt_bytes(g["bytes"]),
+            _share(g["bytes"], total) if g["kind"] != SavedKind.PARAMETER else "-",
+            str(g["count"]),
+            markup(g["kind"]),
+            _saved_value(g),
+            _where(g),
+            markup(why),
+            style=style,
+        )
+    con.print(t)
+
+
+def _print_saved_compact(con: Console, groups: list[dict], total: int) -> None:
+    rows = [
+        (
+            [
+                str(i),
+                fmt_bytes(g["bytes"]),
+                _share(g["bytes"], total) if g["kind"] != SavedKind.PARAMETER else "-",
+                str(g["count"]),
+                label(g),
+                _source_line(g),
+                _why_short(g),
+            ],
+            "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None,
+        )
+        for i, g in enumerate(groups, 1)
+    ]
+    compact_table(
+        con,
+        "Saved for backward, per step (from the compiled graphs; red: weight-derived)",
+        [
+            ("#", "right", 0),
+            ("bytes", "right", 0),
+            ("share", "right", 0),
+            ("x", "right", 0),
+            ("saved value", "left", 2),
+            ("where", "left", 1),
+            ("why", "left", 1),
+        ],
+        rows,
+    )
+
+
+def _print_findings(con: Console, report: dict, wide: bool) -> None:
+    findings = report.get("findings") or []
+    rows = report.get("saved_tensors") or []
+    if findings:
+        con.print("[bold]Findings[/] (largest first)")
+        for i, f in enumerate(findings, 1):
+            if wide or not f.get("what"):
+                con.print(f"[bold red]{i}.[/] {markup(f['message'])}")
+                if f.get("hint"):
+                    con.print(f"   [cyan]fix:[/] {markup(f['hint'])}")
+            else:
+                fix = f"; [cyan]fix:[/] {markup(f['fix'])}" if f.get("fix") else ""
+                con.print(f"[bold red]{i}.[/] {fmt_bytes(f['bytes'])} {markup(f['what'])} [dim]({markup(f['kind'])})[/]{fix}")
+        if wide:
+            for detail in dict.fromkeys(f["detail"] for f in findings if f.get("detail")):
+                con.print(f"[dim]{markup(detail)}[/]")
+    elif rows:
+        ran = "; ".join(c["title"] for c in report.get("checks") or [])
+        con.print(f"[green]No findings.[/] Checks run: {markup(ran or 'weight-derived values saved for backward')}.")
+
+
+def _print_memory(con: Console, report: dict, wide: bool) -> None:
+    mem = report.get("memory")
+    if not (mem and mem.get("phases")):
+        return
+    if not wide:
+        peaks = " · ".join(f"{markup(n)} {fmt_bytes(p['peak_bytes'])}" for n, p in mem["phases"].items())
+        con.print(f"measured peaks ({markup(mem.get('source'))}): {peaks}")
+        return
+    t = Table(title=f"Measured step memory ({markup(mem.get('source'))})", title_justify="left")
+    t.add_column("phase")
+    for col in ("start", "peak", "end"):
+        t.add_column(col, justify="right")
+    extra = "peak_reserved_bytes" in next(iter(mem["phases"].values()))
+    if extra:
+        t.add_column("peak reserved", justify="right")
+    for name, p in mem["phases"].items():
+        cells = [markup(name), fmt_bytes(p.get("start_bytes")), fmt_bytes(p["peak_bytes"]), fmt_bytes(p.get("end_bytes"))]
+        if extra:
+            cells.append(fmt_bytes(p.get("peak_reserved_bytes")))
+        t.add_row(*cells)
+    con.print(t)
+    pers = mem.get("persistent") or {}
+    con.print(
+        f"[dim]figures: {markup(mem.get('baseline'))}; persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
+        f" optimizer {fmt_bytes(pers.get('optimizer_state_bytes'))}; autograd graph holds"
+        f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
+    )
+
+
+def print_run(report: dict, run_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
+    """The verdict first, then one line per saved value; ``wide``: op chains, library frames and graph detail."""
     con = console or make_console()
     cfg = report["config"]
     from ..config import ProbeConfig
 
     v = report["versions"]
+    con.print(f"[bold]memprobe run[/]  {markup(ProbeConfig.from_dict(cfg).summary())}")
+    print_verdict(con, verdict_of("run", report))
     con.print(
-        f"[bold]memprobe run[/]  {markup(ProbeConfig.from_dict(cfg).summary())}\n"
         f"[dim]{markup(report['device']['type'])} ({markup(v.get('device_name'))})  torch {markup(v.get('torch'))}  "
         f"torchao {markup(v.get('torchao'))}  status {markup(report['status'])}[/]"
     )
@@ -141,39 +317,18 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
     totals = report.get("saved_totals") or {}
     if rows:
         groups = group_rows(rows)
-        total = totals.get("graph_bytes", 0) + totals.get("parameter_graph_bytes", 0)
-        t = Table(title="Saved for backward, per step (from the compiled graphs)", title_justify="left", show_lines=False)
-        t.add_column("#", justify="right", style="dim")
-        t.add_column("bytes", justify="right")
-        t.add_column("share", justify="right")
-        t.add_column("x", justify="right")
-        t.add_column("kind")
-        t.add_column("saved value (what made it; op chain)", overflow="fold")
-        t.add_column("where (your model; the library)", overflow="fold")
-        t.add_column("why", overflow="fold")
-        for i, g in enumerate(groups[:TOP_ROWS], 1):
-            style = "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None
-            why = _WHY.get(g["reason_kind"], g["reason_kind"]) + (f" {g['policy_op']}" if g["policy_op"] else "")
-            t.add_row(
-                str(i),
-                fmt_bytes(g["bytes"]),
-                _share(g["bytes"], total),
-                str(g["count"]),
-                markup(g["kind"]),
-                _saved_value(g),
-                _where(g),
-                markup(why),
-                style=style,
-            )
-        con.print(t)
-        if len(groups) > TOP_ROWS:
-            con.print(f"[dim]… {len(groups) - TOP_ROWS} more groups in report.json (saved_tensors)[/]")
+        total = totals.get("graph_bytes", 0)
+        con.print()
+        shown = groups if wide else groups[:TOP_ROWS]
+        (_print_saved_wide if wide else _print_saved_compact)(con, shown, total)
+        if len(groups) > len(shown):
+            con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
         agree = totals.get("agree")
         check = "[green]agree[/]" if agree else "[red]DISAGREE[/]" if agree is False else "[yellow]not measured[/]"
         con.print(
             f"saved for backward: [bold]{fmt_bytes(totals.get('graph_bytes'))}[/] derived from the graphs,"
             f" {fmt_bytes(totals.get('runtime_bytes'))} held at run time ({check});"
-            f" plus parameters saved as graph inputs: {fmt_bytes(totals.get('parameter_graph_bytes'))}"
+            f" parameters saved as graph inputs: {fmt_bytes(totals.get('parameter_graph_bytes'))}"
             f" ({fmt_bytes(totals.get('parameter_runtime_bytes'))} held at run time)"
         )
     elif report["status"] == "complete":
@@ -181,49 +336,17 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
             "[yellow]no compiled graph saved anything for backward[/]"
             + (" (run with --compile to see the saved table)" if not cfg["compile"] else "")
         )
-
-    findings = report.get("findings") or []
-    if findings:
-        con.print("\n[bold]Findings[/] (largest first)")
-        for i, f in enumerate(findings, 1):
-            con.print(f"[bold red]{i}.[/] {markup(f['message'])}")
-            if f.get("hint"):
-                con.print(f"   [cyan]fix:[/] {markup(f['hint'])}")
-        for detail in dict.fromkeys(f["detail"] for f in findings if f.get("detail")):
-            con.print(f"[dim]{markup(detail)}[/]")
-    elif rows:
-        ran = "; ".join(c["title"] for c in report.get("checks") or [])
-        con.print(f"\n[green]No findings.[/] Checks run: {markup(ran or 'weight-derived values saved for backward')}.")
-
-    mem = report.get("memory")
-    if mem and mem.get("phases"):
-        t = Table(title=f"Measured step memory ({markup(mem.get('source'))})", title_justify="left")
-        t.add_column("phase")
-        for col in ("start", "peak", "end"):
-            t.add_column(col, justify="right")
-        extra = "peak_reserved_bytes" in next(iter(mem["phases"].values()))
-        if extra:
-            t.add_column("peak reserved", justify="right")
-        for name, p in mem["phases"].items():
-            cells = [markup(name), fmt_bytes(p.get("start_bytes")), fmt_bytes(p["peak_bytes"]), fmt_bytes(p.get("end_bytes"))]
-            if extra:
-                cells.append(fmt_bytes(p.get("peak_reserved_bytes")))
-            t.add_row(*cells)
-        con.print(t)
-        pers = mem.get("persistent") or {}
-        con.print(
-            f"[dim]figures: {markup(mem.get('baseline'))}; persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
-            f" optimizer {fmt_bytes(pers.get('optimizer_state_bytes'))}; autograd graph holds"
-            f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
-        )
-
+    con.print()
+    _print_findings(con, report, wide)
+    _print_memory(con, report, wide)
     _print_ranks(con, report)
-    _print_graph_memory(con, report)
-    _print_attribution(con, report)
+    if wide:
+        _print_graph_memory(con, report)
+    _print_attribution(con, report, wide)
     parts = ["report.json"] + [p for p in ("graphs/", "output_code/") if (Path(run_dir) / p.rstrip("/")).is_dir()]
     if (Path(run_dir) / "snapshot.pickle").is_file():
         parts.append("snapshot.pickle for pytorch.org/memory_viz")
-    con.print(f"\nrun directory: [bold]{markup(run_dir)}[/]  ({', '.join(parts)})")
+    con.print(f"\nrun directory: [bold]{markup(run_dir)}[/]  ({', '.join(parts)})" + ("" if wide else "; --wide for detail"))
     hint = _next_command(report)
     if hint:
         con.print(f"next: [cyan]{markup(hint)}[/]")
@@ -263,11 +386,27 @@ def _print_graph_memory(con: Console, report: dict) -> None:
     con.print(t)
 
 
-def _print_attribution(con: Console, report: dict) -> None:
+def _names_by_expr(report: dict) -> dict[str, str]:
+    """A saved value's op chain (as the attribution names it) -> its one name."""
+    return {r["expr"]: value_names(r)[0] for r in report.get("saved_tensors") or []}
+
+
+def _print_attribution(con: Console, report: dict, wide: bool = True) -> None:
     att = report.get("attribution")
     if not att:
         return
     phases = att.get("phases") or {}
+    if not wide:
+        peak = att.get("peak_phase")
+        cats = (phases.get(peak) or {}).get("by_category_bytes") or att.get("by_category_bytes") or {}
+        top = sorted(((c, b) for c, b in cats.items() if b > 0), key=lambda kv: -kv[1])[:4]
+        if top:
+            at = fmt_bytes((phases.get(peak) or {}).get("peak_bytes", att.get("peak_bytes")))
+            con.print(
+                f"alive at the step peak ({markup(peak or '?')}, {at}): "
+                + ", ".join(f"{markup(c)} {fmt_bytes(b)}" for c, b in top)
+            )
+        return
     t = Table(
         title=f"Alive at the peaks ({markup(att['source'])}; the step peaks in {markup(att.get('peak_phase') or '?')})",
         title_justify="left",
@@ -288,11 +427,10 @@ def _print_attribution(con: Console, report: dict) -> None:
     fw = phases.get("forward") or {}
     saved = fw.get("saved_for_backward") or []
     if saved:
-        from ..analysis.saved import layer_pattern
-
+        names = _names_by_expr(report)
         grouped: dict[str, list[int]] = {}
         for it in saved:
-            grouped.setdefault(layer_pattern(it["item"]), []).append(it["bytes"])
+            grouped.setdefault(layer_pattern(names.get(it["item"], it["item"])), []).append(it["bytes"])
         lines = [
             f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "")
             for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))
@@ -308,13 +446,15 @@ def _next_command(report: dict) -> str | None:
     from ..config import ProbeConfig
 
     cfg = ProbeConfig.from_dict(report["config"])
-    ops = sorted({f["policy_op"] for f in report.get("findings") or [] if f.get("policy_op")})
+    ops = sorted({flag_op(f["policy_op"]) for f in report.get("findings") or [] if f.get("policy_op")})
     if ops:
         # an op the user added with --save-op is dropped from it; one of the named policy's is recomputed
+        saved = {flag_op(o): o for o in cfg.save_ops}
         edited = replace(
             cfg,
-            save_ops=tuple(o for o in cfg.save_ops if o not in ops),
-            recompute_ops=cfg.recompute_ops + tuple(o for o in ops if o not in cfg.recompute_ops and o not in cfg.save_ops),
+            save_ops=tuple(o for o in cfg.save_ops if flag_op(o) not in ops),
+            recompute_ops=cfg.recompute_ops
+            + tuple(o for o in ops if o not in {flag_op(x) for x in cfg.recompute_ops} and o not in saved),
         )
         return "memprobe run " + " ".join(edited.to_flags()) + "   # does recomputing it remove the finding?"
     if cfg.recipe != "bf16":
@@ -322,19 +462,25 @@ def _next_command(report: dict) -> str | None:
     return None
 
 
-def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) -> None:
+def _diff_why(it: dict) -> str:
+    if it["reason_kind"] == Reason.POLICY:
+        return "policy " + (flag_op(it["policy_op"]) if it.get("policy_op") else "MUST_SAVE")
+    return _WHY.get(it["reason_kind"], it["reason_kind"])
+
+
+def print_diff(d: dict, out_dir: Path | None, console: Console | None = None, *, wide: bool = False) -> None:
+    """The verdict first, then one line per differing value; ``wide``: op chains, hints, graphs, categories."""
     from .markdown import STATUS_LABEL
 
     con = console or make_console()
     from ..analysis.diff import side_environment
 
     con.print("[bold]memprobe diff[/]")
+    print_verdict(con, verdict_of("diff", d))
     for key in ("a", "b"):
         side = d[key]
-        con.print(
-            f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]\n"
-            f"     [dim]{markup(side_environment(side))}[/]"
-        )
+        con.print(f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]")
+        con.print(f"     [dim]{markup(side_environment(side))}[/]")
     t = d["totals"]
     s = t["saved_bytes"]
     if d["differences"] == 0:
@@ -347,38 +493,75 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
             f"saved for backward per step: {fmt_bytes(s['a'])} -> {fmt_bytes(s['b'])} "
             f"([bold]{fmt_delta(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged"
         )
-        tab = Table(title="What B keeps alive that A does not (ranked by bytes)", title_justify="left")
-        for col, just in (
-            ("status", "left"),
-            ("saved value (what made it; op chain)", "left"),
-            ("x", "right"),
-            ("A", "right"),
-            ("B", "right"),
-            ("delta", "right"),
-            ("kind", "left"),
-            ("why", "left"),
-        ):
-            tab.add_column(col, justify=just, overflow="fold")
-        for it in d["items"][:TOP_ROWS]:
-            style = "bold red" if it["kind"] == SavedKind.WEIGHT_DERIVED and it["delta_bytes"] > 0 else None
-            why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
-            tab.add_row(
-                STATUS_LABEL[it["status"]],
-                _saved_value(it),
-                str(it["count"]),
-                fmt_bytes(it["bytes_a"]),
-                fmt_bytes(it["bytes_b"]),
-                fmt_delta(it["delta_bytes"]),
-                markup(it["kind"]),
-                markup(why),
-                style=style,
+        items = d["items"] if wide else d["items"][:TOP_ROWS]
+        title = "What B keeps alive that A does not (ranked by bytes)"
+        if wide:
+            tab = Table(title=title, title_justify="left")
+            for col, just in (
+                ("status", "left"),
+                ("saved value (what made it; op chain)", "left"),
+                ("x", "right"),
+                ("A", "right"),
+                ("B", "right"),
+                ("delta", "right"),
+                ("kind", "left"),
+                ("why", "left"),
+            ):
+                tab.add_column(col, justify=just, overflow="fold")
+            for it in items:
+                style = "bold red" if it["kind"] == SavedKind.WEIGHT_DERIVED and it["delta_bytes"] > 0 else None
+                why = _WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
+                tab.add_row(
+                    STATUS_LABEL[it["status"]],
+                    _saved_value(it),
+                    str(it["count"]),
+                    fmt_bytes(it["bytes_a"]),
+                    fmt_bytes(it["bytes_b"]),
+                    fmt_delta(it["delta_bytes"]),
+                    markup(it["kind"]),
+                    markup(why),
+                    style=style,
+                )
+            con.print(tab)
+            for h in list(dict.fromkeys(it.get("hint") for it in items if it["status"] in GROWTH))[:3]:
+                if h:
+                    con.print(f"[cyan]hint:[/] {markup(h)}")
+        else:
+            compact_table(
+                con,
+                title + "; red: weight-derived",
+                [
+                    ("status", "left", 0),
+                    ("saved value", "left", 2),
+                    ("x", "right", 0),
+                    ("A", "right", 0),
+                    ("B", "right", 0),
+                    ("delta", "right", 0),
+                    ("why", "left", 1),
+                ],
+                [
+                    (
+                        [
+                            STATUS_LABEL[it["status"]],
+                            label(it),
+                            str(it["count"]),
+                            fmt_bytes(it["bytes_a"]),
+                            fmt_bytes(it["bytes_b"]),
+                            fmt_delta(it["delta_bytes"]),
+                            _diff_why(it),
+                        ],
+                        "bold red" if it["kind"] == SavedKind.WEIGHT_DERIVED and it["delta_bytes"] > 0 else None,
+                    )
+                    for it in items
+                ],
             )
-        con.print(tab)
-        for h in list(dict.fromkeys(it.get("hint") for it in d["items"][:TOP_ROWS] if it["status"] in GROWTH))[:3]:
-            if h:
-                con.print(f"[cyan]hint:[/] {markup(h)}")
+            if len(d["items"]) > len(items):
+                con.print(f"[dim]… {len(d['items']) - len(items)} more in diff.json (items); --wide shows all[/]")
     ph = d.get("phases")
-    if ph and ph.get("comparable"):
+    if ph and ph.get("comparable") and not wide:
+        deltas = " · ".join(f"{markup(n)} {fmt_delta((f.get('peak_bytes') or {}).get('delta'))}" for n, f in ph["phases"].items())
+        con.print(f"measured peaks, B - A ({markup(ph.get('source'))}): {deltas}")
+    elif ph and ph.get("comparable"):
         tab = Table(title=f"Measured phases ({markup(ph.get('source'))})", title_justify="left")
         for col in ("phase", "peak A", "peak B", "delta", "end A", "end B", "delta"):
             tab.add_column(col, justify="left" if col == "phase" else "right")
@@ -405,7 +588,7 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
     elif ph:
         con.print(f"[yellow]measured phases not compared:[/] {markup(ph.get('why'))}")
     graphs = d.get("graphs") or []
-    if graphs:
+    if graphs and wide:
         tab = Table(title="Compiled graphs (simulated)", title_justify="left")
         for col in ("graph", "peak A", "peak B", "delta", "saved A", "saved B", "delta"):
             tab.add_column(col, justify="left" if col == "graph" else "right")
@@ -422,27 +605,37 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None) ->
             )
         con.print(tab)
     alive = d.get("alive_at_peak") or {}
-    for label, cats in (
+    for where, cats in (
         ("the forward peak", (alive.get("phases") or {}).get("forward")),
         ("the end of forward", (alive.get("at_end") or {}).get("forward")),
     ):
         changed = {c: v for c, v in (cats or {}).items() if v["delta"]}
         if changed:
+            ranked = sorted(changed.items(), key=lambda kv: -abs(kv[1]["delta"]))
             con.print(
-                f"[dim]alive at {label}, by category (B - A): "
-                + "; ".join(
-                    f"{markup(c)} {fmt_delta(v['delta'])}"
-                    for c, v in sorted(changed.items(), key=lambda kv: -abs(kv[1]["delta"]))
-                )
-                + "[/]"
+                ("[dim]" if wide else "")
+                + f"alive at {where}, by category (B - A): "
+                + "; ".join(f"{markup(c)} {fmt_delta(v['delta'])}" for c, v in (ranked if wide else ranked[:3]))
+                + ("[/]" if wide else "")
             )
+        if not wide:
+            break
     if out_dir is not None:
         con.print(
-            f"\nwritten: [bold]{markup(out_dir)}/diff.json[/]" + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else "")
+            f"\nwritten: [bold]{markup(out_dir)}/diff.json[/]"
+            + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else "")
+            + ("" if wide else "; --wide for detail")
         )
 
 
-def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> None:
+def print_gate_verdict_first(result: dict, print_table, console: Console | None = None) -> None:
+    """A gate's verdict, then its limits (``print_table``: the gate's own table and breach explanations)."""
+    con = console or make_console()
+    print_verdict(con, verdict_of("gate", result))
+    print_table(result, con)
+
+
+def print_explain(r: dict, out_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
     con = console or make_console()
     b = r["base"]
     from ..config import ProbeConfig
@@ -450,46 +643,67 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None) -> Non
     con.print(
         f"[bold]memprobe explain[/]  {markup(ProbeConfig.from_dict(b['config']).summary())}  [dim]({markup(r.get('mode'))})[/]"
     )
+    print_verdict(con, verdict_of("explain", r))
     con.print(
         f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
         f"{fmt_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward"
     )
     if not r["edits"]:
         con.print("[yellow]no op of the save list saved anything: there is no policy edit to suggest[/]")
-    t = Table(title="Policy edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
-    for col, just in (
-        ("#", "right"),
-        ("edit", "left"),
-        ("frees / step", "right"),
-        ("+recompute (est.)", "right"),
-        ("+bytes moved (est.)", "right"),
-        ("what it frees", "left"),
-    ):
-        t.add_column(col, justify=just, overflow="fold")
-    for i, e in enumerate(r["edits"], 1):
-        freed = "; ".join(f"{value_names(it)[0]} x{it.get('count')}" for it in (e.get("freed") or [])[:3])
-        t.add_row(
-            str(i),
-            f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]",
-            fmt_bytes(e["bytes_saved"]),
-            fmt_flops(e.get("recompute_flops_added") or 0),
-            fmt_bytes(e.get("recompute_bytes_added")),
-            markup(freed),
-        )
-    if r["edits"]:
-        con.print(t)
-        top = r["edits"][0]
-        if top["bytes_saved"] > 0:
-            con.print(
-                f"[bold]suggested:[/] {markup(top.get('edit'))} ({markup(top.get('flag'))}): frees "
-                f"{fmt_bytes(top['bytes_saved'])} per step for {fmt_flops(top.get('recompute_flops_added') or 0)} of extra recompute"
+    elif wide:
+        t = Table(title="Policy edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
+        for col, just in (
+            ("#", "right"),
+            ("edit", "left"),
+            ("frees / step", "right"),
+            ("+recompute (est.)", "right"),
+            ("+bytes moved (est.)", "right"),
+            ("what it frees", "left"),
+        ):
+            t.add_column(col, justify=just, overflow="fold")
+        for i, e in enumerate(r["edits"], 1):
+            freed = "; ".join(f"{label(it)} x{it.get('count')}" for it in (e.get("freed") or [])[:3])
+            t.add_row(
+                str(i),
+                f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]",
+                fmt_bytes(e["bytes_saved"]),
+                fmt_flops(e.get("recompute_flops_added") or 0),
+                fmt_bytes(e.get("recompute_bytes_added")),
+                markup(freed),
             )
+        con.print(t)
+    else:
+        compact_table(
+            con,
+            "Policy edits, best first (bytes freed per added FLOP of recompute)",
+            [
+                ("#", "right", 0),
+                ("edit", "left", 0),
+                ("frees / step", "right", 0),
+                ("+recompute (est.)", "right", 0),
+                ("what it frees", "left", 1),
+            ],
+            [
+                (
+                    [
+                        str(i),
+                        e.get("flag") or "",
+                        fmt_bytes(e["bytes_saved"]),
+                        fmt_flops(e.get("recompute_flops_added") or 0),
+                        "; ".join(f"{label(it)} x{it.get('count')}" for it in (e.get("freed") or [])[:3]),
+                    ],
+                    None,
+                )
+                for i, e in enumerate(r["edits"], 1)
+            ],
+        )
     if r["partitioner_items"]:
-        con.print(f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy:")
-        for it in r["partitioner_items"][:5]:
+        con.print(
+            f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy" + (":" if wide else ".")
+        )
+        for it in r["partitioner_items"][:5] if wide else []:
             con.print(
-                f"  {fmt_bytes(it.get('bytes'))} {markup(it['expr'])} [dim]({markup(it.get('block'))})[/]: "
-                f"{markup(it.get('fate'))}"
+                f"  {fmt_bytes(it.get('bytes'))} {markup(label(it))} [dim]({markup(it.get('block'))})[/]: {markup(it.get('fate'))}"
             )
     con.print(f"\nwritten: {markup(out_dir)}/explain.json")
 
@@ -590,9 +804,9 @@ def print_estimate(result: dict, report: dict, console: Console | None = None) -
     tab.add_column("probe, measured", justify="right")
     tab.add_column("probe, estimated", justify="right")
     tab.add_column("target, estimated", justify="right")
-    for key, label in (("forward_end_bytes", "held at the end of forward"), ("peak_bytes", "step peak")):
+    for key, what in (("forward_end_bytes", "held at the end of forward"), ("peak_bytes", "step peak")):
         tab.add_row(
-            label,
+            what,
             fmt_bytes(tot["probe_measured"][key]),
             fmt_bytes(tot["probe_estimated"][key]),
             f"[bold]{fmt_bytes(tot['target_estimated'][key])}[/]",

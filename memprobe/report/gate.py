@@ -6,6 +6,7 @@ from xml.etree import ElementTree as ET
 
 from rich.table import Table
 
+from ..analysis.verdict import verdict_of
 from ..units import fmt_bytes
 from ..vocab import Verdict
 from .text import markup
@@ -81,6 +82,8 @@ def gate_markdown(result: dict) -> str:
     n = result["counts"]
     lines = [
         f"### memprobe gate: {'❌ FAIL' if n['FAIL'] else '✅ PASS'}",
+        "",
+        f"**Verdict:** {verdict_of('gate', result)['text']}",
         "",
         f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped (`{result['budget']}`)",
         "",

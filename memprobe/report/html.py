@@ -17,9 +17,11 @@ from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..analysis.findings import label
 from ..analysis.rundir import run_file
 from ..analysis.saved import value_names
 from ..analysis.validate import read_text
+from ..analysis.verdict import verdict_of
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import SavedKind, Verdict
 
@@ -60,7 +62,7 @@ def _json_for_script(data) -> str:
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _page(template: str, title: str, subtitle: list[str], data: dict, **context) -> str:
+def _page(template: str, title: str, subtitle: list[str], data: dict, verdict: dict | None = None, **context) -> str:
     from markupsafe import Markup
 
     css, js = _asset("report.css"), _asset("report.js")
@@ -74,6 +76,7 @@ def _page(template: str, title: str, subtitle: list[str], data: dict, **context)
             css=Markup(css),
             js=Markup(js),
             data_json=Markup(_json_for_script(data)),
+            verdict=verdict,
             **context,
         )
     )
@@ -218,12 +221,17 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
         else "No weight-derived value is saved for backward."
     )
     data = {"kind": "run", "timeline": timeline, "graph_memory": graph_data}
+    findings = [
+        {**f, "items": [{**it, "bytes_text": fmt_bytes(it.get("bytes"))} for it in f.get("items") or []]}
+        for f in report.get("findings") or []
+    ]
     return _page(
         "run.html.j2",
         f"memprobe run — {run_dir.name}",
         subtitle,
         data,
-        findings=report.get("findings") or [],
+        verdict=verdict_of("run", report),
+        findings=findings,
         no_findings=no_findings,
         phases=phases,
         saved=saved,
@@ -242,7 +250,7 @@ def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) 
     sb = t.get("saved_bytes") or {}
     rows = []
     for it in result.get("items") or []:
-        name, chain = value_names(it)
+        name, chain = label(it), value_names(it)[1]
         rows.append(
             {
                 "cls": "weight" if it.get("kind") == SavedKind.WEIGHT_DERIVED and (it.get("delta_bytes") or 0) > 0 else "",
@@ -307,6 +315,7 @@ def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) 
         "memprobe diff",
         subtitle,
         data,
+        verdict=verdict_of("diff", result),
         saved_a=fmt_bytes(sb.get("a")),
         saved_b=fmt_bytes(sb.get("b")),
         saved_delta=fmt_delta(sb.get("delta")) if isinstance(sb.get("delta"), int) else "n/a",
@@ -346,6 +355,7 @@ def render_gate(result: dict) -> str:
         "memprobe gate: " + (Verdict.FAIL if failed else Verdict.PASS),
         [f"{len(verdicts)} limits, {failed} breached"],
         {"kind": "gate"},
+        verdict=verdict_of("gate", result),
         verdicts=table,
         explanations=explanations,
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
-from ..analysis.diff import GROWTH
-from ..analysis.saved import value_names
+from ..analysis.findings import label
+from ..analysis.verdict import verdict_of
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
 
@@ -23,9 +23,13 @@ def _cell(text: str) -> str:
 
 
 def _value(it: dict) -> str:
-    """The user's terms, then the op chain: ```silu(layers.*.ffn.w1)`` <br><sub>`convert_element_type(…)`</sub>``."""
-    name, chain = value_names(it)
-    return f"`{_cell(name)}`" if chain is None else f"`{_cell(name)}`<br><sub>`{_cell(chain)}`</sub>"
+    """A saved value by its one name (``silu(layers.*.ffn.w1)``), as the console and the HTML name it."""
+    return f"`{_cell(label(it))}`"
+
+
+def _verdict(kind: str, data: dict) -> list[str]:
+    """The answer first: the verdict's sentence, as the console and the HTML print it."""
+    return [f"**Verdict:** {_cell(verdict_of(kind, data)['text'])}", ""]
 
 
 def diff_markdown(d: dict) -> str:
@@ -36,6 +40,7 @@ def diff_markdown(d: dict) -> str:
     lines = [
         "### memprobe diff",
         "",
+        *_verdict("diff", d),
         f"**A** `{_cell(d['a']['summary'])}`  ",
         f"<sub>{_cell(html.escape(side_environment(d['a'])))}</sub>  ",
         f"**B** `{_cell(d['b']['summary'])}`  ",
@@ -61,11 +66,6 @@ def diff_markdown(d: dict) -> str:
         if len(d["items"]) > TOP:
             lines.append(f"\n_{len(d['items']) - TOP} more in diff.json._")
         lines.append("")
-        hints = list(dict.fromkeys(it["hint"] for it in d["items"][:TOP] if it["status"] in GROWTH))
-        for h in hints[:3]:
-            lines.append(f"- {h}")
-        if hints:
-            lines.append("")
     ph = d.get("phases")
     if ph and ph.get("comparable"):
         lines += [f"Measured peaks ({ph['source']}):", "", "| phase | A | B | delta |", "|---|---:|---:|---:|"]
@@ -81,6 +81,7 @@ def explain_markdown(r: dict) -> str:
     lines = [
         "### memprobe explain",
         "",
+        *_verdict("explain", r),
         f"Base saves {fmt_bytes(b['saved_bytes'])} for backward per step "
         f"and recomputes {fmt_flops(b['recompute']['flops'])} in backward ({r['mode']}).",
         "",

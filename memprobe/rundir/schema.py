@@ -300,8 +300,33 @@ class SavedTotals(Record):
     by_kind_bytes: dict[SavedKind, Count] = optional("bytes by saved kind")
 
 
+class FindingItem(Record):
+    """A saved value a finding groups."""
+
+    label: Text = required("its one name, as the saved table gives it")
+    bytes: Count = required("its bytes per step (all its blocks)")
+    expr: Text | None = optional("its op chain, layers as `*`")
+    count: Count | None = optional("how many blocks saved it")
+    bytes_each: Count | None = optional("the bytes of each")
+    dtype: Name | None = optional("its dtype")
+    shape: Shape | None = optional("its shape")
+    module: Text | None = optional("the module that made it, layers as `*`")
+
+
+class Verdict(Record):
+    """The answer first: one or two sentences, and the figures and fix they are made of."""
+
+    text: Text = required("what dominates, by how much, why, and the fix")
+    bytes: Signed | None = optional("the figure the sentence leads with")
+    total_bytes: Signed | None = optional("the total it is a share of (a diff: B - A)")
+    finding: FindingKind | None = optional("the kind of finding it comes from")
+    fix: Text | None = optional("the fix in a few words")
+    flag: Text | None = optional("the flag that applies the fix")
+
+
 class Finding(Record):
-    """Something in the run that deserves a person's attention (rules in docs/findings.md)."""
+    """Something in the run that deserves a person's attention (rules in docs/findings.md). Values of one kind and
+    one cause (the op that made them, why they were kept) are one finding."""
 
     kind: FindingKind = required("which rule found it")
     bytes: Signed = required("what it costs per step; findings are ranked by it")
@@ -312,6 +337,12 @@ class Finding(Record):
     count: Count | None = optional("how many values it groups")
     bytes_each: Count | None = optional("the bytes of each")
     policy_op: Name | None = optional("the save-list op it is about")
+    label: Text | None = optional("its first value's name, as the saved table gives it")
+    items: list[FindingItem] = optional("the values it groups, largest first")
+    what: Text | None = optional("the values named once (`abs() of layers.*.ffn.{w1,w2,w3}.weight`)")
+    summary: Text | None = optional("the finding as the verdict's sentence")
+    fix: Text | None = optional("the fix in a few words")
+    flag: Text | None = optional("the flag that applies the fix (`--recompute-op aten.abs`)")
 
 
 class Check(Record):
@@ -598,6 +629,9 @@ class Report(Record):
     saved_totals: SavedTotals | None = optional("its totals")
     findings: list[Finding] = required("ranked by bytes")
     checks: list[Check] = optional("every check that ran")
+    verdict: Verdict | None = optional(
+        "the answer first; written once the run's status is known (a report without it gets one when shown)"
+    )
     memory: Memory | None = optional("the measured step's memory")
     graph_memory: list[GraphMemory] | None = optional("each graph's memory simulated from its output code")
     attribution: Attribution | None = optional("what is alive at the peaks")
@@ -684,6 +718,8 @@ class DiffItem(Record):
     delta_bytes: Signed = required("B - A")
     hint: Text | None = optional("what to do")
     user: UserTerms | None = optional("it in the user's terms, layers as `*`")
+    label: Text | None = optional("its one name, as the runs' tables and findings give it")
+    roots: list[Text] = optional("the parameters and inputs it is computed from, layers as `*`")
 
 
 class DiffTotals(Record):
@@ -743,6 +779,7 @@ class DiffResult(Record):
     phases: PhaseDeltas | None = optional("measured phases")
     graphs: list[GraphDelta] = optional("simulated graphs")
     alive_at_peak: AliveDeltas | None = optional("what is alive at the peaks")
+    verdict: Verdict | None = optional("the answer first (`bytes`: the cause that grew most; `total_bytes`: B - A)")
 
 
 # -- explain.json ------------------------------------------------------------------------------------------
@@ -810,6 +847,7 @@ class ExplainResult(Record):
     edits: list[Edit] = required("best first")
     partitioner_items: list[PartitionerItem] = required("values the partitioner saved on its own")
     mode: RunMode = optional("how the edited runs ran")
+    verdict: Verdict | None = optional("the answer first: the best edit, what it frees, its flag")
 
 
 # -- bisect.json -------------------------------------------------------------------------------------------

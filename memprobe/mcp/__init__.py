@@ -1,0 +1,1 @@
+"""memprobe's verbs over the Model Context Protocol (``memprobe mcp``; needs ``pip install 'memprobe[mcp]'``)."""

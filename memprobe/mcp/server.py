@@ -1,0 +1,201 @@
+"""``memprobe mcp``: the verbs served to coding agents over the Model Context Protocol (stdio).
+
+Thin: each tool calls what its CLI verb calls (:mod:`memprobe.verbs`, :mod:`memprobe.orchestrate`) and
+returns the same JSON as that verb's ``--json``. Every probe runs in a process of its own (a run as
+well: the server never imports torch to run one), and the probe processes' progress lines reach the
+client as MCP progress notifications. Paths an agent passes are untrusted input as on the command
+line: run directories are checked as they are read, an existing ``out`` is refused unless ``force``
+(and then only one memprobe wrote), and nothing is deleted otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from .. import __version__
+from ..errors import MemprobeError
+
+INSTRUCTIONS = (
+    "memprobe finds out why a PyTorch training step uses more memory than it should: which values the compiled "
+    "forward saves for backward, traced to the user's module, op and source line and to the SAC decision that kept "
+    "them. Each tool returns the JSON of the matching `memprobe VERB --json`; its `verdict.text` is the answer in "
+    "one or two sentences, `verdict.flag` the fix to try. Configurations are report.json's `config` fields, e.g. "
+    '{"recipe": "rowwise", "ac_policy": "torchtitan-2025-01", "dim": 512}.'
+)
+
+
+class _Progress:
+    """A probe process's progress lines (from its reader threads) as MCP progress notifications."""
+
+    def __init__(self, ctx: Context | None, loop: asyncio.AbstractEventLoop):
+        self.ctx, self.loop, self.n = ctx, loop, 0
+        self.lock = threading.Lock()
+
+    def __call__(self, message: str) -> None:
+        if self.ctx is None:
+            return
+        with self.lock:
+            self.n += 1
+            n = self.n
+        future = asyncio.run_coroutine_threadsafe(self.ctx.report_progress(n, None, message), self.loop)
+        try:
+            future.result(timeout=30)
+        except Exception:  # a client gone away must not stop the probe
+            pass
+
+
+async def _call(ctx: Context | None, work) -> Any:
+    """Run ``work(progress)`` (blocking: probes, file reads) off the event loop; errors as one-line tool errors."""
+    progress = _Progress(ctx, asyncio.get_running_loop())
+    try:
+        return await asyncio.to_thread(work, progress)
+    except MemprobeError as e:
+        raise ToolError(f"memprobe: error (exit {e.exit_code}): {' '.join(str(e).split())}") from None
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None
+
+
+def build_server() -> MCPServer:
+    server = MCPServer("memprobe", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    @server.tool()
+    async def run(
+        config: dict[str, Any] | None = None,
+        out: str | None = None,
+        force: bool = False,
+        analysis_only: bool = False,
+        ctx: Context | None = None,
+    ) -> dict[str, Any]:
+        """Run a repro (or the user's model, config "model": "FILE:FACTORY") in a probe process and return its
+        report.json (as `memprobe run --json`): the saved-for-backward table, findings and the verdict.
+
+        config: report.json `config` fields (recipe, repro, model, blocks, dim, hidden, layers, batch, seq, ac,
+        ac_policy, save_ops, recompute_ops, compile, fsdp, device, steps, ...); out: the run directory (refused if
+        not empty unless force); analysis_only: partition without generating kernels (faster, no measured step).
+        """
+        from ..verbs import config_from_values, run_probe_in_child
+
+        def work(progress):
+            cfg = config_from_values(config or {})
+            return run_probe_in_child(cfg, _path(out), force=force, analysis_only=analysis_only, progress=progress)
+
+        return await _call(ctx, work)
+
+    @server.tool()
+    async def diff(
+        a: str,
+        b: str,
+        config: dict[str, Any] | None = None,
+        a_config: dict[str, Any] | None = None,
+        b_config: dict[str, Any] | None = None,
+        out: str | None = None,
+        force: bool = False,
+        analysis_only: bool = False,
+        ctx: Context | None = None,
+    ) -> dict[str, Any]:
+        """Rank what B keeps alive for backward that A does not (as `memprobe diff A B --json`).
+
+        a, b: each a run directory (read, not re-run) or a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp,
+        fp8) run with `config` and its own `a_config` / `b_config` values; out: where runs and diff.json go.
+        """
+        from ..orchestrate.diff import run_diff
+        from ..orchestrate.process import SideEnv
+        from ..verbs import diff_side
+
+        def work(progress):
+            sides = {"a": diff_side("a", a, config or {}, a_config), "b": diff_side("b", b, config or {}, b_config)}
+            label = f"diff-{a}-vs-{b}".replace("/", "_")
+            result, _out = run_diff(
+                sides,
+                {"a": SideEnv(), "b": SideEnv()},
+                out=_path(out),
+                force=force,
+                label=label,
+                analysis_only=analysis_only,
+                progress=progress,
+            )
+            return result
+
+        return await _call(ctx, work)
+
+    @server.tool()
+    async def explain(
+        run_dir: str | None = None,
+        config: dict[str, Any] | None = None,
+        out: str | None = None,
+        force: bool = False,
+        full: bool = False,
+        ctx: Context | None = None,
+    ) -> dict[str, Any]:
+        """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
+        explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run."""
+        from ..orchestrate.explain import run_explain
+        from ..verbs import config_from_values
+
+        def work(progress):
+            cfg = None if run_dir else config_from_values(config or {})
+            result, _out = run_explain(cfg=cfg, run_dir=_path(run_dir), out=_path(out), force=force, full=full, progress=progress)
+            return result
+
+        return await _call(ctx, work)
+
+    @server.tool()
+    async def show(path: str, ctx: Context | None = None) -> dict[str, Any]:
+        """A recorded run (report.json) or diff / explain / bisect result, checked as it is read (as `memprobe
+        show PATH --json`)."""
+        from ..analysis.recorded import load_recorded
+
+        return await _call(ctx, lambda _progress: load_recorded(Path(path))[1])
+
+    @server.tool()
+    async def gate(
+        budget: str = "memprobe.toml",
+        probes: list[str] | None = None,
+        from_runs: list[str] | None = None,
+        out: str | None = None,
+        force: bool = False,
+        ctx: Context | None = None,
+    ) -> dict[str, Any]:
+        """Check probes against a memory budget (as `memprobe gate --json`): verdicts per limit, the breaches
+        explained. from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
+        from ..budget import load_budget
+        from ..orchestrate.gate import match_finished, run_gate, select_probes
+
+        def work(progress):
+            spec = load_budget(Path(budget))
+            wanted = select_probes(spec, tuple(probes or ()))
+            finished = match_finished(tuple(from_runs or ()), spec, wanted)
+            return run_gate(
+                spec,
+                wanted,
+                finished,
+                baseline_path=spec.path.parent / "memprobe-baseline.json",
+                update_baseline=False,
+                out=_path(out),
+                force=force,
+                progress=progress,
+            )
+
+        return await _call(ctx, work)
+
+    @server.tool()
+    async def policies(ctx: Context | None = None) -> dict[str, Any]:
+        """The per-op SAC policies `ac_policy` accepts, with their save lists (as `memprobe policies --json`)."""
+        from ..verbs import policy_table
+
+        return await _call(ctx, lambda _progress: policy_table())
+
+    return server
+
+
+def serve() -> None:
+    """Serve over stdio until the client closes the connection."""
+    build_server().run("stdio")

@@ -1,0 +1,111 @@
+"""What a verb does, below its command line: shared by the CLI (``memprobe.cli``) and the MCP server
+(``memprobe.mcp``), so both give the same result for the same input.
+
+Each function takes plain values (a configuration as report.json's ``config`` holds it, paths),
+checks them as the CLI checks its flags, and returns the verb's JSON result (what ``--json`` prints).
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, fields
+from pathlib import Path
+
+from .config import ProbeConfig
+from .errors import ConfigError
+
+
+def config_from_values(values: dict) -> ProbeConfig:
+    """A validated configuration from field values (``{"recipe": "rowwise", "dim": 64}``); a ``preset`` fills the
+    dimensions not given; unknown keys, wrong types and unknown ops are a ConfigError naming the field."""
+    from .policies import resolve_ops
+
+    values = dict(values)
+    known = {f.name: f for f in fields(ProbeConfig)}
+    for name, v in values.items():
+        fld = known.get(name)
+        if fld is None or v is None:
+            continue
+        default = fld.default if fld.default is not MISSING else None
+        multiple = fld.metadata.get("multiple")
+        ok = (
+            isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
+            if multiple
+            else isinstance(v, bool)
+            if isinstance(default, bool)
+            else isinstance(v, (int, float)) and not isinstance(v, bool)
+            if isinstance(default, float)
+            else isinstance(v, int) and not isinstance(v, bool)
+            if isinstance(default, int)
+            else isinstance(v, str)
+        )
+        if not ok:
+            raise ConfigError(f"config key {name!r}: {v!r} is not a valid value", field=name)
+        if multiple:
+            values[name] = tuple(v)
+    if values.get("preset"):
+        from repros.presets import PRESETS
+
+        for k, v in PRESETS.get(values["preset"], {}).items():
+            if k != "layers" and values.get(k) is None:
+                values[k] = v
+    for fld in fields(ProbeConfig):
+        if fld.metadata.get("preset") and values.get(fld.name) is None:
+            values.pop(fld.name, None)  # the field's own default
+    cfg = ProbeConfig.from_dict(values).validated()
+    resolve_ops(values)  # named as the user wrote them
+    return cfg
+
+
+def policy_table() -> dict:
+    """Every policy with its save list; the installed torchtitan's resolved now (or why it cannot be)."""
+    from .integrations.torchtitan import installed_save_ops, torchtitan_version, why_unavailable
+    from .policies import INSTALLED, POLICIES
+
+    out = {}
+    for name, p in POLICIES.items():
+        entry = {
+            "description": p.description,
+            "default": p.default,
+            "save_ops": list(p.save_ops),
+            "mm_every_second_recomputed": p.mm_every_second_recomputed,
+            "source": p.source,
+        }
+        if name == INSTALLED:
+            why = why_unavailable()
+            entry.update(
+                available=why is None,
+                unavailable_because=why,
+                torchtitan=torchtitan_version(),
+                save_ops=list(installed_save_ops()) if why is None else [],
+            )
+        out[name] = entry
+    return out
+
+
+def diff_side(label: str, value: str, config: dict, overrides: dict | None = None):
+    """One side of a diff: a run directory (Path) or a validated configuration for a recipe, with this side's own
+    configuration values (``overrides``, as ``--a``/``--b`` give flags)."""
+    from .config import RECIPE_ALIASES, RECIPES
+
+    path = Path(value)
+    if path.is_dir():
+        if overrides:
+            raise ConfigError(f"side {label.upper()}'s own configuration applies to a recipe side; {value} is a run directory")
+        return path
+    if value not in RECIPES and value not in RECIPE_ALIASES:
+        choices = ", ".join(list(RECIPES) + list(RECIPE_ALIASES))
+        raise ConfigError(f"side {label.upper()} {value!r} is neither a run directory nor a recipe ({choices})")
+    return config_from_values({**config, **(overrides or {}), "recipe": value})
+
+
+def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> dict:
+    """``memprobe run`` as a probe process of its own (the caller stays free of torch): its report.json."""
+    from .capture.rundir import MARKER, check_out_dir, default_run_dir, prepare_run_dir
+    from .orchestrate.process import ProbeJob, run_jobs
+
+    out = Path(out) if out is not None else default_run_dir(cfg.recipe)
+    check_out_dir(out, force)  # refused unless absent or empty, or force and memprobe's own
+    if out.is_dir() and any(out.iterdir()):
+        prepare_run_dir(out, force)  # an earlier memprobe run there is removed, as `memprobe run --force` does
+        (out / MARKER).unlink()  # the probe process starts from an empty directory and marks it itself
+    return run_jobs([ProbeJob("run", cfg, out, analysis_only=analysis_only)], progress=progress)["run"]

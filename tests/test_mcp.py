@@ -1,0 +1,118 @@
+"""`memprobe mcp` through the MCP SDK's own client over stdio: the tools are listed, `run` on a tiny
+configuration and `diff` on two run directories return the JSON the CLI's --json gives, progress
+arrives as notifications, and an agent's paths are refused as the CLI refuses them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import MEMPROBE, TINY, run_cli
+
+mcp = pytest.importorskip("mcp", reason="the MCP SDK is the optional extra memprobe[mcp]")
+
+DATA = Path(__file__).parent / "data" / "cuda"
+TOOLS = {"run", "diff", "explain", "show", "gate", "policies"}
+# what two runs of one configuration must agree on (times, processes, addresses and paths differ)
+SAME = ("status", "config", "policy", "saved_totals", "findings", "checks", "verdict")
+
+
+def _session(calls):
+    """Start `memprobe mcp`, run ``calls(session)`` in an SDK client session, return what it returns."""
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    cmd = MEMPROBE.split()
+    params = StdioServerParameters(
+        command=shutil.which(cmd[0]) or cmd[0], args=[*cmd[1:], "mcp"], env={k: v for k, v in os.environ.items()}
+    )
+
+    async def main():
+        async with stdio_client(params, errlog=sys.stderr) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await calls(session)
+
+    return anyio.run(main)
+
+
+def _json(result) -> dict:
+    """A tool's result as the JSON it carries (the structured content, checked against its text)."""
+    assert not result.is_error, result.content
+    text = json.loads(result.content[0].text)
+    assert result.structured_content == text or result.structured_content == {"result": text}
+    return text
+
+
+@pytest.mark.e2e
+def test_an_agent_runs_and_diffs_and_gets_the_clis_json(tmp_path, runs):
+    cli_run = runs(*TINY)  # the CLI's run of the same configuration
+    fixture_diff = json.loads(run_cli("diff", DATA / "bf16-legacy", DATA / "rowwise-legacy", "--json", "-q").stdout)
+    progress: list[str] = []
+
+    async def calls(session):
+        tools = {t.name for t in (await session.list_tools()).tools}
+
+        async def on_progress(value, total, message):
+            progress.append(message)
+
+        run = await session.call_tool(
+            "run",
+            {"config": {"dim": 64, "hidden": 128, "seq": 32, "layers": 1, "device": "cpu"}, "out": str(tmp_path / "r")},
+            progress_callback=on_progress,
+        )
+        diff = await session.call_tool("diff", {"a": str(DATA / "bf16-legacy"), "b": str(DATA / "rowwise-legacy")})
+        refused = await session.call_tool("run", {"config": {"dim": 64}, "out": str(tmp_path / "r")})
+        bad = await session.call_tool("show", {"path": str(tmp_path / "nowhere")})
+        return tools, run, diff, refused, bad
+
+    tools, run, diff, refused, bad = _session(calls)
+    assert TOOLS <= tools
+    report = _json(run)
+    # the run directory it wrote is what `memprobe show --json` prints for it ...
+    assert report == json.loads(run_cli("show", tmp_path / "r", "--json").stdout)
+    # ... and the CLI's own run of the configuration gives the same table, findings and verdict
+    for key in SAME:
+        assert report[key] == cli_run.report[key], key
+    drop = ("runtime_storage_id",)
+    assert [{k: v for k, v in r.items() if k not in drop} for r in report["saved_tensors"]] == [
+        {k: v for k, v in r.items() if k not in drop} for r in cli_run.report["saved_tensors"]
+    ]
+    assert report["verdict"]["text"] and report["saved_tensors"]
+    assert progress and any("step" in m for m in progress)
+    # a diff of two run directories: exactly the CLI's --json
+    assert _json(diff) == fixture_diff and fixture_diff["verdict"]["text"].startswith("B saves")
+    # untrusted paths: a non-empty --out is refused without force, a missing directory is one line
+    assert refused.is_error and "--force" in refused.content[0].text and (tmp_path / "r" / "report.json").is_file()
+    assert bad.is_error and "exit 2" in bad.content[0].text and len(bad.content[0].text.splitlines()) == 1
+
+
+def test_policies_and_show_over_mcp():
+    async def calls(session):
+        return (
+            await session.call_tool("policies", {}),
+            await session.call_tool("show", {"path": str(DATA / "rowwise-legacy")}),
+        )
+
+    policies, shown = _session(calls)
+    assert _json(policies) == json.loads(run_cli("policies", "--json").stdout)
+    assert _json(shown) == json.loads(run_cli("show", DATA / "rowwise-legacy", "--json").stdout)
+
+
+def test_a_missing_sdk_is_one_line_saying_how_to_install_it(tmp_path):
+    # a directory that shadows the SDK with a package that fails to import, as an uninstalled one would
+    (tmp_path / "mcp").mkdir()
+    (tmp_path / "mcp" / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'mcp'\", name='mcp')\n")
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run(
+        [sys.executable, "-m", "memprobe", "mcp"], capture_output=True, text=True, env=env, timeout=120, stdin=subprocess.DEVNULL
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "pip install 'memprobe[mcp]'" in proc.stderr
