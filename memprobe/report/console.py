@@ -137,6 +137,8 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
             " table is the full run's, measured peaks include temporaries the kernels would not make"
         )
+    _print_notes(con, report)
+    _print_float8_coverage(con, report)
     rows = report.get("saved_tensors") or []
     totals = report.get("saved_totals") or {}
     if rows:
@@ -158,7 +160,7 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
                 str(i),
                 fmt_bytes(g["bytes"]),
                 _share(g["bytes"], total),
-                str(g["count"]),
+                str(g["count"]) + (" (one tensor)" if g.get("shared") else ""),
                 markup(g["kind"]),
                 _saved_value(g),
                 _where(g),
@@ -170,9 +172,12 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
             con.print(f"[dim]… {len(groups) - TOP_ROWS} more groups in report.json (saved_tensors)[/]")
         agree = totals.get("agree")
         check = "[green]agree[/]" if agree else "[red]DISAGREE[/]" if agree is False else "[yellow]not measured[/]"
+        graph, runtime = fmt_bytes(totals.get("graph_bytes")), fmt_bytes(totals.get("runtime_bytes"))
+        if agree is False and graph == runtime:  # two figures that differ never read the same
+            graph, runtime = f"{totals['graph_bytes']:,} B", f"{totals['runtime_bytes']:,} B"
         con.print(
-            f"saved for backward: [bold]{fmt_bytes(totals.get('graph_bytes'))}[/] derived from the graphs,"
-            f" {fmt_bytes(totals.get('runtime_bytes'))} held at run time ({check});"
+            f"saved for backward: [bold]{graph}[/] derived from the graphs,"
+            f" {runtime} held at run time ({check});"
             f" plus parameters saved as graph inputs: {fmt_bytes(totals.get('parameter_graph_bytes'))}"
             f" ({fmt_bytes(totals.get('parameter_runtime_bytes'))} held at run time)"
         )
@@ -227,6 +232,36 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None) -> No
     hint = _next_command(report)
     if hint:
         con.print(f"next: [cyan]{markup(hint)}[/]")
+
+
+def _print_notes(con: Console, report: dict) -> None:
+    """What memprobe changed in the model, and where this device's figures can differ from another's: once each."""
+    for note in dict.fromkeys(report.get("notes") or []):
+        con.print(f"[yellow]note:[/] {markup(note)}")
+
+
+def _print_float8_coverage(con: Console, report: dict) -> None:
+    """Which linears the float8 recipe converted, and which it left in bf16 and why (report.float8)."""
+    from ..analysis.findings import skipped_text
+
+    f8 = report.get("float8")
+    if not f8:
+        return
+    linears = f8.get("linears") or []
+    total, converted = f8.get("block_linear_parameters") or 0, f8.get("block_converted_parameters") or 0
+    share = f"{100 * converted / total:.0f}%" if total else "-"
+    inside = [x for x in linears if x["in_blocks"]]
+    outside = [x["fqn"] for x in linears if not x["in_blocks"] and x["converted"]]
+    line = (
+        f"float8 {markup(f8.get('recipe'))} ({markup(f8.get('converter'))}): converted"
+        f" {sum(x['converted'] for x in inside)} of {len(inside)} linears in the blocks ({share} of their parameters)"
+    )
+    if outside:
+        line += f", and {markup(', '.join(outside[:3]))}{' …' if len(outside) > 3 else ''} outside them"
+    skipped = skipped_text(f8)
+    if skipped:
+        line += f"; left in bf16: {markup(skipped)}"
+    con.print(line if skipped else f"[dim]{line}[/]")
 
 
 def _print_graph_memory(con: Console, report: dict) -> None:
