@@ -77,8 +77,8 @@ def cpu_attention_note(device_type: str, nodes) -> str | None:
         return None
     return (
         "CPU probe: attention ran as aten._scaled_dot_product_flash_attention_for_cpu, saved or recomputed as the policy"
-        " does the GPU's fused attention; on a GPU the small values beside its output (logsumexp layout, the RNG state"
-        " a recompute replays) can differ in size"
+        " does the GPU's fused attention; on a GPU the small tensors saved beside its output (its logsumexp's layout,"
+        " RNG seeds and states) can differ in size"
     )
 
 

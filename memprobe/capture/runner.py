@@ -97,7 +97,7 @@ def versions(device) -> dict:
     # torchao's version without importing it (a bf16 probe does not need it: seconds saved per process)
     from importlib.metadata import PackageNotFoundError, version
 
-    for package in ("torchao", "torchtitan"):
+    for package in ("torchao", "torchtitan", "transformers"):
         try:
             v[package] = version(package)
         except PackageNotFoundError:

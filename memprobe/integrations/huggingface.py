@@ -14,7 +14,6 @@ Install it with ``pip install 'memprobe[hf]'``.
 
 from __future__ import annotations
 
-import json
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
@@ -52,10 +51,9 @@ def read_config(path: str) -> dict:
         raise ConfigError(f"--hf-config {path}: no such file (give a config.json, or a directory holding one)")
     if p.stat().st_size > MAX_CONFIG_BYTES:
         raise ConfigError(f"--hf-config {p}: {p.stat().st_size} bytes is not a model configuration (over 4 MiB)")
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ConfigError(f"--hf-config {p}: not JSON ({e})") from None
+    from ..analysis.validate import parse_json, read_text
+
+    doc = parse_json(read_text(p, f"--hf-config {p}"), f"--hf-config {p}")  # bounded: no NaN, no runaway nesting
     if not isinstance(doc, dict) or not isinstance(doc.get("model_type"), str):
         raise ConfigError(f'--hf-config {p}: not a transformers model configuration (no "model_type")')
     return doc
