@@ -1,7 +1,9 @@
 """Hugging Face transformers causal LMs probed from their config.json alone (issue 21), end to end on the CPU.
 
-Three architectures (Llama, Qwen2, GPT-2) at tiny dims, two blocks each, bf16, rowwise, and rowwise with the
-2025-01 save list. Each run's saved bytes, graph-derived and at run time, are held to a ground truth this file
+Three architectures at tiny dims (tests/models/hf/), two blocks each, one recipe each: Llama rowwise with the
+2025-01 save list (its config has four layers: --layers 2 keeps the first two), Qwen2 rowwise, GPT-2 bf16. The
+probes are --analysis-only (the graphs traced and partitioned as for Inductor, run without generated kernels: what
+is saved is the full run's). Each run's saved bytes, graph-derived and at run time, are held to a ground truth this file
 computes without memprobe: the same blocks (float8 -> SAC -> torch.compile), compiled through torch's own
 ``compile_fx`` with an inner compiler that keeps the partitioned graphs (graph-derived: the forward's outputs the
 backward reads; a graph input given to several blocks counted once), and run under
