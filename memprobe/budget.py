@@ -370,7 +370,7 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
     else the largest saved values and findings. ``exprs`` are the saved values named in ``lines``
     (a renderer sets them as code)."""
     from .analysis.diff import diff_reports
-    from .analysis.saved import group_rows
+    from .analysis.saved import MODULE_STATE, group_rows
     from .units import fmt_bytes
 
     if entry is not None and entry.get("report") and baseline_mismatch(entry, report) is None:
@@ -393,7 +393,7 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
     findings = (report.get("findings") or [])[:3]
     lines = [f["message"] for f in findings]
     exprs = [f["expr"] for f in findings if f.get("expr")]
-    for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER])[:5]:
+    for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] not in MODULE_STATE])[:5]:
         lines.append(f"{_named(g)} x{g['count']}: {fmt_bytes(g['bytes'])} ({g['kind']}; {g['reason']})")
         exprs += _names(g)
     return {

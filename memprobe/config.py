@@ -83,6 +83,14 @@ class ProbeConfig:
         "see docs/models.md. The dimension flags do not apply.",
         metavar="MODULE_OR_FILE:FACTORY",
     )
+    # a Hugging Face causal LM from its config.json alone (memprobe/integrations/huggingface.py)
+    hf_config: str | None = _field(
+        None,
+        "Probe a Hugging Face transformers causal LM built from this config.json (a file, or a directory "
+        "holding one; no weights, no hub access) with its first --layers decoder blocks, --batch x --seq token ids; "
+        "its KV cache is turned off. Needs transformers (pip install 'memprobe[hf]'); see docs/models.md.",
+        metavar="CONFIG_JSON",
+    )
     blocks: str | None = _field(
         None,
         "Attribute path of the block container that gets SAC/compile/FSDP (default: the first nn.ModuleList or nn.ModuleDict).",
@@ -181,7 +189,11 @@ class ProbeConfig:
             raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(_presets())}", field="preset")
         if self.model is not None and ":" not in self.model:
             raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
-        if self.model is None and self.repro == "transformer":
+        if self.model is not None and self.hf_config is not None:
+            raise ConfigError("--model and --hf-config both name the model to probe: give one", field="hf_config")
+        if self.hf_config is not None and not self.hf_config.strip():
+            raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
+        if self.model is None and self.hf_config is None and self.repro == "transformer":
             if self.dim % self.heads or self.heads % self.kv_heads:
                 raise ConfigError(
                     f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}",
@@ -192,9 +204,11 @@ class ProbeConfig:
                 f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
             )
         if recipe != "bf16" and self.model is None:
-            own_dims = self.repro != "torchtitan"  # torchtitan's model defines its own (float8-ready) dimensions
+            # torchtitan's and Hugging Face models define their own dimensions (linears that torch._scaled_mm cannot
+            # run stay in bf16; the run's float8 coverage says which)
+            own_dims = self.repro != "torchtitan" and self.hf_config is None
             bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
-            if self.repro == "transformer" and (self.dim // self.heads * self.kv_heads) % 16:
+            if self.repro == "transformer" and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
                 bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
             tokens = self.batch * self.seq
             if tokens % 16:
@@ -220,7 +234,7 @@ class ProbeConfig:
                 raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
             if not self.compile:
                 raise ConfigError("--ac budget is the compiler partitioner's memory budget: it needs --compile", field="ac")
-        if self.repro == "torchtitan" and self.model is None:
+        if self.repro == "torchtitan" and self.model is None and self.hf_config is None:
             from .integrations.torchtitan import FLAVORS
 
             if (self.flavor or "debugmodel") not in FLAVORS:
@@ -279,6 +293,8 @@ class ProbeConfig:
         """One line a person can read: what was built."""
         if self.model:
             what = f"model={self.model}" + (f" blocks={self.blocks}" if self.blocks else "")
+        elif self.hf_config:
+            what = f"hf={self.hf_config} layers={self.layers} batch={self.batch} seq={self.seq}"
         elif self.repro == "torchtitan":
             what = f"torchtitan llama3 {self.flavor or 'debugmodel'} layers={self.layers} batch={self.batch} seq={self.seq}"
         else:

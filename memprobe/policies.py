@@ -4,6 +4,10 @@ A policy is a list of ops whose outputs are MUST_SAVE, plus a default for every
 other op. ``torchtitan`` also carries torchtitan's rule that every second
 ``aten.mm`` in a block is recomputed instead of saved.
 
+On the CPU, attention runs as ``aten._scaled_dot_product_flash_attention_for_cpu``: every policy that saves
+the GPU's fused attention ops saves it too (:func:`with_cpu_attention`), so a CPU probe keeps what a GPU
+probe would.
+
 Op names are kept as strings (``aten.abs.default``) so that listing and
 validating policies does not need torch; :func:`resolve_op` turns a name into
 the torch op when a run needs it.
@@ -49,6 +53,43 @@ _TORCHTITAN_2025_01 = (
 )
 
 INSTALLED = "torchtitan-installed"  # the policy whose list and function come from the installed torchtitan
+
+# CPU/GPU parity: on the CPU, scaled_dot_product_attention runs as this op; a policy that saves the GPU's fused
+# attention (flash, memory-efficient, cuDNN) saves it too, so a CPU probe keeps what a GPU probe would
+CPU_ATTENTION = "aten._scaled_dot_product_flash_attention_for_cpu.default"
+GPU_ATTENTION = (
+    "aten._scaled_dot_product_flash_attention.default",
+    "aten._scaled_dot_product_efficient_attention.default",
+    "aten._scaled_dot_product_cudnn_attention.default",
+)
+
+
+def cpu_attention_ops() -> tuple:
+    """``(the CPU's attention op, the GPU's fused attention ops)`` as torch ops, for a policy of another project's
+    (torchtitan's SelectiveAC) to apply the same parity."""
+    return resolve_op(CPU_ATTENTION), frozenset(resolve_op(name) for name in GPU_ATTENTION)
+
+
+def cpu_attention_note(device_type: str, nodes) -> str | None:
+    """The one line a CPU run's header says when its compiled graphs ran the CPU's attention op (``nodes``: the
+    recorded graph nodes), None otherwise."""
+    if device_type != "cpu" or not any(n.get("original_aten") == CPU_ATTENTION for n in nodes):
+        return None
+    return (
+        "CPU probe: attention ran as aten._scaled_dot_product_flash_attention_for_cpu, saved or recomputed as the policy"
+        " does the GPU's fused attention; on a GPU the small tensors saved beside its output (its logsumexp's layout,"
+        " RNG seeds and states) can differ in size"
+    )
+
+
+def with_cpu_attention(ops, removed=()) -> list[str]:
+    """``ops`` (op names), with the CPU's attention op added when one of the GPU's is in it (unless ``removed``
+    names the CPU op)."""
+    ops = list(ops)
+    if CPU_ATTENTION not in ops and CPU_ATTENTION not in removed and any(o in ops for o in GPU_ATTENTION):
+        ops.append(CPU_ATTENTION)
+    return ops
+
 
 POLICIES: dict[str, Policy] = {
     p.name: p
@@ -179,6 +220,7 @@ def effective_policy(name: str, save_ops=(), recompute_ops=()) -> EffectivePolic
         base_ops = installed_save_ops()
     ops = [o for o in base_ops if o not in remove]
     ops += [o for o in add if o not in ops]
+    ops = with_cpu_attention(ops, remove)
     return EffectivePolicy(base.name, "recompute", tuple(ops), tuple(sorted(set(remove))), base.mm_every_second_recomputed)
 
 

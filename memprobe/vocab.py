@@ -27,8 +27,9 @@ class SavedKind(_Documented):
     )
     ACTIVATION = "activation", "computed from the block's input (and maybe parameters): grows with batch x seq"
     PARAMETER = "parameter", "a parameter itself, saved as a graph input (alive anyway; under FSDP resharded after forward)"
+    BUFFER = "buffer", "a module buffer itself (a rotary cache, say), saved as a graph input: module state, alive anyway"
     SCALAR = "scalar", "a value of at most one element"
-    OTHER = "other", "computed from no graph input (a constant, an RNG state)"
+    OTHER = "other", "computed from no graph input (a constant), or an RNG state saved to replay a random op in backward"
 
 
 class InputKind(_Documented):
@@ -75,6 +76,21 @@ class FindingKind(_Documented):
     WIDE_WEIGHT_COPY = "wide-weight-copy", "a weight-derived value saved in a wider dtype than the parameters'"
     FLOAT32_ACTIVATION = "float32-activation", "float32 activations saved in a low-precision step"
     ACCOUNTING_MISMATCH = "accounting-mismatch", "the graphs' saved bytes differ from what autograd holds at run time"
+    FLOAT8_COVERAGE = (
+        "float8-coverage",
+        "a float8 recipe converted none, or a minority, of the blocks' linear parameters: the rest run in bf16",
+    )
+
+
+class Float8Skip(_Documented):
+    """Why float8 training left a linear (or a module that computes like one) in bf16."""
+
+    DIMS = "dims", "an nn.Linear whose in or out features are not multiples of 16 (torch._scaled_mm cannot run it)"
+    NOT_LINEAR = (
+        "not-linear",
+        "a module with a 2-D weight that is not an nn.Linear (GPT-2's Conv1D): the converter swaps nn.Linear only",
+    )
+    FILTERED = "filtered", "an nn.Linear the converter's module filter left out (torchtitan leaves the output layer out)"
 
 
 class MemorySource(_Documented):

@@ -35,6 +35,56 @@ def apply_float8(model: nn.Module, recipe: str) -> None:
     convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=float8_filter)
 
 
+def _clean(name: str) -> str:
+    from memprobe.capture.compile_hooks import clean_fqn
+
+    return clean_fqn(name)
+
+
+def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: str = "torchao") -> dict | None:
+    """Which linears float8 training converted, and which it left in bf16 and why (:class:`memprobe.vocab.Float8Skip`),
+    for the report: every ``nn.Linear``, and every other module with a 2-D weight (GPT-2's ``Conv1D``), by its FQN.
+    None for bf16. Call it after :func:`apply_stack`: wrappers (SAC, compile) are left out of the names."""
+    from memprobe.config import canonical_recipe
+    from memprobe.vocab import Float8Skip
+
+    if canonical_recipe(recipe) == "bf16":
+        return None
+    from torchao.float8.float8_linear import Float8Linear
+
+    linears = []
+    for name, module in model.named_modules():
+        weight = module._parameters.get("weight")
+        if weight is None or weight.dim() != 2 or isinstance(module, (nn.Embedding, nn.EmbeddingBag)):
+            continue
+        fqn = _clean(name)
+        if isinstance(module, Float8Linear):
+            skipped = None
+        elif isinstance(module, nn.Linear):
+            skipped = Float8Skip.DIMS if module.in_features % 16 or module.out_features % 16 else Float8Skip.FILTERED
+        else:
+            skipped = Float8Skip.NOT_LINEAR
+        linears.append(
+            {
+                "fqn": fqn,
+                "type": type(module).__name__,
+                "weight_shape": [int(d) for d in weight.shape],
+                "parameters": int(weight.numel()),
+                "in_blocks": fqn.startswith(blocks_attr + "."),
+                "converted": skipped is None,
+                "skipped": skipped,
+            }
+        )
+    in_blocks = [x for x in linears if x["in_blocks"]]
+    return {
+        "recipe": canonical_recipe(recipe),
+        "converter": converter,
+        "linears": linears,
+        "block_linear_parameters": sum(x["parameters"] for x in in_blocks),
+        "block_converted_parameters": sum(x["parameters"] for x in in_blocks if x["converted"]),
+    }
+
+
 def apply_ac(blocks: nn.Module, mode: str, context_fn: Callable | None = None) -> None:
     """Activation checkpointing per block: ``none``, ``full``, or ``op`` (per-op SAC via ``context_fn``)."""
     if mode == "none":

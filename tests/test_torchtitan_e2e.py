@@ -167,3 +167,51 @@ def test_a_torch_too_old_for_torchtitan_is_named_as_such(monkeypatch):
     why = integration.why_unavailable("models.llama3")
     assert "DataParallelMeshDims" in why and f"newer torch than {torch.__version__}" in why
     assert "pip install" not in why
+
+
+@pytest.mark.e2e
+def test_two_modules_of_equal_shapes_are_two_rows_and_equal_figures_agree(tmp_path):
+    """Issue 21: torchtitan's wqkv and feed_forward.w1 make _scaled_mm outputs of one shape ([tokens, 768]); they
+    are two rows, each of one module. Token positions, given to every block, are one value: the graphs' total and
+    the run time's agree."""
+    from memprobe.analysis.saved import group_rows, layer_pattern
+
+    out = tmp_path / "tt"
+    proc = run_cli(
+        "run",
+        "--repro",
+        "torchtitan",
+        "--recipe",
+        "rowwise",
+        "--ac-policy",
+        "torchtitan-installed",
+        "--save-op",
+        "aten.abs",
+        "--layers",
+        "2",
+        "--seq",
+        "64",
+        "--device",
+        "cpu",
+        "--analysis-only",
+        "--out",
+        out,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    r = json.loads((out / "report.json").read_text())
+    rows = r["saved_tensors"]
+    for g in group_rows(rows):
+        members = [x for x in rows if x["value_id"] == g["value_id"] and x["kind"] == g["kind"]]
+        assert len({layer_pattern(x["user"].get("module") or "") for x in members}) == 1, g["expr"]
+        assert g["count"] == 2 or g.get("shared"), g["expr"]  # one value per block: never two modules' in a row
+    matmuls = {x["user"]["module"] for x in rows if x["op"] == "_scaled_mm" and x["shape"] == [128, 768]}
+    assert matmuls >= {"layers.0.attention.qkv_linear.wqkv", "layers.0.feed_forward.w1"}
+    totals = r["saved_totals"]
+    assert totals["agree"] and totals["graph_bytes"] == totals["runtime_bytes"]
+    assert "DISAGREE" not in proc.stdout and "(agree)" in proc.stdout
+    # named as what they are: the rotary cache a buffer, the positions the block's argument of that name
+    kinds = {x["expr"]: x["kind"] for x in rows if x["block"] == "layers.0" and x["op"] == "input"}
+    assert kinds["layers.0.attention.rope.cache"] == "buffer"
+    assert kinds["layers.0.input.positions"] == "activation"
+    positions = [x for x in rows if x["expr"].endswith(".input.positions")]
+    assert len(positions) == 2 and len({x["input_id"] for x in positions}) == 1

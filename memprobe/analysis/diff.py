@@ -14,7 +14,7 @@ from collections import defaultdict
 
 from ..vocab import DiffStatus, Reason, SavedKind
 from .findings import label
-from .saved import layer_pattern, user_pattern
+from .saved import MODULE_STATE, group_key, layer_pattern, user_pattern
 
 DIFF_SCHEMA_VERSION = 1
 STATUS_ORDER = tuple(DiffStatus)  # ranked in this order
@@ -65,8 +65,8 @@ def _delta(a, b):
 
 def diff_reports(a: dict, b: dict) -> dict:
     """The difference B - A, as plain data."""
-    rows_a = [r for r in a.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER]
-    rows_b = [r for r in b.get("saved_tensors") or [] if r["kind"] != SavedKind.PARAMETER]
+    rows_a = [r for r in a.get("saved_tensors") or [] if r["kind"] not in MODULE_STATE]
+    rows_b = [r for r in b.get("saved_tensors") or [] if r["kind"] not in MODULE_STATE]
     by_a: dict[tuple, list[dict]] = defaultdict(list)
     by_b: dict[tuple, list[dict]] = defaultdict(list)
     for r in rows_a:
@@ -101,7 +101,7 @@ def diff_reports(a: dict, b: dict) -> dict:
         ref = rb if rb is not None else ra
         key = (
             status,
-            layer_pattern(ref["expr"]),
+            group_key(ref),  # never two modules' values in one item
             tuple(ref["shape"] or ()),
             ref["dtype"],
             ref["kind"],
@@ -112,7 +112,7 @@ def diff_reports(a: dict, b: dict) -> dict:
         if g is None:
             g = groups[key] = {
                 "status": status,
-                "expr": key[1],
+                "expr": layer_pattern(ref["expr"]),
                 "shape": ref["shape"],
                 "dtype": ref["dtype"],
                 "kind": ref["kind"],

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..units import fmt_bytes
-from ..vocab import AttributionSource, Category, FindingKind, Reason, SavedKind
+from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, Reason, SavedKind
 from .output_code import DTYPE_BYTES
-from .saved import group_rows, layer_pattern, short_op, value_names
+from .saved import MODULE_STATE, group_rows, layer_pattern, short_op, value_names
 
 # what each check looks at, in the order they run (a run without findings lists them)
 CHECKS = (
@@ -23,6 +23,7 @@ CHECKS = (
     (FindingKind.WIDE_WEIGHT_COPY, "weight-derived values wider than the parameters' dtype"),
     (FindingKind.FLOAT32_ACTIVATION, "float32 activations saved in a low-precision step"),
     (FindingKind.ACCOUNTING_MISMATCH, "graph-derived against run-time saved bytes"),
+    (FindingKind.FLOAT8_COVERAGE, "the share of the blocks' linear parameters a float8 recipe converted"),
 )
 
 LOW_PRECISION = ("bfloat16", "float16")
@@ -211,7 +212,7 @@ def _save_op_costs_more(rows: list[dict], policy: dict | None, totals: dict) -> 
     out = []
     for op in (policy or {}).get("save_ops") or []:
         name = short_op(op)
-        saved = [r for r in rows if r["kind"] != SavedKind.PARAMETER]
+        saved = [r for r in rows if r["kind"] not in MODULE_STATE]
         # what the op itself saved (its output, and pieces of its decomposition) ...
         mine = [r for r in saved if r["op"] == name and not (r.get("user") or {}).get("backward_work")]
         # ... and the backward work the partitioner computed from it in forward, to keep instead
@@ -389,10 +390,80 @@ def _accounting(totals: dict) -> list[dict]:
     ]
 
 
+_SKIP_WHY = {
+    Float8Skip.DIMS: "in or out features not multiples of 16",
+    Float8Skip.NOT_LINEAR: "not an nn.Linear",
+    Float8Skip.FILTERED: "left out by the converter's filter",
+}
+_SKIP_FIX = {
+    Float8Skip.DIMS: "dimensions that are multiples of 16 (torch._scaled_mm's)",
+    Float8Skip.NOT_LINEAR: "nn.Linear layers in place of the other modules (the converter swaps nn.Linear only)",
+    Float8Skip.FILTERED: "a converter filter that keeps them",
+}
+# a float8 run that converted less than this share of its blocks' linear parameters is mostly a bf16 run
+FLOAT8_MIN_SHARE = 0.5
+
+
+def skipped_linears(float8: dict) -> list[tuple[str, str, str, int, int]]:
+    """The blocks' linears float8 left in bf16, grouped over layers: (module pattern, type, reason, count, parameters),
+    largest first."""
+    groups: dict[tuple, list[int]] = {}
+    for x in float8.get("linears") or []:
+        if x["in_blocks"] and not x["converted"]:
+            groups.setdefault((layer_pattern(x["fqn"] + "."), x["type"], x["skipped"]), []).append(x["parameters"])
+    return sorted(((k[0].rstrip("."), k[1], k[2], len(v), sum(v)) for k, v in groups.items()), key=lambda t: (-t[4], t[0]))
+
+
+def skipped_text(float8: dict, limit: int = 4) -> str:
+    """The blocks' linears float8 left in bf16, in a line: ``model.layers.*.mlp.down_proj x2 (Linear: in or out
+    features not multiples of 16); ...``."""
+    skipped = skipped_linears(float8)
+    text = "; ".join(f"{m} x{n} ({t}: {_SKIP_WHY.get(why, why)})" for m, t, why, n, _ in skipped[:limit])
+    return text + (f"; and {len(skipped) - limit} more" if len(skipped) > limit else "")
+
+
+def _float8_coverage(float8: dict | None) -> list[dict]:
+    """A float8 recipe that converted none, or a minority, of the blocks' linear parameters (report.float8)."""
+    if not float8 or not float8.get("block_linear_parameters"):
+        return []
+    total, converted = float8["block_linear_parameters"], float8["block_converted_parameters"]
+    if converted >= FLOAT8_MIN_SHARE * total:
+        return []
+    reasons = list(dict.fromkeys(s[2] for s in skipped_linears(float8)))
+    left = total - converted
+    return [
+        {
+            "kind": FindingKind.FLOAT8_COVERAGE,
+            # the bf16 size of the weights it left out (FSDP's bf16 parameters), derived from the model
+            "bytes": 2 * left,
+            "message": (
+                f"float8 recipe {float8.get('recipe')} converted {100 * converted / total:.0f}% of the blocks' linear"
+                f" parameters ({converted:,} of {total:,}): {left:,} ({fmt_bytes(2 * left)} in bf16) stay in bf16, in"
+                f" {skipped_text(float8)}. The saved values and memory of this run are mostly bf16's."
+            ),
+            "detail": "torchao's float8 training converts nn.Linear layers whose dimensions torch._scaled_mm accepts; "
+            "report.json (float8.linears) lists each linear, converted or skipped, and why.",
+            "hint": "for float8 on these layers use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
+            "summary": (
+                f"float8 recipe {float8.get('recipe')} converted {100 * converted / total:.0f}% of the blocks' linear"
+                f" parameters; {fmt_bytes(2 * left)} of weights stay in bf16 ({skipped_text(float8, limit=2)})"
+            ),
+            "fix": "use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
+        }
+    ]
+
+
 def find(
-    rows: list[dict], totals: dict, config: dict, *, policy: dict | None = None, attribution: dict | None = None
+    rows: list[dict],
+    totals: dict,
+    config: dict,
+    *,
+    policy: dict | None = None,
+    attribution: dict | None = None,
+    float8: dict | None = None,
 ) -> list[dict]:
-    """Ranked findings for a run: its saved table and totals, its policy, and what the attribution measured.
+    """Ranked findings for a run: its saved table and totals, its policy, what the attribution measured, and
+    which linears float8 converted.
 
     Values of one kind and one cause (the op that made them, why they were kept) are one finding, its
     values listed (``items``), so a fix is said once."""
@@ -403,6 +474,7 @@ def find(
         + _wide_weight_copies(rows, totals)
         + _float32_activations(rows, totals)
         + _accounting(totals)
+        + _float8_coverage(float8)
     )
     findings.sort(key=lambda f: -f["bytes"])
     return findings

@@ -8,6 +8,7 @@ the reason it was saved.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections import defaultdict
@@ -17,6 +18,8 @@ from ..vocab import InputKind, Reason, SavedKind
 
 MAX_EXPR_CHARS = 160
 _WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))
+# a module's own state saved as a graph input: alive anyway, counted apart from what the step adds
+MODULE_STATE = frozenset((SavedKind.PARAMETER, SavedKind.BUFFER))
 
 
 def short_op(target: str | None) -> str:
@@ -70,23 +73,97 @@ def primal_inputs(pair: GraphPair) -> dict[str, dict]:
     return dict(zip(primals, pair.inputs))
 
 
-def _display_root(inp: dict | None, placeholder: str, block: str | None) -> str:
+_ARG = re.compile(r"^args\[(?P<index>\d+)\](?P<rest>(?:\[\d+\])*)$")
+
+
+def input_label(fqn: str, arguments: list[str] | None = None) -> str:
+    """A block's argument as the user wrote it: ``args[0]`` -> ``input``; ``args[2]`` -> ``input.positions`` (by the
+    name of the block's forward parameter); ``kwargs.position_embeddings.0`` -> ``input.position_embeddings[0]``."""
+    if fqn in ("args[0]", "args"):
+        return "input"
+    m = _ARG.match(fqn)
+    if m:
+        index = int(m["index"])
+        if arguments and index < len(arguments):
+            return f"input.{arguments[index]}{m['rest']}"
+        return fqn
+    head, _, rest = fqn.partition(".")
+    if head == "kwargs" and rest:
+        name, *indexes = rest.split(".")
+        return f"input.{name}" + "".join(f"[{i}]" if i.isdigit() else f".{i}" for i in indexes)
+    return fqn
+
+
+def _display_root(inp: dict | None, placeholder: str, block: str | None, arguments: list[str] | None = None) -> str:
     if inp is None:
         return placeholder
     if inp["kind"] in (InputKind.PARAMETER, InputKind.BUFFER):
         return f"{block}.{inp['fqn']}" if block else inp["fqn"]
-    label = "input" if inp["fqn"] in ("args[0]", "args") else inp["fqn"]
+    label = input_label(inp["fqn"], arguments)
     return f"{block}.{label}" if block else label
 
 
 class Provenance:
-    """Op chains and roots of the nodes of one forward graph."""
+    """Op chains and roots of the nodes of one forward graph. ``arguments``: the names of the blocks' forward
+    parameters (a block's ``args[2]`` is named by them)."""
 
-    def __init__(self, pair: GraphPair):
+    def __init__(self, pair: GraphPair, arguments: list[str] | None = None):
         self.pair = pair
         self.nodes = _nodes_by_name(pair.forward)
         self.inputs = primal_inputs(pair)
+        self.input_index = {name: i for i, name in enumerate(self.inputs)}  # primals_i -> the Dynamo input's index
+        self.arguments = arguments
         self._roots: dict[str, frozenset[str]] = {}
+        self._identity: dict[str, str] = {}
+
+    def root_label(self, placeholder: str, block: str | None) -> str:
+        return _display_root(self.inputs.get(placeholder), placeholder, block, self.arguments)
+
+    def identity(self, name: str) -> str:
+        """What a value is, whatever layer computed it: a digest of its whole op chain (never cut), each op with
+        the module that ran it, down to the graph inputs (named relative to the block). Two modules' values of equal
+        shapes differ in it; layer 0's and layer 1's copies of one value do not."""
+        memo = self._identity
+        stack = [name]
+        while stack:
+            cur = stack[-1]
+            if cur in memo:
+                stack.pop()
+                continue
+            node = self.nodes.get(cur)
+            if node is None:
+                memo[cur] = _digest(f"?{cur}")
+                stack.pop()
+                continue
+            if node["op"] == "placeholder":
+                inp = self.inputs.get(cur)
+                memo[cur] = _digest(f"input|{inp['kind']}|{layer_pattern(self.root_label(cur, None))}" if inp else f"input|{cur}")
+                stack.pop()
+                continue
+            missing = [i for i in node["inputs"] if i not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            module = layer_pattern(node.get("module") or "")
+            memo[cur] = _digest(f"{node.get('target')}|{node.get('index')}|{module}|" + ",".join(memo[i] for i in node["inputs"]))
+            stack.pop()
+        return memo[name]
+
+    def rng_state_of(self, name: str) -> dict | None:
+        """For the RNG state a random op's recompute replays (``getitem(run_and_save_rng_state(...))``, uint8): the
+        node of that op's own result (its module and aten op); None for any other value."""
+        node = self.nodes.get(name)
+        if node is None or node.get("target") != "getitem" or node.get("dtype") != "uint8" or len(node["inputs"]) != 1:
+            return None
+        producer = self.nodes.get(node["inputs"][0])
+        if producer is None or short_op(producer.get("target")) != "run_and_save_rng_state":
+            return None
+        siblings = [
+            n
+            for n in self.nodes.values()
+            if n is not node and producer["name"] in n["inputs"] and n.get("target") == "getitem" and n.get("original_aten")
+        ]
+        return siblings[0] if siblings else {}
 
     def roots(self, name: str) -> frozenset[str]:
         """Placeholders this node is computed from."""
@@ -123,7 +200,7 @@ class Provenance:
         if node is None:
             return name
         if node["op"] == "placeholder":
-            return _display_root(self.inputs.get(name), name, block)
+            return self.root_label(name, block)
         if depth <= 0:
             return "…"
         args = ", ".join(self._render(a, block, depth - 1) for a in node["inputs"])
@@ -156,9 +233,18 @@ def is_library(path: str) -> bool:
     return any(part in path for part in _LIBRARY_PARTS)
 
 
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+
 def short_path(path: str) -> str:
-    """A library file from its package (``torchao/float8/float8_utils.py``); a user's file relative to the
-    working directory when it is under it."""
+    """A library file from its package (``torchao/float8/float8_utils.py``,
+    ``transformers/models/llama/modeling_llama.py``); a user's file relative to the working directory when it is
+    under it."""
+    for root in ("/site-packages/", "/dist-packages/"):
+        i = path.rfind(root)
+        if i >= 0:
+            return path[i + len(root) :]
     for pkg in ("torchao/", "torchtitan/", "torch/"):
         i = path.rfind("/" + pkg)
         if i >= 0 and is_library(path):
@@ -180,8 +266,10 @@ class UserTerms:
     float8 cast), the module (``layers.0.ffn.w1``), the line of the user's model, the library frame the
     op ran in, and the user-level values it was computed from."""
 
-    def __init__(self, prov: Provenance):
+    def __init__(self, prov: Provenance, code_files: frozenset[str] = frozenset()):
         self.prov = prov
+        # the model's own code (its classes' files): a frame there is the user's, even in site-packages
+        self.code_files = code_files
         self.users: dict[str, list[dict]] = defaultdict(list)
         for n in prov.nodes.values():
             if n["op"] != "output":
@@ -237,7 +325,7 @@ class UserTerms:
             seen.add(cur)
             node = nodes[cur]
             if node["op"] == "placeholder":
-                desc = _display_root(self.prov.inputs.get(cur), cur, block)
+                desc = self.prov.root_label(cur, block)
             elif self._same_call(node, start) or self._inside_its_call(node, only=False):
                 stack.extend(node["inputs"])  # a step of the same call, or inside another: what it was made from
                 continue
@@ -282,16 +370,25 @@ class UserTerms:
         op = node.get("original_aten")
         return bool(op and users) and all(u.get("original_aten") == op and u.get("module") == node.get("module") for u in users)
 
+    def _is_model_frame(self, path: str) -> bool:
+        return path in self.code_files or not is_library(path)
+
     def describe(self, name: str, block: str | None) -> dict:
         node = self.prov.nodes[name]
         if node["op"] == "placeholder":
-            root = _display_root(self.prov.inputs.get(name), name, block)
+            root = self.prov.root_label(name, block)
             return {"op": "input", "label": root, "module": None, "source": None, "library": None, "of": []}
+        rng = self.prov.rng_state_of(name)
+        if rng is not None:  # named by the random op it replays, which has the module and the stack
+            return self._describe_rng_state(rng, block)
+        if short_op(node.get("target")) == "inductor_seeds":  # the seeds of the block's random ops (dropout)
+            label = "RNG seeds of the random ops (inductor_seeds) · saved to replay them in backward"
+            return {"op": "rng_state", "label": label, "module": block, "source": None, "library": None, "of": []}
         frames = parse_stack(node.get("stack_trace"))
-        user_frames = [f for f in frames if not is_library(f["file"])]
+        user_frames = [f for f in frames if self._is_model_frame(f["file"])]
         user = user_frames[-1] if user_frames else None
         deeper = frames[frames.index(user) + 1 :] if user else frames
-        library = next((f for f in reversed(deeper) if is_library(f["file"])), None)
+        library = next((f for f in reversed(deeper) if not self._is_model_frame(f["file"])), None)
         call = self._call(node)
         piece = short_op(node.get("target")) if self._is_piece(name) else None
         # not the call's result but a step inside it (linear's input, reshaped): named by its own op
@@ -302,6 +399,8 @@ class UserTerms:
         module = f"{block}.{module}" if block and module else (module or block)
         of = self._producers(name, block)
         label = f"{call}({', '.join(of)})" if of else call
+        if node.get("target") == "getitem" and node.get("index"):
+            label += f" · output {node['index']}"  # of a multi-output op: attention's logsumexp beside its output
         if piece:
             label += f" · intermediate {piece}"
         if inside:
@@ -321,10 +420,27 @@ class UserTerms:
             "of": of,
         }
 
+    def _describe_rng_state(self, op_node: dict, block: str | None) -> dict:
+        module = op_node.get("module")
+        module = f"{block}.{module}" if block and module else (module or block)
+        op = self._call(op_node) if op_node else "a random op"
+        frames = parse_stack(op_node.get("stack_trace"))
+        user = next((f for f in reversed(frames) if self._is_model_frame(f["file"])), None)
+        return {
+            "op": "rng_state",
+            "label": f"RNG state of {op}" + (f"({module})" if module else "") + " · saved to replay it in backward",
+            "module": module,
+            "source": _frame_text(user, with_code=True) if user else None,
+            "library": None,
+            "of": [],
+        }
+
 
 def classify(node: dict, root_kinds: set[str]) -> str:
-    """weight-derived | activation | parameter | scalar | other."""
+    """weight-derived | activation | parameter | buffer | scalar | other."""
     if node["op"] == "placeholder":
+        if root_kinds == {InputKind.BUFFER}:
+            return SavedKind.BUFFER
         return SavedKind.PARAMETER if root_kinds <= _WEIGHTS and root_kinds else SavedKind.ACTIVATION
     shape = node.get("shape")
     elements = numel(shape) if shape is not None else None
@@ -369,13 +485,19 @@ def explain_reason(node: dict, policy: dict | None) -> tuple[str, str, str | Non
     return Reason.PARTITIONER, f"chosen by the min-cut partitioner ({op} was not under SAC)", None
 
 
-def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], policy: dict | None) -> list[dict]:
+def build_saved_table(
+    pairs: dict[int, GraphPair], invocations: list[dict], policy: dict | None, model: dict | None = None
+) -> list[dict]:
     """One row per saved value per compiled-graph call, in call order.
 
-    ``invocations``: ``[{"dynamo_graph", "block", "runtime_saved": [{"storage_bytes", ...}] | None}]``.
+    ``invocations``: ``[{"dynamo_graph", "block", "runtime_saved": [{"storage_bytes", ...}] | None,
+    "input_ids": [...]}]``; ``model``: the report's model description (its blocks' argument names and its code
+    files name the inputs and the user's frames).
     """
-    provs = {i: Provenance(p) for i, p in pairs.items()}
-    users = {i: UserTerms(p) for i, p in provs.items()}
+    model = model or {}
+    code_files = frozenset(model.get("code_files") or ())
+    provs = {i: Provenance(p, model.get("block_arguments")) for i, p in pairs.items()}
+    users = {i: UserTerms(p, code_files) for i, p in provs.items()}
     rows: list[dict] = []
     for call_index, inv in enumerate(invocations):
         pair = pairs.get(inv["dynamo_graph"])
@@ -388,12 +510,23 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
         block = inv.get("block")
         runtime = inv.get("runtime_saved") or []
         runtime_ok = len(runtime) == len(saved)
+        input_ids = inv.get("input_ids") or []
+        occurrences: dict[str, int] = defaultdict(int)
         for pos, name in enumerate(saved):
             node = prov.nodes[name]
             root_names = prov.roots(name)
             root_inputs = [prov.inputs.get(r) for r in sorted(root_names)]
             root_kinds = {i["kind"] for i in root_inputs if i is not None}
-            kind = classify(node, root_kinds)
+            kind = SavedKind.OTHER if prov.rng_state_of(name) is not None else classify(node, root_kinds)
+            # a graph input saved for backward stays alive through forward: a later call given the same storage was
+            # given the same tensor. Not parameters: FSDP frees each block's unsharded ones, and the next block's
+            # may take the same address
+            index = prov.input_index.get(name) if node["op"] == "placeholder" and kind != SavedKind.PARAMETER else None
+            # values a graph computes alike (ops that differ only in a constant argument) told apart by their order
+            value_id = prov.identity(name)
+            occurrences[value_id] += 1
+            if occurrences[value_id] > 1:
+                value_id = f"{value_id}#{occurrences[value_id] - 1}"
             reason_kind, reason, policy_op = explain_reason(node, policy)
             root = (
                 "parameter"
@@ -416,7 +549,7 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
                     "expr": prov.expr(name, block),
                     "op": short_op(node.get("original_aten") or node.get("target")) if node["op"] != "placeholder" else "input",
                     "root": root,
-                    "roots": [_display_root(i, r, block) for i, r in zip(root_inputs, sorted(root_names))],
+                    "roots": [prov.root_label(r, block) for r in sorted(root_names)],
                     # the dtypes of the parameters it is computed from, as the compiled graph received them
                     "root_dtypes": sorted(
                         {
@@ -433,20 +566,39 @@ def build_saved_table(pairs: dict[int, GraphPair], invocations: list[dict], poli
                     "user": users[inv["dynamo_graph"]].describe(name, block),
                     "runtime_storage_bytes": runtime[pos]["storage_bytes"] if runtime_ok else None,
                     "runtime_storage_id": runtime[pos].get("storage_id") if runtime_ok else None,
+                    "value_id": value_id,
+                    # a graph input: which tensor the call was given (one passed to several blocks is one value)
+                    "input_id": input_ids[index] if index is not None and index < len(input_ids) else None,
                 }
             )
     return rows
 
 
+def distinct_rows(rows: list[dict]) -> list[dict]:
+    """The rows of distinct values: a graph input given to several calls (the rotary cos/sin a model passes to
+    every block, token positions) is one tensor, counted at its first call."""
+    seen: set = set()
+    out = []
+    for r in rows:
+        key = r.get("input_id")
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(r)
+    return out
+
+
 def saved_totals(rows: list[dict]) -> dict:
     """Graph-derived and run-time bytes held for backward, per step.
 
-    Parameters saved as graph inputs are counted apart: they are alive anyway, and
-    under FSDP with reshard-after-forward their unsharded storage is freed (run-time 0).
-    Run-time bytes count each distinct storage once.
+    Parameters and buffers saved as graph inputs are counted apart: they are alive anyway, and
+    under FSDP with reshard-after-forward unsharded parameters are freed (run-time 0).
+    A graph input given to several calls counts once; run-time bytes count each distinct storage once.
     """
-    graph = sum(r["bytes"] for r in rows if r["kind"] != SavedKind.PARAMETER)
-    params_graph = sum(r["bytes"] for r in rows if r["kind"] == SavedKind.PARAMETER)
+    distinct = distinct_rows(rows)
+    graph = sum(r["bytes"] for r in distinct if r["kind"] not in MODULE_STATE)
+    params_graph = sum(r["bytes"] for r in distinct if r["kind"] in MODULE_STATE)
     have_runtime = bool(rows) and all(r["runtime_storage_bytes"] is not None for r in rows)
     runtime = params_runtime = None
     if have_runtime:
@@ -457,12 +609,12 @@ def saved_totals(rows: list[dict]) -> dict:
             if key in seen:
                 continue
             seen.add(key)
-            if r["kind"] == SavedKind.PARAMETER:
+            if r["kind"] in MODULE_STATE:
                 params_runtime += r["runtime_storage_bytes"]
             else:
                 runtime += r["runtime_storage_bytes"]
     by_kind: dict[str, int] = defaultdict(int)
-    for r in rows:
+    for r in distinct:
         by_kind[r["kind"]] += r["bytes"]
     return {
         "graph_bytes": graph,
@@ -482,15 +634,15 @@ def prefix_block(expr: str, block: str) -> str:
     return _RELATIVE_FQN.sub(lambda m: f"{block}.{m.group(0)}", expr)
 
 
-# a block index: the first all-digit component of a dotted name (``layers.3.``, ``model.blocks.12.``;
-# not the 1 in ``w1``, nor a Sequential index inside the block, ``channel_mlp.0.weight``)
+# a block index: the first all-digit component of a dotted name (``layers.3.``, ``model.blocks.12.``, a block
+# itself: ``transformer.h.0``; not the 1 in ``w1``, nor a Sequential index inside the block, ``channel_mlp.0.weight``)
 _NAME_RE = re.compile(r"[A-Za-z_][\w.]*")
-_INDEX_RE = re.compile(r"(?<=[A-Za-z_])\.\d+\.")
+_INDEX_RE = re.compile(r"(?<=[A-Za-z_])\.\d+(?=\.|$)")
 
 
 def layer_pattern(expr: str) -> str:
     """``abs(layers.3.ffn.w1.weight)`` -> ``abs(layers.*.ffn.w1.weight)`` (any block container name)."""
-    return _NAME_RE.sub(lambda m: _INDEX_RE.sub(".*.", m.group(0), count=1), expr)
+    return _NAME_RE.sub(lambda m: _INDEX_RE.sub(".*", m.group(0), count=1), expr)
 
 
 def value_names(item: dict) -> tuple[str, str | None]:
@@ -514,12 +666,20 @@ def user_pattern(user: dict | None) -> dict | None:
     }
 
 
+def group_key(row: dict) -> str:
+    """What a saved value is, whatever layer computed it: its structural identity (``value_id``: the whole op chain
+    with the modules that ran it), or for a report without one its op chain with the layer index made ``*``."""
+    return row.get("value_id") or layer_pattern(row["expr"])
+
+
 def group_rows(rows: list[dict]) -> list[dict]:
-    """Rows that differ only in their layer index, grouped; largest total first."""
+    """Rows that differ only in their layer index, grouped (never two modules' values: see :func:`group_key`);
+    largest total first. A graph input given to several calls counts its bytes once (``shared``)."""
     groups: dict[tuple, dict] = {}
+    seen_inputs: set = set()
     for r in rows:
         key = (
-            layer_pattern(r["expr"]),
+            group_key(r),
             r["kind"],
             r["bytes"],
             r["dtype"],
@@ -530,7 +690,8 @@ def group_rows(rows: list[dict]) -> list[dict]:
         g = groups.get(key)
         if g is None:
             g = groups[key] = {
-                "expr": key[0],
+                "expr": layer_pattern(r["expr"]),
+                "value_id": key[0],
                 "kind": r["kind"],
                 "bytes_each": r["bytes"],
                 "count": 0,
@@ -544,7 +705,12 @@ def group_rows(rows: list[dict]) -> list[dict]:
                 "user": user_pattern(r.get("user")),
             }
         g["count"] += 1
-        g["bytes"] += r["bytes"]
+        if r.get("input_id") is not None and r["input_id"] in seen_inputs:
+            g["shared"] = True  # the same tensor as an earlier call's: no bytes of its own
+        else:
+            g["bytes"] += r["bytes"]
+            if r.get("input_id") is not None:
+                seen_inputs.add(r["input_id"])
         if r["block"] is not None:
             g["blocks"].append(r["block"])
     # largest first; on a tie, weight-derived values (the usual anomaly) before the rest

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RunDirError
-from ..vocab import DiffStatus, InputKind, RunStatus
+from ..vocab import DiffStatus, Float8Skip, InputKind, RunStatus
 
 MAX_INT = 2**63  # bytes, counts and addresses fit in 64 bits
 MAX_STR = 10_000_000
@@ -202,7 +202,7 @@ GRAPH_ENTRY = Obj(
 RUNTIME_SAVED = Obj({"storage_bytes": COUNT}, {"shape": SHAPE_, "dtype": Opt(NAME), "storage_id": Opt(COUNT)})
 INVOCATION = Obj(
     {"dynamo_graph": Int(0, 10**6), "block": Opt(NAME)},
-    {"runtime_saved": Opt(ListOf(RUNTIME_SAVED)), "measured": Opt(MapOf(SIGNED))},
+    {"runtime_saved": Opt(ListOf(RUNTIME_SAVED)), "measured": Opt(MapOf(SIGNED)), "input_ids": ListOf(Opt(COUNT))},
 )
 USER = Obj(
     {"op": NAME, "label": STR},
@@ -234,7 +234,15 @@ SAVED_ROW = Obj(
         "runtime_storage_bytes": Opt(COUNT),
         "runtime_storage_id": Opt(COUNT),
     },
-    {"call": COUNT, "root": NAME, "recompute_tag": Opt(NAME), "root_dtypes": ListOf(NAME), "user": Opt(USER)},
+    {
+        "call": COUNT,
+        "root": NAME,
+        "recompute_tag": Opt(NAME),
+        "root_dtypes": ListOf(NAME),
+        "user": Opt(USER),
+        "value_id": NAME,
+        "input_id": Opt(COUNT),
+    },
 )
 FINDING_ITEM = Obj(
     {"label": STR, "bytes": COUNT},
@@ -404,7 +412,25 @@ DISTRIBUTED = Obj(
         "launcher": STR,
     },
 )
-MODEL = Obj({}, {"blocks_attr": NAME, "blocks": COUNT, "block_parameters": MapOf(COUNT), "other_parameters": COUNT})
+MODEL = Obj(
+    {},
+    {
+        "blocks_attr": NAME,
+        "blocks": COUNT,
+        "block_parameters": MapOf(COUNT),
+        "other_parameters": COUNT,
+        "block_arguments": ListOf(NAME),
+        "code_files": ListOf(STR),
+    },
+)
+FLOAT8_LINEAR = Obj(
+    {"fqn": NAME, "in_blocks": Bool, "converted": Bool, "parameters": COUNT},
+    {"type": NAME, "weight_shape": ListOf(COUNT), "skipped": Opt(Enum(*Float8Skip))},
+)
+FLOAT8 = Obj(
+    {"linears": ListOf(FLOAT8_LINEAR), "block_linear_parameters": COUNT, "block_converted_parameters": COUNT},
+    {"recipe": NAME, "converter": NAME},
+)
 
 REPORT = Obj(
     {
@@ -432,6 +458,8 @@ REPORT = Obj(
         "attribution": Opt(ATTRIBUTION),
         "timings_s": MapOf(Num(0)),
         "model": Opt(MODEL),
+        "float8": Opt(FLOAT8),
+        "notes": ListOf(STR),
         "distributed": Opt(DISTRIBUTED),
         "error": Opt(STR),
         "analysis_error": Opt(STR),
@@ -460,6 +488,7 @@ NODE = Obj(
         "module_type": Opt(NAME),
         "source_fn": Opt(NAME),
         "source_fn_kind": Opt(Enum("module", "function")),
+        "index": Int(-(10**6), 10**6),
         "backward_work": Bool,
     },
 )

@@ -11,6 +11,7 @@ No log is scraped.
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,7 +46,7 @@ def source_to_fqn(source: str) -> tuple[str, str]:
         parts = [i for i in items[1:] if i not in ("__dict__", "_modules", "_parameters", "_buffers") and i not in _WRAPPERS]
         return kind, ".".join(parts)
     if items and items[0] == "args":
-        return InputKind.INPUT, f"args[{items[1]}]" if len(items) > 1 else "args"
+        return InputKind.INPUT, f"args[{items[1]}]" + "".join(f"[{i}]" for i in items[2:]) if len(items) > 1 else "args"
     return InputKind.INPUT, ".".join(items)
 
 
@@ -137,6 +138,8 @@ def serialize_graph(gm: torch.fx.GraphModule) -> list[dict]:
             "stack_trace": n.meta.get("stack_trace"),
             **_user_meta(n.meta),
         }
+        if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[1], int):
+            entry["index"] = n.args[1]  # which output of a multi-output op (attention's output or its logsumexp)
         if n.op == "output":
             outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
             entry["outputs"] = [a.name if isinstance(a, torch.fx.Node) else None for a in outs]
@@ -165,6 +168,7 @@ class Invocation:
     block: str | None
     grad_fn: Any = None
     measured: dict | None = None  # allocator figures across the call (bench mode, CUDA only)
+    input_ids: list | None = None  # per graph input, the storage it was given (one tensor passed to several calls)
 
 
 @dataclass
@@ -256,7 +260,7 @@ class GraphCapture:
                     "peak_increase_bytes": torch.cuda.max_memory_allocated() - before,
                     "end_increase_bytes": torch.cuda.memory_allocated() - before,
                 }
-            self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out), measured))
+            self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out), measured, _storage_ids(args)))
             return out
 
         return run
@@ -303,6 +307,18 @@ def _loaded_path(compiled) -> str | None:
                 pass
         stack.append(getattr(fn, "__wrapped__", None))
     return None
+
+
+def _storage_ids(args) -> list[int | None]:
+    """For each tensor argument of a call, an id of the storage it views (its address); None for other arguments."""
+    ids: list[int | None] = []
+    for a in args:
+        try:
+            st = a.untyped_storage() if isinstance(a, torch.Tensor) and not a.is_meta else None
+            ids.append(int(st.data_ptr()) if st is not None and st.nbytes() else None)
+        except (RuntimeError, NotImplementedError):  # a tensor subclass without a storage of its own
+            ids.append(None)
+    return ids
 
 
 def _compiled_grad_fn(out):

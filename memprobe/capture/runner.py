@@ -98,7 +98,7 @@ def versions(device) -> dict:
     # torchao's version without importing it (a bf16 probe does not need it: seconds saved per process)
     from importlib.metadata import PackageNotFoundError, version
 
-    for package in ("torchao", "torchtitan"):
+    for package in ("torchao", "torchtitan", "transformers"):
         try:
             v[package] = version(package)
         except PackageNotFoundError:
@@ -194,6 +194,7 @@ class Probe:
             "saved_tensors": [],
             "saved_totals": None,
             "findings": [],
+            "notes": [],  # what memprobe changed in the model, or where this device differs from another: one line each
             "memory": None,
             "timings_s": {},
         }
@@ -232,7 +233,11 @@ class Probe:
                     f"partial report in {self.run_dir.path} (status: oom)"
                 ) from e
             self.report["status"] = "failed"
-            raise RunFailed(f"the run failed: {type(e).__name__}: {first}; partial report in {self.run_dir.path}") from e
+            from .target import innermost_cause
+
+            cause = innermost_cause(e)
+            self.report["error"] = cause
+            raise RunFailed(f"the run failed: {cause}; partial report in {self.run_dir.path}") from e
         finally:
             _restore_sigterm(previous)
             self.report["finished_utc"] = _now()
@@ -247,7 +252,7 @@ class Probe:
 
         from repros import common
 
-        from ..policies import INSTALLED, make_context_fn, resolve_op
+        from ..policies import INSTALLED, cpu_attention_note, cpu_attention_ops, make_context_fn, resolve_op
         from .compile_hooks import GraphCapture
         from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
         from .target import build_target, cast_batch, describe
@@ -274,6 +279,7 @@ class Probe:
             target = build_target(cfg, device)
             model, blocks, x = target.model, target.blocks, target.batch
             self.report["model"] = describe(target)
+            self.report["notes"] += target.notes
             context_fn = apply_ac_fn = None
             if cfg.ac == "op" and cfg.ac_policy == INSTALLED:  # torchtitan's own SelectiveAC wraps the blocks
                 from ..integrations.torchtitan import apply_selective_ac
@@ -282,7 +288,7 @@ class Probe:
                 drop = frozenset(resolve_op(o) for o in cfg.recompute_ops)
 
                 def apply_ac_fn(blocks):
-                    apply_selective_ac(blocks, add, drop, base_fqn=target.blocks_attr)
+                    apply_selective_ac(blocks, add, drop, base_fqn=target.blocks_attr, parity=cpu_attention_ops())
             elif cfg.ac == "op":
                 context_fn = make_context_fn(cfg.policy(), decisions)
             created_pg = common.apply_stack(
@@ -299,6 +305,9 @@ class Probe:
                 float8_done=target.float8_done,
                 apply_ac_fn=apply_ac_fn,
                 memory_budget=cfg.memory_budget,
+            )
+            self.report["float8"] = common.float8_coverage(
+                model, target.blocks_attr, cfg.recipe, "torchtitan" if target.float8_done else "torchao"
             )
             capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in blocks.named_children()})
             if torch.distributed.is_initialized():
@@ -325,6 +334,8 @@ class Probe:
                     if step == 0:
                         self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
                         self._write_graphs(capture)
+                        note = cpu_attention_note(device.type, (n for d in capture.dynamo_graphs for g in d.aot for n in g.nodes))
+                        self.report["notes"] += [note] if note else []
                     if last:
                         self.report["timings_s"]["measured_step"] = round(time.perf_counter() - ts, 3)
             self.report["memory"] = {
@@ -389,6 +400,7 @@ class Probe:
                 "block": inv.block,
                 "runtime_saved": _runtime_saved(inv.grad_fn),
                 **({"measured": inv.measured} if inv.measured is not None else {}),
+                **({"input_ids": inv.input_ids} if inv.input_ids is not None else {}),
             }
             for inv in capture.invocations
         ]
@@ -428,7 +440,7 @@ class Probe:
     def _analyse(self) -> None:
         # the analysis reads the recorded artifacts, exactly as a later command would
         pairs = graph_pairs(self.run_dir.path, self.report)
-        rows = build_saved_table(pairs, self.report["invocations"], self.report["policy"])
+        rows = build_saved_table(pairs, self.report["invocations"], self.report["policy"], self.report.get("model"))
         totals = saved_totals(rows)
         self.report["saved_tensors"] = rows
         self.report["saved_totals"] = totals
@@ -445,7 +457,12 @@ class Probe:
         elif self.report["memory"]["source"] == MemorySource.CPU_PROFILER:
             self.report["attribution"] = attribute_cpu(self.report)
         self.report["findings"] = find(
-            rows, totals, self.report["config"], policy=self.report["policy"], attribution=self.report.get("attribution")
+            rows,
+            totals,
+            self.report["config"],
+            policy=self.report["policy"],
+            attribution=self.report.get("attribution"),
+            float8=self.report.get("float8"),
         )
         self.report["checks"] = checks()
 

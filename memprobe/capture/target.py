@@ -16,9 +16,10 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ProbeConfig
@@ -31,6 +32,7 @@ class Target:
     batch: tuple  # positional arguments of model(...)
     blocks_attr: str  # e.g. "layers"; names in the report are prefixed with it
     float8_done: bool = False  # built with float8 linears already (torchtitan's converter)
+    notes: list[str] = field(default_factory=list)  # what memprobe changed in the model, said in the run's header
 
     @property
     def blocks(self):
@@ -127,7 +129,16 @@ def build_target(cfg: ProbeConfig, device) -> Target:
         batch = tuple(batch) if isinstance(batch, (tuple, list)) else (batch,)
         model = model.to(device)
         batch = tuple(t.to(device) if isinstance(t, torch.Tensor) else t for t in batch)
-        return Target(model, batch, find_blocks(model, cfg.blocks))
+        from ..integrations.huggingface import decoder_blocks, turn_off_kv_cache
+
+        notes = turn_off_kv_cache(model)
+        blocks = cfg.blocks or decoder_blocks(model)
+        return Target(model, batch, find_blocks(model, blocks), notes=notes)
+    if cfg.hf_config:
+        from ..integrations.huggingface import build_causal_lm, decoder_blocks
+
+        model, batch, notes = build_causal_lm(cfg.hf_config, cfg.layers, device, cfg.batch, cfg.seq, cfg.seed)
+        return Target(model, batch, find_blocks(model, cfg.blocks or decoder_blocks(model)), notes=notes)
     if cfg.repro == "torchtitan":
         from ..integrations.torchtitan import build_llama3
 
@@ -154,7 +165,8 @@ def cast_batch(batch: tuple, dtype) -> tuple:
 
 
 def describe(target: Target) -> dict:
-    """Parameter counts by block and outside the blocks (for the report and the estimate)."""
+    """Parameter counts by block and outside the blocks (for the report and the estimate); the names of the
+    blocks' forward arguments and the files of the model's own code (for the saved table's names and frames)."""
     blocks = target.blocks
     per_block = {}
     in_blocks = set()
@@ -163,4 +175,101 @@ def describe(target: Target) -> dict:
         in_blocks.update(id(p) for p in params)
         per_block[f"{target.blocks_attr}.{name}"] = sum(p.numel() for p in params)
     other = sum(p.numel() for p in target.model.parameters() if id(p) not in in_blocks)
-    return {"blocks_attr": target.blocks_attr, "blocks": len(per_block), "block_parameters": per_block, "other_parameters": other}
+    out = {"blocks_attr": target.blocks_attr, "blocks": len(per_block), "block_parameters": per_block, "other_parameters": other}
+    arguments = block_arguments(blocks)
+    if arguments is not None:
+        out["block_arguments"] = arguments
+    out["code_files"] = model_code_files(target.model)
+    return out
+
+
+def block_arguments(blocks) -> list[str] | None:
+    """The names of the positional parameters of the blocks' ``forward`` (``["x", "rope_cache", "attention_masks",
+    "positions"]``): a block's ``args[2]`` is named by them. None when the blocks' signatures differ."""
+    names = None
+    for block in blocks.children():
+        try:
+            params = inspect.signature(block.forward).parameters.values()
+        except (TypeError, ValueError):
+            return None
+        mine = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if names is not None and mine != names:
+            return None
+        names = mine
+    return names
+
+
+# packages whose module classes are the machinery around a model, not the model's own code
+_MACHINERY = ("torch", "torchao")
+
+
+def model_code_files(model) -> list[str]:
+    """The source files of the model's own module classes (its ``--model`` file, transformers'
+    ``models/llama/modeling_llama.py``, torchtitan's ``models/``), not torch's or torchao's: a frame in one of
+    them is the user's model, wherever it is installed."""
+    files = set()
+    for cls in {type(m) for m in model.modules()}:
+        if cls.__module__.split(".")[0] in _MACHINERY:
+            continue
+        try:
+            path = inspect.getsourcefile(cls)
+        except (TypeError, OSError):
+            continue
+        if path:
+            files.add(path)
+    return sorted(files)
+
+
+# known causes of failures in a model's code under the probe's stack, and what to do about them
+_KNOWN_FIXES = (
+    (
+        re.compile(r"DynamicLayer|DynamicCache|cache_utils\.py"),
+        "the model's KV cache does not trace under torch.compile: build it with use_cache=False (memprobe turns it "
+        "off itself for a transformers model, see docs/models.md)",
+    ),
+)
+_CONSTANT = re.compile(r'^ConstantVariable\((?:\w+: )?"(?P<text>.*)"\)$')
+_RAISED = re.compile(r"raised exception (?P<type>\w+)\(")
+_USER_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
+
+
+def innermost_cause(error: BaseException) -> str:
+    """A failure of the model's code in one line: its innermost cause (through ``raise ... from`` and Dynamo's
+    wrapping), the innermost frame it was raised in, and the fix where memprobe knows one."""
+    import traceback
+
+    from ..analysis.saved import is_library, short_path
+
+    chain: list[BaseException] = []
+    cur: BaseException | None = error
+    while cur is not None and cur not in chain and len(chain) < 20:
+        chain.append(cur)
+        cur = cur.__cause__ or (None if cur.__suppress_context__ else cur.__context__)
+    inner = chain[-1]
+    lines = str(inner).strip().splitlines()
+    text = lines[0].strip() if lines else ""
+    m = _CONSTANT.match(text)
+    if m:  # Dynamo re-raises the model's exception as an "observed" one holding its message
+        text = m["text"]
+    kind = type(inner).__name__
+    where = None
+    for e in chain:  # Dynamo names the model's exception type and its frames in the message of its own error
+        raised = _RAISED.search(str(e))
+        if raised and kind.startswith("Observed"):
+            kind = raised["type"]
+        frames = _USER_FRAME.findall(str(e).partition("from user code:")[2])
+        if frames:
+            file, line, _func = frames[-1]
+            where = f"{short_path(file)}:{line}"
+    if where is None:
+        frames = [f for f in traceback.extract_tb(inner.__traceback__) if not is_library(f.filename)] or traceback.extract_tb(
+            inner.__traceback__
+        )
+        if frames:
+            where = f"{short_path(frames[-1].filename)}:{frames[-1].lineno}"
+    line = f"{kind}: {text}" + (f" ({where})" if where else "")
+    if inner is not error:
+        outer = (str(error).strip().splitlines() or [""])[0]
+        line = f"{type(error).__name__}: {outer} <- {line}"
+    fix = next((fix for pattern, fix in _KNOWN_FIXES if pattern.search(line)), None)
+    return line + (f"; {fix}" if fix else "")

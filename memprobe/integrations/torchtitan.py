@@ -78,15 +78,26 @@ def installed_save_ops() -> tuple[str, ...]:
     return tuple(sorted(_op_name(op) for op in policy.get_save_ops()))
 
 
-def apply_selective_ac(blocks, add: frozenset = frozenset(), drop: frozenset = frozenset(), base_fqn: str = "layers") -> None:
+def apply_selective_ac(
+    blocks,
+    add: frozenset = frozenset(),
+    drop: frozenset = frozenset(),
+    base_fqn: str = "layers",
+    parity: tuple | None = None,
+) -> None:
     """Wrap each child of ``blocks`` with torchtitan's own SelectiveAC. The torch ops of ``--save-op`` (``add``)
-    and ``--recompute-op`` (``drop``) edit its ``get_save_ops``, the customisation point torchtitan documents."""
+    and ``--recompute-op`` (``drop``) edit its ``get_save_ops``, the customisation point torchtitan documents.
+    ``parity``: ``(cpu_op, gpu_ops)``: the list saves ``cpu_op`` when it saves one of ``gpu_ops`` (the CPU's
+    attention op for the GPU's fused ones, as memprobe's own policies do)."""
     _require()
     from torchtitan.distributed.activation_checkpoint import SelectiveAC
 
     class EditedSelectiveAC(SelectiveAC):
         def get_save_ops(self) -> set:
-            return (set(super().get_save_ops()) | add) - drop
+            ops = (set(super().get_save_ops()) | add) - drop
+            if parity is not None and ops & parity[1] and parity[0] not in drop:
+                ops.add(parity[0])
+            return ops
 
     # preserve_rng_state off as the other policies here; the rest is torchtitan's defaults
     policy = EditedSelectiveAC(EditedSelectiveAC.Config(preserve_rng_state=False))

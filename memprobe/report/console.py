@@ -203,7 +203,7 @@ def _print_saved_wide(con: Console, groups: list[dict], total: int) -> None:
             str(i),
             fmt_bytes(g["bytes"]),
             _share(g["bytes"], total) if g["kind"] != SavedKind.PARAMETER else "-",
-            str(g["count"]),
+            _count(g),
             markup(g["kind"]),
             _saved_value(g),
             _where(g),
@@ -213,6 +213,11 @@ def _print_saved_wide(con: Console, groups: list[dict], total: int) -> None:
     con.print(t)
 
 
+def _count(g: dict) -> str:
+    """How many blocks saved the value; one tensor that several blocks were given is said so (counted once)."""
+    return str(g["count"]) + (" (one tensor)" if g.get("shared") else "")
+
+
 def _print_saved_compact(con: Console, groups: list[dict], total: int) -> None:
     rows = [
         (
@@ -220,7 +225,7 @@ def _print_saved_compact(con: Console, groups: list[dict], total: int) -> None:
                 str(i),
                 fmt_bytes(g["bytes"]),
                 _share(g["bytes"], total) if g["kind"] != SavedKind.PARAMETER else "-",
-                str(g["count"]),
+                _count(g),
                 label(g),
                 _source_line(g),
                 _why_short(g),
@@ -313,6 +318,8 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None, *, wi
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
             " table is the full run's, measured peaks include temporaries the kernels would not make"
         )
+    _print_notes(con, report)
+    _print_float8_coverage(con, report)
     rows = report.get("saved_tensors") or []
     totals = report.get("saved_totals") or {}
     if rows:
@@ -325,9 +332,12 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None, *, wi
             con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
         agree = totals.get("agree")
         check = "[green]agree[/]" if agree else "[red]DISAGREE[/]" if agree is False else "[yellow]not measured[/]"
+        graph, runtime = fmt_bytes(totals.get("graph_bytes")), fmt_bytes(totals.get("runtime_bytes"))
+        if agree is False and graph == runtime:  # two figures that differ never read the same
+            graph, runtime = f"{totals['graph_bytes']:,} B", f"{totals['runtime_bytes']:,} B"
         con.print(
-            f"saved for backward: [bold]{fmt_bytes(totals.get('graph_bytes'))}[/] derived from the graphs,"
-            f" {fmt_bytes(totals.get('runtime_bytes'))} held at run time ({check});"
+            f"saved for backward: [bold]{graph}[/] derived from the graphs,"
+            f" {runtime} held at run time ({check});"
             f" parameters saved as graph inputs: {fmt_bytes(totals.get('parameter_graph_bytes'))}"
             f" ({fmt_bytes(totals.get('parameter_runtime_bytes'))} held at run time)"
         )
@@ -350,6 +360,36 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None, *, wi
     hint = _next_command(report)
     if hint:
         con.print(f"next: [cyan]{markup(hint)}[/]")
+
+
+def _print_notes(con: Console, report: dict) -> None:
+    """What memprobe changed in the model, and where this device's figures can differ from another's: once each."""
+    for note in dict.fromkeys(report.get("notes") or []):
+        con.print(f"[yellow]note:[/] {markup(note)}")
+
+
+def _print_float8_coverage(con: Console, report: dict) -> None:
+    """Which linears the float8 recipe converted, and which it left in bf16 and why (report.float8)."""
+    from ..analysis.findings import skipped_text
+
+    f8 = report.get("float8")
+    if not f8:
+        return
+    linears = f8.get("linears") or []
+    total, converted = f8.get("block_linear_parameters") or 0, f8.get("block_converted_parameters") or 0
+    share = f"{100 * converted / total:.0f}%" if total else "-"
+    inside = [x for x in linears if x["in_blocks"]]
+    outside = [x["fqn"] for x in linears if not x["in_blocks"] and x["converted"]]
+    line = (
+        f"float8 {markup(f8.get('recipe'))} ({markup(f8.get('converter'))}): converted"
+        f" {sum(x['converted'] for x in inside)} of {len(inside)} linears in the blocks ({share} of their parameters)"
+    )
+    if outside:
+        line += f", and {markup(', '.join(outside[:3]))}{' …' if len(outside) > 3 else ''} outside them"
+    skipped = skipped_text(f8)
+    if skipped:
+        line += f"; left in bf16: {markup(skipped)}"
+    con.print(line if skipped else f"[dim]{line}[/]")
 
 
 def _print_graph_memory(con: Console, report: dict) -> None:

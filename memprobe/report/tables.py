@@ -62,14 +62,14 @@ def _frame(records: list[dict], columns: list[str]):
 
 def saved_frame(report: dict):
     """A run's saved-for-backward table, a row per value per call; ``group`` numbers the console's groups."""
-    from ..analysis.saved import layer_pattern
+    from ..analysis.saved import group_key
 
     rows = report.get("saved_tensors") or []
     groups: dict[str, int] = {}
     records = []
     for r in rows:
         user = r.get("user") or {}
-        group = groups.setdefault(layer_pattern(r["expr"]) + "|" + str(r.get("dtype")) + str(r.get("shape")), len(groups))
+        group = groups.setdefault(group_key(r) + "|" + str(r.get("dtype")) + str(r.get("shape")), len(groups))
         records.append(
             {
                 **{k: r.get(k) for k in SAVED_COLUMNS},

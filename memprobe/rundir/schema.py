@@ -37,6 +37,7 @@ from ..vocab import (
     DeviceType,
     DiffStatus,
     FindingKind,
+    Float8Skip,
     GraphKind,
     InputKind,
     LiveRole,
@@ -181,6 +182,7 @@ class Versions(Record):
     cuda: Name | None = optional("CUDA (CUDA runs)")
     device_capability: Name | None = optional("the GPU's compute capability (CUDA runs)")
     triton: Name | None = optional("triton (CUDA runs)")
+    transformers: Name | None = optional("transformers (null when not installed)")
 
 
 class Policy(Record):
@@ -246,6 +248,10 @@ class Invocation(Record):
     block: Name | None = required("the block that called it (`layers.0`)")
     runtime_saved: list[RuntimeSaved] | None = optional("what its autograd node saved (*measured*); null for inference")
     measured: CallMeasurement | None = optional("allocator figures around the call (`--measure-calls`)")
+    input_ids: list[Count | None] = optional(
+        "per graph input, the identity of the tensor passed (its storage), so that one tensor given to several "
+        "blocks is counted once; null for inputs that are not tensors"
+    )
 
 
 class UserTerms(Record):
@@ -285,6 +291,10 @@ class SavedRow(Record):
     user: UserTerms | None = optional("the value in the user's terms")
     runtime_storage_bytes: Count | None = required("the storage autograd holds for it at the end of forward (*measured*)")
     runtime_storage_id: Count | None = required("that storage's address (*measured*)")
+    value_id: Name | None = optional(
+        "the value's structural identity (a digest of its full op chain with each op's module): rows are grouped by it"
+    )
+    input_id: Count | None = optional("for a graph input saved as is, the identity of the tensor the call was given")
 
 
 class SavedTotals(Record):
@@ -554,6 +564,30 @@ class ModelShape(Record):
     blocks: Count = optional("how many blocks")
     block_parameters: dict[Name, Count] = optional("parameters (elements) per block")
     other_parameters: Count = optional("parameters outside the blocks")
+    block_arguments: list[Name] = optional("the names of a block's forward arguments, in order (they name its graph inputs)")
+    code_files: list[FilePath] = optional("the model's own source files (its --model file, or its library's modeling files)")
+
+
+class Float8Linear(Record):
+    """A linear layer (or a module computing like one) and what float8 training did with it."""
+
+    fqn: Name = required("its module path")
+    in_blocks: Annotated[bool, Strict()] = required("whether it is inside the blocks")
+    converted: Annotated[bool, Strict()] = required("whether float8 training converted it")
+    parameters: Count = required("its weight's elements")
+    type: Name | None = optional("its module type (`Linear`, `Conv1D`)")
+    weight_shape: list[Count] = optional("its weight's shape")
+    skipped: Float8Skip | None = optional("why it was left in bf16")
+
+
+class Float8Coverage(Record):
+    """Which linears a float8 recipe converted, and which it skipped and why."""
+
+    linears: list[Float8Linear] = required("every linear-like module")
+    block_linear_parameters: Count = required("the blocks' linear weight elements")
+    block_converted_parameters: Count = required("of those, the converted ones")
+    recipe: Name | None = optional("the float8 recipe")
+    converter: Name | None = optional("whose converter ran (memprobe's, torchtitan's)")
 
 
 class RankRow(Record):
@@ -637,6 +671,8 @@ class Report(Record):
     attribution: Attribution | None = optional("what is alive at the peaks")
     timings_s: Timings = optional("how long it took")
     model: ModelShape | None = optional("what was built")
+    float8: Float8Coverage | None = optional("float8 runs: which linears were converted, which skipped and why")
+    notes: list[Text] = optional("what memprobe changed in the model to train it (the KV cache turned off, ...), said once")
     distributed: Distributed | None = optional("the ranks")
     error: Text | None = optional("why the run failed")
     analysis_error: Text | None = optional("an analysis step failed on what the run recorded (a bug of memprobe's)")
@@ -667,6 +703,9 @@ class Node(Record):
     source_fn: Name | None = optional("the Python call that made it")
     source_fn_kind: SourceFnKind | None = optional("whether that call is a module or a function")
     backward_work: Annotated[bool, Strict()] = optional("backward work the partitioner placed in forward")
+    index: Annotated[int, Strict(), Ge(-(10**6)), Le(10**6)] | None = optional(
+        "for a getitem node: which output of its producer it takes"
+    )
 
 
 class GraphFile(Record):

@@ -1,0 +1,167 @@
+"""Hugging Face transformers causal LMs, probed from their ``config.json`` alone (``--hf-config``).
+
+- :func:`build_causal_lm`: the model ``AutoModelForCausalLM.from_config`` builds from a local
+  ``config.json`` (no weights, no hub access, no remote code), with its first ``--layers`` decoder blocks,
+  in fp32 on the probe's device, its KV cache off; and a batch of token ids;
+- :func:`decoder_blocks`: the attribute path of its decoder blocks, from the model's own declaration of
+  them (``_no_split_modules``: ``model.layers`` for Llama, ``transformer.h`` for GPT-2);
+- :func:`turn_off_kv_cache`: a model a ``--model`` factory built with ``use_cache=True`` (the library's default)
+  gets it turned off: training does not use the cache, and the cache's objects do not trace under
+  torch.compile (``'DynamicLayer' object has no attribute 'device'``).
+
+Install it with ``pip install 'memprobe[hf]'``.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from ..errors import ConfigError
+
+INSTALL_HINT = "pip install 'memprobe[hf]' (or pip install transformers)"
+# keys of a config.json that would make transformers fetch or run code, or load quantized weights: dropped
+_DROPPED_KEYS = {
+    "auto_map": "remote code is never run",
+    "quantization_config": "a checkpoint's storage format; memprobe builds the model without weights",
+}
+MAX_CONFIG_BYTES = 4 * 2**20
+
+
+def transformers_version() -> str | None:
+    try:
+        return version("transformers")
+    except PackageNotFoundError:
+        return None
+
+
+def _require():
+    try:
+        import transformers  # noqa: F401
+    except ImportError as e:
+        raise ConfigError(f"--hf-config needs Hugging Face transformers ({e}): {INSTALL_HINT}") from None
+
+
+def read_config(path: str) -> dict:
+    """The JSON object of a ``config.json`` (``path`` is the file or a directory holding one), or ConfigError."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "config.json"
+    if not p.is_file():
+        raise ConfigError(f"--hf-config {path}: no such file (give a config.json, or a directory holding one)")
+    if p.stat().st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"--hf-config {p}: {p.stat().st_size} bytes is not a model configuration (over 4 MiB)")
+    from ..analysis.validate import parse_json, read_text
+
+    doc = parse_json(read_text(p, f"--hf-config {p}"), f"--hf-config {p}")  # bounded: no NaN, no runaway nesting
+    if not isinstance(doc, dict) or not isinstance(doc.get("model_type"), str):
+        raise ConfigError(f'--hf-config {p}: not a transformers model configuration (no "model_type")')
+    return doc
+
+
+def _layer_key(config_class) -> str:
+    """The key the configuration class stores the decoder depth under (GPT-2: ``n_layer``)."""
+    return getattr(config_class, "attribute_map", {}).get("num_hidden_layers", "num_hidden_layers")
+
+
+def make_config(doc: dict, layers: int, seq: int, where: str):
+    """The transformers configuration of ``doc`` with ``layers`` decoder blocks and no KV cache, and the notes
+    that say what memprobe changed. ConfigError for a model type transformers does not know, too few layers,
+    or a sequence longer than the model's positions."""
+    _require()
+    from transformers import CONFIG_MAPPING
+
+    model_type = doc["model_type"]
+    if model_type not in CONFIG_MAPPING:
+        raise ConfigError(
+            f"--hf-config {where}: transformers {transformers_version()} has no model type {model_type!r} "
+            "(memprobe runs no remote code): upgrade transformers, or build the model in a --model factory"
+        )
+    config_class = CONFIG_MAPPING[model_type]
+    doc = dict(doc)
+    notes = []
+    for key, why in _DROPPED_KEYS.items():
+        if doc.pop(key, None) is not None:
+            notes.append(f"{key} in {where} ignored: {why}")
+    key = _layer_key(config_class)
+    depth = doc.get(key, getattr(config_class(), key, None))
+    if not isinstance(depth, int) or depth < 1:
+        raise ConfigError(f"--hf-config {where}: {key} is {depth!r}, not a number of decoder layers")
+    if layers > depth:
+        raise ConfigError(f"--layers {layers}: the model of {where} has {depth} decoder layers")
+    doc[key] = layers
+    if isinstance(doc.get("layer_types"), list):  # one attention type per layer (Qwen2, Gemma, ...)
+        doc["layer_types"] = doc["layer_types"][:layers]
+    if doc.get("use_cache", True):
+        notes.append("KV cache turned off (use_cache=False): training does not use it")
+    doc["use_cache"] = False
+    doc.pop("model_type")
+    try:
+        config = config_class.from_dict(doc)
+    except Exception as e:  # transformers validates the values (heads dividing the width, ...)
+        raise ConfigError(f"--hf-config {where}: transformers refuses this configuration: {type(e).__name__}: {e}") from None
+    limit = getattr(config, "max_position_embeddings", None)
+    if isinstance(limit, int) and seq > limit:
+        raise ConfigError(f"--seq {seq}: the model of {where} has {limit} positions (max_position_embeddings)")
+    return config, notes
+
+
+def build_causal_lm(path: str, layers: int, device, batch: int, seq: int, seed: int = 0):
+    """``(model, (token_ids,), notes)``: the causal LM of the ``config.json`` at ``path``, built in fp32 on
+    ``device`` with random weights (``seed``), its first ``layers`` decoder blocks, SDPA attention, no KV cache."""
+    import torch
+
+    doc = read_config(path)
+    config, notes = make_config(doc, layers, seq, path)
+    from transformers import AutoModelForCausalLM
+
+    torch.manual_seed(seed)
+    try:
+        with torch.device(device):
+            model = AutoModelForCausalLM.from_config(
+                config, dtype=torch.float32, attn_implementation="sdpa", trust_remote_code=False
+            )
+    except ValueError as e:  # a configuration of a model that is no causal LM (an encoder, a vision model)
+        raise ConfigError(f"--hf-config {path}: transformers builds no causal LM from it: {e}") from None
+    model.train()
+    vocab = getattr(config.get_text_config(), "vocab_size", None)
+    if not isinstance(vocab, int) or vocab < 1:
+        raise ConfigError(f"--hf-config {path}: no vocab_size to draw token ids from")
+    g = torch.Generator(device="cpu").manual_seed(seed + 1)
+    tokens = torch.randint(0, vocab, (batch, seq), generator=g).to(device)
+    return model, (tokens,), notes
+
+
+def is_transformers_model(model) -> bool:
+    import sys
+
+    transformers = sys.modules.get("transformers")
+    return transformers is not None and isinstance(model, transformers.PreTrainedModel)
+
+
+def turn_off_kv_cache(model) -> list[str]:
+    """A transformers model built with ``use_cache=True`` (the library's default) gets it turned off; the note
+    that says so (none when it was off)."""
+    config = getattr(model, "config", None)
+    if not is_transformers_model(model) or not getattr(config, "use_cache", False):
+        return []
+    config.use_cache = False
+    for sub in ("text_config", "decoder"):  # composite configurations carry it per part
+        part = getattr(config, sub, None)
+        if getattr(part, "use_cache", False):
+            part.use_cache = False
+    return ["KV cache turned off (config.use_cache=False): training does not use it, and its objects do not trace"]
+
+
+def decoder_blocks(model) -> str | None:
+    """The dotted path of the ModuleList holding the model's decoder blocks (the classes the model declares in
+    ``_no_split_modules``), or None when it declares none that a ModuleList holds."""
+    import torch.nn as nn
+
+    block_classes = set(getattr(model, "_no_split_modules", None) or ())
+    if not block_classes:
+        return None
+    for name, module in model.named_modules():
+        if isinstance(module, nn.ModuleList) and len(module) and all(type(m).__name__ in block_classes for m in module):
+            return name
+    return None

@@ -1,0 +1,417 @@
+"""Hugging Face transformers causal LMs probed from their config.json alone (issue 21), end to end on the CPU.
+
+Three architectures at tiny dims (tests/models/hf/), two blocks each, one recipe each: Llama rowwise with the
+2025-01 save list (its config has four layers: --layers 2 keeps the first two), Qwen2 rowwise, GPT-2 bf16. The
+probes are --analysis-only (the graphs traced and partitioned as for Inductor, run without generated kernels: what
+is saved is the full run's). Each run's saved bytes, graph-derived and at run time, are held to a ground truth this file
+computes without memprobe: the same blocks (float8 -> SAC -> torch.compile), compiled through torch's own
+``compile_fx`` with an inner compiler that keeps the partitioned graphs (graph-derived: the forward's outputs the
+backward reads; a graph input given to several blocks counted once), and run under
+``torch.autograd.graph.saved_tensors_hooks`` (run time: the distinct storages the compiled blocks save).
+Parameters are left out of both, as memprobe counts them apart.
+
+The probes run as few processes as the assertions allow (a module-scoped fixture, five probes): an A/A diff of
+Llama, rowwise with the 2025-01 list (two probes); Qwen2 rowwise, its config as published (KV cache on); GPT-2
+bf16; and a stock GPT-2 a --model factory builds (KV cache on), rowwise.
+CI installs transformers (``memprobe[hf]``); elsewhere these tests skip unless MEMPROBE_REQUIRE_HF=1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = ROOT / "tests" / "models" / "hf"
+LLAMA, QWEN2, GPT2 = (str(CONFIGS / f"{name}.json") for name in ("llama", "qwen2", "gpt2"))
+STOCK = str(ROOT / "tests" / "models" / "hf_stock.py") + ":build"
+LAYERS, BATCH, SEQ = 2, 2, 32
+SMALL = ("--layers", str(LAYERS), "--batch", str(BATCH), "--seq", str(SEQ), "--device", "cpu", "--analysis-only")
+
+# the SAC save lists the test holds memprobe to (torchtitan's, as its sources give them), with the CPU's attention
+# op standing for the GPU's fused attention ops the lists name
+_ATTENTION = ("_scaled_dot_product_flash_attention", "_scaled_dot_product_efficient_attention")
+SAVE_LISTS = {
+    "torchtitan": ("mm", *_ATTENTION, "_scaled_dot_product_cudnn_attention", "max"),
+    "torchtitan-2025-01": ("mm", *_ATTENTION, "abs", "max"),
+}
+
+
+@pytest.fixture(scope="module")
+def transformers_installed():
+    try:
+        import transformers  # noqa: F401
+    except ImportError as e:
+        if os.environ.get("MEMPROBE_REQUIRE_HF") == "1":
+            pytest.fail(f"transformers is required here (MEMPROBE_REQUIRE_HF=1): {e}")
+        pytest.skip(f"transformers is not installed ({e}): pip install 'memprobe[hf]'")
+
+
+def _ok(proc, what):
+    assert proc.returncode == 0, f"{what} failed:\n{proc.stderr[-3000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def probes(transformers_installed, tmp_path_factory):
+    """Every run these tests read, each made once: {name: (report, stdout)}."""
+    base = tmp_path_factory.mktemp("hf")
+    out: dict[str, tuple[dict, str]] = {}
+
+    def read(path: Path, stdout: str = "") -> tuple[dict, str]:
+        return json.loads((path / "report.json").read_text()), stdout
+
+    legacy = ("--ac-policy", "torchtitan-2025-01")
+    aa = _ok(
+        run_cli("diff", "rowwise", "rowwise", "--hf-config", LLAMA, *legacy, *SMALL, "--out", base / "d2", "--json", "-q"),
+        "A/A diff",
+    )
+    out["llama-rowwise-2025"], out["llama-rowwise-2025-again"] = read(base / "d2" / "a"), read(base / "d2" / "b")
+    out["diff-aa"] = (json.loads(aa.stdout), "")
+    for name, flags in (
+        ("qwen2-rowwise", ("--hf-config", QWEN2, "--recipe", "rowwise")),
+        ("gpt2-bf16", ("--hf-config", GPT2, "--recipe", "bf16")),
+        ("stock-gpt2-rowwise", ("--model", STOCK, "--recipe", "rowwise", "--device", "cpu", "--analysis-only")),
+    ):
+        extra = SMALL if "--hf-config" in flags else ()
+        proc = _ok(run_cli("run", *flags, *extra, "--out", base / name, "-q"), name)
+        out[name] = read(base / name, proc.stdout)
+    return out
+
+
+# -- the ground truth, without memprobe ----------------------------------------------------------------------------
+
+
+def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
+    """Saved-for-backward bytes of the config's first LAYERS blocks, graph-derived and at run time."""
+    import torch
+    from torch._functorch.aot_autograd import make_boxed_func
+    from torch._inductor.compile_fx import compile_fx
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
+
+    torch._dynamo.reset()  # no shapes remembered from another model's compile (they would make sizes dynamic)
+    doc = json.loads(Path(config_path).read_text())
+    config = CONFIG_MAPPING[doc["model_type"]].from_json_file(config_path)
+    config.num_hidden_layers, config.use_cache = LAYERS, False
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32, attn_implementation="sdpa")
+    model.train()
+    if recipe != "bf16":
+        from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+
+        convert_to_float8_training(
+            model,
+            config=Float8LinearConfig.from_recipe_name(recipe),
+            module_filter_fn=lambda m, fqn: m.in_features % 16 == 0 and m.out_features % 16 == 0,
+        )
+    for p in model.parameters():  # what FSDP2's mixed precision hands the blocks: bf16 parameters
+        p.data = p.data.to(torch.bfloat16)
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+
+    ops = SAVE_LISTS[policy]
+    save = {getattr(torch.ops.aten, op).default for op in ops} | {
+        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
+    }
+    mm = torch.ops.aten.mm.default
+
+    def context_fn():
+        count = defaultdict(int)
+
+        def decide(ctx, func, *args, **kwargs):
+            mode = "recompute" if ctx.is_recompute else "forward"
+            if func == mm:
+                count[mode] += 1
+                if count[mode] % 2 == 0:
+                    return CheckpointPolicy.PREFER_RECOMPUTE
+            return CheckpointPolicy.MUST_SAVE if func in save else CheckpointPolicy.PREFER_RECOMPUTE
+
+        return create_selective_checkpoint_contexts(decide)
+
+    calls, packed = [], []
+
+    def backend(gm, example_inputs):
+        graphs = {}
+
+        def inner(aot_gm, aot_inputs, **kwargs):
+            graphs["backward" if kwargs.get("is_backward") else "forward"] = aot_gm
+            return make_boxed_func(aot_gm.forward)
+
+        compiled = compile_fx(gm, example_inputs, inner_compile=inner)
+
+        def run(*args):
+            with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+                out = compiled(*args)
+            calls.append((graphs, args))
+            return out
+
+        return run
+
+    blocks = model.transformer.h if doc["model_type"] == "gpt2" else model.model.layers
+    for name, block in list(blocks.named_children()):
+        wrapped = checkpoint_wrapper(block, context_fn=context_fn, preserve_rng_state=False)
+        blocks.register_module(name, torch.compile(wrapped, backend=backend, fullgraph=True))
+    tokens = torch.randint(0, config.vocab_size, (BATCH, SEQ))
+    loss = model(tokens).logits.float().pow(2).mean()
+    runtime_storages = {}
+    for t in packed:
+        st = t.untyped_storage()
+        if st.data_ptr() not in params and st.nbytes():
+            runtime_storages[st.data_ptr()] = st.nbytes()
+    loss.backward()  # compiles the backward graphs: they say how many forward outputs are saved
+
+    graph_bytes, inputs_seen = 0, set()
+    for graphs, args in calls:
+        fw, bw = graphs["forward"], graphs["backward"]
+        outputs = next(n for n in fw.graph.nodes if n.op == "output").args[0]
+        n_saved = sum(1 for n in bw.graph.nodes if n.op == "placeholder" and not n.name.startswith(("tangents", "bwd_rng_state")))
+        primals = [n for n in fw.graph.nodes if n.op == "placeholder" and n.name.startswith("primals")]
+        arg_of = dict(zip(primals, args))
+        for node in outputs[len(outputs) - n_saved :]:
+            val = node.meta["val"]
+            if node in arg_of:  # a graph input: skip parameters, count a tensor given to several blocks once
+                ptr = arg_of[node].untyped_storage().data_ptr()
+                if ptr in params or ptr in inputs_seen:
+                    continue
+                inputs_seen.add(ptr)
+            graph_bytes += val.numel() * val.element_size()
+    return {"graph": graph_bytes, "runtime": sum(runtime_storages.values())}
+
+
+# -- the tests --------------------------------------------------------------------------------------------------------
+
+TRUTHS = (
+    ("llama-rowwise-2025", LLAMA, "rowwise", "torchtitan-2025-01"),
+    ("qwen2-rowwise", QWEN2, "rowwise", "torchtitan"),
+    ("gpt2-bf16", GPT2, "bf16", "torchtitan"),
+)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("name,config,recipe,policy", TRUTHS, ids=[t[0] for t in TRUTHS])
+def test_saved_bytes_equal_the_ground_truth_both_ways(probes, name, config, recipe, policy):
+    report, _ = probes[name]
+    assert report["status"] == "complete" and report["config"]["recipe"] == recipe
+    truth = ground_truth(config, recipe, policy)
+    totals = report["saved_totals"]
+    assert truth["graph"] > 0
+    assert (totals["graph_bytes"], totals["runtime_bytes"]) == (truth["graph"], truth["runtime"])
+    assert totals["agree"] and not [f for f in report["findings"] if f["kind"] == "accounting-mismatch"]
+
+
+@pytest.mark.e2e
+def test_rows_are_named_by_the_models_modules_and_its_modeling_lines(probes):
+    report, _ = probes["llama-rowwise-2025"]
+    assert report["model"]["blocks_attr"] == "model.layers" and report["model"]["blocks"] == LAYERS
+    weight = [r for r in report["saved_tensors"] if r["kind"] == "weight-derived"]
+    modules = {r["user"]["module"] for r in weight}
+    projections = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj")
+    projections += ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+    assert modules == {f"model.layers.{i}.{p}" for i in range(LAYERS) for p in projections}
+    for r in weight:  # abs() of each weight, at the model's own line, with torchao's frame as the library detail
+        assert r["op"] == "abs" and r["user"]["label"] == f"abs(t({r['user']['module']}.weight))"
+        assert r["user"]["source"].startswith("transformers/models/llama/modeling_llama.py:"), r["user"]
+        assert r["user"]["library"].startswith("torchao/float8/"), r["user"]
+    # GPT-2's blocks come from the model too
+    assert probes["gpt2-bf16"][0]["model"]["blocks_attr"] == "transformer.h"
+
+
+@pytest.mark.e2e
+def test_the_rotary_inputs_every_block_shares_are_one_value_named_as_inputs(probes):
+    report, _ = probes["qwen2-rowwise"]
+    rows = [r for r in report["saved_tensors"] if ".input.position_embeddings[" in r["expr"]]
+    assert {r["expr"].split(".input.")[1] for r in rows} == {"position_embeddings[0]", "position_embeddings[1]"}
+    by_value = defaultdict(set)
+    for r in rows:
+        by_value[r["expr"].split(".input.")[1]].add(r["input_id"])
+    assert all(len(ids) == 1 for ids in by_value.values())  # one tensor per name, given to both blocks
+    from memprobe.analysis.saved import group_rows
+
+    for g in group_rows(rows):
+        assert g["count"] == LAYERS and g["shared"] and g["bytes"] == g["bytes_each"]
+
+
+@pytest.mark.e2e
+def test_no_group_holds_two_modules_values(probes):
+    from memprobe.analysis.saved import group_rows, layer_pattern
+
+    for name in ("llama-rowwise-2025", "qwen2-rowwise", "gpt2-bf16", "stock-gpt2-rowwise"):
+        rows = probes[name][0]["saved_tensors"]
+        groups = group_rows(rows)
+        for g in groups:
+            members = [r for r in rows if (r["value_id"], r["kind"], r["bytes"]) == (g["value_id"], g["kind"], g["bytes_each"])]
+            assert len({layer_pattern(r["user"].get("module") or "") for r in members}) == 1, g["expr"]
+            assert len({tuple(layer_pattern(x) for x in r["roots"]) for r in members}) == 1, g["expr"]
+        if name == "llama-rowwise-2025":  # q_proj's and o_proj's weights have equal shapes ([64, 64]): two abs() groups
+            abs_64 = [g for g in groups if g["kind"] == "weight-derived" and g["shape"] == [64, 64]]
+            assert sorted(g["user"]["module"] for g in abs_64) == [
+                "model.layers.*.self_attn.o_proj",
+                "model.layers.*.self_attn.q_proj",
+            ]
+
+
+@pytest.mark.e2e
+def test_float8_coverage_is_recorded_and_printed(probes):
+    full, _ = probes["llama-rowwise-2025"]
+    assert full["float8"]["block_converted_parameters"] == full["float8"]["block_linear_parameters"] > 0
+    assert not [f for f in full["findings"] if f["kind"] == "float8-coverage"]
+    assert probes["gpt2-bf16"][0].get("float8") is None
+
+    # Qwen2 at intermediate_size 88: its MLP linears cannot run in float8
+    qwen, stdout = probes["qwen2-rowwise"]
+    skipped = {(x["fqn"], x["skipped"]) for x in qwen["float8"]["linears"] if not x["converted"]}
+    assert skipped == {
+        (f"model.layers.{i}.mlp.{p}", "dims") for i in range(LAYERS) for p in ("gate_proj", "up_proj", "down_proj")
+    }
+    assert "converted 8 of 14 linears in the blocks (42% of their parameters)" in stdout
+    finding = next(f for f in qwen["findings"] if f["kind"] == "float8-coverage")
+    assert "42%" in finding["message"] and "model.layers.*.mlp.down_proj x2" in finding["message"]
+
+    # GPT-2's projections are Conv1D: none converted, and the table is bf16's
+    gpt2, stdout = probes["stock-gpt2-rowwise"]
+    assert gpt2["float8"]["block_converted_parameters"] == 0
+    assert {x["skipped"] for x in gpt2["float8"]["linears"] if x["in_blocks"]} == {"not-linear"}
+    assert "converted 0 of 8 linears in the blocks (0% of their parameters)" in stdout and "Conv1D: not an nn.Linear" in stdout
+    assert any(
+        f["kind"] == "float8-coverage" and f["message"].startswith("float8 recipe rowwise converted 0%") for f in gpt2["findings"]
+    )
+
+
+@pytest.mark.e2e
+def test_the_kv_cache_is_turned_off_and_said_so(probes):
+    for name in ("stock-gpt2-rowwise", "qwen2-rowwise"):
+        report, stdout = probes[name]
+        assert report["status"] == "complete" and report["saved_totals"]["graph_bytes"] > 0
+        assert any(n.startswith("KV cache turned off") for n in report["notes"]), report["notes"]
+        assert "note: KV cache turned off" in stdout
+    assert probes["stock-gpt2-rowwise"][0]["model"]["blocks_attr"] == "transformer.h"  # from the model's declaration
+
+
+@pytest.mark.e2e
+def test_an_aa_diff_of_a_hf_config_is_exactly_zero(probes):
+    aa = probes["diff-aa"][0]
+    assert aa["differences"] == 0 and aa["items"] == [] and aa["unchanged_items"] > 0
+    assert aa["totals"]["saved_bytes"]["delta"] == 0
+    a, b = probes["llama-rowwise-2025"][0], probes["llama-rowwise-2025-again"][0]
+    assert a["saved_totals"] == b["saved_totals"]
+    assert [(r["value_id"], r["bytes"]) for r in a["saved_tensors"]] == [(r["value_id"], r["bytes"]) for r in b["saved_tensors"]]
+
+
+@pytest.mark.e2e
+def test_cpu_attention_is_saved_as_the_gpus_and_the_header_says_so(probes):
+    report, stdout = probes["qwen2-rowwise"]
+    assert "aten._scaled_dot_product_flash_attention_for_cpu.default" in report["policy"]["save_ops"]
+    attention = [r for r in report["saved_tensors"] if r["op"] == "_scaled_dot_product_flash_attention_for_cpu"]
+    assert attention and all(r["reason_kind"] == "policy" for r in attention)
+    assert stdout.count("CPU probe: attention ran as aten._scaled_dot_product_flash_attention_for_cpu") == 1
+
+
+def test_a_stock_models_cache_error_names_its_innermost_cause_and_the_fix(transformers_installed):
+    """What a transformers model with its KV cache on raises under SAC + torch.compile, as memprobe says it."""
+    import torch
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from memprobe.capture.target import innermost_cause
+    from memprobe.policies import effective_policy, make_context_fn
+
+    config = LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, vocab_size=64)
+    model = LlamaForCausalLM(config)
+    layer = model.model.layers[0]
+    context_fn = make_context_fn(effective_policy("torchtitan"))
+    model.model.layers[0] = torch.compile(
+        checkpoint_wrapper(layer, context_fn=context_fn, preserve_rng_state=False), backend="aot_eager", fullgraph=True
+    )
+    with pytest.raises(Exception) as info:
+        model(torch.randint(0, 64, (1, 8)))
+    line = innermost_cause(info.value)
+    assert "\n" not in line
+    assert "AttributeError: 'DynamicLayer' object has no attribute 'device' (transformers/cache_utils.py:" in line
+    assert "use_cache=False" in line
+
+
+@pytest.mark.e2e
+def test_two_figures_that_differ_never_read_the_same(probes):
+    from rich.console import Console
+
+    from memprobe.report.console import print_run
+
+    report = json.loads(json.dumps(probes["qwen2-rowwise"][0]))
+    totals = report["saved_totals"]
+    from memprobe.units import fmt_bytes
+
+    totals["runtime_bytes"], totals["agree"] = totals["graph_bytes"] - 1, False
+    assert fmt_bytes(totals["runtime_bytes"]) == fmt_bytes(totals["graph_bytes"])  # 1 B apart: the same at 2 decimals
+    con = Console(width=200, record=True, file=open(os.devnull, "w"))
+    print_run(report, Path("run"), console=con)
+    line = next(x for x in con.export_text().splitlines() if x.startswith("saved for backward:"))
+    assert f"{totals['graph_bytes']:,} B derived" in line and f"{totals['runtime_bytes']:,} B held" in line and "DISAGREE" in line
+
+
+def test_an_rng_state_is_named_as_one_and_is_no_activation(transformers_installed):
+    """A recomputed attention replays its RNG state (run_and_save_rng_state): memprobe's capture and table, in this
+    process, on a transformers Llama layer under the recompute-all policy."""
+    import torch
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from memprobe.analysis.saved import GraphPair, build_saved_table
+    from memprobe.capture.compile_hooks import GraphCapture
+    from memprobe.policies import effective_policy, make_context_fn
+
+    config = LlamaConfig(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, vocab_size=64, use_cache=False
+    )
+    model = LlamaForCausalLM(config)
+    capture = GraphCapture(codegen=False)
+    wrapped = checkpoint_wrapper(
+        model.model.layers[0], context_fn=make_context_fn(effective_policy("recompute-all")), preserve_rng_state=False
+    )
+    model.model.layers[0] = torch.compile(wrapped, backend=capture, fullgraph=True)
+    capture.track_blocks({"model.layers.0": model.model.layers[0]})
+    capture.recording = True
+    model(torch.randint(0, 64, (1, 8))).logits.float().pow(2).mean().backward()
+    pairs = {}
+    for dyn in capture.dynamo_graphs:
+        docs = {g.kind: {"graph_id": g.graph_id, "nodes": g.nodes} for g in dyn.aot}
+        pairs[dyn.index] = GraphPair(dyn.index, docs["forward"], docs.get("backward"), dyn.inputs)
+    invocations = [{"dynamo_graph": inv.dynamo_graph, "block": inv.block, "runtime_saved": None} for inv in capture.invocations]
+    rows = build_saved_table(pairs, invocations, None)
+    rng = [r for r in rows if r["dtype"] == "uint8"]
+    assert rng, [r["expr"] for r in rows]
+    for r in rng:
+        assert r["kind"] == "other" and r["user"]["op"] == "rng_state"
+        assert r["user"]["label"].startswith("RNG state of scaled_dot_product_attention(model.layers.0.self_attn)")
+
+
+def test_without_transformers_hf_config_is_one_line_that_says_how_to_install(monkeypatch):
+    import builtins
+
+    from memprobe.errors import ConfigError
+    from memprobe.integrations.huggingface import make_config
+
+    real_import = builtins.__import__
+
+    def without_transformers(name, *args, **kwargs):
+        if name.split(".")[0] == "transformers":
+            raise ImportError("No module named 'transformers'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without_transformers)
+    with pytest.raises(ConfigError) as info:
+        make_config({"model_type": "llama"}, LAYERS, SEQ, "config.json")
+    assert "\n" not in str(info.value) and "pip install 'memprobe[hf]'" in str(info.value)
+
+
+def test_a_bad_hf_config_is_one_line_and_exit_2(tmp_path):
+    not_a_model = tmp_path / "config.json"
+    not_a_model.write_text('{"hidden_size": 64}')
+    proc = run_cli("run", "--hf-config", tmp_path, "--device", "cpu", "--out", tmp_path / "run", "-q")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert f'--hf-config {not_a_model}: not a transformers model configuration (no "model_type")' in proc.stderr
