@@ -100,16 +100,16 @@ def test_the_vocabulary_is_defined_once():
 
 def test_every_flag_is_declared_once_and_documented():
     """ProbeConfig's fields are the flags of `memprobe run` (with their help), of the repros' standalone
-    entry points, and the README lists them."""
+    entry points, and docs/cli.md (the CLI reference) lists them."""
     from memprobe.config import ProbeConfig
     from repros.common import standalone_args
 
     help_text = run_cli("run", "--help").stdout
-    readme = (ROOT / "README.md").read_text()
+    reference = (ROOT / "docs" / "cli.md").read_text()
     standalone = standalone_args("x").format_help()
     for f in fields(ProbeConfig):
         flag = f.metadata.get("flag", "--" + f.name.replace("_", "-"))
-        assert flag in help_text and flag in readme, flag
+        assert flag in help_text and flag in reference, flag
         if f.name in ("recipe", "dim", "hidden", "layers", "batch", "seq", "steps", "ac", "ac_policy"):
             assert flag in standalone and f"[default: {f.default}]" in " ".join(standalone.split()), flag
 
