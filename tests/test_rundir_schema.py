@@ -28,6 +28,7 @@ from memprobe.errors import InternalError, RunDirError
 from memprobe.rundir import as_record, checked, dump, load_file, load_graph, load_report
 from memprobe.rundir import schema as S
 from memprobe.rundir.load import bounds, field_type, unwrap
+from memprobe.vocab import SavedKind
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data"
@@ -168,7 +169,7 @@ def _report_data() -> dict:
         (("saved_tensors", 3, "bytes"), True, "saved_tensors[3].bytes: expected a non-negative integer, got true"),
         (("saved_tensors", 3, "bytes"), 2**63 + 1, "saved_tensors[3].bytes: expected a non-negative integer, got 9223372036854775809"),
         (("saved_tensors", 3, "shape"), [2, 1.5], "saved_tensors[3].shape[1]: matches none of its forms (a non-negative integer or a string), got 1.5"),
-        (("saved_tensors", 3, "kind"), "odd", "saved_tensors[3].kind: expected one of weight-derived, activation, parameter, scalar, other, got 'odd'"),
+        (("saved_tensors", 3, "kind"), "odd", f"saved_tensors[3].kind: expected one of {', '.join(SavedKind)}, got 'odd'"),
         (("saved_tensors", 3, "cost"), 1, "saved_tensors[3].cost: not a field of this file"),
         (("saved_tensors", 3, "a\nb"), 1, 'saved_tensors[3]["a\\nb"]: not a field of this file'),
         (("memory", "phases", "forward", "peak_bytes"), 1.0, "memory.phases.forward.peak_bytes: expected an integer, got 1.0"),
