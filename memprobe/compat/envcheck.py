@@ -1,0 +1,72 @@
+"""What an interpreter can run, asked of it before any probe runs (one short process per interpreter).
+
+Started by :func:`memprobe.orchestrate.process.check_environments` as
+``python -P -m memprobe.compat.envcheck SPEC`` with memprobe's own code on ``PYTHONPATH`` (the
+interpreter needs torch, and torchao/torchtitan where the probes use them; nothing of memprobe's
+own dependencies). ``SPEC`` is JSON: ``{"needs": [EnvNeed, ...], "recipes": [float8 recipe, ...]}``.
+It prints one JSON line on stdout::
+
+    {"python": "3.11.7", "executable": "...", "versions": {"torch": ..., "torchao": ..., "torchtitan": ...},
+     "unavailable": {need: "one line: the feature, the version, what to do", ...}}
+
+and exits 0 whatever it found (a non-zero exit is a broken interpreter, said as such by the caller).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+
+from ..vocab import EnvNeed
+from . import installed_versions
+
+
+def unavailable(needs: list[str], recipes: list[str]) -> dict[str, str]:
+    """``{need: why}`` for each need this interpreter cannot meet (an empty dict: it can run the probes)."""
+    from . import torch as torch_compat
+
+    out: dict[str, str] = {}
+    why = torch_compat.why_unavailable()
+    if why:  # nothing else can be checked without a usable torch
+        return {EnvNeed.TORCH: why}
+    if EnvNeed.FLOAT8 in needs:
+        from . import torchao
+
+        for recipe in recipes:
+            why = torchao.why_unavailable(recipe)
+            if why:
+                out[EnvNeed.FLOAT8] = why
+                break
+    if EnvNeed.TORCHTITAN_SAC in needs or EnvNeed.TORCHTITAN_LLAMA3 in needs:
+        from ..integrations import torchtitan
+
+        for need, part in ((EnvNeed.TORCHTITAN_SAC, "sac"), (EnvNeed.TORCHTITAN_LLAMA3, "llama3")):
+            if need in needs:
+                why = torchtitan.why_unavailable(part)
+                if why:
+                    out[need] = why
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m memprobe.compat.envcheck SPEC (started by memprobe)", file=sys.stderr)
+        return 2
+    spec = json.loads(argv[0])
+    needs = [EnvNeed(n) for n in spec.get("needs") or [EnvNeed.TORCH]]
+    from ..capture.quiet import quiet_logs
+
+    quiet_logs(False)
+    result = {
+        "python": platform.python_version(),
+        "executable": sys.executable,
+        "versions": installed_versions(),
+        "unavailable": unavailable(needs, list(spec.get("recipes") or [])),
+    }
+    sys.stdout.write(json.dumps(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
