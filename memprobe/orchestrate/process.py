@@ -135,15 +135,23 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
     groups: dict[tuple, list[ProbeJob]] = {}
     for job in jobs:
         groups.setdefault((job.side.python or sys.executable, job.side.env), []).append(job)
-    wanted = {key: sorted(set().union(*(needs(j.cfg) for j in group))) for key, group in groups.items()}
     if len(groups) == 1 and all(j.side.python is None for j in jobs) and len({needs(j.cfg) for j in jobs}) == 1:
         return
+    specs = {
+        key: json.dumps(
+            {
+                "needs": sorted(str(n) for n in set().union(*(needs(j.cfg) for j in group))),
+                "recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group} - {"bf16"}),
+            }
+        )
+        for key, group in groups.items()
+    }
+    groups = {key: group for key, group in groups.items() if (key, specs[key]) not in _checked}
     answers: dict[tuple, dict | str] = {}
 
     def ask(key: tuple) -> None:
         python, side_env_vars = key
-        recipes = sorted({canonical_recipe(j.cfg.recipe) for j in groups[key]} - {"bf16"})
-        spec = json.dumps({"needs": [str(n) for n in wanted[key]], "recipes": recipes})
+        spec = specs[key]
         cmd, env = probe_process(python, "memprobe.compat.envcheck", [spec], {**os.environ, **dict(side_env_vars)})
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
@@ -180,6 +188,10 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
             progress(f"[{labels}] {python}: Python {answer['python']}, {found}")
     if problems:
         raise ConfigError(" | ".join(problems) + " (nothing was run)")
+    _checked.update((key, specs[key]) for key in groups)
+
+
+_checked: set[tuple] = set()  # (interpreter and settings, what was asked of it) found able, in this process
 
 
 def _last_line(text: str) -> str:

@@ -1,0 +1,193 @@
+"""Versions: what a probe needs of its interpreter, checked there before any probe runs; probes that run
+this memprobe's code in an interpreter that has torch (and torchao) and nothing else of memprobe's; the
+adapters that choose an API by what the installed library has; per-side versions in a diff."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import PackageNotFoundError, distribution, requires
+from pathlib import Path
+
+import pytest
+from conftest import TINY, run_cli
+
+from memprobe.compat import installed_versions, needs
+from memprobe.config import ProbeConfig
+from memprobe.vocab import EnvNeed
+
+TINY_SIDE = [a for a in TINY if a not in ("--layers", "1")] + ["--layers", "1"]
+
+
+def _requirement_names(package: str) -> list[str]:
+    """The distributions ``package`` requires unconditionally (no extras), as installed names."""
+    out = []
+    for req in requires(package) or []:
+        name, _, marker = req.partition(";")
+        if "extra" in marker:
+            continue
+        name = name.strip().split("[")[0]
+        for sep in "<>=!~ (":
+            name = name.split(sep)[0]
+        out.append(name)
+    return out
+
+
+def _closure(roots: list[str]) -> set[str]:
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name.lower() in seen:
+            continue
+        try:
+            requires(name)
+        except PackageNotFoundError:
+            continue  # an optional platform dependency this machine does not have (CUDA libraries)
+        seen.add(name.lower())
+        stack.extend(_requirement_names(name))
+    return seen
+
+
+def lean_python(root: Path, packages: tuple[str, ...]) -> Path:
+    """A virtualenv whose only packages are ``packages`` and what they require, linked from this environment:
+    no click, rich, pandas or memprobe."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", root], check=True)
+    site = root / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    lib = root / "linked"
+    lib.mkdir()
+    for name in _closure(list(packages)):
+        dist = distribution(name)
+        files = {str(f).split("/")[0] for f in dist.files or []}
+        for top in files:
+            if top.endswith(".pth") or top == ".." or top.startswith("__"):
+                continue
+            src = Path(dist.locate_file(top))
+            if src.exists() and not (lib / top).exists():
+                (lib / top).symlink_to(src)
+    (site / "linked.pth").write_text(str(lib) + "\n")
+    return root / "bin" / "python"
+
+
+def _imports(python: Path, module: str) -> bool:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # from a directory of its own: `-c` puts the working directory (maybe this checkout) first on the path
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=env, cwd=python.parent).returncode == 0
+
+
+def test_needs_follow_the_configuration():
+    assert needs(ProbeConfig(recipe="bf16").validated()) == {EnvNeed.TORCH}
+    assert needs(ProbeConfig(recipe="fp8").validated()) == {EnvNeed.TORCH, EnvNeed.FLOAT8}
+    cfg = ProbeConfig(recipe="bf16", repro="torchtitan")
+    assert needs(cfg) == {EnvNeed.TORCH, EnvNeed.TORCHTITAN_LLAMA3}
+    assert EnvNeed.TORCHTITAN_SAC in needs(ProbeConfig(recipe="bf16", ac="op", ac_policy="torchtitan-installed"))
+    assert EnvNeed.TORCHTITAN_SAC not in needs(ProbeConfig(recipe="bf16", ac="full", ac_policy="torchtitan-installed"))
+
+
+def test_this_torch_and_torchao_have_what_a_probe_uses():
+    import torch
+
+    from memprobe.compat import torch as torch_compat
+    from memprobe.compat import torchao
+
+    assert torch_compat.why_unavailable() is None
+    for recipe in ("tensorwise", "rowwise", "rowwise_with_gw_hp"):
+        assert torchao.why_unavailable(recipe) is None
+    assert installed_versions()["torch"] == torch.__version__
+
+
+def test_a_torch_without_an_api_is_named_by_feature(monkeypatch):
+    import torch.utils.checkpoint
+
+    from memprobe.compat import torch as torch_compat
+
+    monkeypatch.delattr(torch.utils.checkpoint, "create_selective_checkpoint_contexts")
+    why = torch_compat.why_unavailable()
+    assert why.startswith(f"torch {torch.__version__} has no per-op SAC (torch.utils.checkpoint.create_selective_checkpoint")
+    assert why.endswith(f"install torch>={torch_compat.FIRST_SUPPORTED} in that environment") and "\n" not in why
+
+
+def test_a_torchao_without_the_recipe_lookup_or_the_recipe_is_named(monkeypatch):
+    import torchao.float8
+
+    from memprobe.compat import torchao as torchao_compat
+
+    class Older:  # a Float8LinearConfig of before the lookup by name
+        pass
+
+    monkeypatch.setattr(torchao.float8, "Float8LinearConfig", Older)
+    why = torchao_compat.why_unavailable("rowwise")
+    assert "has no float8 recipe lookup (Float8LinearConfig.from_recipe_name)" in why and "--recipe bf16" in why
+    monkeypatch.undo()
+    why = torchao_compat.why_unavailable("rowwise_v9")
+    assert why.startswith("float8 recipe 'rowwise_v9': torchao") and "does not know this recipe" in why
+
+
+def test_probe_processes_run_this_memprobe_whatever_the_working_directory_holds(tmp_path):
+    """A decoy memprobe in the working directory (where `python -m` would look first) is never imported."""
+    from memprobe.orchestrate.process import probe_code_path, probe_process
+
+    code = Path(probe_code_path())
+    assert sorted(p.name for p in code.iterdir()) == ["memprobe", "repros"]
+    assert (code / "memprobe").resolve() == Path(__file__).resolve().parent.parent / "memprobe"
+    decoy = tmp_path / "memprobe"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise SystemExit('the decoy memprobe was imported')\n")
+    spec = json.dumps({"needs": ["torch", "float8"], "recipes": ["rowwise"]})
+    cmd, env = probe_process(sys.executable, "memprobe.compat.envcheck", [spec], dict(os.environ))
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.splitlines()[-1])
+    assert answer["unavailable"] == {} and answer["versions"] == installed_versions()
+
+
+@pytest.fixture(scope="module")
+def lean(tmp_path_factory):
+    """Interpreters with torch (and torchao) only, memprobe's own dependencies absent."""
+    root = tmp_path_factory.mktemp("lean")
+    pythons = {
+        "torch+torchao": lean_python(root / "with-torchao", ("torch", "torchao")),
+        "torch": lean_python(root / "torch-only", ("torch",)),
+    }
+    for python in pythons.values():
+        assert _imports(python, "torch") and not _imports(python, "click") and not _imports(python, "memprobe")
+    assert _imports(pythons["torch+torchao"], "torchao.float8") and not _imports(pythons["torch"], "torchao")
+    return pythons
+
+
+@pytest.mark.e2e
+def test_a_side_runs_in_an_interpreter_without_memprobe(tmp_path, lean):
+    python = lean["torch+torchao"]
+    proc = run_cli(
+        "diff", "bf16", "rowwise", *TINY_SIDE, "--analysis-only", "--b-python", python, "--out", tmp_path / "d", "--json", "-q"
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    d = json.loads(proc.stdout)
+    assert d["b"]["process"]["python"] == str(python) and d["b"]["status"] == "complete"
+    assert d["b"]["versions"]["torch"] == d["a"]["versions"]["torch"] and d["b"]["versions"]["torchao"]
+    assert d["versions_differ"] == {}  # the same libraries, linked
+    assert d["differences"] > 0 and d["items"]  # bf16 against rowwise: real differences, from both sides' graphs
+
+
+def test_a_side_that_cannot_run_fails_in_one_line_before_any_side_runs(tmp_path, lean):
+    out = tmp_path / "never"
+    proc = run_cli("diff", "bf16", "rowwise", *TINY_SIDE, "--b-python", lean["torch"], "--out", out)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    line = proc.stderr
+    assert f"[b] {lean['torch']}: float8 recipe 'rowwise' needs torchao>=" in line and "(nothing was run)" in line
+    assert "[a]" not in line  # this interpreter can run side A: only B is named
+    assert not out.exists()
+
+
+def test_versions_differ_names_each_library_that_changed():
+    from memprobe.analysis.diff import version_changes, versions_line
+
+    a = {"torch": "2.13.0+cpu", "torchao": "0.18.0", "python": "3.11.7", "memprobe": "0.1.0"}
+    assert version_changes(a, dict(a)) == {}  # A/A: nothing
+    b = {**a, "torch": "2.15.0", "torchao": None}
+    changes = version_changes(a, b)
+    assert changes == {"torch": {"a": "2.13.0+cpu", "b": "2.15.0"}, "torchao": {"a": "0.18.0", "b": None}}
+    assert versions_line({"versions_differ": changes}) == "versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> none"
+    assert versions_line({"versions_differ": {}}) is None
