@@ -58,7 +58,16 @@ def resolve_device(requested: str):
 def check_float8_support(recipe: str, device) -> None:
     import torch
 
-    if recipe == "bf16" or device.type != "cuda":
+    if recipe == "bf16":
+        return
+    if device.type == "cpu":
+        from ..compat.torch import why_no_cpu_float8
+
+        why = why_no_cpu_float8(recipe)
+        if why:
+            raise ConfigError(why)
+        return
+    if device.type != "cuda":
         return
     cap = torch.cuda.get_device_capability(device)
     if cap < (8, 9):

@@ -3,7 +3,8 @@
 Started by :func:`memprobe.orchestrate.process.check_environments` as
 ``python -P -m memprobe.compat.envcheck SPEC`` with memprobe's own code on ``PYTHONPATH`` (the
 interpreter needs torch, and torchao/torchtitan where the probes use them; nothing of memprobe's
-own dependencies). ``SPEC`` is JSON: ``{"needs": [EnvNeed, ...], "recipes": [float8 recipe, ...]}``.
+own dependencies). ``SPEC`` is JSON: ``{"needs": [EnvNeed, ...], "recipes": [float8 recipe, ...], "cpu_recipes": [...],
+"auto_recipes": [...]}`` (the float8 recipes of its probes; of those on ``--device cpu`` or ``auto``; on ``auto``).
 It prints one JSON line on stdout::
 
     {"python": "3.11.7", "executable": "...", "versions": {"torch": ..., "torchao": ..., "torchtitan": ...},
@@ -22,8 +23,10 @@ from ..vocab import EnvNeed
 from . import installed_versions
 
 
-def unavailable(needs: list[str], recipes: list[str]) -> dict[str, str]:
-    """``{need: why}`` for each need this interpreter cannot meet (an empty dict: it can run the probes)."""
+def unavailable(needs: list[str], recipes: list[str], cpu_recipes=(), auto_recipes=()) -> dict[str, str]:
+    """``{need: why}`` for each need this interpreter cannot meet (an empty dict: it can run the probes).
+    ``recipes``: the float8 recipes of its probes; ``cpu_recipes``: those of probes on ``--device cpu`` or
+    ``auto`` (``auto_recipes``: those on ``auto``, on the CPU only if this interpreter sees no GPU)."""
     from . import torch as torch_compat
 
     out: dict[str, str] = {}
@@ -31,10 +34,14 @@ def unavailable(needs: list[str], recipes: list[str]) -> dict[str, str]:
     if why:  # nothing else can be checked without a usable torch
         return {EnvNeed.TORCH: why}
     if EnvNeed.FLOAT8 in needs:
+        import torch
+
         from . import torchao
 
+        # a probe on --device auto runs on the CPU where this interpreter sees no GPU
+        on_cpu = cpu_recipes if not torch.cuda.is_available() else [r for r in cpu_recipes if r not in auto_recipes]
         for recipe in recipes:
-            why = torchao.why_unavailable(recipe)
+            why = torchao.why_unavailable(recipe) or (torch_compat.why_no_cpu_float8(recipe) if recipe in on_cpu else None)
             if why:
                 out[EnvNeed.FLOAT8] = why
                 break
@@ -62,7 +69,9 @@ def main(argv: list[str]) -> int:
         "python": platform.python_version(),
         "executable": sys.executable,
         "versions": installed_versions(),
-        "unavailable": unavailable(needs, list(spec.get("recipes") or [])),
+        "unavailable": unavailable(
+            needs, list(spec.get("recipes") or []), list(spec.get("cpu_recipes") or []), list(spec.get("auto_recipes") or [])
+        ),
     }
     sys.stdout.write(json.dumps(result) + "\n")
     return 0

@@ -75,3 +75,27 @@ def why_unavailable() -> str | None:
         if missing:
             return f"torch {torch.__version__} has no {feature} ({missing} is missing): {INSTALL}"
     return None
+
+
+def why_no_cpu_float8(recipe: str) -> str | None:
+    """None when this torch's CPU ``_scaled_mm`` computes with the scaling ``recipe`` uses (one scale per tensor
+    for tensorwise, one per row and column for the rowwise recipes); else one line saying what to do. Asked of
+    torch with a 16x32 product (torch 2.9's CPU kernel, for one, refuses row-wise scales)."""
+    if recipe == "bf16":
+        return None
+    import torch
+
+    rowwise = recipe.startswith("rowwise")
+    a = torch.ones(16, 32).to(torch.float8_e4m3fn)
+    b = torch.ones(16, 32).to(torch.float8_e4m3fn).t()  # column-major, as _scaled_mm wants its second operand
+    scale_a, scale_b = (torch.ones(16, 1), torch.ones(1, 16)) if rowwise else (torch.tensor(1.0), torch.tensor(1.0))
+    try:
+        torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=torch.bfloat16)
+    except Exception as e:
+        scaling = "row-wise" if rowwise else "per-tensor"
+        return (
+            f"float8 recipe {recipe!r} on the CPU: torch {torch.__version__}'s CPU _scaled_mm has no {scaling} scaling "
+            f"({type(e).__name__}); run it on a GPU (--device cuda), use a torch whose CPU kernel has it (2.13 has)"
+            + (", or --recipe tensorwise" if rowwise else "")
+        )
+    return None

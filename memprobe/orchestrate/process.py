@@ -142,6 +142,8 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
             {
                 "needs": sorted(str(n) for n in set().union(*(needs(j.cfg) for j in group))),
                 "recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group} - {"bf16"}),
+                "cpu_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device != "cuda"} - {"bf16"}),
+                "auto_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device == "auto"} - {"bf16"}),
             }
         )
         for key, group in groups.items()
