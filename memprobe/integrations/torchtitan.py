@@ -268,6 +268,11 @@ def _require(part: str = "sac") -> None:
         raise ConfigError(why)
 
 
+def installed_api() -> str:
+    """The name of the installed torchtitan's per-op SAC API (``SelectiveAC`` or ``_apply_op_sac``)."""
+    return _generation().name
+
+
 def installed_save_ops() -> tuple[str, ...]:
     """The save list of the installed torchtitan's per-op SAC, resolved against the installed torch (sorted names)."""
     _require()
