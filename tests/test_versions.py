@@ -98,6 +98,23 @@ def test_this_torch_and_torchao_have_what_a_probe_uses():
     assert installed_versions()["torch"] == torch.__version__
 
 
+def test_what_is_not_installed_here_is_found_without_importing_it(monkeypatch):
+    import importlib.util
+
+    from memprobe.compat import not_installed
+
+    assert not_installed(list(EnvNeed)) == {}
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in ("torchao", "torchtitan") else real(name, *a)
+    )
+    monkeypatch.setattr("memprobe.integrations.torchtitan.torchtitan_version", lambda: None)
+    missing = not_installed([EnvNeed.TORCH, EnvNeed.FLOAT8, EnvNeed.TORCHTITAN_SAC])
+    assert set(missing) == {EnvNeed.FLOAT8, EnvNeed.TORCHTITAN_SAC}
+    assert "needs torchao>=0.9 with torchao.float8, which is not installed" in missing[EnvNeed.FLOAT8]
+    assert missing[EnvNeed.TORCHTITAN_SAC].startswith("--ac-policy torchtitan-installed needs torchtitan, which is not installed")
+
+
 def test_a_torch_without_an_api_is_named_by_feature(monkeypatch):
     import torch.utils.checkpoint
 

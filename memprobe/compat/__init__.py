@@ -18,6 +18,7 @@ so that it runs in an interpreter that has torch and nothing else of memprobe's 
 from __future__ import annotations
 
 import platform
+from pathlib import Path
 
 from ..vocab import EnvNeed
 
@@ -74,3 +75,28 @@ def versions(device) -> dict:
     else:
         v["device_name"] = platform.processor() or platform.machine() or "cpu"
     return v
+
+
+def not_installed(wanted) -> dict[str, str]:
+    """``{need: why}`` for each of ``wanted`` (EnvNeeds) whose library is not installed in *this* interpreter, found
+    without importing anything (seconds saved in the orchestrating process; the probe checks the APIs itself)."""
+    import importlib.util
+
+    def absent(module: str) -> bool:
+        return importlib.util.find_spec(module) is None
+
+    out: dict[str, str] = {}
+    if absent("torch"):
+        return {EnvNeed.TORCH: "torch is not installed: install torch>=2.6 there"}
+    if EnvNeed.FLOAT8 in wanted:
+        spec = importlib.util.find_spec("torchao")
+        if spec is None or spec.origin is None or not (Path(spec.origin).parent / "float8").is_dir():
+            out[EnvNeed.FLOAT8] = "a float8 recipe needs torchao>=0.9 with torchao.float8, which is not installed: " + (
+                "pip install 'torchao>=0.9' or use --recipe bf16"
+            )
+    for need, part in ((EnvNeed.TORCHTITAN_SAC, "sac"), (EnvNeed.TORCHTITAN_LLAMA3, "llama3")):
+        if need in wanted and absent("torchtitan"):
+            from ..integrations.torchtitan import why_unavailable  # says "not installed" without importing it
+
+            out[need] = why_unavailable(part)
+    return out

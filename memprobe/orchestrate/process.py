@@ -124,8 +124,9 @@ def probe_process(python: str, module: str, args: list[str], env: dict[str, str]
 
 def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -> None:
     """Ask each interpreter the probes run in whether it can run them, all before any probe runs: one short
-    process per interpreter (at once), which reports its versions and what it lacks (torch's APIs, torchao's
-    float8 recipes, torchtitan's SAC or Llama 3). A ConfigError names every side that cannot run, in one line.
+    process per other interpreter (at once), which reports its versions and what it lacks (torch's APIs,
+    torchao's float8 recipes, the CPU kernel's float8 scaling, torchtitan's SAC or Llama 3); this interpreter
+    is asked what is installed, without importing it. A ConfigError names every side that cannot run, in one line.
 
     Skipped when every probe runs in this interpreter and needs the same: the first probe is then the check
     (nothing has run before it fails)."""
@@ -154,6 +155,12 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
     def ask(key: tuple) -> None:
         python, side_env_vars = key
         spec = specs[key]
+        if python == sys.executable and not side_env_vars:
+            # this interpreter: what is installed, without a process (the probe checks the APIs itself, first thing)
+            from ..compat import not_installed
+
+            answers[key] = {"unavailable": not_installed(json.loads(spec)["needs"]), "versions": {}, "python": None}
+            return
         cmd, env = probe_process(python, "memprobe.compat.envcheck", [spec], {**os.environ, **dict(side_env_vars)})
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
