@@ -38,7 +38,16 @@ REPO = Path(__file__).resolve().parent.parent
 TINY = ["--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--device", "cpu"]
 # torchtitan's lightest import sets (installed --no-deps: its trainer's other dependencies are not needed)
 TORCHTITAN_DEPS = {
-    "0.3.0": ["tyro", "docstring-parser", "typeguard", "spmd_types==0.2.3", "torch_checkpointing", "einops", "safetensors"],
+    "0.3.0": [
+        "tyro",
+        "docstring-parser",
+        "typeguard",
+        "spmd_types==0.2.3",
+        "torch_checkpointing",
+        "einops",
+        "safetensors",
+        "triton",
+    ],
     # 0.2's Llama 3 package imports its trainer's dataloader, tokenizer and metrics
     "0.2.2": ["tyro", "docstring-parser", "typeguard", "tomli", "torchdata==0.11.0", "datasets", "tokenizers", "tensorboard"],
 }
@@ -62,6 +71,8 @@ class Row:
 ROWS = (
     Row("2.5.1", "0.8.0"),
     Row("2.6.0", "0.9.0"),
+    Row("2.7.1", "0.11.0"),
+    Row("2.8.0", "0.12.0"),
     Row("2.9.1", "0.14.1"),
     Row("2.12.1", "0.17.0"),
     Row("2.13.0", "0.17.0"),
@@ -141,10 +152,10 @@ def smoke(row: Row, venv: Path, work: Path) -> dict:
     mine = [ln for ln in out.splitlines() if ln.startswith("memprobe")]
     res["install"] = {"ok": not mine, "why": "; ".join(mine), "seconds": 0}
     print(f"  install: {'pass' if res['install']['ok'] else 'FAIL ' + res['install']['why']}", flush=True)
-    bf16 = step("run bf16", [*mp, "run", "--recipe", "bf16", *TINY, "--out", work / "bf16", "-q"])
-    rowwise = step("run rowwise", [*mp, "run", "--recipe", "rowwise", *TINY, "--out", work / "rowwise", "-q"])
+    bf16 = step("run bf16", [*mp, "run", "--recipe", "bf16", *TINY, "--out", work / "run-bf16", "-q"])
+    rowwise = step("run rowwise", [*mp, "run", "--recipe", "rowwise", *TINY, "--out", work / "run-rowwise", "-q"])
     if bf16 and rowwise:
-        step("diff", [*mp, "diff", work / "bf16", work / "rowwise", "--json", "-q"])
+        step("diff", [*mp, "diff", work / "run-bf16", work / "run-rowwise", "--json", "-q"])
     # this interpreter's memprobe (from this checkout, not the row's install) runs side B in the row's interpreter
     here = {**env, "PYTHONPATH": str(REPO)}
     xdiff = [sys.executable, "-m", "memprobe", "diff", "rowwise", "rowwise", *TINY, "--analysis-only"]
@@ -163,7 +174,7 @@ def smoke(row: Row, venv: Path, work: Path) -> dict:
             '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 64\nhidden = 128\nseq = 32\nlayers = 1\ndevice = "cpu"\n\n'
             '[probes.ffn-rowwise.limits]\nweight_derived_saved_bytes = 0\nsaved_bytes = "64 MiB"\n'
         )
-        step("gate", [*mp, "gate", "--budget", budget, "--from", f"ffn-rowwise={work / 'rowwise'}", "-q"])
+        step("gate", [*mp, "gate", "--budget", budget, "--from", f"ffn-rowwise={work / 'run-rowwise'}", "-q"])
     if row.torchtitan:
         step(
             "torchtitan",
@@ -225,7 +236,9 @@ def render(results: dict, out: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--venvs", type=Path, required=True, help="directory of the rows' virtualenvs (made or reused)")
-    ap.add_argument("--row", action="append", default=[], help="only this row (by name, e.g. torch2.15.0-ao0.18.0)")
+    ap.add_argument(
+        "--row", action="append", default=[], help="only this row, in this order (repeatable; e.g. torch2.15.0-ao0.18.0)"
+    )
     ap.add_argument("--out", type=Path, default=REPO / "docs" / "compat-matrix.md")
     ap.add_argument("--table-only", action="store_true", help="re-render the table from DIR/matrix.json")
     args = ap.parse_args()
@@ -233,7 +246,11 @@ def main() -> int:
     store = args.venvs / "matrix.json"
     results = json.loads(store.read_text()) if store.is_file() else {}
     if not args.table_only:
-        rows = [r for r in ROWS if not args.row or r.name in args.row]
+        by_name = {r.name: r for r in ROWS}
+        unknown = [n for n in args.row if n not in by_name]
+        if unknown:
+            ap.error(f"unknown row(s) {', '.join(unknown)}; the rows are {', '.join(by_name)}")
+        rows = [by_name[n] for n in args.row] if args.row else list(ROWS)  # in the order asked
         for row in rows:
             print(f"== {row.name}", flush=True)
             venv = args.venvs / row.name

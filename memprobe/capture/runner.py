@@ -167,6 +167,11 @@ class Probe:
             self._write()
             check_float8_support(cfg.recipe, device)
             require_float8(cfg.recipe)
+            if cfg.fsdp and device.type == "cpu":
+                from ..compat.torch import why_no_cpu_fsdp
+
+                if why := why_no_cpu_fsdp():
+                    raise ConfigError(why)
             self._run(device)
             self.report["status"] = "complete"
         except (KeyboardInterrupt, Interrupted) as e:

@@ -4,7 +4,8 @@ Started by :func:`memprobe.orchestrate.process.check_environments` as
 ``python -P -m memprobe.compat.envcheck SPEC`` with memprobe's own code on ``PYTHONPATH`` (the
 interpreter needs torch, and torchao/torchtitan where the probes use them; nothing of memprobe's
 own dependencies). ``SPEC`` is JSON: ``{"needs": [EnvNeed, ...], "recipes": [float8 recipe, ...], "cpu_recipes": [...],
-"auto_recipes": [...]}`` (the float8 recipes of its probes; of those on ``--device cpu`` or ``auto``; on ``auto``).
+"auto_recipes": [...], "cpu_fsdp": bool, "cpu_fsdp_auto_only": bool}`` (the float8 recipes of its probes; of
+those on ``--device cpu`` or ``auto``; on ``auto``; whether a probe runs FSDP2 off ``--device cuda``, only on ``auto``).
 It prints one JSON line on stdout::
 
     {"python": "3.11.7", "executable": "...", "versions": {"torch": ..., "torchao": ..., "torchtitan": ...},
@@ -23,16 +24,29 @@ from ..vocab import EnvNeed
 from . import installed_versions
 
 
-def unavailable(needs: list[str], recipes: list[str], cpu_recipes=(), auto_recipes=()) -> dict[str, str]:
+def _sees_gpu() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def unavailable(
+    needs: list[str], recipes: list[str], cpu_recipes=(), auto_recipes=(), cpu_fsdp=False, cpu_fsdp_auto_only=False
+) -> dict[str, str]:
     """``{need: why}`` for each need this interpreter cannot meet (an empty dict: it can run the probes).
     ``recipes``: the float8 recipes of its probes; ``cpu_recipes``: those of probes on ``--device cpu`` or
-    ``auto`` (``auto_recipes``: those on ``auto``, on the CPU only if this interpreter sees no GPU)."""
+    ``auto`` (``auto_recipes``: those on ``auto``, on the CPU only if this interpreter sees no GPU); ``cpu_fsdp``:
+    a probe runs FSDP2 on the CPU (``cpu_fsdp_auto_only``: only through ``--device auto``)."""
     from . import torch as torch_compat
 
     out: dict[str, str] = {}
     why = torch_compat.why_unavailable()
     if why:  # nothing else can be checked without a usable torch
         return {EnvNeed.TORCH: why}
+    if cpu_fsdp and not (cpu_fsdp_auto_only and _sees_gpu()):
+        why = torch_compat.why_no_cpu_fsdp()
+        if why:
+            out[EnvNeed.TORCH] = why
     if EnvNeed.FLOAT8 in needs:
         import torch
 
@@ -70,7 +84,12 @@ def main(argv: list[str]) -> int:
         "executable": sys.executable,
         "versions": installed_versions(),
         "unavailable": unavailable(
-            needs, list(spec.get("recipes") or []), list(spec.get("cpu_recipes") or []), list(spec.get("auto_recipes") or [])
+            needs,
+            list(spec.get("recipes") or []),
+            list(spec.get("cpu_recipes") or []),
+            list(spec.get("auto_recipes") or []),
+            bool(spec.get("cpu_fsdp")),
+            bool(spec.get("cpu_fsdp_auto_only")),
         ),
     }
     sys.stdout.write(json.dumps(result) + "\n")

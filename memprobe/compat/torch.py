@@ -99,3 +99,16 @@ def why_no_cpu_float8(recipe: str) -> str | None:
             + (", or --recipe tensorwise" if rowwise else "")
         )
     return None
+
+
+def why_no_cpu_fsdp() -> str | None:
+    """None when FSDP2 can run on the CPU with this torch (its ``fully_shard`` records events on the CPU stream,
+    which torch 2.6's ``torch.cpu.Stream`` cannot do); else one line saying what to do."""
+    import torch
+
+    if hasattr(torch.cpu, "Stream") and hasattr(torch.cpu.Stream, "record_event"):
+        return None
+    return (
+        f"FSDP2 on the CPU: torch {torch.__version__}'s CPU stream has no record_event, which fully_shard uses; "
+        "run on a GPU (--device cuda), without FSDP (--no-fsdp), or with a newer torch (2.9.1 has it)"
+    )

@@ -145,6 +145,8 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
                 "recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group} - {"bf16"}),
                 "cpu_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device != "cuda"} - {"bf16"}),
                 "auto_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device == "auto"} - {"bf16"}),
+                "cpu_fsdp": any(j.cfg.fsdp and j.cfg.device != "cuda" for j in group),
+                "cpu_fsdp_auto_only": not any(j.cfg.fsdp and j.cfg.device == "cpu" for j in group),
             }
         )
         for key, group in groups.items()
