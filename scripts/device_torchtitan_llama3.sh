@@ -64,7 +64,8 @@ for side, what in (("a", "as installed"), ("b", "+ aten.abs")):
     if r["status"] != "complete":
         continue
     t, ph = r["saved_totals"], r["memory"]["phases"]
-    print(f"    saved for backward: {t['graph_bytes']:,} B from the graphs, {t['runtime_bytes']} B at run time; "
+    runtime = "not inspected" if t["runtime_bytes"] is None else f"{t['runtime_bytes']:,} B"
+    print(f"    saved for backward: {t['graph_bytes']:,} B from the graphs, {runtime} at run time; "
           f"parameters saved as graph inputs {t['parameter_graph_bytes']:,} B")
     print("    phases (peak / end bytes): " + "; ".join(f"{k} {p['peak_bytes']:,} / {p['end_bytes']:,}" for k, p in ph.items()))
     wd = [x for x in r["saved_tensors"] if x["kind"] == "weight-derived"]

@@ -126,6 +126,34 @@ def test_a_torch_without_an_api_is_named_by_feature(monkeypatch):
     assert why.endswith(f"install torch>={torch_compat.FIRST_SUPPORTED} in that environment") and "\n" not in why
 
 
+def test_cpu_kernels_are_asked_not_assumed(monkeypatch):
+    """float8 and FSDP2 on the CPU: what this torch's CPU kernels can do is asked of them (torch 2.9.1's
+    _scaled_mm refuses row-wise scales; torch 2.6's CPU stream has no record_event)."""
+    import torch
+
+    from memprobe.compat import torch as torch_compat
+
+    for recipe in ("bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp"):
+        assert torch_compat.why_no_cpu_float8(recipe) is None
+    assert torch_compat.why_no_cpu_fsdp() is None
+    real = torch._scaled_mm
+
+    def per_tensor_only(a, b, scale_a, scale_b, **kw):
+        if scale_a.numel() != 1:
+            raise RuntimeError("Now _scaled_mm only supports per-tensor scaling for CPU backend.")
+        return real(a, b, scale_a=scale_a, scale_b=scale_b, **kw)
+
+    monkeypatch.setattr(torch, "_scaled_mm", per_tensor_only)
+    assert torch_compat.why_no_cpu_float8("tensorwise") is None
+    why = torch_compat.why_no_cpu_float8("rowwise")
+    assert why.startswith(f"float8 recipe 'rowwise' on the CPU: torch {torch.__version__}'s CPU _scaled_mm has no row-wise")
+    assert why.endswith("or --recipe tensorwise")
+    monkeypatch.delattr(torch.cpu.Stream, "record_event")
+    assert torch_compat.why_no_cpu_fsdp().startswith(
+        f"FSDP2 on the CPU: torch {torch.__version__}'s CPU stream has no record_event"
+    )
+
+
 def test_a_torchao_without_the_recipe_lookup_or_the_recipe_is_named(monkeypatch):
     import torchao.float8
 
