@@ -170,22 +170,38 @@ def test_a_torchao_without_the_recipe_lookup_or_the_recipe_is_named(monkeypatch)
     assert why.startswith("float8 recipe 'rowwise_v9': torchao") and "does not know this recipe" in why
 
 
-def test_probe_processes_run_this_memprobe_whatever_the_working_directory_holds(tmp_path):
-    """A decoy memprobe in the working directory (where `python -m` would look first) is never imported."""
+def test_another_interpreter_runs_this_memprobe_whatever_its_working_directory_holds(tmp_path):
+    """A decoy memprobe in the working directory (where `python -m` would look first) is never imported by another
+    interpreter's probe process, and the source lines it records name this checkout's real files."""
     from memprobe.orchestrate.process import probe_code_path, probe_process
 
-    code = Path(probe_code_path())
-    assert sorted(p.name for p in code.iterdir()) == ["memprobe", "repros"]
-    assert (code / "memprobe").resolve() == Path(__file__).resolve().parent.parent / "memprobe"
+    root = Path(__file__).resolve().parent.parent
+    assert Path(probe_code_path()) == root  # a source checkout is put on the path as it is
+    other = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", other], check=True)
     decoy = tmp_path / "memprobe"
     decoy.mkdir()
     (decoy / "__init__.py").write_text("raise SystemExit('the decoy memprobe was imported')\n")
     spec = json.dumps({"needs": ["torch", "float8"], "recipes": ["rowwise"]})
-    cmd, env = probe_process(sys.executable, "memprobe.compat.envcheck", [spec], dict(os.environ))
+    cmd, env = probe_process(str(other / "bin" / "python"), "memprobe.compat.envcheck", [spec], dict(os.environ))
+    assert cmd[1] == "-P" and env["PYTHONPATH"].split(os.pathsep)[0] == str(root)
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     answer = json.loads(proc.stdout.splitlines()[-1])
     assert answer["unavailable"] == {} and answer["versions"] == installed_versions()
+    assert answer["executable"] == str(other / "bin" / "python")
+
+
+def test_an_installed_memprobe_is_given_through_links_to_its_two_packages(tmp_path):
+    from memprobe.orchestrate.process import linked_packages
+
+    root = Path(__file__).resolve().parent.parent
+    targets = {"memprobe": root / "memprobe", "repros": root / "repros"}
+    where = linked_packages(targets, tmp_path / "cache")
+    assert sorted(p.name for p in where.iterdir()) == ["memprobe", "repros"]
+    assert {p.name: p.resolve() for p in where.iterdir()} == targets
+    assert linked_packages(targets, tmp_path / "cache") == where  # found again, not made twice
+    assert len(list((tmp_path / "cache" / "probe-code").iterdir())) == 1
 
 
 @pytest.fixture(scope="module")

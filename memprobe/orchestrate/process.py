@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,35 +91,51 @@ def side_env(env_entries, python: str | None, label: str) -> SideEnv:
     return SideEnv(env, python)
 
 
-_probe_code: str | None = None
-
-
 def probe_code_path() -> str:
-    """A directory holding memprobe's own packages (``memprobe``, ``repros``) and nothing else, put first on
-    every probe process's ``PYTHONPATH``: any interpreter runs this memprobe's probe code, with no memprobe
-    installed there (the probe imports only the standard library, torch, and torchao/torchtitan where it
-    uses them). Links to the packages, made once per process and removed at its exit."""
-    global _probe_code
-    if _probe_code is None:
-        import atexit
-        import importlib.util
-        import shutil
-        import tempfile
+    """A directory to put first on another interpreter's ``PYTHONPATH`` so that it imports this memprobe's own
+    ``memprobe`` and ``repros`` (it needs no memprobe installed; the probe imports only the standard library,
+    torch, and torchao/torchtitan where it uses them). A source checkout is given as it is, so that source lines
+    in the reports name its real files; an installed memprobe (whose directory holds every other package of its
+    environment, another torch among them) through a directory of links to those two packages alone, kept in the
+    user's cache under a name fixed by their location."""
+    import importlib.util
 
-        root = tempfile.mkdtemp(prefix="memprobe-code-")
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
-        repros = importlib.util.find_spec("repros")
-        for name, origin in (("memprobe", __file__), ("repros", repros.origin if repros else None)):
-            if origin is None:
-                raise InternalError(f"memprobe's {name} package cannot be found next to {Path(__file__).parents[1]}")
-            os.symlink(Path(origin).resolve().parents[1 if name == "memprobe" else 0], Path(root) / name)
-        _probe_code = root
-    return _probe_code
+    package = Path(__file__).resolve().parents[1]
+    root = package.parent
+    if (root / "pyproject.toml").is_file() and (root / "repros" / "__init__.py").is_file():
+        return str(root)
+    repros = importlib.util.find_spec("repros")
+    if repros is None or repros.origin is None:
+        raise InternalError(f"memprobe's repros package cannot be found next to {package}")
+    targets = {"memprobe": package, "repros": Path(repros.origin).resolve().parent}
+    return str(linked_packages(targets, Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memprobe"))
+
+
+def linked_packages(targets: dict[str, Path], cache: Path) -> Path:
+    """A directory under ``cache`` holding one link per package (``{name: its directory}``) and nothing else,
+    named by their locations: made once (atomically), found again by later runs."""
+    import hashlib
+
+    key = hashlib.sha1("\0".join(f"{n}={t}" for n, t in sorted(targets.items())).encode()).hexdigest()[:16]
+    where = cache / "probe-code" / key
+    if not all((where / name).resolve() == target for name, target in targets.items()):
+        where.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=where.parent))
+        for name, target in targets.items():
+            (staging / name).symlink_to(target, target_is_directory=True)
+        try:
+            staging.rename(where)
+        except OSError:  # made meanwhile by another memprobe: that one is the same
+            shutil.rmtree(staging, ignore_errors=True)
+    return where
 
 
 def probe_process(python: str, module: str, args: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
-    """The command and environment that run ``python -m module args`` with this memprobe's code first on its path
-    (``-P``: not the working directory's, which may hold another memprobe)."""
+    """The command and environment that run ``python -m module args`` with this memprobe's code. This interpreter
+    imports it as the orchestrating process did; another one finds it first on its path (``-P``: not the working
+    directory's, which may hold another memprobe)."""
+    if python == sys.executable:
+        return [python, "-m", module, *args], env
     path = os.pathsep.join(p for p in (probe_code_path(), env.get("PYTHONPATH")) if p)
     return [python, "-P", "-m", module, *args], {**env, "PYTHONPATH": path}
 
