@@ -118,9 +118,21 @@ def build(row: Row, venv: Path) -> tuple[bool, str]:
             return False, f"torchtitan {row.torchtitan}: {why or why2}"
     # memprobe as a user installs it, without letting pip replace the row's torch: `pip check` says whether
     # memprobe's declared ranges admit it
+    if _has_this_memprobe(py):  # installed before (and maybe in use): left as it is
+        return True, ""
     ok, why, _ = sh([py, "-m", "pip", "install", "-q", *CLI_DEPS, *pins])
     ok2, why2, _ = sh([py, "-m", "pip", "install", "-q", "--no-deps", "-e", REPO]) if ok else (ok, why, 0)
     return (ok and ok2), (why or why2)
+
+
+def _has_this_memprobe(py: Path) -> bool:
+    """memprobe installed in that environment from this checkout (editable), with its CLI's dependencies."""
+    code = (
+        "import json, click, rich, pandas, jinja2; from importlib.metadata import distribution as d\n"
+        "print(json.loads(d('memprobe').read_text('direct_url.json') or '{}').get('url', ''))"
+    )
+    out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=py.parent)
+    return out.returncode == 0 and out.stdout.strip() == REPO.as_uri()
 
 
 def installed(py: Path) -> dict:

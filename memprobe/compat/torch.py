@@ -80,7 +80,7 @@ def why_unavailable() -> str | None:
 def why_no_cpu_float8(recipe: str) -> str | None:
     """None when this torch's CPU ``_scaled_mm`` computes with the scaling ``recipe`` uses (one scale per tensor
     for tensorwise, one per row and column for the rowwise recipes); else one line saying what to do. Asked of
-    torch with a 16x32 product (torch 2.9's CPU kernel, for one, refuses row-wise scales)."""
+    torch with a 16x32 product (torch 2.9.1's CPU kernel, for one, refuses row-wise scales)."""
     if recipe == "bf16":
         return None
     import torch
@@ -95,7 +95,7 @@ def why_no_cpu_float8(recipe: str) -> str | None:
         scaling = "row-wise" if rowwise else "per-tensor"
         return (
             f"float8 recipe {recipe!r} on the CPU: torch {torch.__version__}'s CPU _scaled_mm has no {scaling} scaling "
-            f"({type(e).__name__}); run it on a GPU (--device cuda), use a torch whose CPU kernel has it (2.13 has)"
+            f"({type(e).__name__}); run it on a GPU (--device cuda), use a torch whose CPU kernel has it (2.12.1 has)"
             + (", or --recipe tensorwise" if rowwise else "")
         )
     return None
@@ -110,5 +110,5 @@ def why_no_cpu_fsdp() -> str | None:
         return None
     return (
         f"FSDP2 on the CPU: torch {torch.__version__}'s CPU stream has no record_event, which fully_shard uses; "
-        "run on a GPU (--device cuda), without FSDP (--no-fsdp), or with a newer torch (2.9.1 has it)"
+        "run on a GPU (--device cuda), without FSDP (--no-fsdp), or with a newer torch (2.7.1 has it)"
     )
