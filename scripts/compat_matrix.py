@@ -85,7 +85,7 @@ ROWS = (
 
 def last_line(text: str) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("WARNING: Location")]
-    return lines[-1][:300] if lines else "no output"
+    return lines[-1][:600] if lines else "no output"
 
 
 def sh(cmd: list, *, timeout: float = 1800, cwd: Path | None = None, env: dict | None = None) -> tuple[bool, str, float]:
@@ -202,7 +202,8 @@ def cell(r: dict | None) -> str:
         return "—"
     if r["ok"]:
         return f"pass ({r['seconds']:.0f} s)" if r.get("seconds") else "pass"
-    return "**fail**: " + r["why"].replace("|", "\\|")
+    why = r["why"].replace("memprobe: error: ", "").replace("|", "\\|")
+    return f"**fail** {why}"
 
 
 def render(results: dict, out: Path) -> None:
