@@ -96,8 +96,8 @@ def why_no_cpu_float8(recipe: str) -> str | None:
         scaling = "row-wise" if rowwise else "per-tensor"
         return (
             f"float8 recipe {recipe!r} on the CPU: torch {torch.__version__}'s CPU _scaled_mm has no {scaling} scaling "
-            f"({type(e).__name__}); run it on a GPU (--device cuda), use a torch whose CPU kernel has it (2.12.1 has)"
-            + (", or --recipe tensorwise" if rowwise else "")
+            f"({type(e).__name__}); run it on a GPU (--device cuda), use a torch whose CPU kernel has it "
+            f"({'2.12.1' if rowwise else '2.8.0'} has)" + (", or --recipe tensorwise" if rowwise else "")
         )
     return None
 
