@@ -34,7 +34,8 @@ from ..errors import ConfigError
 POLICY_NAME = "torchtitan-installed"
 INSTALL_HINT = (
     "pip install --no-deps torchtitan==0.3.0 tyro docstring-parser typeguard spmd_types==0.2.3 "
-    "torch_checkpointing einops safetensors (its model code also needs triton)"
+    "torch_checkpointing einops safetensors (its model code also needs triton); with torch 2.11 or older, "
+    "torchtitan==0.2.2 tyro docstring-parser typeguard (its Llama 3 also needs datasets torchdata tokenizers tensorboard)"
 )
 # torchtitan 0.2's Llama 3 package imports its trainer's data and logging stack
 LLAMA3_02_DEPS = "datasets torchdata tokenizers tensorboard"
