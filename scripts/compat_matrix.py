@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -126,13 +127,33 @@ def build(row: Row, venv: Path) -> tuple[bool, str]:
 
 
 def _has_this_memprobe(py: Path) -> bool:
-    """memprobe installed in that environment from this checkout (editable), with its CLI's dependencies."""
+    """memprobe installed in that environment from this checkout (editable), with its CLI's dependencies and the
+    requirements pyproject.toml declares now (pip check reads those recorded at install time)."""
+    import tomllib
+
     code = (
         "import json, click, rich, pandas, jinja2; from importlib.metadata import distribution as d\n"
-        "print(json.loads(d('memprobe').read_text('direct_url.json') or '{}').get('url', ''))"
+        "print(json.dumps([json.loads(d('memprobe').read_text('direct_url.json') or '{}').get('url', ''), "
+        "d('memprobe').requires or []]))"
     )
     out = subprocess.run([py, "-c", code], capture_output=True, text=True, cwd=py.parent)
-    return out.returncode == 0 and out.stdout.strip() == REPO.as_uri()
+    if out.returncode != 0:
+        return False
+    url, requires = json.loads(out.stdout.strip().splitlines()[-1])
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    return url == REPO.as_uri() and _requirements(requires) == _requirements(declared)
+
+
+def _requirements(reqs: list[str]) -> set[tuple]:
+    """``torch<2.16,>=2.7`` and ``torch>=2.7,<2.16`` alike: (name, sorted specifiers), extras' requirements apart."""
+    out = set()
+    for r in reqs:
+        if "extra" in r:
+            continue
+        r = r.replace(" ", "")
+        name = re.split(r"[<>=!~]", r, maxsplit=1)[0]
+        out.add((name.lower(), tuple(sorted(r[len(name) :].split(",")))))
+    return out
 
 
 def installed(py: Path) -> dict:
