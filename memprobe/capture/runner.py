@@ -165,13 +165,14 @@ class Probe:
             self.report["device"] = {"type": device.type}
             self.report["versions"] = versions(device)
             self._write()
+            from ..compat import torch as torch_compat
+
+            if why := torch_compat.why_unavailable():  # an API a probe uses
+                raise ConfigError(why)
             check_float8_support(cfg.recipe, device)
             require_float8(cfg.recipe)
-            if cfg.fsdp and device.type == "cpu":
-                from ..compat.torch import why_no_cpu_fsdp
-
-                if why := why_no_cpu_fsdp():
-                    raise ConfigError(why)
+            if cfg.fsdp and device.type == "cpu" and (why := torch_compat.why_no_cpu_fsdp()):
+                raise ConfigError(why)
             self._run(device)
             self.report["status"] = "complete"
         except (KeyboardInterrupt, Interrupted) as e:
