@@ -58,7 +58,7 @@ def config_from_values(values: dict) -> ProbeConfig:
 
 def policy_table() -> dict:
     """Every policy with its save list; the installed torchtitan's resolved now (or why it cannot be)."""
-    from .integrations.torchtitan import installed_save_ops, torchtitan_version, why_unavailable
+    from .integrations.torchtitan import installed_api, installed_save_ops, torchtitan_version, why_unavailable
     from .policies import INSTALLED, POLICIES
 
     out = {}
@@ -76,6 +76,8 @@ def policy_table() -> dict:
                 available=why is None,
                 unavailable_because=why,
                 torchtitan=torchtitan_version(),
+                # which of torchtitan's SAC APIs it was read through (SelectiveAC: 0.3; _apply_op_sac: 0.2)
+                torchtitan_api=installed_api() if why is None else None,
                 save_ops=list(installed_save_ops()) if why is None else [],
             )
         out[name] = entry

@@ -272,3 +272,16 @@ class BisectPass(_Documented):
     GIVEN = "given", "the configurations as given"
     SINGLE = "single", "one feature removed from the configurations as given"
     CUMULATIVE = "cumulative", "the unnecessary features removed one after another"
+
+
+class EnvNeed(_Documented):
+    """What a probe needs of the interpreter that runs it (checked there before any probe runs)."""
+
+    TORCH = "torch", "torch with FSDP2 (fully_shard), per-op SAC contexts and Inductor's inner_compile hook"
+    FLOAT8 = "float8", "torchao's float8 training, its recipes looked up by name (a float8 --recipe)"
+    TORCHTITAN_SAC = "torchtitan-sac", "torchtitan's own per-op SAC: its save list and policy (--ac-policy torchtitan-installed)"
+    TORCHTITAN_LLAMA3 = (
+        "torchtitan-llama3",
+        "torchtitan's own Llama 3: its model args, model class and float8 filter (--repro torchtitan)",
+    )
+    TRANSFORMERS = "transformers", "Hugging Face transformers, to build a causal LM from its config.json (--hf-config)"

@@ -137,7 +137,7 @@ def test_a_side_whose_python_lacks_memprobe_or_whose_env_is_malformed_is_one_lin
     bare = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", bare], check=True)
     for args, needle in (
-        (("--b-python", bare / "bin" / "python"), "has no memprobe: install it there with"),
+        (("--b-python", bare / "bin" / "python"), "torch does not import"),
         (("--b-python", tmp_path / "nope"), "no such executable"),
         (("--a-env", "NOEQUALS"), "expected NAME=VALUE"),
         (("--b-env", "1BAD=x"), "expected NAME=VALUE"),

@@ -30,13 +30,13 @@ def test_float8_on_an_old_gpu_is_refused(monkeypatch):
 @pytest.mark.parametrize(
     "files, needle",
     [
-        ({"torchao/__init__.py": "raise ImportError('simulated: no torchao here')\n"}, "needs torchao>=0.18"),
+        ({"torchao/__init__.py": "raise ImportError('simulated: no torchao here')\n"}, "needs torchao>=0.9 with torchao.float8"),
         (
             {
                 "torchao/__init__.py": "__version__ = '0.5.0'\n",
                 "torchao/float8/__init__.py": "Float8LinearConfig = convert_to_float8_training = None\n",
             },
-            "torchao 0.5.0 is too old",
+            "torchao 0.5.0 has no float8 recipe lookup",
         ),
     ],
     ids=["missing", "too-old"],

@@ -22,7 +22,7 @@ TINY_FFN = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "2", "-
 def torchtitan_installed():
     from memprobe.integrations.torchtitan import why_unavailable
 
-    why = why_unavailable("models.llama3")
+    why = why_unavailable("llama3")
     if why:
         if os.environ.get("MEMPROBE_REQUIRE_TORCHTITAN") == "1":
             pytest.fail(f"torchtitan is required here (MEMPROBE_REQUIRE_TORCHTITAN=1): {why}")
@@ -164,7 +164,7 @@ def test_a_torch_too_old_for_torchtitan_is_named_as_such(monkeypatch):
         )
 
     monkeypatch.setattr(importlib, "import_module", too_old)
-    why = integration.why_unavailable("models.llama3")
+    why = integration.why_unavailable("llama3")
     assert "DataParallelMeshDims" in why and f"newer torch than {torch.__version__}" in why
     assert "pip install" not in why
 

@@ -148,6 +148,7 @@ def diff_reports(a: dict, b: dict) -> dict:
         "diff_schema_version": DIFF_SCHEMA_VERSION,
         "a": _side(a),
         "b": _side(b),
+        "versions_differ": version_changes(a.get("versions"), b.get("versions")),
         "differences": len(items),
         "unchanged_items": unchanged,
         "items": items,
@@ -173,6 +174,24 @@ def _side(report: dict) -> dict:
         "process": {k: proc.get(k) for k in ("pid", "host", "python")} if proc else None,
         "env": proc.get("env") or {},
     }
+
+
+VERSIONED = ("python", "torch", "torchao", "torchtitan", "triton", "cuda")
+
+
+def version_changes(va: dict | None, vb: dict | None) -> dict:
+    """``{package: {"a": version, "b": version}}`` for each library whose version differs between the sides."""
+    va, vb = va or {}, vb or {}
+    return {k: {"a": va.get(k), "b": vb.get(k)} for k in VERSIONED if va.get(k) != vb.get(k)}
+
+
+def versions_line(result: dict) -> str | None:
+    """One line for a diff's header when the sides ran with different versions (None when they did not):
+    ``versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> 0.17.0``."""
+    changes = result.get("versions_differ") or {}
+    if not changes:
+        return None
+    return "versions differ: " + "; ".join(f"{k} {v['a'] or 'none'} -> {v['b'] or 'none'}" for k, v in changes.items())
 
 
 def side_environment(side: dict) -> str:

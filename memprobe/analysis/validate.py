@@ -543,6 +543,7 @@ DIFF = Obj(
     },
     {
         "diff_schema_version": Int(1, 1),
+        "versions_differ": MapOf(Obj({}, {"a": Opt(STR), "b": Opt(STR)})),
         "phases": Opt(
             Obj(
                 {},

@@ -24,6 +24,8 @@ from ..analysis.rundir import graph_pairs
 from ..analysis.saved import build_saved_table, saved_totals
 from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..analysis.verdict import run_verdict
+from ..compat import versions
+from ..compat.torchao import require as require_float8
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
@@ -57,7 +59,16 @@ def resolve_device(requested: str):
 def check_float8_support(recipe: str, device) -> None:
     import torch
 
-    if recipe == "bf16" or device.type != "cuda":
+    if recipe == "bf16":
+        return
+    if device.type == "cpu":
+        from ..compat.torch import why_no_cpu_float8
+
+        why = why_no_cpu_float8(recipe)
+        if why:
+            raise ConfigError(why)
+        return
+    if device.type != "cuda":
         return
     cap = torch.cuda.get_device_capability(device)
     if cap < (8, 9):
@@ -66,56 +77,6 @@ def check_float8_support(recipe: str, device) -> None:
             f"float8 recipe {recipe!r} needs a GPU of compute capability 8.9 or newer; {name} is {cap[0]}.{cap[1]}:"
             " use --recipe bf16 or --device cpu"
         )
-
-
-MIN_TORCHAO = (0, 18)
-
-
-def require_torchao(recipe: str) -> None:
-    """float8 recipes need torchao's float8 training; say so in one line if it is missing or too old."""
-    if recipe == "bf16":
-        return
-    try:
-        import torchao
-        from torchao.float8 import Float8LinearConfig, convert_to_float8_training  # noqa: F401
-    except ImportError as e:
-        raise ConfigError(
-            f"float8 recipe {recipe!r} needs torchao>={'.'.join(map(str, MIN_TORCHAO))} with torchao.float8 ({e});"
-            " install it (pip install 'torchao>=0.18') or use --recipe bf16"
-        ) from None
-    version = getattr(torchao, "__version__", "0")
-    parts = tuple(int(p) for p in version.split("+")[0].split(".")[:2] if p.isdigit())
-    if parts < MIN_TORCHAO:
-        raise ConfigError(
-            f"torchao {version} is too old for float8 training with memprobe (needs >= 0.18); upgrade it or use --recipe bf16"
-        )
-
-
-def versions(device) -> dict:
-    import torch
-
-    v = {"python": platform.python_version(), "torch": torch.__version__, "memprobe": __version__}
-    # torchao's version without importing it (a bf16 probe does not need it: seconds saved per process)
-    from importlib.metadata import PackageNotFoundError, version
-
-    for package in ("torchao", "torchtitan", "transformers"):
-        try:
-            v[package] = version(package)
-        except PackageNotFoundError:
-            v[package] = None
-    if device.type == "cuda":
-        v["cuda"] = torch.version.cuda
-        v["device_name"] = torch.cuda.get_device_name(device)
-        v["device_capability"] = ".".join(map(str, torch.cuda.get_device_capability(device)))
-        try:
-            import triton
-
-            v["triton"] = triton.__version__
-        except ImportError:
-            v["triton"] = None
-    else:
-        v["device_name"] = platform.processor() or platform.machine() or "cpu"
-    return v
 
 
 def _runtime_saved(grad_fn) -> list[dict] | None:
@@ -206,8 +167,14 @@ class Probe:
             self.report["device"] = {"type": device.type}
             self.report["versions"] = versions(device)
             self._write()
+            from ..compat import torch as torch_compat
+
+            if why := torch_compat.why_unavailable():  # an API a probe uses
+                raise ConfigError(why)
             check_float8_support(cfg.recipe, device)
-            require_torchao(cfg.recipe)
+            require_float8(cfg.recipe)
+            if cfg.fsdp and device.type == "cpu" and (why := torch_compat.why_no_cpu_fsdp()):
+                raise ConfigError(why)
             self._run(device)
             self.report["status"] = "complete"
         except (KeyboardInterrupt, Interrupted) as e:

@@ -210,7 +210,7 @@ def side_options(f):
                 "a_python",
                 default=None,
                 metavar="PATH",
-                help="Run side A with another Python (another torch, torchao or torchtitan); memprobe must be installed there.",
+                help="Run side A with another Python (another torch, torchao or torchtitan): it needs torch (torchao, torchtitan where used), not memprobe; it is checked before any side runs.",
             ),
             click.option("--b-python", "b_python", default=None, metavar="PATH", help="Run side B with another Python."),
         ]

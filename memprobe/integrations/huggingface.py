@@ -35,11 +35,19 @@ def transformers_version() -> str | None:
         return None
 
 
-def _require():
+def why_unavailable() -> str | None:
+    """Why this interpreter cannot build a model from a config.json (None: it can)."""
     try:
         import transformers  # noqa: F401
     except ImportError as e:
-        raise ConfigError(f"--hf-config needs Hugging Face transformers ({e}): {INSTALL_HINT}") from None
+        return f"--hf-config needs Hugging Face transformers ({e}): {INSTALL_HINT}"
+    return None
+
+
+def _require():
+    why = why_unavailable()
+    if why:
+        raise ConfigError(why)
 
 
 def read_config(path: str) -> dict:

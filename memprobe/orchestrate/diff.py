@@ -11,7 +11,7 @@ from ..analysis.verdict import diff_verdict
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
-from .process import ProbeJob, Progress, SideEnv, gpus_for, run_jobs
+from .process import ProbeJob, Progress, SideEnv, check_environments, gpus_for, run_jobs
 
 Side = Path | ProbeConfig  # a run directory to load, or a configuration to run
 
@@ -48,6 +48,8 @@ def run_diff(
         if not env.empty and key not in to_run:
             raise ConfigError(f"--{key}-env/--{key}-python apply to a side that runs; side {key.upper()} is a run directory")
     slots, gpus = parallel_slots(list(to_run.values()), parallel)
+    jobs = [ProbeJob(key, cfg, Path(key), envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
+    check_environments(jobs, progress)  # before anything is written: a side that cannot run says so first
     if to_run or out is not None:
         out = out if out is not None else default_run_dir(label)
         prepare_run_dir(out, force)

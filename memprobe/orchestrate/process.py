@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,62 +81,146 @@ def parse_env(entries: tuple[str, ...] | list[str], flag: str) -> tuple[tuple[st
 
 
 def side_env(env_entries, python: str | None, label: str) -> SideEnv:
-    """The environment of one side from its flags, checked (the interpreter is asked for memprobe)."""
+    """The environment of one side from its flags. The interpreter must exist here; what it can run is
+    asked of it before any probe runs (:func:`check_environments`)."""
     env = parse_env(env_entries or (), f"--{label}-env")
     if python is not None:
-        check_interpreter(python, f"--{label}-python", dict(env))
+        path = Path(python)
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise ConfigError(f"--{label}-python {python}: no such executable (give the path of a Python interpreter)")
     return SideEnv(env, python)
 
 
-def _source_hint() -> str:
-    """How to install this memprobe into another environment."""
-    from .. import __version__
+def probe_code_path() -> str:
+    """A directory to put first on another interpreter's ``PYTHONPATH`` so that it imports this memprobe's own
+    ``memprobe`` and ``repros`` (it needs no memprobe installed; the probe imports only the standard library,
+    torch, and torchao/torchtitan where it uses them). A source checkout is given as it is, so that source lines
+    in the reports name its real files; an installed memprobe (whose directory holds every other package of its
+    environment, another torch among them) through a directory of links to those two packages alone, kept in the
+    user's cache under a name fixed by their location."""
+    import importlib.util
 
-    root = Path(__file__).resolve().parents[2]
-    if (root / "pyproject.toml").is_file():
-        return f"-m pip install -e {root}"
-    return f"-m pip install memprobe=={__version__}"
+    package = Path(__file__).resolve().parents[1]
+    root = package.parent
+    if (root / "pyproject.toml").is_file() and (root / "repros" / "__init__.py").is_file():
+        return str(root)
+    repros = importlib.util.find_spec("repros")
+    if repros is None or repros.origin is None:
+        raise InternalError(f"memprobe's repros package cannot be found next to {package}")
+    targets = {"memprobe": package, "repros": Path(repros.origin).resolve().parent}
+    return str(linked_packages(targets, Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memprobe"))
 
 
-def check_interpreter(python: str, flag: str, env: dict[str, str] | None = None) -> dict:
-    """Ask ``python`` which memprobe it has; ConfigError (one line) if none, or one that cannot read our runs."""
-    from .. import SCHEMA_VERSION
+def linked_packages(targets: dict[str, Path], cache: Path) -> Path:
+    """A directory under ``cache`` holding one link per package (``{name: its directory}``) and nothing else,
+    named by their locations: made once (atomically), found again by later runs."""
+    import hashlib
 
-    path = Path(python)
-    if not path.is_file() or not os.access(path, os.X_OK):
-        raise ConfigError(f"{flag} {python}: no such executable (give the path of a Python interpreter)")
-    # imported as the probe process will import them (the working directory first on sys.path, as with -m)
-    code = (
-        "import json, memprobe, platform; import torch; "
-        "print(json.dumps([memprobe.__version__, memprobe.SCHEMA_VERSION, platform.python_version(), torch.__version__]))"
-    )
-    try:
-        proc = subprocess.run(
-            [python, "-c", code], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
+    key = hashlib.sha1("\0".join(f"{n}={t}" for n, t in sorted(targets.items())).encode()).hexdigest()[:16]
+    where = cache / "probe-code" / key
+    if not all((where / name).resolve() == target for name, target in targets.items()):
+        where.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=where.parent))
+        for name, target in targets.items():
+            (staging / name).symlink_to(target, target_is_directory=True)
+        try:
+            staging.rename(where)
+        except OSError:  # made meanwhile by another memprobe: that one is the same
+            shutil.rmtree(staging, ignore_errors=True)
+    return where
+
+
+def probe_process(python: str, module: str, args: list[str], env: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that run ``python -m module args`` with this memprobe's code. This interpreter
+    imports it as the orchestrating process did; another one finds it first on its path (``-P``: not the working
+    directory's, which may hold another memprobe)."""
+    if python == sys.executable:
+        return [python, "-m", module, *args], env
+    path = os.pathsep.join(p for p in (probe_code_path(), env.get("PYTHONPATH")) if p)
+    return [python, "-P", "-m", module, *args], {**env, "PYTHONPATH": path}
+
+
+def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -> None:
+    """Ask each interpreter the probes run in whether it can run them, all before any probe runs: one short
+    process per other interpreter (at once), which reports its versions and what it lacks (torch's APIs,
+    torchao's float8 recipes, the CPU kernel's float8 scaling, torchtitan's SAC or Llama 3); this interpreter
+    is asked what is installed, without importing it. A ConfigError names every side that cannot run, in one line.
+
+    Skipped when every probe runs in this interpreter and needs the same: the first probe is then the check
+    (nothing has run before it fails)."""
+    from ..compat import needs
+    from ..config import canonical_recipe
+
+    groups: dict[tuple, list[ProbeJob]] = {}
+    for job in jobs:
+        groups.setdefault((job.side.python or sys.executable, job.side.env), []).append(job)
+    if len(groups) == 1 and all(j.side.python is None for j in jobs) and len({needs(j.cfg) for j in jobs}) == 1:
+        return
+    specs = {
+        key: json.dumps(
+            {
+                "needs": sorted(str(n) for n in set().union(*(needs(j.cfg) for j in group))),
+                "recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group} - {"bf16"}),
+                "cpu_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device != "cuda"} - {"bf16"}),
+                "auto_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device == "auto"} - {"bf16"}),
+                "cpu_fsdp": any(j.cfg.fsdp and j.cfg.device != "cuda" for j in group),
+                "cpu_fsdp_auto_only": not any(j.cfg.fsdp and j.cfg.device == "cpu" for j in group),
+            }
         )
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise ConfigError(f"{flag} {python}: cannot run it ({type(e).__name__}: {e})") from None
-    if proc.returncode != 0:
-        if "No module named 'memprobe'" in proc.stderr:
-            raise ConfigError(f"{flag} {python} has no memprobe: install it there with `{python} {_source_hint()}`")
-        if "No module named 'torch'" in proc.stderr:
-            raise ConfigError(
-                f"{flag} {python} has no torch: install torch there, then memprobe with `{python} {_source_hint()}`"
-            )
-        raise ConfigError(
-            f"{flag} {python} cannot import memprobe and torch ({_last_line(proc.stderr)}): "
-            f"install memprobe there with `{python} {_source_hint()}`"
-        )
-    try:
-        version, schema, py, torch_version = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError, TypeError):
-        raise ConfigError(f"{flag} {python}: its memprobe did not say its version") from None
-    if schema != SCHEMA_VERSION:
-        raise ConfigError(
-            f"{flag} {python} has memprobe {version}, which writes report schema {schema}; this one reads "
-            f"{SCHEMA_VERSION}: install this memprobe there with `{python} {_source_hint()}`"
-        )
-    return {"memprobe": version, "python": py, "torch": torch_version}
+        for key, group in groups.items()
+    }
+    groups = {key: group for key, group in groups.items() if (key, specs[key]) not in _checked}
+    answers: dict[tuple, dict | str] = {}
+
+    def ask(key: tuple) -> None:
+        python, side_env_vars = key
+        spec = specs[key]
+        if python == sys.executable and not side_env_vars:
+            # this interpreter: what is installed, without a process (the probe checks the APIs itself, first thing)
+            from ..compat import not_installed
+
+            answers[key] = {"unavailable": not_installed(json.loads(spec)["needs"]), "versions": {}, "python": None}
+            return
+        cmd, env = probe_process(python, "memprobe.compat.envcheck", [spec], {**os.environ, **dict(side_env_vars)})
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            answers[key] = f"cannot run it ({type(e).__name__}: {e})"
+            return
+        if proc.returncode != 0:
+            if "-P" in proc.stderr and "nknown option" in proc.stderr:
+                answers[key] = "is older than Python 3.11: memprobe's probe code needs Python 3.11 or newer there"
+            else:
+                answers[key] = f"cannot run memprobe's environment check ({_last_line(proc.stderr)})"
+            return
+        try:
+            answers[key] = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            answers[key] = f"its environment check said nothing readable ({_last_line(proc.stdout + proc.stderr)})"
+
+    threads = [threading.Thread(target=ask, args=(key,), daemon=True) for key in groups]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    problems = []
+    for key, group in groups.items():
+        python, answer = key[0], answers.get(key, "its environment check did not finish")
+        labels = ", ".join(j.label for j in group[:3]) + (", ..." if len(group) > 3 else "")
+        if isinstance(answer, str):
+            problems.append(f"[{labels}] {python} {answer}")
+        elif answer["unavailable"]:
+            problems.append(f"[{labels}] {python}: " + "; ".join(answer["unavailable"].values()))
+        elif progress is not None and python != sys.executable:
+            v = answer["versions"]
+            found = ", ".join(f"{k} {v[k]}" for k in ("torch", "torchao", "torchtitan") if v.get(k))
+            progress(f"[{labels}] {python}: Python {answer['python']}, {found}")
+    if problems:
+        raise ConfigError(" | ".join(problems) + " (nothing was run)")
+    _checked.update((key, specs[key]) for key in groups)
+
+
+_checked: set[tuple] = set()  # (interpreter and settings, what was asked of it) found able, in this process
 
 
 def _last_line(text: str) -> str:
@@ -239,9 +325,10 @@ class ChildProbe:
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         env.update(dict(job.side.env))  # the side's own settings win
         self.gpu = gpu
+        cmd, env = probe_process(python, "memprobe.capture.child", ["--job", json.dumps(spec)], env)
         try:
             self.proc = subprocess.Popen(
-                [python, "-m", "memprobe.capture.child", "--job", json.dumps(spec)],
+                cmd,
                 stdin=subprocess.PIPE if hold else subprocess.DEVNULL,
                 # the model's own prints never reach our stdout (it may carry --json)
                 stdout=sys.stderr if verbose else subprocess.DEVNULL,
@@ -369,6 +456,7 @@ def run_jobs(
     for job in jobs:
         if job.out.exists() and any(job.out.iterdir()):
             raise RunDirError(f"{job.out} is not empty: a probe writes a fresh run directory")
+    check_environments(jobs, progress)
     lock = threading.Lock()
     results: dict[str, dict | MemprobeError] = {}
     pending = list(jobs)

@@ -805,6 +805,13 @@ class AliveDeltas(Record):
     at_end: dict[Phase, dict[Category, Delta]] = optional("at each phase's end")
 
 
+class VersionPair(Record):
+    """A library's version on each side (null where it is not installed)."""
+
+    a: Text | None = optional("side A's")
+    b: Text | None = optional("side B's")
+
+
 class DiffResult(Record):
     """`diff.json`: what B keeps alive for backward that A does not, and why."""
 
@@ -819,6 +826,7 @@ class DiffResult(Record):
     graphs: list[GraphDelta] = optional("simulated graphs")
     alive_at_peak: AliveDeltas | None = optional("what is alive at the peaks")
     verdict: Verdict | None = optional("the answer first (`bytes`: the cause that grew most; `total_bytes`: B - A)")
+    versions_differ: dict[Name, VersionPair] = optional("the libraries whose versions differ between the sides")
 
 
 # -- explain.json ------------------------------------------------------------------------------------------

@@ -1,0 +1,258 @@
+"""Versions: what a probe needs of its interpreter, checked there before any probe runs; probes that run
+this memprobe's code in an interpreter that has torch (and torchao) and nothing else of memprobe's; the
+adapters that choose an API by what the installed library has; per-side versions in a diff."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import PackageNotFoundError, distribution, requires
+from pathlib import Path
+
+import pytest
+from conftest import TINY, run_cli
+
+from memprobe.compat import installed_versions, needs
+from memprobe.config import ProbeConfig
+from memprobe.vocab import EnvNeed
+
+TINY_SIDE = [a for a in TINY if a not in ("--layers", "1")] + ["--layers", "1"]
+
+
+def _requirement_names(package: str) -> list[str]:
+    """The distributions ``package`` requires unconditionally (no extras), as installed names."""
+    out = []
+    for req in requires(package) or []:
+        name, _, marker = req.partition(";")
+        if "extra" in marker:
+            continue
+        name = name.strip().split("[")[0]
+        for sep in "<>=!~ (":
+            name = name.split(sep)[0]
+        out.append(name)
+    return out
+
+
+def _closure(roots: list[str]) -> set[str]:
+    seen: set[str] = set()
+    stack = list(roots)
+    while stack:
+        name = stack.pop()
+        if name.lower() in seen:
+            continue
+        try:
+            requires(name)
+        except PackageNotFoundError:
+            continue  # an optional platform dependency this machine does not have (CUDA libraries)
+        seen.add(name.lower())
+        stack.extend(_requirement_names(name))
+    return seen
+
+
+def lean_python(root: Path, packages: tuple[str, ...]) -> Path:
+    """A virtualenv whose only packages are ``packages`` and what they require, linked from this environment:
+    no click, rich, pandas or memprobe."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", root], check=True)
+    site = root / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
+    lib = root / "linked"
+    lib.mkdir()
+    for name in _closure(list(packages)):
+        dist = distribution(name)
+        files = {str(f).split("/")[0] for f in dist.files or []}
+        for top in files:
+            if top.endswith(".pth") or top == ".." or top.startswith("__"):
+                continue
+            src = Path(dist.locate_file(top))
+            if src.exists() and not (lib / top).exists():
+                (lib / top).symlink_to(src)
+    (site / "linked.pth").write_text(str(lib) + "\n")
+    return root / "bin" / "python"
+
+
+def _imports(python: Path, module: str) -> bool:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # from a directory of its own: `-c` puts the working directory (maybe this checkout) first on the path
+    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=env, cwd=python.parent).returncode == 0
+
+
+def test_needs_follow_the_configuration():
+    assert needs(ProbeConfig(recipe="bf16").validated()) == {EnvNeed.TORCH}
+    assert needs(ProbeConfig(recipe="fp8").validated()) == {EnvNeed.TORCH, EnvNeed.FLOAT8}
+    cfg = ProbeConfig(recipe="bf16", repro="torchtitan")
+    assert needs(cfg) == {EnvNeed.TORCH, EnvNeed.TORCHTITAN_LLAMA3}
+    assert EnvNeed.TORCHTITAN_SAC in needs(ProbeConfig(recipe="bf16", ac="op", ac_policy="torchtitan-installed"))
+    assert EnvNeed.TORCHTITAN_SAC not in needs(ProbeConfig(recipe="bf16", ac="full", ac_policy="torchtitan-installed"))
+
+
+def test_this_torch_and_torchao_have_what_a_probe_uses():
+    import torch
+
+    from memprobe.compat import torch as torch_compat
+    from memprobe.compat import torchao
+
+    assert torch_compat.why_unavailable() is None
+    for recipe in ("tensorwise", "rowwise", "rowwise_with_gw_hp"):
+        assert torchao.why_unavailable(recipe) is None
+    # the distribution's version; the module's may add the build's local label (2.15.0 -> 2.15.0+cu132)
+    assert installed_versions()["torch"] == torch.__version__ or torch.__version__.startswith(installed_versions()["torch"] + "+")
+
+
+def test_what_is_not_installed_here_is_found_without_importing_it(monkeypatch):
+    import importlib.util
+
+    from memprobe.compat import not_installed
+
+    assert not_installed([EnvNeed.TORCH, EnvNeed.FLOAT8]) == {}  # this environment has torch and torchao
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name in ("torchao", "torchtitan") else real(name, *a)
+    )
+    monkeypatch.setattr("memprobe.integrations.torchtitan.torchtitan_version", lambda: None)
+    missing = not_installed([EnvNeed.TORCH, EnvNeed.FLOAT8, EnvNeed.TORCHTITAN_SAC])
+    assert set(missing) == {EnvNeed.FLOAT8, EnvNeed.TORCHTITAN_SAC}
+    assert "needs torchao>=0.9 with torchao.float8, which is not installed" in missing[EnvNeed.FLOAT8]
+    assert missing[EnvNeed.TORCHTITAN_SAC].startswith("--ac-policy torchtitan-installed needs torchtitan, which is not installed")
+
+
+def test_a_torch_without_an_api_is_named_by_feature(monkeypatch):
+    import torch.utils.checkpoint
+
+    from memprobe.compat import torch as torch_compat
+
+    monkeypatch.delattr(torch.utils.checkpoint, "create_selective_checkpoint_contexts")
+    why = torch_compat.why_unavailable()
+    assert why.startswith(f"torch {torch.__version__} has no per-op SAC (torch.utils.checkpoint.create_selective_checkpoint")
+    assert why.endswith(f"install torch>={torch_compat.FIRST_SUPPORTED} in that environment") and "\n" not in why
+
+
+def test_cpu_kernels_are_asked_not_assumed(monkeypatch):
+    """float8 and FSDP2 on the CPU: what this torch's CPU kernels can do is asked of them (torch 2.9.1's
+    _scaled_mm refuses row-wise scales; torch 2.6's CPU stream has no record_event)."""
+    import torch
+
+    from memprobe.compat import torch as torch_compat
+
+    for recipe in ("bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp"):
+        assert torch_compat.why_no_cpu_float8(recipe) is None
+    assert torch_compat.why_no_cpu_fsdp() is None
+    real = torch._scaled_mm
+
+    def per_tensor_only(a, b, scale_a, scale_b, **kw):
+        if scale_a.numel() != 1:
+            raise RuntimeError("Now _scaled_mm only supports per-tensor scaling for CPU backend.")
+        return real(a, b, scale_a=scale_a, scale_b=scale_b, **kw)
+
+    monkeypatch.setattr(torch, "_scaled_mm", per_tensor_only)
+    assert torch_compat.why_no_cpu_float8("tensorwise") is None
+    why = torch_compat.why_no_cpu_float8("rowwise")
+    assert why.startswith(f"float8 recipe 'rowwise' on the CPU: torch {torch.__version__}'s CPU _scaled_mm has no row-wise")
+    assert why.endswith("or --recipe tensorwise")
+    monkeypatch.delattr(torch.cpu.Stream, "record_event")
+    assert torch_compat.why_no_cpu_fsdp().startswith(
+        f"FSDP2 on the CPU: torch {torch.__version__}'s CPU stream has no record_event"
+    )
+
+
+def test_a_torchao_without_the_recipe_lookup_or_the_recipe_is_named(monkeypatch):
+    import torchao.float8
+
+    from memprobe.compat import torchao as torchao_compat
+
+    class Older:  # a Float8LinearConfig of before the lookup by name
+        pass
+
+    monkeypatch.setattr(torchao.float8, "Float8LinearConfig", Older)
+    why = torchao_compat.why_unavailable("rowwise")
+    assert "has no float8 recipe lookup (Float8LinearConfig.from_recipe_name)" in why and "--recipe bf16" in why
+    monkeypatch.undo()
+    why = torchao_compat.why_unavailable("rowwise_v9")
+    assert why.startswith("float8 recipe 'rowwise_v9': torchao") and "does not know this recipe" in why
+
+
+def test_another_interpreter_runs_this_memprobe_whatever_its_working_directory_holds(tmp_path):
+    """A decoy memprobe in the working directory (where `python -m` would look first) is never imported by another
+    interpreter's probe process, and the source lines it records name this checkout's real files."""
+    from memprobe.orchestrate.process import probe_code_path, probe_process
+
+    root = Path(__file__).resolve().parent.parent
+    assert Path(probe_code_path()) == root  # a source checkout is put on the path as it is
+    other = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", other], check=True)
+    decoy = tmp_path / "memprobe"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise SystemExit('the decoy memprobe was imported')\n")
+    spec = json.dumps({"needs": ["torch"]})
+    cmd, env = probe_process(str(other / "bin" / "python"), "memprobe.compat.envcheck", [spec], dict(os.environ))
+    assert cmd[1] == "-P" and env["PYTHONPATH"].split(os.pathsep)[0] == str(root)
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    answer = json.loads(proc.stdout.splitlines()[-1])
+    # the venv sees its base interpreter's packages (this one's, or the one this venv was made from)
+    assert answer["unavailable"] == {} and answer["versions"]["torch"]
+    assert answer["executable"] == str(other / "bin" / "python")
+
+
+def test_an_installed_memprobe_is_given_through_links_to_its_two_packages(tmp_path):
+    from memprobe.orchestrate.process import linked_packages
+
+    root = Path(__file__).resolve().parent.parent
+    targets = {"memprobe": root / "memprobe", "repros": root / "repros"}
+    where = linked_packages(targets, tmp_path / "cache")
+    assert sorted(p.name for p in where.iterdir()) == ["memprobe", "repros"]
+    assert {p.name: p.resolve() for p in where.iterdir()} == targets
+    assert linked_packages(targets, tmp_path / "cache") == where  # found again, not made twice
+    assert len(list((tmp_path / "cache" / "probe-code").iterdir())) == 1
+
+
+@pytest.fixture(scope="module")
+def lean(tmp_path_factory):
+    """Interpreters with torch (and torchao) only, memprobe's own dependencies absent."""
+    root = tmp_path_factory.mktemp("lean")
+    pythons = {
+        "torch+torchao": lean_python(root / "with-torchao", ("torch", "torchao")),
+        "torch": lean_python(root / "torch-only", ("torch",)),
+    }
+    for python in pythons.values():
+        assert _imports(python, "torch") and not _imports(python, "click") and not _imports(python, "memprobe")
+    assert _imports(pythons["torch+torchao"], "torchao.float8") and not _imports(pythons["torch"], "torchao")
+    return pythons
+
+
+@pytest.mark.e2e
+def test_a_side_runs_in_an_interpreter_without_memprobe(tmp_path, lean):
+    python = lean["torch+torchao"]
+    proc = run_cli(
+        "diff", "bf16", "rowwise", *TINY_SIDE, "--analysis-only", "--b-python", python, "--out", tmp_path / "d", "--json", "-q"
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    d = json.loads(proc.stdout)
+    assert d["b"]["process"]["python"] == str(python) and d["b"]["status"] == "complete"
+    assert d["b"]["versions"]["torch"] == d["a"]["versions"]["torch"] and d["b"]["versions"]["torchao"]
+    # the same torch and torchao, linked; torchtitan (where this environment has it) only on A's side
+    titan = d["a"]["versions"].get("torchtitan")
+    assert d["versions_differ"] == ({"torchtitan": {"a": titan, "b": None}} if titan else {})
+    assert d["differences"] > 0 and d["items"]  # bf16 against rowwise: real differences, from both sides' graphs
+
+
+def test_a_side_that_cannot_run_fails_in_one_line_before_any_side_runs(tmp_path, lean):
+    out = tmp_path / "never"
+    proc = run_cli("diff", "bf16", "rowwise", *TINY_SIDE, "--b-python", lean["torch"], "--out", out)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    line = proc.stderr
+    assert f"[b] {lean['torch']}: float8 recipe 'rowwise' needs torchao>=" in line and "(nothing was run)" in line
+    assert "[a]" not in line  # this interpreter can run side A: only B is named
+    assert not out.exists()
+
+
+def test_versions_differ_names_each_library_that_changed():
+    from memprobe.analysis.diff import version_changes, versions_line
+
+    a = {"torch": "2.13.0+cpu", "torchao": "0.18.0", "python": "3.11.7", "memprobe": "0.1.0"}
+    assert version_changes(a, dict(a)) == {}  # A/A: nothing
+    b = {**a, "torch": "2.15.0", "torchao": None}
+    changes = version_changes(a, b)
+    assert changes == {"torch": {"a": "2.13.0+cpu", "b": "2.15.0"}, "torchao": {"a": "0.18.0", "b": None}}
+    assert versions_line({"versions_differ": changes}) == "versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> none"
+    assert versions_line({"versions_differ": {}}) is None
