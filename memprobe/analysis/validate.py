@@ -385,6 +385,18 @@ DISTRIBUTED = Obj(
 )
 MODEL = Obj({}, {"blocks_attr": NAME, "blocks": COUNT, "block_parameters": MapOf(COUNT), "other_parameters": COUNT})
 
+COMPILE_CACHE = Obj(
+    {},
+    {
+        "dir": Opt(STR),
+        "state": Enum("cold", "warm", "partly warm"),
+        "aot_autograd": MapOf(COUNT),
+        "fx_graph": MapOf(COUNT),
+        "graphs_from_records": COUNT,
+        "records_written": COUNT,
+    },
+)
+
 REPORT = Obj(
     {
         "status": STATUS,
@@ -410,6 +422,7 @@ REPORT = Obj(
         "graph_memory": Opt(ListOf(GRAPH_MEMORY)),
         "attribution": Opt(ATTRIBUTION),
         "timings_s": MapOf(Num(0)),
+        "compile_cache": Opt(COMPILE_CACHE),
         "model": Opt(MODEL),
         "distributed": Opt(DISTRIBUTED),
         "error": Opt(STR),
@@ -442,6 +455,20 @@ NODE = Obj(
     },
 )
 GRAPH = Obj({"nodes": ListOf(NODE)}, {"graph_id": NAME})
+# memprobe's record of one compile, beside AOTAutograd's cache entry (memprobe.capture.caches)
+RECORD = Obj(
+    {
+        "key": NAME,
+        "graphs": ListOf(
+            Obj(
+                {"kind": Enum("forward", "backward", "inference"), "nodes": ListOf(NODE), "readable": STR},
+                {"output_code": Opt(STR)},
+            )
+        ),
+        "decisions": MapOf(MapOf(COUNT)),
+    },
+    {"format": Int(1, 1)},
+)
 
 _SIDE = Obj(
     {"config": MapOf(Any_)},

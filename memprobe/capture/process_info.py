@@ -38,3 +38,16 @@ def user_command() -> list[str]:
     except ValueError:
         cmd = None
     return cmd if isinstance(cmd, list) else list(sys.argv)
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (Linux: from /proc), or None where that cannot be read."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        start = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat: start time in clock ticks after boot
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0.0, uptime - start)

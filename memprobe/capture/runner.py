@@ -26,7 +26,8 @@ from ..analysis.snapshot import attribute_peak, load_snapshot
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
-from .process_info import process_record, user_command
+from .caches import use_compile_cache
+from .process_info import process_age_s, process_record, user_command
 from .quiet import quiet_logs
 from .rundir import RunDir
 
@@ -199,6 +200,7 @@ class Probe:
         previous = _on_sigterm()
         try:
             self._write()
+            use_compile_cache()  # before torch is imported: Inductor's compile workers inherit it
             quiet_logs(self.verbose)
             device = resolve_device(cfg.device)
             self.report["device"] = {"type": device.type}
@@ -241,11 +243,11 @@ class Probe:
     # -- the probe itself ------------------------------------------------------------------------
     def _run(self, device) -> None:
         import torch
-        import torch._functorch.config as functorch_config
 
         from repros import common
 
         from ..policies import INSTALLED, make_context_fn, resolve_op
+        from .caches import GraphRecords
         from .compile_hooks import GraphCapture
         from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
         from .target import build_target, cast_batch, describe
@@ -264,10 +266,19 @@ class Probe:
         else:
             meter = CpuPhases(quiet=not self.verbose)
         created_pg = False
-        capture = GraphCapture(measure_calls=self.measure_calls and device.type == "cuda", codegen=not self.analysis_only)
         decisions: dict = {}
+        capture = GraphCapture(
+            measure_calls=self.measure_calls and device.type == "cuda",
+            codegen=not self.analysis_only,
+            records=GraphRecords.here() if cfg.compile else None,
+            decisions=decisions,
+        )
         t0 = time.perf_counter()
+        timings = self.report["timings_s"]
         try:
+            age = process_age_s()
+            if age is not None:
+                timings["startup"] = round(age, 3)  # interpreter, imports, device: before anything is built
             self.progress(f"building {cfg.summary()} on {device.type}")
             target = build_target(cfg, device)
             model, blocks, x = target.model, target.blocks, target.batch
@@ -306,7 +317,8 @@ class Probe:
             optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
             runtime_total = None
             steps = cfg.steps if self.measure else 1
-            with functorch_config.patch(enable_autograd_cache=False):
+            timings["build"] = round(time.perf_counter() - t0, 3)
+            with capture.cache_config():
                 for step in range(steps):
                     self.current_step = step
                     measured = step > 0 or not self.measure
@@ -321,10 +333,12 @@ class Probe:
                     with meter.step() if meter_here else nullcontext():
                         runtime_total = self._step(model, optimizer, x, capture, meter if meter_here else None, record=measured)
                     if step == 0:
-                        self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
+                        timings["first_step"] = round(time.perf_counter() - ts, 3)
+                        if cfg.compile:
+                            self._compile_cache(capture)
                         self._write_graphs(capture)
                     if last:
-                        self.report["timings_s"]["measured_step"] = round(time.perf_counter() - ts, 3)
+                        timings["measured_step"] = round(time.perf_counter() - ts, 3)
             self.report["memory"] = {
                 **(
                     meter.result()
@@ -335,13 +349,15 @@ class Probe:
                 "autograd_saved_bytes": runtime_total,
             }
             self.report["policy_decisions"] = decisions or None
+            ta = time.perf_counter()
             try:
                 self._analyse()
             except Exception as e:  # the step succeeded: a failure here is memprobe's own bug
                 raise InternalError(
                     f"analysing the recorded run failed: {type(e).__name__}: {e}; what was recorded is in {self.run_dir.path}"
                 ) from e
-            self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
+            timings["analysis"] = round(time.perf_counter() - ta, 3)
+            timings["total"] = round(time.perf_counter() - t0, 3)
         except BaseException as e:
             # keep what the failure left: where it happened, the phases measured so far, the allocator
             # history up to the failure (CUDA), and the saved table if the graphs and calls were recorded
@@ -403,6 +419,34 @@ class Probe:
             optimizer.zero_grad(set_to_none=True)
         del out, loss
         return runtime_total
+
+    def _compile_cache(self, capture) -> None:
+        """What the compile caches gave the first step: recorded in the report and said in a progress line."""
+        from .caches import cache_counters, inductor_cache_dir
+
+        capture.find_loaded_paths()
+        written = capture.save_records()
+        counts = cache_counters()
+        graphs = len(capture.dynamo_graphs)
+        from_records = sum(1 for d in capture.dynamo_graphs if any(g.from_record for g in d.aot))
+        fx = counts["fx_graph"]
+        traced = "traced" if self.analysis_only else "traced and compiled"
+        if graphs and from_records == graphs:
+            state, how = "warm", f"all {graphs} graph(s) from the cache, none traced"
+        elif not self.analysis_only and fx["hit"] and not fx["miss"]:
+            state, how = "warm", f"the kernels of all {graphs} graph(s) from the cache, {graphs - from_records} traced again"
+        elif not fx["hit"] and not from_records:
+            state, how = "cold", f"{graphs} graph(s) {traced}"
+        else:
+            state, how = "partly warm", f"{from_records} of {graphs} graph(s) from the cache, the others {traced}"
+        self.report["compile_cache"] = {
+            "dir": str(inductor_cache_dir()),
+            "state": state,
+            **counts,
+            "graphs_from_records": from_records,
+            "records_written": written,
+        }
+        self.progress(f"compile cache {state}: {how} ({self.report['timings_s']['first_step']:.1f} s)")
 
     def _write_graphs(self, capture) -> None:
         entries = []
