@@ -285,6 +285,7 @@ MEMORY = Obj(
         "events": Opt(EVENTS),
         "persistent": Opt(MapOf(Opt(COUNT))),
         "autograd_saved_bytes": Opt(COUNT),
+        "process_peak_reserved_bytes": Opt(COUNT),
         "saved_for_backward_bytes": Opt(MapOf(Opt(COUNT))),
         "partial": Bool,
         "snapshot": Opt(
@@ -367,7 +368,16 @@ POLICY = Obj(
     {"name": NAME, "default": NAME, "save_ops": ListOf(NAME)}, {"recompute_ops": ListOf(NAME), "mm_every_second_recomputed": Bool}
 )
 PROCESS = Obj(
-    {}, {"pid": COUNT, "host": Opt(NAME), "python": Opt(STR), "command": ListOf(STR), "env": MapOf(Opt(STR)), "gpus": Opt(NAME)}
+    {},
+    {
+        "pid": COUNT,
+        "host": Opt(NAME),
+        "python": Opt(STR),
+        "command": ListOf(STR),
+        "env": MapOf(Opt(STR)),
+        "gpus": Opt(NAME),
+        "gpu_probes_at_once": Opt(COUNT),
+    },
 )
 DISTRIBUTED = Obj(
     {},
@@ -517,6 +527,21 @@ DIFF = Obj(
     },
     {
         "diff_schema_version": Int(1, 1),
+        "schedule": Opt(
+            Obj(
+                {},
+                {
+                    "at_once": Bool,
+                    "slots": COUNT,
+                    "gpus": Opt(ListOf(NAME)),
+                    "shared_gpu": Bool,
+                    "why": STR,
+                    "needs_bytes": MapOf(Opt(COUNT)),
+                    "needs_basis": MapOf(STR),
+                    "free_bytes": MapOf(Opt(COUNT)),
+                },
+            )
+        ),
         "phases": Opt(
             Obj(
                 {},

@@ -76,15 +76,13 @@ def graph_fingerprint(gm) -> str:
     return h.hexdigest()
 
 
-def record_key(aot_key: str, gm) -> str:
-    """The name of a graph's record: AOTAutograd's key, the graph's fingerprint and memprobe's serializer."""
+def record_key(aot_key: str, gm, serializer: str) -> str:
+    """The name of a graph's record: AOTAutograd's key, the graph's fingerprint, and ``serializer`` (what
+    identifies the code that wrote the record)."""
     from .. import __version__
-    from . import compile_hooks
 
-    serializer = Path(compile_hooks.__file__).read_bytes()
-    h = hashlib.sha256(f"{RECORD_FORMAT}\0{__version__}\0{aot_key}\0{graph_fingerprint(gm)}\0".encode())
-    h.update(hashlib.sha256(serializer).digest())
-    return h.hexdigest()
+    text = f"{RECORD_FORMAT}\0{__version__}\0{serializer}\0{aot_key}\0{graph_fingerprint(gm)}"
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class GraphRecords:

@@ -88,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         _say(INTERNAL + f"a bad job for a probe process: {type(e).__name__}: {e}")
         return 70
     try:
+        from .caches import use_compile_cache
         from .quiet import quiet_logs
 
+        use_compile_cache()  # before torch is imported: Inductor's compile workers inherit it
         quiet_logs(bool(job.get("verbose")))
         try:
             _prewarm(cfg.recipe, warm_compile=bool(job.get("hold")))

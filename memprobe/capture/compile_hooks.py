@@ -11,6 +11,7 @@ No log is scraped.
 
 from __future__ import annotations
 
+import functools
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -289,7 +290,7 @@ class GraphCapture:
         keys: list[str] = []
         with _aot_keys(keys), _decisions_of(self.decisions, dyn):
             compiled_fn = compile_fx(gm, example_inputs, inner_compile=inner_compile)
-        dyn.record_key = record_key(keys[-1], gm) if keys else None
+        dyn.record_key = record_key(keys[-1], gm, _serializer_hash()) if keys else None
         if dyn.aot:  # a miss (or a bypass): the graphs went through inner_compile
             return compiled_fn
         record = self.records.load(dyn.record_key) if dyn.record_key else None
@@ -369,6 +370,15 @@ class GraphCapture:
             handles.append(module.register_forward_pre_hook(pre))
             handles.append(module.register_forward_hook(post))
         return handles
+
+
+@functools.cache
+def _serializer_hash() -> str:
+    """This file's contents: a record written by other serializing code is not this one's."""
+    import hashlib
+    from pathlib import Path
+
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
 def _aot_key_hook():

@@ -45,6 +45,7 @@ class CudaPhases:
         self.markers: list[list[str]] = []
         self.tensor_registry: dict | None = None
         self.recording = False
+        self.peak_reserved_before: int | None = None  # the process's peak before the measured step (build, compile)
 
     def start_history(self) -> None:
         """Record allocation stacks from now on (call before the model is built, so blocks
@@ -75,6 +76,7 @@ class CudaPhases:
         # reserved figures of the measured step start from the blocks in use, not from whatever the first
         # step's compilation and autotuning left cached (which differs from process to process)
         torch.cuda.synchronize(self.device)
+        self.peak_reserved_before = torch.cuda.max_memory_reserved(self.device)
         torch.cuda.empty_cache()
         if self.snapshot_path is not None:
             self.tensor_registry = self.registry() if self.registry else None
@@ -135,6 +137,10 @@ class CudaPhases:
             "baseline": "absolute bytes allocated on the device (reserved: from a cache emptied at the step's start)",
             "phases": self.phases,
             "events": None,
+            # what the process reserved at most, from its first allocation to the measured step's end
+            "process_peak_reserved_bytes": max(
+                [self.peak_reserved_before or 0, *(p["peak_reserved_bytes"] for p in self.phases.values())]
+            ),
             "snapshot": {
                 "file": self.snapshot_path.name,
                 "phase_markers": self.markers,

@@ -11,6 +11,8 @@ import sys
 SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
 # the command the user typed, recorded as the report's "command" by a probe's process
 COMMAND_VAR = "MEMPROBE_COMMAND"
+# how many probes the GPU a probe was given may hold at once (more than 1: it shared the GPU)
+GPU_PROBES_VAR = "MEMPROBE_GPU_PROBES"
 
 
 def process_record() -> dict:
@@ -28,7 +30,13 @@ def process_record() -> dict:
         "command": list(sys.argv),
         "env": {n: os.environ.get(n) for n in names if isinstance(n, str)},
         "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "gpu_probes_at_once": _gpu_probes(),
     }
+
+
+def _gpu_probes() -> int | None:
+    value = os.environ.get(GPU_PROBES_VAR, "")
+    return int(value) if value.isdigit() else None
 
 
 def user_command() -> list[str]:
