@@ -102,6 +102,7 @@ class GraphRecords:
 
     def load(self, key: str) -> dict | None:
         """The record of ``key``, or None when there is none or it does not have a record's shape."""
+        from ..analysis.rundir import check_node_references
         from ..analysis.validate import RECORD, load_json
         from ..errors import RunDirError
 
@@ -110,8 +111,12 @@ class GraphRecords:
             return None
         try:
             record = load_json(path, RECORD)
+            for i, graph in enumerate(record["graphs"]):
+                check_node_references(graph["nodes"], f"{path}: graphs[{i}]")
         except RunDirError:
             return None
+        if sorted(g["kind"] for g in record["graphs"]) not in (["backward", "forward"], ["inference"]):
+            return None  # a compile is a forward and its backward, or one inference graph
         return record if record.get("key") == key else None
 
     def store(self, key: str, record: dict) -> None:
