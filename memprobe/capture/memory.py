@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import tempfile
+import time
 
 import torch
 
@@ -46,6 +47,7 @@ class CudaPhases:
         self.tensor_registry: dict | None = None
         self.recording = False
         self.peak_reserved_before: int | None = None  # the process's peak before the measured step (build, compile)
+        self.dump_s: float | None = None  # seconds the snapshot took to write
 
     def start_history(self) -> None:
         """Record allocation stacks from now on (call before the model is built, so blocks
@@ -99,12 +101,14 @@ class CudaPhases:
         torch.cuda.synchronize(self.device)
         path = self.snapshot_path
         tmp = path.with_name(f".{path.name}.tmp")
+        t0 = time.perf_counter()
         try:
-            torch.cuda.memory._dump_snapshot(str(tmp))
+            torch.cuda.memory._dump_snapshot(str(tmp))  # symbolizes the recorded C++ frames
             os.replace(tmp, path)
         finally:
             torch.cuda.memory._record_memory_history(enabled=None)
             self.recording = False
+            self.dump_s = time.perf_counter() - t0
 
     @contextlib.contextmanager
     def phase(self, name: str):

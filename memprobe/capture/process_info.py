@@ -59,3 +59,15 @@ def process_age_s() -> float | None:
     except (OSError, ValueError, IndexError):
         return None
     return max(0.0, uptime - start)
+
+
+_waited = [0.0]
+
+
+def note_wait(seconds: float) -> None:
+    """Time this process spent held by its parent before running its probe (not part of its startup)."""
+    _waited[0] += seconds
+
+
+def waited_s() -> float:
+    return _waited[0]

@@ -27,7 +27,7 @@ from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
 from .caches import use_compile_cache
-from .process_info import process_age_s, process_record, user_command
+from .process_info import process_age_s, process_record, user_command, waited_s
 from .quiet import quiet_logs
 from .rundir import RunDir
 
@@ -89,6 +89,18 @@ def require_torchao(recipe: str) -> None:
         raise ConfigError(
             f"torchao {version} is too old for float8 training with memprobe (needs >= 0.18); upgrade it or use --recipe bf16"
         )
+
+
+def start_compile_workers() -> None:
+    """Start Inductor's pool of compile worker processes now, while the model is built and traced: it takes
+    seconds to start. torch's own ``inductor`` backend starts it when Dynamo first calls it; memprobe's
+    backend calls ``compile_fx`` itself, so without this the pool would start at the first kernel, and the
+    kernels before it were ready would compile one by one in this process."""
+    try:
+        from torch._inductor.async_compile import maybe_warm_pool
+    except ImportError:  # a torch without it: the pool starts at the first kernel
+        return
+    maybe_warm_pool()
 
 
 def versions(device) -> dict:
@@ -208,6 +220,8 @@ class Probe:
             self._write()
             check_float8_support(cfg.recipe, device)
             require_torchao(cfg.recipe)
+            if cfg.compile and device.type == "cuda" and not self.analysis_only:
+                start_compile_workers()
             self._run(device)
             self.report["status"] = "complete"
         except (KeyboardInterrupt, Interrupted) as e:
@@ -277,8 +291,10 @@ class Probe:
         timings = self.report["timings_s"]
         try:
             age = process_age_s()
-            if age is not None:
-                timings["startup"] = round(age, 3)  # interpreter, imports, device: before anything is built
+            if age is not None:  # interpreter, imports, device: before anything is built (time held back apart)
+                timings["startup"] = round(age - waited_s(), 3)
+                if waited_s():
+                    timings["held"] = round(waited_s(), 3)
             self.progress(f"building {cfg.summary()} on {device.type}")
             target = build_target(cfg, device)
             model, blocks, x = target.model, target.blocks, target.batch
@@ -339,6 +355,8 @@ class Probe:
                         self._write_graphs(capture)
                     if last:
                         timings["measured_step"] = round(time.perf_counter() - ts, 3)
+                        if getattr(meter, "dump_s", None) is not None:
+                            timings["snapshot_dump"] = round(meter.dump_s, 3)  # inside the measured step's figure
             self.report["memory"] = {
                 **(
                     meter.result()
@@ -437,6 +455,8 @@ class Probe:
             state, how = "warm", f"the kernels of all {graphs} graph(s) from the cache, {graphs - from_records} traced again"
         elif not fx["hit"] and not from_records:
             state, how = "cold", f"{graphs} graph(s) {traced}"
+            if self.analysis_only:  # why a second analysis-only run is no faster, where a warm full run would be
+                how += "; analysis-only generates no kernels, so it leaves no cache entry: a full run of this configuration fills the cache for both kinds of run"
         else:
             state, how = "partly warm", f"{from_records} of {graphs} graph(s) from the cache, the others {traced}"
         self.report["compile_cache"] = {
