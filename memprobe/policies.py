@@ -11,6 +11,7 @@ the torch op when a run needs it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -197,23 +198,25 @@ def make_context_fn(policy: EffectivePolicy, decisions: dict | None = None):
     from functools import partial
 
     key = _policy_hash(policy)
-    _REGISTERED[key] = (policy, decisions)
-    fn = partial(_policy_context, key)
+    # the n-th context function of this policy in this process records into its own dict (a probe makes one)
+    n = sum(1 for k, _ in _REGISTERED if k == key)
+    _REGISTERED[(key, n)] = (policy, decisions)
+    fn = partial(_policy_context, key, n)
     fn.cache_hash = key
     return fn
 
 
-# the policies of this process's context functions, by hash (with where each records its decisions)
-_REGISTERED: dict[str, tuple[EffectivePolicy, dict | None]] = {}
+# the policies of this process's context functions, by (hash, n), with where each records its decisions
+_REGISTERED: dict[tuple[str, int], tuple[EffectivePolicy, dict | None]] = {}
 
 
-def _policy_context(key: str):
+def _policy_context(key: str, n: int):
     from collections import defaultdict
 
     from torch.utils.checkpoint import create_selective_checkpoint_contexts
 
-    policy, decisions = _REGISTERED[key]
-    rule = _PolicyRule(policy)
+    policy, decisions = _REGISTERED[(key, n)]
+    rule = _rule(policy)
     mm_count: dict[str, int] = defaultdict(int)
 
     def _policy(ctx, func, *args, **kwargs):
@@ -224,6 +227,11 @@ def _policy_context(key: str):
         return decision
 
     return create_selective_checkpoint_contexts(_policy)
+
+
+@functools.cache
+def _rule(policy: EffectivePolicy) -> _PolicyRule:
+    return _PolicyRule(policy)
 
 
 class _PolicyRule:

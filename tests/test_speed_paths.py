@@ -242,7 +242,7 @@ def test_the_policy_pickles_as_itself_with_one_cache_hash_in_every_process():
     outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout for _ in range(2)]
     assert outs[0] == outs[1]  # the same key in every process (no address, no recorded decisions)
     fn = pickle.loads(bytes.fromhex(outs[0].split()[1]))
-    assert fn.cache_hash == outs[0].split()[0] and fn.args == (fn.cache_hash,)
+    assert fn.cache_hash == outs[0].split()[0] and fn.args == (fn.cache_hash, 0)
     from memprobe.policies import effective_policy, make_context_fn
 
     other = make_context_fn(effective_policy("torchtitan"))
