@@ -65,8 +65,13 @@ def inductor_cache_dir() -> Path:
 
 def graph_fingerprint(gm) -> str:
     """What a graph's record holds beyond AOTAutograd's key: each node's stack trace, module path and
-    Python call (a line moved in the user's file changes the record, not the kernels)."""
+    Python call (a line moved in the user's file changes the record, not the kernels), and the SAC
+    policy of each checkpointed region (its ``cache_hash``; a region without one is never matched)."""
     h = hashlib.sha256()
+    for module in gm.modules():
+        context_fn = getattr(module, "meta", {}).get("_checkpoint_context_fn") if hasattr(module, "graph") else None
+        if context_fn is not None:
+            h.update(str(getattr(context_fn, "cache_hash", None) or f"unkeyed {id(context_fn)} {os.getpid()}").encode())
     for n in gm.graph.nodes:
         stack = n.meta.get("nn_module_stack") or {}
         modules = [(str(path), getattr(cls, "__qualname__", str(cls))) for path, cls in stack.values()]

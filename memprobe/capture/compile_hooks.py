@@ -382,13 +382,16 @@ def _serializer_hash() -> str:
 
 
 def _aot_key_hook():
-    """The module whose ``autograd_cache_key`` AOTAutograd's cache lookup calls, or None on a torch
-    without it (then memprobe leaves that cache off: it could not name the record of a hit)."""
+    """The module whose ``autograd_cache_key`` AOTAutograd's cache lookup calls, or None on a torch without
+    it, or without SAC policies in its keys (``cache_hash`` of a region's ``context_fn``): memprobe then
+    leaves that cache off, since it could not name the record of a hit, or a hit could be another policy's."""
     try:
         from torch._functorch._aot_autograd import autograd_cache
     except ImportError:
         return None
-    return autograd_cache if callable(getattr(autograd_cache, "autograd_cache_key", None)) else None
+    keyed = callable(getattr(autograd_cache, "autograd_cache_key", None))
+    keys_policies = callable(getattr(autograd_cache, "_collect_context_fn_hashes", None))
+    return autograd_cache if keyed and keys_policies else None
 
 
 @contextmanager
