@@ -84,6 +84,30 @@ def probe_facts(run_dir: Path) -> dict | None:
     }
 
 
+def cold_warm_check(cold_dir: Path, warm_dir: Path) -> dict:
+    """A warm run against its cold one: the same saved table and policy decisions, the output code's files
+    found (CUDA snapshot frames name them), the same categories alive at the peaks."""
+    cold, warm = (json.loads((d / "report.json").read_text()) for d in (cold_dir, warm_dir))
+
+    def table(r):
+        return [{k: v for k, v in row.items() if k != "runtime_storage_id"} for row in r["saved_tensors"]]
+
+    def categories(r):
+        att = r.get("attribution") or {}
+        return {p: v.get("by_category_bytes") for p, v in (att.get("phases") or {}).items()}
+
+    return {
+        "saved_table_equal": table(cold) == table(warm),
+        "policy_decisions_equal": cold.get("policy_decisions") == warm.get("policy_decisions"),
+        "graphs_equal": [g["graph_id"] for g in cold["graphs"]] == [g["graph_id"] for g in warm["graphs"]],
+        "output_code_files_found": {
+            k: sum(1 for g in r["graphs"] if g.get("output_code_loaded_from")) for k, r in (("cold", cold), ("warm", warm))
+        },
+        "categories_at_peaks_equal": categories(cold) == categories(warm),
+        "compile_cache": {k: (r.get("compile_cache") or {}).get("state") for k, r in (("cold", cold), ("warm", warm))},
+    }
+
+
 def aa_check(diff: dict) -> dict:
     """Every allocated figure and every category alive at every phase's peak and end: the deltas that are not 0."""
     nonzero = {}
@@ -239,6 +263,9 @@ def main() -> None:
         }
     # what memprobe adds to torch's own start: a probe's time before "building" against the imports alone
     info = {}
+    cold_dir, warm_dir = a.out / "run_bf16-cold", a.out / "run_bf16-warm"
+    if (cold_dir / "report.json").is_file() and (warm_dir / "report.json").is_file():
+        info["run bf16 warm against cold"] = cold_warm_check(cold_dir, warm_dir)
     for probe, floor_row in (("run bf16 warm", "imports bf16 warm"), ("diff 1 GPU warm", "imports fp8 warm")):
         r, f = by.get(probe), by.get(floor_row)
         starts = [s["timings_s"].get("startup") for s in (r or {}).get("sides", {}).values() if s and s.get("timings_s")]

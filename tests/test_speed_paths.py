@@ -189,6 +189,22 @@ def test_probes_sharing_a_gpu_slot_run_at_once_and_measure_as_alone(tmp_path):
         assert all(v.get("delta") in (0, None) for v in graph.values() if isinstance(v, dict)), graph
 
 
+def test_probes_one_after_the_other_on_one_gpu_hold_the_next_one_ready(tmp_path):
+    """One slot on "GPU 0" and three probes: the next probe's process is started and held while one runs,
+    given the same GPU, and each runs alone on it (on the CPU: the scheduling is what is tested)."""
+    cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu").validated()
+    jobs = [ProbeJob(label, cfg, tmp_path / label, analysis_only=True) for label in ("p0", "p1", "p2")]
+    reports = run_jobs(jobs, progress=lambda msg: None, slots=1, gpus=["0"])
+    assert [r["status"] for r in reports.values()] == ["complete"] * 3
+    assert {r["process"]["gpus"] for r in reports.values()} == {"0"}
+    assert {r["process"]["gpu_probes_at_once"] for r in reports.values()} == {1}
+    assert "held" not in reports["p0"]["timings_s"]  # only a held probe's wait is set apart from its startup
+    spans = sorted(
+        (datetime.fromisoformat(r["created_utc"]), datetime.fromisoformat(r["finished_utc"])) for r in reports.values()
+    )
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))  # never two at once
+
+
 def _strip_addresses(report: dict) -> dict:
     """The parts of a report that must not depend on the compile cache (run-time addresses differ by process)."""
     rows = [{k: v for k, v in r.items() if k != "runtime_storage_id"} for r in report["saved_tensors"]]

@@ -413,7 +413,9 @@ def run_jobs(
             done.notify()
 
     def start(job: ProbeJob, hold: bool) -> ChildProbe:
-        gpu = free_gpus.pop(0) if gpus else None
+        # a held probe (one slot) imports beside the running one and is given the first GPU, which it takes
+        # from the pool when it is released; it touches no GPU before
+        gpu = (gpus[0] if hold else free_gpus.pop(0)) if gpus else None
         return ChildProbe(
             job,
             progress=progress,
@@ -432,6 +434,8 @@ def run_jobs(
             while len(running) < slots and (pending or held):
                 if held is not None:
                     child, held = held, None
+                    if child.gpu is not None:
+                        free_gpus.remove(child.gpu)  # its GPU is free now: nothing runs (one slot)
                     child.release()
                 else:
                     child = start(pending.pop(0), hold=False)
