@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import subprocess
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,15 +156,19 @@ class PeakRecords:
     def put(self, key: str, peak: int, device_name: str | None) -> None:
         from ..capture.rundir import atomic_write_json
 
-        peaks = self._read()
-        if peaks is None:
-            return
-        peaks[key] = {"peak_reserved_bytes": int(peak), "device_name": device_name}
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_json(self.path, peaks)
-        except OSError:
-            pass
+        with _PUT:  # probes that end at once are waited for by threads of one process
+            peaks = self._read()
+            if peaks is None:
+                return
+            peaks[key] = {"peak_reserved_bytes": int(peak), "device_name": device_name}
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_json(self.path, peaks)
+            except OSError:
+                pass
+
+
+_PUT = threading.Lock()
 
 
 def recorded_peak(report: dict) -> int | None:
