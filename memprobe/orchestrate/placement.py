@@ -215,9 +215,6 @@ class Placement:
     needs: list[Need] = field(default_factory=list)
     free_bytes: dict[str, int | None] = field(default_factory=dict)
 
-    def probes_at_once(self, gpu: str) -> int:
-        return (self.gpus or []).count(gpu)
-
     def to_dict(self) -> dict:
         return {
             "slots": self.slots,
@@ -235,47 +232,32 @@ def place(needs: list[Need], want: int, gpus: list[Gpu]) -> Placement:
     while the largest needs that could meet on it fit in :data:`FIT_FRACTION` of its free memory."""
     from ..units import fmt_bytes
 
-    want = max(1, want)
-    free = {g.id: g.free_bytes for g in gpus}
     if not gpus:
         return Placement(1, None, "no GPU visible", needs=needs)
+    free = {g.id: g.free_bytes for g in gpus}
+
+    def placed(slots: int, why: str, shared: bool = False) -> Placement:
+        pool = [gpus[i % len(gpus)].id for i in range(slots)]  # round robin: one GPU each before any shares
+        return Placement(slots, pool, why, shared=shared, needs=needs, free_bytes=free)
+
+    want = max(1, want)
     if want <= len(gpus):
-        ids = [g.id for g in gpus[:want]]
-        why = f"one GPU each ({', '.join(ids)})" if want > 1 else f"GPU {ids[0]}"
-        return Placement(want, ids, why, needs=needs, free_bytes=free)
+        return placed(want, f"one GPU each ({', '.join(g.id for g in gpus[:want])})" if want > 1 else f"GPU {gpus[0].id}")
     unknown = [n for n in needs if n.bytes is None]
     if unknown:
-        return Placement(
-            len(gpus),
-            [g.id for g in gpus],
-            f"one probe per GPU: the memory of {unknown[0].label} is {unknown[0].basis}",
-            needs=needs,
-            free_bytes=free,
-        )
+        return placed(len(gpus), f"one probe per GPU: the memory of {unknown[0].label} is {unknown[0].basis}")
     largest = sorted((n.bytes for n in needs), reverse=True)
     for slots in range(want, len(gpus), -1):
-        pool = [gpus[i % len(gpus)].id for i in range(slots)]
-        fits = True
-        for g in gpus:
-            at_once = pool.count(g.id)
-            if g.free_bytes is None or sum(largest[:at_once]) > FIT_FRACTION * g.free_bytes:
-                fits = False
-                break
-        if fits:
-            total = sum(largest[: pool.count(gpus[0].id)])
+        at_once = {g.id: (slots + len(gpus) - 1 - i) // len(gpus) for i, g in enumerate(gpus)}
+        if all(g.free_bytes is not None and sum(largest[: at_once[g.id]]) <= FIT_FRACTION * g.free_bytes for g in gpus):
+            first = largest[: at_once[gpus[0].id]]
             where = f"GPU {gpus[0].id}" if len(gpus) == 1 else f"GPUs {', '.join(g.id for g in gpus)}"
             why = (
-                f"{slots} at once on {where}, each in its own process with its own allocator: "
-                f"{fmt_bytes(total)} needed at most ({' + '.join(fmt_bytes(b) for b in largest[: pool.count(gpus[0].id)])}) "
-                f"<= {FIT_FRACTION:.0%} of {fmt_bytes(gpus[0].free_bytes)} free"
+                f"{slots} at once on {where}, each in its own process with its own allocator: {fmt_bytes(sum(first))} "
+                f"needed at most ({' + '.join(fmt_bytes(b) for b in first)}) <= {FIT_FRACTION:.0%} of "
+                f"{fmt_bytes(gpus[0].free_bytes)} free"
             )
-            return Placement(slots, pool, why, shared=True, needs=needs, free_bytes=free)
-    g = gpus[0]
-    have = "unknown" if g.free_bytes is None else fmt_bytes(g.free_bytes)
-    return Placement(
-        len(gpus),
-        [x.id for x in gpus],
-        f"one probe per GPU: {fmt_bytes(sum(largest[:2]))} needed for two at once, {have} free on GPU {g.id}",
-        needs=needs,
-        free_bytes=free,
-    )
+            return placed(slots, why, shared=True)
+    have = "unknown" if gpus[0].free_bytes is None else fmt_bytes(gpus[0].free_bytes)
+    two = fmt_bytes(sum(largest[:2]))
+    return placed(len(gpus), f"one probe per GPU: {two} needed for two at once, {have} free on GPU {gpus[0].id}")
