@@ -178,6 +178,7 @@ class Probe:
         self.progress = progress or (lambda msg: None)
         self.verbose = verbose
         self.report: dict = {}
+        self._cache_before: dict | None = None  # the compile-cache counters before the first step
 
     # -- report scaffolding --------------------------------------------------------------------
     def _write(self) -> None:
@@ -261,7 +262,7 @@ class Probe:
         from repros import common
 
         from ..policies import INSTALLED, make_context_fn, resolve_op
-        from .caches import GraphRecords
+        from .caches import GraphRecords, cache_counters
         from .compile_hooks import GraphCapture
         from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
         from .target import build_target, cast_batch, describe
@@ -334,6 +335,7 @@ class Probe:
             runtime_total = None
             steps = cfg.steps if self.measure else 1
             timings["build"] = round(time.perf_counter() - t0, 3)
+            self._cache_before = cache_counters() if cfg.compile else None  # a held process's warm-up compiled too
             with capture.cache_config():
                 for step in range(steps):
                     self.current_step = step
@@ -444,7 +446,11 @@ class Probe:
 
         capture.find_loaded_paths()
         written = capture.save_records()
-        counts = cache_counters()
+        before = self._cache_before or {}
+        counts = {
+            cache: {k: n - before.get(cache, {}).get(k, 0) for k, n in figures.items()}
+            for cache, figures in cache_counters().items()
+        }
         graphs = len(capture.dynamo_graphs)
         from_records = sum(1 for d in capture.dynamo_graphs if any(g.from_record for g in d.aot))
         fx = counts["fx_graph"]
