@@ -16,5 +16,5 @@ source "$(dirname "$0")/device_env.sh"
   [ -d /tmp/site/torchao ] && python3 -m compileall -q -j 0 /tmp/site/torchao > /dev/null 2>&1
   # untimed: the first process of a fresh machine reads torch's libraries from disk (5.2 s against 3.6 s)
   python3 -c "import torch, torchao.float8; torch.cuda.init(); print('torch', torch.__version__, 'torchao', __import__('torchao').__version__, torch.cuda.get_device_name())"
-  python3 bench/gpu_time_to_answer.py --device cuda --out "$OUT/tta" --budget 420
+  python3 bench/gpu_time_to_answer.py --device cuda --out "$OUT/tta" --budget 380 --timeout 150
 } 2>&1 | tee "$OUT/time_to_answer.log"
