@@ -144,18 +144,6 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def visible_gpus() -> list[str]:
-    """The GPUs a child may be given (CUDA_VISIBLE_DEVICES entries, or nvidia-smi's indices), without torch."""
-    return [g.id for g in query_gpus()]
-
-
-def gpus_for(configs: list[ProbeConfig]) -> list[str] | None:
-    """The visible GPUs when any of these probes runs on CUDA (``cuda``, or ``auto`` with a GPU visible), else
-    None (they run on the CPU). The GPUs are looked up once, however many probes ask."""
-    placement = cuda_placement([(f"probe {i}", c, SideEnv()) for i, c in enumerate(configs)], want=None)
-    return None if placement is None else (placement.gpus or [])
-
-
 def cuda_placement(probes: list[tuple[str, ProbeConfig, SideEnv]], want: int | None) -> Placement | None:
     """Where ``probes`` (label, configuration, side) run on CUDA, up to ``want`` at once (None: one per visible
     GPU); None when none of them runs on CUDA (``cuda``, or ``auto`` with a GPU visible)."""
