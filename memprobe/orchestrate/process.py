@@ -14,8 +14,10 @@ and another Python interpreter (another torch, torchao or torchtitan), see :clas
 
 Scheduling (:func:`run_jobs`): one probe at a time by default; the next probe's process
 starts and imports while the current one runs, and is released when it ends, so import time
-is hidden without two probes ever running together. ``slots`` > 1 runs probes at once: one
-GPU each (``CUDA_VISIBLE_DEVICES``) on a machine with several, or one core each on the CPU.
+is hidden without two probes ever running together. ``slots`` > 1 runs probes at once: on CUDA
+from a pool that holds each GPU once per probe it may run at once (one GPU each on a machine with
+several; several on one GPU when they fit: :mod:`memprobe.orchestrate.placement`), or one core
+each on the CPU.
 """
 
 from __future__ import annotations
