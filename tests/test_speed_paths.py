@@ -187,6 +187,10 @@ def test_probes_sharing_a_gpu_slot_run_at_once_and_measure_as_alone(tmp_path):
         assert all(f["delta"] == 0 for f in figures.values()), figures
     for graph in d.get("graphs") or []:
         assert all(v.get("delta") in (0, None) for v in graph.values() if isinstance(v, dict)), graph
+    alive = d["alive_at_peak"]
+    for key in ("phases", "at_end"):  # every category alive at every phase's peak and end
+        assert set(alive[key]) == {"forward", "backward", "optimizer"}
+        assert all(v["delta"] == 0 for cats in alive[key].values() for v in cats.values()), alive[key]
 
 
 def test_probes_one_after_the_other_on_one_gpu_hold_the_next_one_ready(tmp_path):
