@@ -15,6 +15,7 @@ the torch op when a run needs it.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -229,33 +230,83 @@ def make_context_fn(policy: EffectivePolicy, decisions: dict | None = None):
 
     ``decisions`` (optional) collects ``{op name: {"MUST_SAVE": n, "PREFER_RECOMPUTE": n}}``
     for the forward pass, so a report can say what the policy decided and why.
+
+    It is a ``functools.partial`` of a module-level function over the policy's hash (Dynamo
+    accepts a function or a partial), with that hash as its ``cache_hash``: AOTAutograd's cache
+    keys a graph with a SAC region by pickling the region's ``context_fn`` and by its
+    ``cache_hash``, so the key is the policy and the code that applies it, not a closure that
+    would not pickle (every compile would then bypass the cache). ``decisions`` stay out of it.
     """
+    from functools import partial
+
+    key = _policy_hash(policy)
+    # the n-th context function of this policy in this process records into its own dict (a probe makes one)
+    n = sum(1 for k, _ in _REGISTERED if k == key)
+    _REGISTERED[(key, n)] = (policy, decisions)
+    fn = partial(_policy_context, key, n)
+    fn.cache_hash = key
+    return fn
+
+
+# the policies of this process's context functions, by (hash, n), with where each records its decisions
+_REGISTERED: dict[tuple[str, int], tuple[EffectivePolicy, dict | None]] = {}
+
+
+def _policy_context(key: str, n: int):
     from collections import defaultdict
 
-    import torch
-    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    from torch.utils.checkpoint import create_selective_checkpoint_contexts
 
-    save = {resolve_op(o) for o in policy.save_ops}
-    recompute = {resolve_op(o) for o in policy.recompute_ops}
-    mm = torch.ops.aten.mm.default
+    policy, decisions = _REGISTERED[(key, n)]
+    rule = _rule(policy)
+    mm_count: dict[str, int] = defaultdict(int)
 
-    def context_fn():
-        mm_count: dict[str, int] = defaultdict(int)
+    def _policy(ctx, func, *args, **kwargs):
+        decision = rule.decide(func, ctx.is_recompute, mm_count)
+        if decisions is not None and not ctx.is_recompute:
+            per_op = decisions.setdefault(str(func), {})
+            per_op[decision.name] = per_op.get(decision.name, 0) + 1
+        return decision
 
-        def _policy(ctx, func, *args, **kwargs):
-            mode = "recompute" if ctx.is_recompute else "forward"
-            if func == mm:
-                mm_count[mode] += 1
-            if policy.default == "save":
-                to_save = func not in recompute
-            else:
-                to_save = func in save and not (policy.mm_every_second_recomputed and func == mm and mm_count[mode] % 2 == 0)
-            decision = CheckpointPolicy.MUST_SAVE if to_save else CheckpointPolicy.PREFER_RECOMPUTE
-            if decisions is not None and not ctx.is_recompute:
-                per_op = decisions.setdefault(str(func), {})
-                per_op[decision.name] = per_op.get(decision.name, 0) + 1
-            return decision
+    return create_selective_checkpoint_contexts(_policy)
 
-        return create_selective_checkpoint_contexts(_policy)
 
-    return context_fn
+@functools.cache
+def _rule(policy: EffectivePolicy) -> _PolicyRule:
+    return _PolicyRule(policy)
+
+
+class _PolicyRule:
+    """What a policy decides for one op call (the save list, its default, torchtitan's mm parity rule)."""
+
+    def __init__(self, policy: EffectivePolicy):
+        import torch
+
+        self.policy = policy
+        self.save = {resolve_op(o) for o in policy.save_ops}
+        self.recompute = {resolve_op(o) for o in policy.recompute_ops}
+        self.mm = torch.ops.aten.mm.default
+
+    def decide(self, func, is_recompute: bool, mm_count: dict):
+        from torch.utils.checkpoint import CheckpointPolicy
+
+        mode = "recompute" if is_recompute else "forward"
+        if func == self.mm:
+            mm_count[mode] += 1
+        if self.policy.default == "save":
+            to_save = func not in self.recompute
+        else:
+            to_save = func in self.save and not (
+                self.policy.mm_every_second_recomputed and func == self.mm and mm_count[mode] % 2 == 0
+            )
+        return CheckpointPolicy.MUST_SAVE if to_save else CheckpointPolicy.PREFER_RECOMPUTE
+
+
+def _policy_hash(policy: EffectivePolicy) -> str:
+    """The policy's identity for compile caches: its fields and the code that applies them."""
+    import hashlib
+    import inspect
+    import json
+
+    text = json.dumps(policy.to_dict(), sort_keys=True) + inspect.getsource(_PolicyRule)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -285,3 +285,11 @@ class EnvNeed(_Documented):
         "torchtitan's own Llama 3: its model args, model class and float8 filter (--repro torchtitan)",
     )
     TRANSFORMERS = "transformers", "Hugging Face transformers, to build a causal LM from its config.json (--hf-config)"
+
+
+class CacheState(_Documented):
+    """What the compile caches gave a probe's first step."""
+
+    COLD = "cold", "every graph traced and compiled"
+    WARM = "warm", "every graph, or every graph's kernels, from the cache"
+    PARTLY_WARM = "partly warm", "some graphs from the cache, the others traced or compiled"

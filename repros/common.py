@@ -128,6 +128,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def indexed_device(device: torch.device | str) -> torch.device:
+    """``cuda`` as the GPU it means (``cuda:N``, the current one): NCCL's ``device_id`` and
+    ``torch.cuda.set_device`` need an index."""
+    device = torch.device(device)
+    if device.type == "cuda" and device.index is None:
+        return torch.device("cuda", torch.cuda.current_device())
+    return device
+
+
 def init_process_group(device: torch.device) -> bool:
     """The default process group (gloo on CPU, nccl on CUDA). True if this call created it.
 
@@ -139,6 +148,7 @@ def init_process_group(device: torch.device) -> bool:
 
     if dist.is_initialized():
         return False
+    device = indexed_device(device)
     backend = "nccl" if device.type == "cuda" else "gloo"
     kwargs = {"device_id": device} if device.type == "cuda" else {}
     if launched_by_torchrun():

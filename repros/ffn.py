@@ -68,7 +68,7 @@ def build_model(dim: int, hidden: int, layers: int, *, seed: int = 0, device: st
 
 def main(argv: list[str] | None = None) -> None:
     args = common.standalone_args(__doc__).parse_args(argv)
-    device = torch.device(args.device)
+    device = common.indexed_device(args.device)
     common.train_standalone(build_model(args.dim, args.hidden, args.layers, device=device), args, args.dim, device)
 
 

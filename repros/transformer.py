@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> None:
     dims = {"dim": args.dim, "hidden": args.hidden, "heads": args.heads, "kv_heads": args.kv_heads}
     if args.preset:
         dims.update({k: v for k, v in PRESETS[args.preset].items() if k != "layers"})
-    device = torch.device(args.device)
+    device = common.indexed_device(args.device)
     common.train_standalone(build_model(layers=args.layers, device=device, **dims), args, dims["dim"], device)
 
 

@@ -207,6 +207,25 @@ def side_environment(side: dict) -> str:
     return " · ".join(str(p) for p in parts)
 
 
+def schedule_line(d: dict) -> str | None:
+    """One line: how the two sides that ran were scheduled (at once, on which GPUs, sharing one or not)."""
+    sched = d.get("schedule")
+    if not sched:
+        return None
+    if not sched.get("at_once"):
+        return f"sides ran one after the other ({sched.get('why')})"
+    gpus = sched.get("gpus")
+    if not gpus:
+        return "sides ran at once, one process each on the CPU cores"
+    if sched.get("shared_gpu"):
+        where = ", ".join(dict.fromkeys(gpus))
+        return (
+            f"sides ran at once sharing GPU {where} (each in its own process: its own allocator statistics; "
+            "the GPU's memory shared)"
+        )
+    return f"sides ran at once, one GPU each ({', '.join(gpus)})"
+
+
 def _phase_deltas(a: dict, b: dict) -> dict | None:
     ma, mb = a.get("memory") or {}, b.get("memory") or {}
     if not ma.get("phases") or not mb.get("phases"):

@@ -68,12 +68,17 @@ def _check_references(report: dict, where: str) -> None:
 def _read_graph(run_dir: Path, rel: str, where: str) -> dict:
     path = inside(run_dir, rel, where)
     doc = load_json(path, GRAPH, str(path))
-    names = {n["name"] for n in doc["nodes"]}
-    for i, n in enumerate(doc["nodes"]):
+    check_node_references(doc["nodes"], str(path))
+    return doc
+
+
+def check_node_references(nodes: list[dict], where: str) -> None:
+    """Every input and output a node names is a node of the graph; RunDirError naming the first that is not."""
+    names = {n["name"] for n in nodes}
+    for i, n in enumerate(nodes):
         missing = [x for x in n["inputs"] + [o for o in n.get("outputs") or [] if o is not None] if x not in names]
         if missing:
-            raise RunDirError(f"{path}: nodes[{i}] ({n['name']}) refers to no such node {missing[0]!r}")
-    return doc
+            raise RunDirError(f"{where}: nodes[{i}] ({n['name']}) refers to no such node {missing[0]!r}")
 
 
 def graph_pairs(run_dir: str | Path, report: dict) -> dict[int, GraphPair]:

@@ -314,6 +314,7 @@ MEMORY = Obj(
         "events": Opt(EVENTS),
         "persistent": Opt(MapOf(Opt(COUNT))),
         "autograd_saved_bytes": Opt(COUNT),
+        "process_peak_reserved_bytes": Opt(COUNT),
         "saved_for_backward_bytes": Opt(MapOf(Opt(COUNT))),
         "partial": Bool,
         "snapshot": Opt(
@@ -396,7 +397,16 @@ POLICY = Obj(
     {"name": NAME, "default": NAME, "save_ops": ListOf(NAME)}, {"recompute_ops": ListOf(NAME), "mm_every_second_recomputed": Bool}
 )
 PROCESS = Obj(
-    {}, {"pid": COUNT, "host": Opt(NAME), "python": Opt(STR), "command": ListOf(STR), "env": MapOf(Opt(STR)), "gpus": Opt(NAME)}
+    {},
+    {
+        "pid": COUNT,
+        "host": Opt(NAME),
+        "python": Opt(STR),
+        "command": ListOf(STR),
+        "env": MapOf(Opt(STR)),
+        "gpus": Opt(NAME),
+        "gpu_probes_at_once": Opt(COUNT),
+    },
 )
 DISTRIBUTED = Obj(
     {},
@@ -432,6 +442,18 @@ FLOAT8 = Obj(
     {"recipe": NAME, "converter": NAME},
 )
 
+COMPILE_CACHE = Obj(
+    {},
+    {
+        "dir": Opt(STR),
+        "state": Enum("cold", "warm", "partly warm"),
+        "aot_autograd": MapOf(COUNT),
+        "fx_graph": MapOf(COUNT),
+        "graphs_from_records": COUNT,
+        "records_written": COUNT,
+    },
+)
+
 REPORT = Obj(
     {
         "status": STATUS,
@@ -457,6 +479,7 @@ REPORT = Obj(
         "graph_memory": Opt(ListOf(GRAPH_MEMORY)),
         "attribution": Opt(ATTRIBUTION),
         "timings_s": MapOf(Num(0)),
+        "compile_cache": Opt(COMPILE_CACHE),
         "model": Opt(MODEL),
         "float8": Opt(FLOAT8),
         "notes": ListOf(STR),
@@ -493,6 +516,20 @@ NODE = Obj(
     },
 )
 GRAPH = Obj({"nodes": ListOf(NODE)}, {"graph_id": NAME})
+# memprobe's record of one compile, beside AOTAutograd's cache entry (memprobe.capture.caches)
+RECORD = Obj(
+    {
+        "key": NAME,
+        "graphs": ListOf(
+            Obj(
+                {"kind": Enum("forward", "backward", "inference"), "nodes": ListOf(NODE), "readable": STR},
+                {"output_code": Opt(STR)},
+            )
+        ),
+        "decisions": MapOf(MapOf(COUNT)),
+    },
+    {"format": Int(1, 1)},
+)
 
 _SIDE = Obj(
     {"config": MapOf(Any_)},
@@ -544,6 +581,21 @@ DIFF = Obj(
     {
         "diff_schema_version": Int(1, 1),
         "versions_differ": MapOf(Obj({}, {"a": Opt(STR), "b": Opt(STR)})),
+        "schedule": Opt(
+            Obj(
+                {},
+                {
+                    "at_once": Bool,
+                    "slots": COUNT,
+                    "gpus": Opt(ListOf(NAME)),
+                    "shared_gpu": Bool,
+                    "why": STR,
+                    "needs_bytes": MapOf(Opt(COUNT)),
+                    "needs_basis": MapOf(STR),
+                    "free_bytes": MapOf(Opt(COUNT)),
+                },
+            )
+        ),
         "phases": Opt(
             Obj(
                 {},

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 READY = "memprobe: ready"
@@ -88,8 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         _say(INTERNAL + f"a bad job for a probe process: {type(e).__name__}: {e}")
         return 70
     try:
+        from .caches import use_compile_cache
+        from .process_info import note_wait
         from .quiet import quiet_logs
 
+        use_compile_cache()  # before torch is imported: Inductor's compile workers inherit it
         quiet_logs(bool(job.get("verbose")))
         try:
             _prewarm(cfg.recipe, warm_compile=bool(job.get("hold")))
@@ -97,8 +101,11 @@ def main(argv: list[str] | None = None) -> int:
             _say(ERROR + f"this Python ({sys.executable}) cannot import what a probe needs: {e}")
             return 2
         _say(READY)
-        if job.get("hold") and not sys.stdin.readline():
-            return 130  # the parent went away before this probe's turn
+        if job.get("hold"):
+            t0 = time.perf_counter()
+            if not sys.stdin.readline():
+                return 130  # the parent went away before this probe's turn
+            note_wait(time.perf_counter() - t0)
         from .rundir import prepare_run_dir
         from .runner import run_probe
 

@@ -11,8 +11,10 @@ No log is scraped.
 
 from __future__ import annotations
 
+import functools
 import operator
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +160,7 @@ class AotGraph:
     readable: str
     output_code: str | None
     output_code_path: str | None = None  # where Inductor loaded it from (frames in CUDA snapshots point here)
+    from_record: bool = False  # an AOTAutograd cache hit: the graph as recorded when it was compiled
 
 
 @dataclass
@@ -176,12 +179,14 @@ class DynamoGraph:
     index: int
     inputs: list[dict]  # [{"placeholder", "source", "kind", "fqn"}]
     aot: list[AotGraph] = field(default_factory=list)
+    record_key: str | None = None  # the name of its record in the compile cache (None: not recorded)
+    decisions: dict = field(default_factory=dict)  # what the SAC policy decided while this graph was traced
 
 
 class GraphCapture:
     """A torch.compile backend that records what Inductor compiles and who calls it."""
 
-    def __init__(self, measure_calls: bool = False, codegen: bool = True) -> None:
+    def __init__(self, measure_calls: bool = False, codegen: bool = True, records=None, decisions: dict | None = None) -> None:
         # measure_calls: bracket each forward call with allocator statistics (CUDA). It resets the
         # peak statistic, so per-phase peaks are not valid in that mode: benchmarks only.
         self.measure_calls = measure_calls
@@ -190,10 +195,20 @@ class GraphCapture:
         self.invocations: list[Invocation] = []
         self.recording = False
         self.current_block: str | None = None
+        # records (caches.GraphRecords): keep AOTAutograd's cache on, and the graphs of its hits from
+        # memprobe's records; without them (or without a way to learn the cache's key) it stays off
+        self.records = records if records is not None and _aot_key_hook() is not None else None
+        self.decisions = decisions  # the SAC policy's decisions dict (replayed from a record on a hit)
+
+    def cache_config(self):
+        """AOTAutograd's cache, on while the graphs of its hits can be recorded."""
+        import torch._functorch.config as functorch_config
+
+        return functorch_config.patch(enable_autograd_cache=self.records is not None)
 
     # -- the backend -------------------------------------------------------------------------
     def __call__(self, gm: torch.fx.GraphModule, example_inputs):
-        from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+        from torch._inductor.compile_fx import compile_fx_inner
 
         index = len(self.dynamo_graphs)
         inputs = []
@@ -241,7 +256,7 @@ class GraphCapture:
             )
             return compiled
 
-        compiled_fn = compile_fx(gm, example_inputs, inner_compile=inner_compile)
+        compiled_fn = self._compile(gm, example_inputs, inner_compile, dyn)
 
         def run(*args):
             if not self.recording:
@@ -265,6 +280,85 @@ class GraphCapture:
 
         return run
 
+    def _compile(self, gm, example_inputs, inner_compile, dyn: DynamoGraph):
+        """compile_fx with AOTAutograd's cache: a miss hands the graphs to ``inner_compile``; a hit hands
+        none, and they come from memprobe's record of that compile (or, without one, a compile with
+        the cache off)."""
+        from torch._inductor.compile_fx import compile_fx
+
+        from .caches import record_key
+
+        if self.records is None:
+            with _decisions_of(self.decisions, dyn):
+                return compile_fx(gm, example_inputs, inner_compile=inner_compile)
+        keys: list[str] = []
+        with _aot_keys(keys), _decisions_of(self.decisions, dyn):
+            compiled_fn = compile_fx(gm, example_inputs, inner_compile=inner_compile)
+        dyn.record_key = record_key(keys[-1], gm, _serializer_hash()) if keys else None
+        if dyn.aot:  # a miss (or a bypass): the graphs went through inner_compile
+            return compiled_fn
+        record = self.records.load(dyn.record_key) if dyn.record_key else None
+        if record is not None:
+            self._replay(dyn, record)
+            return compiled_fn
+        import torch._functorch.config as functorch_config
+
+        with functorch_config.patch(enable_autograd_cache=False), _decisions_of(self.decisions, dyn):
+            return compile_fx(gm, example_inputs, inner_compile=inner_compile)
+
+    def _replay(self, dyn: DynamoGraph, record: dict) -> None:
+        for g in record["graphs"]:
+            dyn.aot.append(
+                AotGraph(
+                    graph_id=f"g{dyn.index}.{g['kind']}",
+                    dynamo_graph=dyn.index,
+                    kind=g["kind"],
+                    nodes=g["nodes"],
+                    readable=g["readable"],
+                    output_code=g.get("output_code") if self.codegen else None,
+                    from_record=True,
+                )
+            )
+        dyn.decisions = record.get("decisions") or {}
+        if self.decisions is not None:
+            _add_decisions(self.decisions, dyn.decisions)
+
+    def save_records(self) -> int:
+        """Record each graph compiled in this process (after the step that compiled its backward); the
+        number written. Analysis-only runs write none: they generate no output code to record."""
+        if self.records is None or not self.codegen:
+            return 0
+        written = 0
+        for dyn in self.dynamo_graphs:
+            kinds = sorted(g.kind for g in dyn.aot)
+            complete = kinds in (["backward", "forward"], ["inference"])
+            if dyn.record_key is None or not complete or any(g.from_record or g.output_code is None for g in dyn.aot):
+                continue
+            graphs = [{"kind": g.kind, "nodes": g.nodes, "readable": g.readable, "output_code": g.output_code} for g in dyn.aot]
+            self.records.store(dyn.record_key, {"graphs": graphs, "decisions": dyn.decisions})
+            written += 1
+        return written
+
+    def find_loaded_paths(self) -> None:
+        """The file each recorded graph's output code was loaded from in this process: the module of
+        Inductor's code cache whose text is that output code (frames in CUDA snapshots name it)."""
+        wanted = [g for dyn in self.dynamo_graphs for g in dyn.aot if g.output_code and not g.output_code_path]
+        if not wanted:
+            return
+        from pathlib import Path
+
+        from torch._inductor.codecache import PyCodeCache
+
+        files = {getattr(m, "__file__", None) for m in [*PyCodeCache.modules, *PyCodeCache.modules_no_attr.values()]}
+        texts = {}
+        for f in files:
+            try:
+                texts.setdefault(Path(f).read_text(), f)
+            except (OSError, TypeError, UnicodeDecodeError):
+                continue
+        for g in wanted:
+            g.output_code_path = texts.get(g.output_code)
+
     # -- block tracking ----------------------------------------------------------------------
     def track_blocks(self, blocks: dict[str, torch.nn.Module]) -> list:
         """Forward hooks that tell the capture which block is running."""
@@ -280,6 +374,72 @@ class GraphCapture:
             handles.append(module.register_forward_pre_hook(pre))
             handles.append(module.register_forward_hook(post))
         return handles
+
+
+@functools.cache
+def _serializer_hash() -> str:
+    """This file's contents: a record written by other serializing code is not this one's."""
+    import hashlib
+    from pathlib import Path
+
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def _aot_key_hook():
+    """The module whose ``autograd_cache_key`` AOTAutograd's cache lookup calls, or None on a torch without
+    it, or without SAC policies in its keys (``cache_hash`` of a region's ``context_fn``): memprobe then
+    leaves that cache off, since it could not name the record of a hit, or a hit could be another policy's."""
+    try:
+        from torch._functorch._aot_autograd import autograd_cache
+    except ImportError:
+        return None
+    keyed = callable(getattr(autograd_cache, "autograd_cache_key", None))
+    keys_policies = callable(getattr(autograd_cache, "_collect_context_fn_hashes", None))
+    return autograd_cache if keyed and keys_policies else None
+
+
+@contextmanager
+def _aot_keys(keys: list[str]):
+    """Collect the keys AOTAutograd's cache computes for the graphs compiled inside (its own key, so a
+    record is named exactly as the cache entry it describes)."""
+    module = _aot_key_hook()
+    original = module.autograd_cache_key
+
+    def seen(*args, **kwargs):
+        result = original(*args, **kwargs)
+        keys.append(str(result[0]))
+        return result
+
+    module.autograd_cache_key = seen
+    try:
+        yield
+    finally:
+        module.autograd_cache_key = original
+
+
+@contextmanager
+def _decisions_of(decisions: dict | None, dyn: DynamoGraph):
+    """What the SAC policy decided while one graph was traced (its forward is traced inside compile_fx)."""
+    if decisions is None:
+        yield
+        return
+    before = {op: dict(d) for op, d in decisions.items()}
+    try:
+        yield
+    finally:
+        for op, d in decisions.items():
+            for name, n in d.items():
+                delta = n - before.get(op, {}).get(name, 0)
+                if delta:
+                    per_op = dyn.decisions.setdefault(op, {})
+                    per_op[name] = per_op.get(name, 0) + delta
+
+
+def _add_decisions(into: dict, more: dict) -> None:
+    for op, d in more.items():
+        per_op = into.setdefault(op, {})
+        for name, n in d.items():
+            per_op[name] = per_op.get(name, 0) + n
 
 
 def _loaded_path(compiled) -> str | None:

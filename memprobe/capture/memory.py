@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import tempfile
+import time
 
 import torch
 
@@ -45,6 +46,8 @@ class CudaPhases:
         self.markers: list[list[str]] = []
         self.tensor_registry: dict | None = None
         self.recording = False
+        self.peak_reserved_before: int | None = None  # the process's peak before the measured step (build, compile)
+        self.dump_s: float | None = None  # seconds the snapshot took to write
 
     def start_history(self) -> None:
         """Record allocation stacks from now on (call before the model is built, so blocks
@@ -75,6 +78,7 @@ class CudaPhases:
         # reserved figures of the measured step start from the blocks in use, not from whatever the first
         # step's compilation and autotuning left cached (which differs from process to process)
         torch.cuda.synchronize(self.device)
+        self.peak_reserved_before = torch.cuda.max_memory_reserved(self.device)
         torch.cuda.empty_cache()
         if self.snapshot_path is not None:
             self.tensor_registry = self.registry() if self.registry else None
@@ -97,12 +101,14 @@ class CudaPhases:
         torch.cuda.synchronize(self.device)
         path = self.snapshot_path
         tmp = path.with_name(f".{path.name}.tmp")
+        t0 = time.perf_counter()
         try:
-            torch.cuda.memory._dump_snapshot(str(tmp))
+            torch.cuda.memory._dump_snapshot(str(tmp))  # symbolizes the recorded C++ frames
             os.replace(tmp, path)
         finally:
             torch.cuda.memory._record_memory_history(enabled=None)
             self.recording = False
+            self.dump_s = time.perf_counter() - t0
 
     @contextlib.contextmanager
     def phase(self, name: str):
@@ -135,6 +141,10 @@ class CudaPhases:
             "baseline": "absolute bytes allocated on the device (reserved: from a cache emptied at the step's start)",
             "phases": self.phases,
             "events": None,
+            # what the process reserved at most, from its first allocation to the measured step's end
+            "process_peak_reserved_bytes": max(
+                [self.peak_reserved_before or 0, *(p["peak_reserved_bytes"] for p in self.phases.values())]
+            ),
             "snapshot": {
                 "file": self.snapshot_path.name,
                 "phase_markers": self.markers,

@@ -11,6 +11,8 @@ import sys
 SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
 # the command the user typed, recorded as the report's "command" by a probe's process
 COMMAND_VAR = "MEMPROBE_COMMAND"
+# how many probes the GPU a probe was given may hold at once (more than 1: it shared the GPU)
+GPU_PROBES_VAR = "MEMPROBE_GPU_PROBES"
 
 
 def process_record() -> dict:
@@ -28,7 +30,13 @@ def process_record() -> dict:
         "command": list(sys.argv),
         "env": {n: os.environ.get(n) for n in names if isinstance(n, str)},
         "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
+        "gpu_probes_at_once": _gpu_probes(),
     }
+
+
+def _gpu_probes() -> int | None:
+    value = os.environ.get(GPU_PROBES_VAR, "")
+    return int(value) if value.isdigit() else None
 
 
 def user_command() -> list[str]:
@@ -38,3 +46,28 @@ def user_command() -> list[str]:
     except ValueError:
         cmd = None
     return cmd if isinstance(cmd, list) else list(sys.argv)
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (Linux: from /proc), or None where that cannot be read."""
+    try:
+        with open("/proc/self/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        start = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat: start time in clock ticks after boot
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0.0, uptime - start)
+
+
+_waited = [0.0]
+
+
+def note_wait(seconds: float) -> None:
+    """Time this process spent held by its parent before running its probe (not part of its startup)."""
+    _waited[0] += seconds
+
+
+def waited_s() -> float:
+    return _waited[0]

@@ -29,7 +29,8 @@ from ..compat.torchao import require as require_float8
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
-from .process_info import process_record, user_command
+from .caches import use_compile_cache
+from .process_info import process_age_s, process_record, user_command, waited_s
 from .quiet import quiet_logs
 from .rundir import RunDir
 
@@ -77,6 +78,18 @@ def check_float8_support(recipe: str, device) -> None:
             f"float8 recipe {recipe!r} needs a GPU of compute capability 8.9 or newer; {name} is {cap[0]}.{cap[1]}:"
             " use --recipe bf16 or --device cpu"
         )
+
+
+def start_compile_workers() -> None:
+    """Start Inductor's pool of compile worker processes now, while the model is built and traced: it takes
+    seconds to start. torch's own ``inductor`` backend starts it when Dynamo first calls it; memprobe's
+    backend calls ``compile_fx`` itself, so without this the pool would start at the first kernel, and the
+    kernels before it were ready would compile one by one in this process."""
+    try:
+        from torch._inductor.async_compile import maybe_warm_pool
+    except ImportError:  # a torch without it: the pool starts at the first kernel
+        return
+    maybe_warm_pool()
 
 
 def _runtime_saved(grad_fn) -> list[dict] | None:
@@ -127,6 +140,7 @@ class Probe:
         self.progress = progress or (lambda msg: None)
         self.verbose = verbose
         self.report: dict = {}
+        self._cache_before: dict | None = None  # the compile-cache counters before the first step
 
     # -- report scaffolding --------------------------------------------------------------------
     def _write(self) -> None:
@@ -162,6 +176,7 @@ class Probe:
         previous = _on_sigterm()
         try:
             self._write()
+            use_compile_cache()  # before torch is imported: Inductor's compile workers inherit it
             quiet_logs(self.verbose)
             device = resolve_device(cfg.device)
             self.report["device"] = {"type": device.type}
@@ -175,6 +190,8 @@ class Probe:
             require_float8(cfg.recipe)
             if cfg.fsdp and device.type == "cpu" and (why := torch_compat.why_no_cpu_fsdp()):
                 raise ConfigError(why)
+            if cfg.compile and device.type == "cuda" and not self.analysis_only:
+                start_compile_workers()
             self._run(device)
             self.report["status"] = "complete"
         except (KeyboardInterrupt, Interrupted) as e:
@@ -215,11 +232,11 @@ class Probe:
     # -- the probe itself ------------------------------------------------------------------------
     def _run(self, device) -> None:
         import torch
-        import torch._functorch.config as functorch_config
 
         from repros import common
 
         from ..policies import INSTALLED, cpu_attention_note, cpu_attention_ops, make_context_fn, resolve_op
+        from .caches import GraphRecords, cache_counters
         from .compile_hooks import GraphCapture
         from .memory import CpuPhases, CudaPhases, persistent_bytes, tensor_registry
         from .target import build_target, cast_batch, describe
@@ -238,10 +255,21 @@ class Probe:
         else:
             meter = CpuPhases(quiet=not self.verbose)
         created_pg = False
-        capture = GraphCapture(measure_calls=self.measure_calls and device.type == "cuda", codegen=not self.analysis_only)
         decisions: dict = {}
+        capture = GraphCapture(
+            measure_calls=self.measure_calls and device.type == "cuda",
+            codegen=not self.analysis_only,
+            records=GraphRecords.here() if cfg.compile else None,
+            decisions=decisions,
+        )
         t0 = time.perf_counter()
+        timings = self.report["timings_s"]
         try:
+            age = process_age_s()
+            if age is not None:  # interpreter, imports, device: before anything is built (time held back apart)
+                timings["startup"] = round(age - waited_s(), 3)
+                if waited_s():
+                    timings["held"] = round(waited_s(), 3)
             self.progress(f"building {cfg.summary()} on {device.type}")
             target = build_target(cfg, device)
             model, blocks, x = target.model, target.blocks, target.batch
@@ -284,7 +312,9 @@ class Probe:
             optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
             runtime_total = None
             steps = cfg.steps if self.measure else 1
-            with functorch_config.patch(enable_autograd_cache=False):
+            timings["build"] = round(time.perf_counter() - t0, 3)
+            self._cache_before = cache_counters() if cfg.compile else None  # a held process's warm-up compiled too
+            with capture.cache_config():
                 for step in range(steps):
                     self.current_step = step
                     measured = step > 0 or not self.measure
@@ -299,12 +329,16 @@ class Probe:
                     with meter.step() if meter_here else nullcontext():
                         runtime_total = self._step(model, optimizer, x, capture, meter if meter_here else None, record=measured)
                     if step == 0:
-                        self.report["timings_s"]["first_step"] = round(time.perf_counter() - ts, 3)
+                        timings["first_step"] = round(time.perf_counter() - ts, 3)
+                        if cfg.compile:
+                            self._compile_cache(capture)
                         self._write_graphs(capture)
                         note = cpu_attention_note(device.type, (n for d in capture.dynamo_graphs for g in d.aot for n in g.nodes))
                         self.report["notes"] += [note] if note else []
                     if last:
-                        self.report["timings_s"]["measured_step"] = round(time.perf_counter() - ts, 3)
+                        timings["measured_step"] = round(time.perf_counter() - ts, 3)
+                        if getattr(meter, "dump_s", None) is not None:
+                            timings["snapshot_dump"] = round(meter.dump_s, 3)  # inside the measured step's figure
             self.report["memory"] = {
                 **(
                     meter.result()
@@ -315,13 +349,15 @@ class Probe:
                 "autograd_saved_bytes": runtime_total,
             }
             self.report["policy_decisions"] = decisions or None
+            ta = time.perf_counter()
             try:
                 self._analyse()
             except Exception as e:  # the step succeeded: a failure here is memprobe's own bug
                 raise InternalError(
                     f"analysing the recorded run failed: {type(e).__name__}: {e}; what was recorded is in {self.run_dir.path}"
                 ) from e
-            self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
+            timings["analysis"] = round(time.perf_counter() - ta, 3)
+            timings["total"] = round(time.perf_counter() - t0, 3)
         except BaseException as e:
             # keep what the failure left: where it happened, the phases measured so far, the allocator
             # history up to the failure (CUDA), and the saved table if the graphs and calls were recorded
@@ -384,6 +420,40 @@ class Probe:
             optimizer.zero_grad(set_to_none=True)
         del out, loss
         return runtime_total
+
+    def _compile_cache(self, capture) -> None:
+        """What the compile caches gave the first step: recorded in the report and said in a progress line."""
+        from .caches import cache_counters, inductor_cache_dir
+
+        capture.find_loaded_paths()
+        written = capture.save_records()
+        before = self._cache_before or {}
+        counts = {
+            cache: {k: n - before.get(cache, {}).get(k, 0) for k, n in figures.items()}
+            for cache, figures in cache_counters().items()
+        }
+        graphs = len(capture.dynamo_graphs)
+        from_records = sum(1 for d in capture.dynamo_graphs if any(g.from_record for g in d.aot))
+        fx = counts["fx_graph"]
+        traced = "traced" if self.analysis_only else "traced and compiled"
+        if graphs and from_records == graphs:
+            state, how = "warm", f"all {graphs} graph(s) from the cache, none traced"
+        elif not self.analysis_only and fx["hit"] and not fx["miss"]:
+            state, how = "warm", f"the kernels of all {graphs} graph(s) from the cache, {graphs - from_records} traced again"
+        elif not fx["hit"] and not from_records:
+            state, how = "cold", f"{graphs} graph(s) {traced}"
+            if self.analysis_only:  # why a second analysis-only run is no faster, where a warm full run would be
+                how += "; analysis-only generates no kernels, so it leaves no cache entry: a full run of this configuration fills the cache for both kinds of run"
+        else:
+            state, how = "partly warm", f"{from_records} of {graphs} graph(s) from the cache, the others {traced}"
+        self.report["compile_cache"] = {
+            "dir": str(inductor_cache_dir()),
+            "state": state,
+            **counts,
+            "graphs_from_records": from_records,
+            "records_written": written,
+        }
+        self.progress(f"compile cache {state}: {how} ({self.report['timings_s']['first_step']:.1f} s)")
 
     def _write_graphs(self, capture) -> None:
         entries = []

@@ -44,8 +44,9 @@ def resolve_side(label: str, value: str, extra: str | None, shared: dict):
 @click.option(
     "--parallel",
     is_flag=True,
-    help="Run the two sides at the same time: on CUDA one GPU each (two must be visible); on the CPU one "
-    "core each (on 2 cores it gained nothing, see bench/time_to_answer.py).",
+    help="Run the two sides at the same time, or fail saying why they cannot. On CUDA they do so whenever "
+    "they can without it: one GPU each, or both on one GPU when they fit in its free memory "
+    "(docs/time-to-answer.md). On the CPU one core each (on 2 cores it gained nothing, see bench/time_to_answer.py).",
 )
 @click.option(
     "--analysis-only",

@@ -106,4 +106,29 @@ _register()
 
 
 def main() -> None:
-    cli.main()
+    try:
+        cli.main()
+    except SystemExit as e:
+        _leave(e.code)
+        raise
+    _leave(0)
+
+
+def _leave(code) -> None:
+    """A verb that ran a model in this process (``memprobe run``) leaves without the interpreter's teardown:
+    with torch and compiled code loaded it takes seconds (3.7 s measured on a 2-core CPU after one
+    compile), on the critical path of every run. Its files are written and closed, its output flushed;
+    Inductor's compile workers notice their parent is gone and end themselves. Other verbs exit normally."""
+    if "torch" not in sys.modules:
+        return
+    import os
+
+    status = code if isinstance(code, int) else (0 if code is None else 1)
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (| head): nothing more can be said on it
+            pass
+    os._exit(status)

@@ -11,23 +11,32 @@ from ..analysis.verdict import diff_verdict
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
-from .process import ProbeJob, Progress, SideEnv, check_environments, gpus_for, run_jobs
+from .placement import Placement
+from .process import ProbeJob, Progress, SideEnv, check_environments, cuda_placement, run_jobs
 
 Side = Path | ProbeConfig  # a run directory to load, or a configuration to run
 
 
-def parallel_slots(configs: list[ProbeConfig], parallel: bool) -> tuple[int, list[str] | None]:
-    """How many probes may run at once, and on which GPUs: ``(1, None)`` unless ``parallel``."""
-    if not parallel or len(configs) < 2:
-        return 1, None
-    if any(c.nproc > 1 for c in configs):
+def diff_placement(to_run: dict[str, ProbeConfig], envs: dict[str, SideEnv], parallel: bool) -> Placement:
+    """How the sides that run are scheduled. On CUDA they run at once whenever they can: one GPU each when
+    two are visible, both on one GPU when they fit in its free memory (placement.py has the rule), else one
+    after the other; ``parallel`` insists on at once. On the CPU they run at once (one core each) only
+    when ``parallel``."""
+    configs = list(to_run.values())
+    if len(configs) < 2:
+        return Placement(1, None, "one side runs")
+    if parallel and any(c.nproc > 1 for c in configs):
         raise ConfigError("--parallel runs one probe per GPU (or core); a side with --nproc uses several itself")
-    gpus = gpus_for(configs)
-    if gpus is not None:
-        if len(gpus) < 2:
-            raise ConfigError(f"--parallel on CUDA runs each side on a GPU of its own: 2 are needed, {len(gpus)} visible")
-        return len(configs), gpus
-    return len(configs), None
+    placement = cuda_placement([(k, c, envs.get(k, SideEnv())) for k, c in to_run.items()], want=len(configs))
+    if placement is None:  # the CPU
+        if parallel:
+            return Placement(len(configs), None, "at once, one process each on the CPU cores")
+        return Placement(1, None, "one after the other on the CPU")
+    if parallel and placement.slots < len(configs):
+        raise ConfigError(f"--parallel: the sides cannot run at once on CUDA ({placement.why})")
+    if placement.slots < len(configs):
+        placement.why = f"one after the other: {placement.why}"
+    return placement
 
 
 def run_diff(
@@ -47,17 +56,16 @@ def run_diff(
     for key, env in envs.items():
         if not env.empty and key not in to_run:
             raise ConfigError(f"--{key}-env/--{key}-python apply to a side that runs; side {key.upper()} is a run directory")
-    slots, gpus = parallel_slots(list(to_run.values()), parallel)
     jobs = [ProbeJob(key, cfg, Path(key), envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
     check_environments(jobs, progress)  # before anything is written: a side that cannot run says so first
+    placement = diff_placement(to_run, envs, parallel)
     if to_run or out is not None:
         out = out if out is not None else default_run_dir(label)
         prepare_run_dir(out, force)
-    if slots > 1:
-        where = f"GPUs {', '.join(gpus)}" if gpus else "the CPU cores"
-        progress(f"running {', '.join(k.upper() for k in to_run)} side by side, one process each, on {where}")
+    if len(to_run) > 1:
+        progress(f"sides {' and '.join(k.upper() for k in to_run)}: {placement.why}")
     jobs = [ProbeJob(key, cfg, out / key, envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
-    ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
+    ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=placement.slots, gpus=placement.gpus)
     reports = {}
     for key, side in sides.items():
         if isinstance(side, Path):
@@ -69,6 +77,8 @@ def run_diff(
     for key, side in sides.items():
         result[key]["source"] = str(side) if isinstance(side, Path) else str(out / key)
     result["verdict"] = diff_verdict(result)
+    if len(to_run) > 1:
+        result["schedule"] = {"at_once": placement.slots > 1, **placement.to_dict()}
     if out is not None:
         atomic_write_json(out / "diff.json", result)
     return result, out

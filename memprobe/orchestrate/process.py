@@ -14,8 +14,10 @@ and another Python interpreter (another torch, torchao or torchtitan), see :clas
 
 Scheduling (:func:`run_jobs`): one probe at a time by default; the next probe's process
 starts and imports while the current one runs, and is released when it ends, so import time
-is hidden without two probes ever running together. ``slots`` > 1 runs probes at once: one
-GPU each (``CUDA_VISIBLE_DEVICES``) on a machine with several, or one core each on the CPU.
+is hidden without two probes ever running together. ``slots`` > 1 runs probes at once: on CUDA
+from a pool that holds each GPU once per probe it may run at once (one GPU each on a machine with
+several; several on one GPU when they fit: :mod:`memprobe.orchestrate.placement`), or one core
+each on the CPU.
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..capture.caches import compile_cache_env
 from ..capture.child import ERROR, INTERNAL, PROGRESS, READY
-from ..capture.process_info import COMMAND_VAR, SIDE_ENV_VAR
+from ..capture.process_info import COMMAND_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
 from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
+from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
 
 Progress = Callable[[str], None]
 
@@ -228,44 +232,34 @@ def _last_line(text: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def visible_gpus() -> list[str]:
-    """The GPUs a child may be given (CUDA_VISIBLE_DEVICES entries, or nvidia-smi's indices), without torch."""
-    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if listed is not None:
-        ids = [d.strip() for d in listed.split(",") if d.strip()]
-        out = []
-        for d in ids:
-            if d.startswith("-"):  # CUDA stops at the first invalid entry
-                break
-            out.append(d)
-        return out
-    try:
-        proc = subprocess.run(
-            ["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"], capture_output=True, text=True, timeout=20
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return []
-    return [ln.strip() for ln in proc.stdout.splitlines() if ln.strip().isdigit()] if proc.returncode == 0 else []
-
-
-def gpus_for(configs: list[ProbeConfig]) -> list[str] | None:
-    """The visible GPUs when any of these probes runs on CUDA (``cuda``, or ``auto`` with a GPU visible), else
-    None (they run on the CPU). The GPUs are looked up once, however many probes ask."""
+def cuda_placement(probes: list[tuple[str, ProbeConfig, SideEnv]], want: int | None) -> Placement | None:
+    """Where ``probes`` (label, configuration, side) run on CUDA, up to ``want`` at once (None: one per visible
+    GPU); None when none of them runs on CUDA (``cuda``, or ``auto`` with a GPU visible)."""
+    configs = [c for _, c, _ in probes]
     if not any(c.device in ("cuda", "auto") for c in configs):
         return None
-    gpus = visible_gpus()
-    return gpus if gpus or any(c.device == "cuda" for c in configs) else None
+    gpus = query_gpus()
+    if not gpus:
+        if any(c.device == "cuda" for c in configs):
+            return Placement(1, None, "no GPU visible")  # the probe says so in its own words
+        return None
+    if any(c.nproc > 1 for c in configs):
+        return Placement(1, None, "a probe of several ranks takes the GPUs itself")
+    peaks = PeakRecords()
+    needs = [probe_need(label, c, dict(side.env), side.python, peaks) for label, c, side in probes]
+    return place(needs, want or len(gpus), gpus)
 
 
 def slots_for(configs: list[ProbeConfig], jobs: int | None) -> tuple[int, list[str] | None]:
-    """Probes at once, and their GPUs: one per visible GPU on CUDA (at most ``jobs``), else ``jobs`` (default 1)."""
+    """Probes at once, and their GPUs: one per visible GPU on CUDA (or ``jobs``, several on a GPU when they fit),
+    else ``jobs`` (default 1)."""
     if jobs is not None and jobs < 1:
         raise ConfigError(f"--jobs must be at least 1 (got {jobs})")
     if any(c.nproc > 1 for c in configs):
         return 1, None  # a probe of several ranks takes the GPUs (or cores) itself
-    gpus = gpus_for(configs)
-    if gpus is not None:
-        return max(1, min(jobs or len(gpus), len(gpus))), (gpus or None)
+    placement = cuda_placement([(f"probe {i}", c, SideEnv()) for i, c in enumerate(configs)], want=jobs)
+    if placement is not None:
+        return placement.slots, placement.gpus
     return jobs or 1, None
 
 
@@ -294,6 +288,8 @@ class ChildProbe:
         gpu: str | None = None,
         threads: int | None = None,
         lock: threading.Lock | None = None,
+        gpu_probes: int = 1,
+        compile_threads: int | None = None,
     ):
         self.job = job
         self.progress = progress
@@ -312,12 +308,16 @@ class ChildProbe:
         }
         env = {
             **os.environ,
+            **compile_cache_env(),
             "PYTHONUNBUFFERED": "1",
             COMMAND_VAR: json.dumps(sys.argv),
             SIDE_ENV_VAR: json.dumps([k for k, _ in job.side.env]),
         }
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
+            env[GPU_PROBES_VAR] = str(gpu_probes)
+        if compile_threads is not None and "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
+            env["TORCHINDUCTOR_COMPILE_THREADS"] = str(compile_threads)  # probes compiling at once share the cores
         if threads is not None:
             # probes side by side on the CPU: one OpenMP team each would oversubscribe the cores,
             # and no pool of compile workers (the processes are the parallelism)
@@ -384,6 +384,7 @@ class ChildProbe:
             report = load_report(self.job.out)
             if report.get("status") != "complete":
                 raise RunFailed(f"[{label}] the probe ended with status {report.get('status')!r}; see {self.job.out}")
+            _record_peak(self.job, report)
             return report
         kind, message = self.errors[-1] if self.errors else (None, None)
         if kind == "internal":
@@ -431,6 +432,14 @@ class ChildProbe:
         self._reader.join(timeout=5)
 
 
+def _record_peak(job: ProbeJob, report: dict) -> None:
+    """A finished CUDA probe's peak, kept for the next time its configuration needs a place on a GPU."""
+    peak = recorded_peak(report)
+    if peak is not None:
+        key = peak_key(job.cfg, dict(job.side.env), job.side.python)
+        PeakRecords().put(key, peak, (report.get("versions") or {}).get("device_name"))
+
+
 def run_jobs(
     jobs: list[ProbeJob],
     *,
@@ -462,9 +471,10 @@ def run_jobs(
     pending = list(jobs)
     running: dict[str, ChildProbe] = {}
     held: ChildProbe | None = None
-    free_gpus = list(gpus or [])
+    free_gpus = list(gpus or [])  # a GPU appears once per probe it may hold at once
     slots = max(1, min(slots, len(jobs), len(free_gpus) if gpus else slots))
     threads = max(1, (os.cpu_count() or 1) // slots) if slots > 1 and not gpus else None
+    compile_threads = max(1, (os.cpu_count() or 1) // slots) if slots > 1 and gpus else None
     done = threading.Condition()
     finished: list[str] = []
 
@@ -481,8 +491,20 @@ def run_jobs(
             done.notify()
 
     def start(job: ProbeJob, hold: bool) -> ChildProbe:
-        gpu = free_gpus.pop(0) if gpus else None
-        return ChildProbe(job, progress=progress, verbose=verbose, hold=hold, gpu=gpu, threads=threads, lock=lock)
+        # a held probe (one slot) imports beside the running one and is given the first GPU, which it takes
+        # from the pool when it is released; it touches no GPU before
+        gpu = (gpus[0] if hold else free_gpus.pop(0)) if gpus else None
+        return ChildProbe(
+            job,
+            progress=progress,
+            verbose=verbose,
+            hold=hold,
+            gpu=gpu,
+            threads=threads,
+            lock=lock,
+            gpu_probes=(gpus or []).count(gpu),
+            compile_threads=compile_threads,
+        )
 
     previous = _raise_on_sigterm()
     try:
@@ -490,6 +512,8 @@ def run_jobs(
             while len(running) < slots and (pending or held):
                 if held is not None:
                     child, held = held, None
+                    if child.gpu is not None:
+                        free_gpus.remove(child.gpu)  # its GPU is free now: nothing runs (one slot)
                     child.release()
                 else:
                     child = start(pending.pop(0), hold=False)

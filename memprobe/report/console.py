@@ -513,14 +513,18 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None, *,
     from .markdown import STATUS_LABEL
 
     con = console or make_console()
-    from ..analysis.diff import side_environment
+    from ..analysis.diff import schedule_line, side_environment
 
     con.print("[bold]memprobe diff[/]")
     print_verdict(con, verdict_of("diff", d))
     for key in ("a", "b"):
         side = d[key]
-        con.print(f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]")
-        con.print(f"     [dim]{markup(side_environment(side))}[/]")
+        con.print(
+            f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]\n"
+            f"     [dim]{markup(side_environment(side))}[/]"
+        )
+    if schedule_line(d):
+        con.print(f"  [dim]{markup(schedule_line(d))}[/]")
     t = d["totals"]
     s = t["saved_bytes"]
     if d["differences"] == 0:

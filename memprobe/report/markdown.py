@@ -35,7 +35,7 @@ def _verdict(kind: str, data: dict) -> list[str]:
 def diff_markdown(d: dict) -> str:
     t = d["totals"]
     saved = t["saved_bytes"]
-    from ..analysis.diff import side_environment
+    from ..analysis.diff import schedule_line, side_environment
 
     lines = [
         "### memprobe diff",
@@ -47,6 +47,8 @@ def diff_markdown(d: dict) -> str:
         f"<sub>{_cell(html.escape(side_environment(d['b'])))}</sub>",
         "",
     ]
+    if schedule_line(d):
+        lines += [f"<sub>{_cell(html.escape(schedule_line(d)))}</sub>", ""]
     if d["differences"] == 0:
         lines.append(f"No difference in saved-for-backward values ({d['unchanged_items']} matched).")
     else:

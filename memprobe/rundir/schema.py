@@ -31,6 +31,7 @@ from ..vocab import (
     AcMode,
     AttributionSource,
     BisectPass,
+    CacheState,
     Category,
     CheckpointDecision,
     DeviceChoice,
@@ -162,6 +163,7 @@ class ProcessRecord(Record):
     command: list[Text] = optional("that process's own argv")
     env: dict[Name, Text | None] = optional("the settings given to this probe alone (`--a-env`/`--b-env`): NAME -> value")
     gpus: Name | None = optional("`CUDA_VISIBLE_DEVICES` when a verb gave the probe a GPU of its own")
+    gpu_probes_at_once: Count | None = optional("how many probes the verb ran at once on this probe's GPU")
 
 
 class Device(Record):
@@ -430,6 +432,9 @@ class Memory(Record):
     )
     saved_for_backward_bytes: SavedBytesPair | None = optional("the saved table's totals")
     partial: Annotated[bool, Strict()] = optional("the run failed while measuring: what was measured so far")
+    process_peak_reserved_bytes: Count | None = optional(
+        "CUDA: the most the process reserved, from its first allocation to the measured step's end (*measured*)"
+    )
 
 
 class ReturnedValue(Record):
@@ -625,6 +630,30 @@ class Timings(Record):
     first_step: NonNegative = optional("the first step, compilation included")
     measured_step: NonNegative = optional("the measured step")
     total: NonNegative = optional("the whole probe")
+    startup: NonNegative = optional("from the process's start to building (imports, devices), a held wait apart")
+    held: NonNegative = optional("a prewarmed process's wait for its turn (not part of the probe's cost)")
+    build: NonNegative = optional("building the model and applying float8, AC, compile and FSDP")
+    snapshot_dump: NonNegative = optional("CUDA: writing the allocator history (inside the measured step's figure)")
+    analysis: NonNegative = optional("deriving the saved table, the simulated graphs, the attribution and the findings")
+
+
+class CacheLookups(Record):
+    """A compile cache's lookups during the probe's first step (torch's own counters)."""
+
+    hit: Count = optional("entries found")
+    miss: Count = optional("entries not found (compiled, then stored)")
+    bypass: Count = optional("graphs the cache cannot key")
+
+
+class CompileCache(Record):
+    """What the compile caches gave the first step."""
+
+    dir: FilePath | None = optional("the Inductor cache directory used")
+    state: CacheState = optional("cold, warm, or partly warm")
+    aot_autograd: CacheLookups = optional("AOTAutograd's cache")
+    fx_graph: CacheLookups = optional("Inductor's FX graph cache")
+    graphs_from_records: Count = optional("graphs whose capture came from memprobe's records beside the cache")
+    records_written: Count = optional("records memprobe wrote beside new cache entries")
 
 
 class FailurePoint(Record):
@@ -671,6 +700,7 @@ class Report(Record):
     attribution: Attribution | None = optional("what is alive at the peaks")
     timings_s: Timings = optional("how long it took")
     model: ModelShape | None = optional("what was built")
+    compile_cache: CompileCache | None = optional("what the compile caches gave the first step")
     float8: Float8Coverage | None = optional("float8 runs: which linears were converted, which skipped and why")
     notes: list[Text] = optional("what memprobe changed in the model to train it (the KV cache turned off, ...), said once")
     distributed: Distributed | None = optional("the ranks")
@@ -812,6 +842,19 @@ class VersionPair(Record):
     b: Text | None = optional("side B's")
 
 
+class Schedule(Record):
+    """How the sides that ran were scheduled."""
+
+    at_once: Annotated[bool, Strict()] = optional("whether they ran at the same time")
+    slots: Count = optional("probes at once")
+    gpus: list[Name] | None = optional("the GPUs they were given")
+    shared_gpu: Annotated[bool, Strict()] = optional("whether they shared one GPU")
+    why: Text = optional("the rule that decided, in words")
+    needs_bytes: dict[Name, Count | None] = optional("each side's memory need, in bytes (a bound, or a recorded peak)")
+    needs_basis: dict[Name, Text] = optional("what each need is based on")
+    free_bytes: dict[Name, Count | None] = optional("each GPU's free memory when they were placed")
+
+
 class DiffResult(Record):
     """`diff.json`: what B keeps alive for backward that A does not, and why."""
 
@@ -827,6 +870,7 @@ class DiffResult(Record):
     alive_at_peak: AliveDeltas | None = optional("what is alive at the peaks")
     verdict: Verdict | None = optional("the answer first (`bytes`: the cause that grew most; `total_bytes`: B - A)")
     versions_differ: dict[Name, VersionPair] = optional("the libraries whose versions differ between the sides")
+    schedule: Schedule | None = optional("how the sides that ran were scheduled (at once, one GPU each or sharing one)")
 
 
 # -- explain.json ------------------------------------------------------------------------------------------

@@ -1,0 +1,146 @@
+"""Compile once per distinct graph: where the compile caches live, and memprobe's records beside them.
+
+Inductor's FX graph cache (generated kernels) and AOTAutograd's cache (the traced, partitioned
+graphs and which kernels they call) live under ``TORCHINDUCTOR_CACHE_DIR``. Unless the user set
+that variable, memprobe points it at a directory of its own that persists across invocations:
+``$MEMPROBE_CACHE_DIR/inductor``, by default ``$XDG_CACHE_HOME/memprobe/inductor`` (or
+``~/.cache/memprobe/inductor``). A user's ``TORCHINDUCTOR_CACHE_DIR`` always wins.
+
+An AOTAutograd cache hit hands memprobe no graph: the compiled function comes back without the
+partitioned graphs ever reaching the inner compiler whose hook records them. So memprobe keeps
+its own record of each compile beside the cache entry, under
+``<TORCHINDUCTOR_CACHE_DIR>/memprobe-graphs/<key>.json``: the partitioned graphs as it
+serialized them, their readable form, Inductor's output code and the SAC policy's decisions.
+The key is AOTAutograd's own cache key for the graph, combined with what that key leaves out
+and the records hold (each node's stack trace and module path, memprobe's serializer).
+A record is read like any other file memprobe did not write in this process: checked against
+its shape, and ignored (the graph is compiled again, without the AOTAutograd cache) when it
+does not fit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+CACHE_DIR_VAR = "MEMPROBE_CACHE_DIR"
+INDUCTOR_CACHE_VAR = "TORCHINDUCTOR_CACHE_DIR"
+RECORDS_DIR = "memprobe-graphs"
+RECORD_FORMAT = 1
+
+
+def memprobe_cache_dir(environ=None) -> Path:
+    """memprobe's own cache directory (``MEMPROBE_CACHE_DIR``, else the user's cache directory)."""
+    environ = os.environ if environ is None else environ
+    if environ.get(CACHE_DIR_VAR):
+        return Path(environ[CACHE_DIR_VAR]).expanduser()
+    base = environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base).expanduser() / "memprobe"
+
+
+def compile_cache_env(environ=None) -> dict[str, str]:
+    """The variables a probe's process gets so that its compile caches persist: Inductor's cache in
+    memprobe's cache directory, unless the user named one (then nothing: theirs wins)."""
+    environ = os.environ if environ is None else environ
+    if environ.get(INDUCTOR_CACHE_VAR):
+        return {}
+    return {INDUCTOR_CACHE_VAR: str(memprobe_cache_dir(environ) / "inductor")}
+
+
+def use_compile_cache() -> None:
+    """Set this process's compile cache directory (before torch compiles anything, so that Inductor's
+    compile workers, started with this environment, agree)."""
+    for name, value in compile_cache_env().items():
+        os.environ.setdefault(name, value)
+
+
+def inductor_cache_dir() -> Path:
+    """The directory Inductor uses in this process (it reads the variable at each use)."""
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    return Path(cache_dir())
+
+
+def graph_fingerprint(gm) -> str:
+    """What a graph's record holds beyond AOTAutograd's key: each node's stack trace, module path and
+    Python call (a line moved in the user's file changes the record, not the kernels), and the SAC
+    policy of each checkpointed region (its ``cache_hash``; a region without one is never matched)."""
+    h = hashlib.sha256()
+    for module in gm.modules():
+        context_fn = getattr(module, "meta", {}).get("_checkpoint_context_fn") if hasattr(module, "graph") else None
+        if context_fn is not None:
+            h.update(str(getattr(context_fn, "cache_hash", None) or f"unkeyed {id(context_fn)} {os.getpid()}").encode())
+    for n in gm.graph.nodes:
+        stack = n.meta.get("nn_module_stack") or {}
+        modules = [(str(path), getattr(cls, "__qualname__", str(cls))) for path, cls in stack.values()]
+        fns = [str(name) for name, _ in n.meta.get("source_fn_stack") or []]
+        h.update(json.dumps([n.name, n.op, n.meta.get("stack_trace"), modules, fns], default=str).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def record_key(aot_key: str, gm, serializer: str) -> str:
+    """The name of a graph's record: AOTAutograd's key, the graph's fingerprint, and ``serializer`` (what
+    identifies the code that wrote the record)."""
+    from .. import __version__
+
+    text = f"{RECORD_FORMAT}\0{__version__}\0{serializer}\0{aot_key}\0{graph_fingerprint(gm)}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class GraphRecords:
+    """memprobe's records of compiled graphs, beside the AOTAutograd cache entries they describe."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+
+    @classmethod
+    def here(cls) -> GraphRecords:
+        return cls(inductor_cache_dir() / RECORDS_DIR)
+
+    def _path(self, key: str) -> Path:
+        if not key.isalnum():  # a key is a hex digest: never a path
+            raise ValueError(f"not a record key: {key!r}")
+        return self.directory / f"{key}.json"
+
+    def load(self, key: str) -> dict | None:
+        """The record of ``key``, or None when there is none or it does not have a record's shape."""
+        from ..analysis.rundir import check_node_references
+        from ..analysis.validate import RECORD, load_json
+        from ..errors import RunDirError
+
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:
+            record = load_json(path, RECORD)
+            for i, graph in enumerate(record["graphs"]):
+                check_node_references(graph["nodes"], f"{path}: graphs[{i}]")
+        except RunDirError:
+            return None
+        if sorted(g["kind"] for g in record["graphs"]) not in (["backward", "forward"], ["inference"]):
+            return None  # a compile is a forward and its backward, or one inference graph
+        return record if record.get("key") == key else None
+
+    def store(self, key: str, record: dict) -> None:
+        """Write a record (atomically; a failure to write leaves the cache as it was)."""
+        from .rundir import atomic_write_json
+
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            atomic_write_json(self._path(key), {**record, "key": key, "format": RECORD_FORMAT})
+        except OSError:
+            pass  # a read-only or full cache: the next run compiles again
+
+
+def cache_counters() -> dict[str, dict[str, int]]:
+    """This process's compile-cache lookups so far, from torch's own counters."""
+    from torch._dynamo.utils import counters
+
+    aot, fx = counters["aot_autograd"], counters["inductor"]
+    return {
+        "aot_autograd": {k: int(aot[f"autograd_cache_{k}"]) for k in ("hit", "miss", "bypass")},
+        "fx_graph": {k: int(fx[f"fxgraph_cache_{k}"]) for k in ("hit", "miss", "bypass")},
+    }
