@@ -197,7 +197,7 @@ def versions_line(result: dict) -> str | None:
 def side_environment(side: dict) -> str:
     """One line: the versions a side ran with, its process and its own settings (``--a-env``)."""
     v = side.get("versions") or {}
-    parts = [f"{k} {v[k]}" for k in ("torch", "torchao", "torchtitan", "triton", "python") if v.get(k)]
+    parts = [f"{k} {v[k]}" for k in ("torch", "torchao", "torchtitan", "transformers", "triton", "python") if v.get(k)]
     if v.get("device_name"):
         parts.append(str(v["device_name"]))
     proc = side.get("process") or {}

@@ -513,7 +513,7 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None, *,
     from .markdown import STATUS_LABEL
 
     con = console or make_console()
-    from ..analysis.diff import schedule_line, side_environment
+    from ..analysis.diff import schedule_line, side_environment, versions_line
 
     con.print("[bold]memprobe diff[/]")
     print_verdict(con, verdict_of("diff", d))
@@ -523,6 +523,8 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None, *,
             f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]\n"
             f"     [dim]{markup(side_environment(side))}[/]"
         )
+    if versions_line(d):
+        con.print(f"  [yellow]{markup(versions_line(d))}[/]")
     if schedule_line(d):
         con.print(f"  [dim]{markup(schedule_line(d))}[/]")
     t = d["totals"]

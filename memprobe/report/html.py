@@ -241,11 +241,11 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
 
 
 def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) -> str:
-    from ..analysis.diff import side_environment
+    from ..analysis.diff import schedule_line, side_environment, versions_line
 
     subtitle = [
         f"{k.upper()}: {(result.get(k) or {}).get('summary', '')} — {side_environment(result.get(k) or {})}" for k in ("a", "b")
-    ]
+    ] + [line for line in (versions_line(result), schedule_line(result)) if line]
     t = result.get("totals") or {}
     sb = t.get("saved_bytes") or {}
     rows = []

@@ -35,7 +35,7 @@ def _verdict(kind: str, data: dict) -> list[str]:
 def diff_markdown(d: dict) -> str:
     t = d["totals"]
     saved = t["saved_bytes"]
-    from ..analysis.diff import schedule_line, side_environment
+    from ..analysis.diff import schedule_line, side_environment, versions_line
 
     lines = [
         "### memprobe diff",
@@ -47,6 +47,8 @@ def diff_markdown(d: dict) -> str:
         f"<sub>{_cell(html.escape(side_environment(d['b'])))}</sub>",
         "",
     ]
+    if versions_line(d):
+        lines += [f"**{_cell(html.escape(versions_line(d)))}**", ""]
     if schedule_line(d):
         lines += [f"<sub>{_cell(html.escape(schedule_line(d)))}</sub>", ""]
     if d["differences"] == 0:
