@@ -110,7 +110,7 @@ def check_interpreter(python: str, flag: str, env: dict[str, str] | None = None)
     )
     try:
         proc = subprocess.run(
-            [python, "-c", code], capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
+            [python, "-c", code], capture_output=True, text=True, errors="replace", timeout=120, env={**os.environ, **(env or {})}
         )
     except (OSError, subprocess.TimeoutExpired) as e:
         raise ConfigError(f"{flag} {python}: cannot run it ({type(e).__name__}: {e})") from None
@@ -247,6 +247,7 @@ class ChildProbe:
                 stdout=sys.stderr if verbose else subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
+                errors="replace",  # another interpreter may print anything, bytes that are not UTF-8 too
                 bufsize=1,
                 env=env,
             )
