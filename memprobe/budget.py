@@ -113,7 +113,7 @@ def _short(value) -> str:
 
 def parse_relative(value) -> float:
     """``"+5%"`` -> 0.05."""
-    m = _RELATIVE.match(value) if isinstance(value, str) and len(value) <= 100 else None
+    m = _RELATIVE.match(value) if isinstance(value, str) else None
     if not m:
         raise ValueError(f'a baseline limit is a percentage like "+5%", not {_short(value)}')
     fraction = float(m.group(1)) / 100
@@ -147,22 +147,33 @@ class Budget:
     probes: dict[str, Probe]
 
 
+_KEY_PART = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*(?:\.|$)')
+
+
+def _dotted(text: str) -> tuple | None:
+    """A TOML dotted key as its parts (``probes."a.b".limits`` -> ``("probes", "a.b", "limits")``), or None."""
+    parts, pos = [], 0
+    while pos < len(text):
+        m = _KEY_PART.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        parts.append(next(g for g in m.groups() if g is not None))
+        pos = m.end()
+    return tuple(parts) or None
+
+
 def _line_index(text: str) -> dict[tuple, int]:
     """(table path, key) -> line number, for naming the line of a semantic error."""
     index: dict[tuple, int] = {}
     table: tuple = ()
     for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        m = re.match(r"^\[\s*([^\]]+?)\s*\]$", line)
-        if m:
-            table = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+        line = raw.strip()  # plain string operations: no regular expression that backtracks over a long line
+        if line.startswith("[") and not line.startswith("[[") and "]" in line:
+            table = _dotted(line[1 : line.rindex("]")].strip()) or ()
             index.setdefault((table, None), no)
             continue
-        m = re.match(r"^([A-Za-z0-9_.\"-]+)\s*=", line)
-        if m:
-            key = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+        key = _dotted(line.partition("=")[0].strip()) if "=" in line else None
+        if key:
             index.setdefault((table + key[:-1], key[-1]), no)
     return index
 
@@ -191,10 +202,12 @@ def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
         raise BudgetError(f"{path}: TOML syntax error: {e}") from None
     except RecursionError:
         raise BudgetError(f"{path}: TOML nested too deep") from None
+    except ValueError as e:  # an integer of more than 4,300 digits
+        raise BudgetError(f"{path}: a value TOML cannot hold here ({' '.join(str(e).split())[:120]})") from None
     lines = _line_index(text)
     bad = out_of_range(data, floats=False)  # a float that is not finite is the configuration's to name
     if bad is not None:
-        *table, key = bad[0].split(".")
+        *table, key = bad[0].split("[")[0].split(".")
         raise BudgetError(f"{_where(path, lines, tuple(table), key)}: {bad[0]}: {bad[1]}")
 
     def where(table: tuple, key: str | None = None) -> str:

@@ -39,8 +39,8 @@ def outcome(exc: BaseException) -> tuple[int, str]:
     if isinstance(exc, MemprobeError):
         return exc.exit_code, f"memprobe: error: {_one_line(exc)}"
     if isinstance(exc, PermissionError):  # the file system said no: the user's to fix, not a bug
-        where = f" {exc.filename}" if exc.filename else ""
-        return 2, f"memprobe: error: cannot access{_one_line(where)}: permission denied"
+        where = _one_line(exc.filename) if exc.filename else "a file"
+        return 2, f"memprobe: error: cannot access {where}: permission denied"
     first = (str(exc).splitlines() or [""])[0]
     return 70, (
         f"memprobe: internal error: {type(exc).__name__}: {_one_line(first)[:500]}"
