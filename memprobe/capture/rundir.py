@@ -322,6 +322,12 @@ def _lock(path: Path, create: bool) -> int:
     return fd
 
 
+def release_locks() -> None:
+    """The verb is done: let other memprobe processes write the directories this one wrote."""
+    while _LOCKS:
+        os.close(_LOCKS.popitem()[1])
+
+
 def _unlock_under(path: Path) -> None:
     """Forget this process's locks of run directories inside ``path`` (about to be removed)."""
     root = str(path.resolve()) + os.sep
@@ -330,8 +336,8 @@ def _unlock_under(path: Path) -> None:
 
 
 def prepare_run_dir(path: Path, force: bool) -> Path:
-    """Create ``path`` for a new run, and hold its lock while this process lives: a second memprobe writing
-    there at the same time is refused (one line). With ``force`` an earlier memprobe directory there is
+    """Create ``path`` for a new run, and hold its lock until the verb ends (:func:`release_locks`) or the
+    process does: a second memprobe writing there at the same time is refused (one line). With ``force`` an earlier memprobe directory there is
     emptied first, of exactly the files memprobe recorded writing in it (see :func:`check_out_dir`); the
     marker starts a new manifest."""
     path = Path(path)

@@ -16,6 +16,7 @@ import traceback
 import click
 
 from .. import __version__
+from ..capture.rundir import release_locks
 from ..errors import InternalError, MemprobeError
 from ..report.text import plain
 from .options import DEBUG
@@ -58,17 +59,20 @@ class MemprobeGroup(click.Group):
         try:
             result = super().main(args=args, prog_name=prog_name or "memprobe", standalone_mode=False, **extra)
         except SystemExit as e:  # a verb's own exit (the gate's 1 on a breach)
-            _after_output()
-            raise SystemExit(e.code) from None
+            code, line = e.code, ""
         except BaseException as e:
             code, line = outcome(e)
             if DEBUG.on and code not in (0, 130) and not isinstance(e, click.ClickException):
                 traceback.print_exception(e)
-            if line:
-                click.echo(line, err=True)
-            _after_output()
-            sys.exit(code)
+        else:
+            code, line = None, ""
+        finally:
+            release_locks()  # the directories this verb wrote: free for the next memprobe
+        if line:
+            click.echo(line, err=True)
         _after_output()
+        if code is not None:
+            sys.exit(code)
         return result
 
 
