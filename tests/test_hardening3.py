@@ -23,6 +23,7 @@ from xml.etree import ElementTree as ET
 import pytest
 from click.testing import CliRunner
 from conftest import MEMPROBE, TINY, run_cli
+from test_untrusted import EXPLAIN_SAMPLE
 
 DATA = Path(__file__).parent / "data" / "cuda"
 ROWWISE, BF16 = DATA / "rowwise-legacy", DATA / "bf16-legacy"
@@ -78,6 +79,17 @@ def test_force_keeps_a_users_file_inside_a_copied_run(tmp_path, where):
     err = _one_line(*_invoke("run", "--analysis-only", *TINY, "--recipe", "bf16", "--out", run, "--force", "-q"))
     assert where.split("/")[-1] in err and "refusing to delete it" in err
     assert (run / where).read_text() == "the user's" and (run / "report.json").is_file()
+
+
+@pytest.mark.e2e
+def test_force_replaces_an_older_run_directory_of_memprobes_own(tmp_path):
+    run = _copy(ROWWISE, tmp_path / "X")  # a marker without a manifest, and only the names memprobe writes
+    (run / "graphs" / ".g0.forward.json.ab12cd34.tmp").write_text("a write that died")
+    code, out, err = _invoke("run", "--analysis-only", *TINY, "--recipe", "bf16", "--out", run, "--force", "-q")
+    assert code == 0, err
+    assert not (run / "snapshot.pickle").exists() and not list(run.rglob("*.tmp"))
+    listed = set((run / ".memprobe").read_text().splitlines()[2:])
+    assert listed == {str(p.relative_to(run)) for p in run.rglob("*") if p.is_file() and p.name != ".memprobe"}
 
 
 def test_force_removes_exactly_the_manifest(tmp_path):
@@ -706,29 +718,7 @@ def test_a_file_given_as_a_run_directory_is_called_what_it_is(tmp_path, what):
 # -- shared samples ------------------------------------------------------------------------------------------------------------
 
 _SAMPLES = {
-    "explain": {
-        "base": {
-            "config": {"recipe": "rowwise", "ac_policy": "torchtitan-2025-01"},
-            "saved_bytes": 1,
-            "run": "r",
-            "recompute": {"flops": 1, "bytes_moved": 1},
-        },
-        "edits": [
-            {
-                "op": "aten.abs.default",
-                "bytes_saved": 5,
-                "edit": "e",
-                "flag": "f",
-                "recompute_flops_added": 1,
-                "recompute_bytes_added": 2,
-                "bytes_saved_per_flop": 5.0,
-                "freed": [{"expr": "x"}],
-                "added": [],
-            }
-        ],
-        "partitioner_items": [{"expr": "y", "bytes": 3, "op": "mm", "fate": "z"}],
-        "mode": "full",
-    },
+    "explain": EXPLAIN_SAMPLE,
     "bisect": {
         "trials": [{"removed": "x", "delta_bytes": 1, "exceeds": True, "held_a": 1, "held_b": 2, "modes": ["full"]}],
         "conclusion": "c",

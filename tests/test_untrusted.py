@@ -717,6 +717,32 @@ class SnapshotKind(FuzzKind):
         return pickle.dumps(_change_in(doc, path, change))
 
 
+# an explain.json as `memprobe explain` writes it (tests/test_hardening3.py uses it too)
+EXPLAIN_SAMPLE = {
+    "base": {
+        "config": {"recipe": "rowwise", "ac_policy": "torchtitan-2025-01"},
+        "saved_bytes": 1,
+        "run": "r",
+        "recompute": {"flops": 1, "bytes_moved": 1},
+    },
+    "edits": [
+        {
+            "op": "aten.abs.default",
+            "bytes_saved": 5,
+            "edit": "e",
+            "flag": "--recompute-op aten.abs.default",
+            "recompute_flops_added": 1,
+            "recompute_bytes_added": 2,
+            "bytes_saved_per_flop": 5.0,
+            "freed": [{"expr": "x", "count": 2, "user": {"op": "abs", "label": "abs(w)"}}],
+            "added": [],
+        }
+    ],
+    "partitioner_items": [{"expr": "y", "bytes": 3, "op": "mm", "fate": "z", "block": "layers.0"}],
+    "mode": "full",
+}
+
+
 @pytest.fixture(scope="module")
 def fuzz_kinds(tmp_path_factory):
     """Every kind of file memprobe reads, each in a directory of its own, and what verbs do with it."""
@@ -750,29 +776,7 @@ def fuzz_kinds(tmp_path_factory):
     (d / "diff.json").write_text(json.dumps(diff))
     kinds["diff.json"] = FuzzKind("diff.json", d, d / "diff.json", diff, _recorded_renderers("diff"))
     samples = {
-        "explain": {
-            "base": {
-                "config": {"recipe": "rowwise", "ac_policy": "torchtitan-2025-01"},
-                "saved_bytes": 1,
-                "run": "r",
-                "recompute": {"flops": 1, "bytes_moved": 1},
-            },
-            "edits": [
-                {
-                    "op": "aten.abs.default",
-                    "bytes_saved": 5,
-                    "edit": "e",
-                    "flag": "--recompute-op aten.abs.default",
-                    "recompute_flops_added": 1,
-                    "recompute_bytes_added": 2,
-                    "bytes_saved_per_flop": 5.0,
-                    "freed": [{"expr": "x", "count": 2, "user": {"op": "abs", "label": "abs(w)"}}],
-                    "added": [],
-                }
-            ],
-            "partitioner_items": [{"expr": "y", "bytes": 3, "op": "mm", "fate": "z", "block": "layers.0"}],
-            "mode": "full",
-        },
+        "explain": EXPLAIN_SAMPLE,
         "bisect": json.loads((CUDA / "bisect-h200.json").read_text()),
         "sweep": {
             "sweep_schema_version": 1,

@@ -806,7 +806,7 @@ def check_directory(path: Path, what: str = "run directory") -> Path:
     except OSError as e:
         raise RunDirError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
     if not stat.S_ISDIR(mode):
-        raise RunDirError(f"{path} is not a directory (a {what} is)")
+        raise RunDirError(f"{path} is not a directory" + (f" (a {what} is)" if what != "directory" else ""))
     if not os.access(path, os.R_OK | os.X_OK):
         raise RunDirError(f"{what} {path}: cannot read it (Permission denied)")
     return path

@@ -95,10 +95,10 @@ def gate_markdown(result: dict) -> str:
     for name, why in result["explanations"].items():
         lines += ["", f"**{md_text(name)}** breached its budget. {md_text(why['headline'])}", ""]
         lines += [f"- {_code_spans(line, why.get('exprs') or [])}" for line in why["lines"]]
-    noticed = [v for v in result["verdicts"] if v.get("notice") and v["verdict"] in (Verdict.SKIP, Verdict.FAIL)]
-    for v in (v for v in noticed if v["verdict"] == Verdict.FAIL):
-        lines += ["", f"- {md_text(v['probe'], line_start=True)} {md_code(_metric(v))} failed: {md_text(v['notice'])}"]
-    skips = [v for v in noticed if v["verdict"] == Verdict.SKIP]
+    for v in result["verdicts"]:  # a limit that failed for want of its figure says so
+        if v["verdict"] == Verdict.FAIL and v.get("notice"):
+            lines += ["", f"- {md_text(v['probe'], line_start=True)} {md_code(_metric(v))} failed: {md_text(v['notice'])}"]
+    skips = [v for v in result["verdicts"] if v["verdict"] == Verdict.SKIP]
     if skips:
         lines += ["", "<details><summary>skipped</summary>", ""]
         lines += [f"- {md_text(v['probe'], line_start=True)} {md_code(_metric(v))}: {md_text(v['notice'])}" for v in skips]
