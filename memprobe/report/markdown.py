@@ -71,7 +71,7 @@ def diff_markdown(d: dict) -> str:
         if len(d["items"]) > TOP:
             lines.append(f"\n_{len(d['items']) - TOP} more in diff.json._")
         lines.append("")
-        hints = list(dict.fromkeys(it["hint"] for it in d["items"][:TOP] if it["status"] in GROWTH))
+        hints = [h for h in dict.fromkeys(it.get("hint") for it in d["items"][:TOP] if it["status"] in GROWTH) if h]
         for h in hints[:3]:
             lines.append(f"- {_line(h)}")
         if hints:

@@ -1,10 +1,10 @@
 """The tabular outputs as pandas DataFrames, written as CSV or Parquet (``--csv`` / ``--parquet``).
 
-CSV cells are escaped against formula injection (:func:`~memprobe.report.text.csv_cell`).
 One row per saved value of a run (its op chain, the user's op, module and source line, kind,
 reason, bytes and the bytes held at run time), one per difference of a diff, one per limit of
 a gate. Bytes stay integers of bytes; the grouping across layers (``group``) is the same as the
-console's.
+console's. A CSV cell a spreadsheet would run as a formula is written inert
+(:func:`~memprobe.report.text.csv_cell`).
 """
 
 from __future__ import annotations
