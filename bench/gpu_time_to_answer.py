@@ -90,7 +90,9 @@ def cold_warm_check(cold_dir: Path, warm_dir: Path) -> dict:
     cold, warm = (json.loads((d / "report.json").read_text()) for d in (cold_dir, warm_dir))
 
     def table(r):
-        return [{k: v for k, v in row.items() if k not in ("runtime_storage_id", "input_id")} for row in r["saved_tensors"]]  # addresses
+        return [
+            {k: v for k, v in row.items() if k not in ("runtime_storage_id", "input_id")} for row in r["saved_tensors"]
+        ]  # addresses
 
     def categories(r):
         att = r.get("attribution") or {}

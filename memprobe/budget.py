@@ -26,6 +26,7 @@ Sizes are ``"24 MiB"``, ``"1.5 GiB"``, ``"512 KB"`` or plain integers of bytes.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -70,6 +71,10 @@ _UNITS = {
     "tb": 1000**4,
 }
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
+MAX_SIZE = 2**63  # bytes: 8 EiB
+MAX_RELATIVE = 1000.0  # +100000% over the baseline
+# a probe's name becomes the name of its run directory under the gate's --out: one plain word
+PROBE_NAME = re.compile(r"[^\W_][\w-]{0,99}")  # whole: PROBE_NAME.fullmatch(name)
 _RELATIVE = re.compile(r"^\s*\+\s*(\d+(?:\.\d+)?)\s*%\s*$")
 
 
@@ -80,6 +85,10 @@ def parse_size(value) -> int:
     if isinstance(value, int):
         if value < 0:
             raise ValueError(f"a size cannot be negative: {value}")
+        if value > MAX_SIZE:
+            raise ValueError(
+                f"a size of at most 2**63 bytes (8 EiB), not an integer of {int(value.bit_length() * 0.30103) + 1} digits"
+            )
         return value
     if not isinstance(value, str):
         raise ValueError(f"not a size: {value!r}")
@@ -90,17 +99,27 @@ def parse_size(value) -> int:
     if unit not in _UNITS:
         raise ValueError(f"unknown unit {m.group(2)!r} in {value!r} (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)")
     n = float(number) * _UNITS[unit]
+    if not math.isfinite(n) or n > MAX_SIZE:
+        raise ValueError(f"a size of at most 2**63 bytes (8 EiB), not {_short(value)}")
     if n != int(n) and unit == "b":
         raise ValueError(f"a byte count must be whole: {value!r}")
     return int(round(n))
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def parse_relative(value) -> float:
     """``"+5%"`` -> 0.05."""
     m = _RELATIVE.match(value) if isinstance(value, str) else None
     if not m:
-        raise ValueError(f'a baseline limit is a percentage like "+5%", not {value!r}')
-    return float(m.group(1)) / 100
+        raise ValueError(f'a baseline limit is a percentage like "+5%", not {_short(value)}')
+    fraction = float(m.group(1)) / 100
+    if not fraction <= MAX_RELATIVE:
+        raise ValueError(f"a baseline limit of at most +{MAX_RELATIVE * 100:.0f}%, not {_short(value)}")
+    return fraction
 
 
 @dataclass
@@ -111,6 +130,7 @@ class Limit:
     value: float  # bytes, or a fraction for relative limits
     line: int | None = None
     text: str = ""
+    optional: bool = False  # a missing figure is a SKIP, not a failure
 
 
 @dataclass
@@ -127,46 +147,71 @@ class Budget:
     probes: dict[str, Probe]
 
 
+_KEY_PART = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|\'([^\']*)\'|([A-Za-z0-9_-]+))\s*(?:\.|$)')
+
+
+def _dotted(text: str) -> tuple | None:
+    """A TOML dotted key as its parts (``probes."a.b".limits`` -> ``("probes", "a.b", "limits")``), or None."""
+    parts, pos = [], 0
+    while pos < len(text):
+        m = _KEY_PART.match(text, pos)
+        if not m or m.end() == pos:
+            return None
+        parts.append(next(g for g in m.groups() if g is not None))
+        pos = m.end()
+    return tuple(parts) or None
+
+
 def _line_index(text: str) -> dict[tuple, int]:
     """(table path, key) -> line number, for naming the line of a semantic error."""
     index: dict[tuple, int] = {}
     table: tuple = ()
     for no, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
-            continue
-        m = re.match(r"^\[\s*([^\]]+?)\s*\]$", line)
-        if m:
-            table = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+        line = raw.strip()  # plain string operations: no regular expression that backtracks over a long line
+        if line.startswith("[") and not line.startswith("[[") and "]" in line:
+            table = _dotted(line[1 : line.rindex("]")].strip()) or ()
             index.setdefault((table, None), no)
             continue
-        m = re.match(r"^([A-Za-z0-9_.\"-]+)\s*=", line)
-        if m:
-            key = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+        key = _dotted(line.partition("=")[0].strip()) if "=" in line else None
+        if key:
             index.setdefault((table + key[:-1], key[-1]), no)
     return index
+
+
+def _where(path: Path, lines: dict, table: tuple, key: str | None = None) -> str:
+    """``file:line`` of a key: its line, or the header of a sub-table of that name, or the table's own header."""
+    no = lines.get((table, key)) or lines.get((table + (key,), None)) or lines.get((table, None))
+    return f"{path}:{no}" if no else str(path)
 
 
 def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
     """The budget file, checked: its probes' configurations as `memprobe run` would take them (op names
     resolved against the installed torch unless ``resolve_ops`` is false), its limits by metric."""
+    from .analysis.validate import kind_of, out_of_range, read_text
+
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise BudgetError(f"{path}: no such budget file (write one with `memprobe budget`)") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise BudgetError(f"{path}: cannot read: {e}") from None
+    if kind_of(path) == "missing":
+        raise BudgetError(f"{path}: no such budget file (write one with `memprobe budget`)")
+    try:  # a regular file of at most 1 MiB, never waited on (a FIFO is refused)
+        text = read_text(path, str(path), kind="budget", follow=True)
+    except MemprobeError as e:
+        raise BudgetError(str(e)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise BudgetError(f"{path}: TOML syntax error: {e}") from None
+    except RecursionError:
+        raise BudgetError(f"{path}: TOML nested too deep") from None
+    except ValueError as e:  # an integer of more than 4,300 digits
+        raise BudgetError(f"{path}: a value TOML cannot hold here ({' '.join(str(e).split())[:120]})") from None
     lines = _line_index(text)
+    bad = out_of_range(data, floats=False)  # a float that is not finite is the configuration's to name
+    if bad is not None:
+        *table, key = bad[0].split("[")[0].split(".")
+        raise BudgetError(f"{_where(path, lines, tuple(table), key)}: {bad[0]}: {bad[1]}")
 
     def where(table: tuple, key: str | None = None) -> str:
-        # a key line, or the header of a sub-table of that name, or the table's own header
-        no = lines.get((table, key)) or lines.get((table + (key,), None)) or lines.get((table, None))
-        return f"{path}:{no}" if no else str(path)
+        return _where(path, lines, table, key)
 
     unknown_top = [k for k in data if k != "probes"]
     if unknown_top:
@@ -177,6 +222,11 @@ def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
     probes: dict[str, Probe] = {}
     for name, body in probes_data.items():
         t = ("probes", name)
+        if not PROBE_NAME.fullmatch(name):
+            raise BudgetError(
+                f"{where(('probes',), name)}: probe name {_short(name)}: one word of letters, digits, - and _"
+                " (it names the probe's run directory)"
+            )
         if not isinstance(body, dict):
             raise BudgetError(f"{where(('probes',), name)}: probes.{name} must be a table")
         limits_data = body.get("limits", {})
@@ -192,8 +242,11 @@ def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
         probe = Probe(name, cfg, line=lines.get((t, None)))
         if not isinstance(limits_data, dict) or not limits_data:
             raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+        optional = limits_data.get(OPTIONAL, [])
         for key, value in limits_data.items():
             lt = t + ("limits",)
+            if key == OPTIONAL:
+                continue
             if isinstance(value, dict):
                 section = key
                 if section not in DEVICES + ("baseline",):
@@ -204,8 +257,33 @@ def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
                     )
             else:
                 probe.limits.append(_limit(key, value, None, where(lt, key), lines.get((lt, key))))
+        _mark_optional(probe, optional, where(t + ("limits",), OPTIONAL))
+        if not probe.limits:
+            raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
         probes[name] = probe
     return Budget(path, probes)
+
+
+OPTIONAL = "optional"  # [probes.NAME.limits] optional = ["graph_peak_bytes", "cpu.forward_peak_bytes"]
+
+
+def limit_name(metric: str, kind: str, device: str | None) -> str:
+    """How a limit is named in the gate's output and in ``optional``: ``saved_bytes``,
+    ``cpu.forward_peak_bytes``, ``baseline.saved_bytes``."""
+    return f"{device}.{metric}" if device else (f"baseline.{metric}" if kind == "relative" else metric)
+
+
+def _mark_optional(probe: Probe, names, loc: str) -> None:
+    """The limits the budget lets pass as SKIP when the run has no figure for them."""
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise BudgetError(f'{loc}: optional is a list of limit names, like ["graph_peak_bytes", "cpu.forward_peak_bytes"]')
+    by_name = {limit_name(lim.metric, lim.kind, lim.device): lim for lim in probe.limits}
+    for n in names:
+        if n not in by_name:
+            raise BudgetError(
+                f"{loc}: optional names {_short(n)}, which is no limit of probe {probe.name!r} ({', '.join(by_name)})"
+            )
+        by_name[n].optional = True
 
 
 def _limit(metric: str, value, section: str | None, loc: str, line: int | None) -> Limit:
@@ -266,14 +344,14 @@ def evaluate(probe: Probe, report: dict, baseline: dict | None) -> list[dict]:
                 headroom=None,
                 notice=f"limit for {lim.device}; this run was on {device}",
             )
-        elif v["measured"] is None:
-            v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice="the run has no such figure")
+        elif v["measured"] is None:  # fails closed: a limit that cannot be checked never passes
+            v.update(limit=None, headroom=None, **_missing(lim, f"the run has no {lim.metric} figure"))
         elif lim.kind == "relative":
             flag = baseline_mismatch(baseline, report) if baseline else "no baseline stored (run with --update-baseline)"
             base = (baseline or {}).get("figures", {}).get(lim.metric)
             if flag is None and base is None:
-                flag = "the baseline has no such figure"
-            if flag is not None:
+                v.update(limit=None, headroom=None, **_missing(lim, f"the baseline has no {lim.metric} figure"))
+            elif flag is not None:
                 v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice=flag)
             else:
                 limit = int(base * (1 + lim.value))
@@ -290,6 +368,14 @@ def evaluate(probe: Probe, report: dict, baseline: dict | None) -> list[dict]:
             )
         verdicts.append(v)
     return verdicts
+
+
+def _missing(lim: Limit, why: str) -> dict:
+    """The verdict on a limit whose figure is missing: FAIL, or SKIP when the budget marks it optional."""
+    name = limit_name(lim.metric, lim.kind, lim.device)
+    if lim.optional:
+        return {"verdict": Verdict.SKIP, "notice": f"{why} (optional)"}
+    return {"verdict": Verdict.FAIL, "notice": f"{why}; a limit that cannot be checked fails (optional = [{name!r}] skips it)"}
 
 
 def baseline_mismatch(baseline: dict, report: dict) -> str | None:
@@ -342,14 +428,13 @@ def baseline_entry(report: dict) -> dict:
 
 def load_baseline(path: Path) -> dict:
     """The stored baseline (checked like every file memprobe reads), or an empty one if there is none."""
-    from .analysis.validate import BASELINE, load_json
-    from .errors import RunDirError
+    from .analysis.validate import BASELINE, kind_of, load_json
 
-    if not path.exists():
+    if kind_of(path) == "missing":
         return {"memprobe_baseline": BASELINE_VERSION, "probes": {}}
-    try:
-        return load_json(path, BASELINE, f"{path} (baseline)")
-    except RunDirError as e:
+    try:  # a regular file, not through a link (memprobe writes it; one from a pull request may point anywhere)
+        return load_json(path, BASELINE, f"{path} (baseline)", kind="baseline")
+    except MemprobeError as e:
         raise BudgetError(str(e)) from None
 
 

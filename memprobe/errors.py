@@ -2,13 +2,16 @@
 
 Every error carries its exit code from construction (a class default, or ``exit_code=``
 for the few that take another one, such as a probe process's own code); the CLI catches
-them in one place (:class:`memprobe.cli.main.MemprobeGroup`). Exit codes:
+them in one place (:func:`memprobe.cli.main.outcome`). ``--debug`` prints the traceback too and
+exits with the same code. docs/errors.md has the table with the messages; the codes:
 
 ====  ==========================================================================
 0     success (gate: every limit passes)
-1     gate: a limit is breached
-2     bad input: flags, configuration, run directory, budget or any file read
-3     the probe itself failed (partial results were written)
+1     gate: a limit is breached (or cannot be checked: its figure is missing)
+2     bad input: flags, configuration, run directory, budget or any file read, a
+      directory another memprobe is writing, a file the system does not let memprobe read
+3     the probe itself failed (partial results were written), the user's code included
+      (an exception, ``sys.exit``, ``os._exit``)
 4     out of memory (partial report and, on CUDA, the snapshot up to the failure)
 70    an internal error of memprobe (a bug: please report it)
 130   interrupted (Ctrl-C); 143 on SIGTERM

@@ -120,8 +120,8 @@ class Verdict(_Documented):
     """A gate's verdict on one limit."""
 
     PASS = "PASS", "the figure is within its limit"
-    FAIL = "FAIL", "the figure exceeds its limit"
-    SKIP = "SKIP", "the limit does not apply to this run (another device, no baseline, no such figure)"
+    FAIL = "FAIL", "the figure exceeds its limit, or is missing (the gate fails closed)"
+    SKIP = "SKIP", "the limit does not apply here (another device, no comparable baseline, a missing optional figure)"
 
 
 class RunStatus(_Documented):

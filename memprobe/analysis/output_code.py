@@ -409,7 +409,7 @@ def simulate_run(run_dir, report: dict, pairs: dict) -> list[dict]:
         saved = saved_outputs(pair) if g["kind"] == "forward" else None
         try:
             path = inside(run_dir, rel, f"{run_dir / 'report.json'}: graphs ({g['graph_id']}) files.output_code")
-            source = read_text(path)
+            source = read_text(path, kind="output code")
             mem = graph_memory(source, fx_outputs, len(saved) if saved is not None else None)
         except (RunDirError, OutputCodeError) as e:
             results.append({"graph_id": g["graph_id"], "kind": g["kind"], "error": str(e)})

@@ -1,4 +1,4 @@
-"""What a directory memprobe wrote holds: a run (report.json), a diff, an explain or a bisect result."""
+"""What a directory memprobe wrote holds: a run (report.json), a diff, an explain, a bisect or a sweep result."""
 
 from __future__ import annotations
 
@@ -6,18 +6,24 @@ from pathlib import Path
 
 from ..errors import RunDirError
 from .rundir import load_report
-from .validate import load_bisect, load_diff, load_explain
+from .validate import check_directory, kind_of, load_bisect, load_diff, load_explain, load_sweep
 
-_RESULTS = (("diff", "diff.json", load_diff), ("explain", "explain.json", load_explain), ("bisect", "bisect.json", load_bisect))
+_RESULTS = (
+    ("diff", "diff.json", load_diff),
+    ("explain", "explain.json", load_explain),
+    ("bisect", "bisect.json", load_bisect),
+    ("sweep", "sweep.json", load_sweep),
+)
 
 
-def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain", "bisect")) -> tuple[str, dict]:
+def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain", "bisect", "sweep")) -> tuple[str, dict]:
     """``(kind, data)`` of the directory at ``path``, checked as it is read; RunDirError if it holds none of ``kinds``."""
-    path = Path(path)
-    if "run" in kinds and ((path / "report.json").is_file() or not path.is_dir()):
+    path = check_directory(Path(path), "directory")
+    # what is there decides (a link or a FIFO in place of a file is refused by its loader, in one line)
+    if "run" in kinds and kind_of(path / "report.json") != "missing":
         return "run", load_report(path)
     for kind, name, load in _RESULTS:
-        if kind in kinds and (path / name).is_file():
+        if kind in kinds and kind_of(path / name) != "missing":
             return kind, load(path / name)
     names = " or ".join("report.json" if k == "run" else f"{k}.json" for k in kinds)
     raise RunDirError(f"{path} holds no {names}")

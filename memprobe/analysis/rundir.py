@@ -8,21 +8,30 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import SCHEMA_VERSION
-from ..errors import ConfigError, RunDirError
+from ..errors import RunDirError
 from .saved import GraphPair
-from .validate import GRAPH, REPORT, check, inside, load_json, parse_json, read_text
+from .validate import (
+    GRAPH,
+    REPORT,
+    check,
+    check_config,
+    check_directory,
+    inside,
+    kind_of,
+    load_json,
+    parse_json,
+    read_text,
+)
 
 
 def load_report(run_dir: str | Path) -> dict:
     """report.json of a run directory, checked field by field, or RunDirError naming what is wrong."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise RunDirError(f"run directory {run_dir} does not exist")
+    run_dir = check_directory(Path(run_dir))
     path = run_dir / "report.json"
-    if not path.is_file():
+    if kind_of(path) == "missing":
         raise RunDirError(f"{run_dir} is not a memprobe run directory (no report.json)")
     where = str(path)
-    report = parse_json(read_text(path, where), where)
+    report = parse_json(read_text(path, where, kind="report"), where)
     if not isinstance(report, dict) or "schema_version" not in report:
         raise RunDirError(f"{path} has no schema_version; not a memprobe report")
     if report["schema_version"] != SCHEMA_VERSION or isinstance(report["schema_version"], bool):
@@ -31,7 +40,7 @@ def load_report(run_dir: str | Path) -> dict:
         )
     check(report, REPORT, where)
     # the configuration as memprobe runs it: every field present (an older report lacks the newer ones)
-    report["config"] = check_config(report["config"], where).to_dict()
+    report["config"] = check_config(report["config"], f"{where}: config").to_dict()
     _check_references(report, where)
     return report
 
@@ -39,16 +48,6 @@ def load_report(run_dir: str | Path) -> dict:
 def _short(value) -> str:
     text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 20 else text[:17] + "..."
-
-
-def check_config(config: dict, where: str):
-    """The recorded configuration, as memprobe would run it; RunDirError naming the bad key."""
-    from ..config import ProbeConfig
-
-    try:
-        return ProbeConfig.from_dict(config).validated()
-    except ConfigError as e:
-        raise RunDirError(f"{where}: config: {e}") from None
 
 
 def _check_references(report: dict, where: str) -> None:
@@ -67,7 +66,7 @@ def _check_references(report: dict, where: str) -> None:
 
 def _read_graph(run_dir: Path, rel: str, where: str) -> dict:
     path = inside(run_dir, rel, where)
-    doc = load_json(path, GRAPH, str(path))
+    doc = load_json(path, GRAPH, str(path), kind="graph")
     check_node_references(doc["nodes"], str(path))
     return doc
 

@@ -11,6 +11,7 @@ registry written before the step.
 from __future__ import annotations
 
 import io
+import math
 import os
 import pickle
 from collections import defaultdict
@@ -56,11 +57,13 @@ def load_snapshot(path: str | Path, *, trusted: bool = False) -> Snapshot:
 
     Unless ``trusted`` (a snapshot this process just wrote), loading is bounded to
     ``LOAD_BYTES_PER_FILE_BYTE`` x the file's size + ``LOAD_HEADROOM_BYTES`` of memory."""
+    from .validate import read_bytes
+
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise SnapshotError(f"cannot read snapshot {path}: {e.strerror or e}") from None
+        data = read_bytes(path, f"snapshot {path}", kind="snapshot")
+    except MemprobeError as e:
+        raise SnapshotError(str(e)) from None
     if not data:
         raise SnapshotError(f"snapshot {path} is empty")
     bound = None if trusted else LOAD_BYTES_PER_FILE_BYTE * len(data) + LOAD_HEADROOM_BYTES
@@ -190,9 +193,22 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
         for e in traces[device]
         if isinstance(e, dict)
         and isinstance(e.get("action"), str)
-        and isinstance(e.get("addr"), int)
-        and isinstance(e.get("size"), int)
+        and _integer(e.get("addr"))
+        and _integer(e.get("size"))
+        and ("time_us" not in e or _integer(e["time_us"]) or _finite(e["time_us"]))
     ]
+
+
+_MAX = 2**64  # addresses, sizes and times of a real snapshot fit in 64 bits
+
+
+def _integer(v) -> bool:
+    """A field memprobe computes with as an integer: an int (not a bool) within 64 bits."""
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < _MAX
+
+
+def _finite(v) -> bool:
+    return isinstance(v, float) and math.isfinite(v) and abs(v) < _MAX
 
 
 def _free_action(trace: list[dict]) -> str:
@@ -211,8 +227,9 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
     for seg in snap["segments"]:
         if not isinstance(seg, dict) or (device is not None and seg.get("device", device) != device):
             continue
-        for b in seg.get("blocks") or []:
-            if not (isinstance(b, dict) and isinstance(b.get("address"), int) and isinstance(b.get("size"), int)):
+        blocks_of = seg.get("blocks")
+        for b in blocks_of if isinstance(blocks_of, list) else []:
+            if not (isinstance(b, dict) and _integer(b.get("address")) and _integer(b.get("size"))):
                 continue
             if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first:
                 blocks[b["address"]] = {"size": b["size"], "frames": _frames(b), "pre_existing": True}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..vocab import AttributionSource, Category
-from .validate import inside
+from .validate import inside, kind_of
 
 
 def _downsample(points: list[list], limit: int) -> list[list]:
@@ -39,7 +39,7 @@ def timeline(report: dict, run_dir: str | Path, limit: int = 3000) -> dict | Non
         if snap_meta.get("file")
         else None
     )
-    if snap_path is not None and snap_path.is_file():
+    if snap_path is not None and kind_of(snap_path) != "missing":  # one that cannot be read is an error, said so
         return _cuda_timeline(report, snap_path, limit)
     return _cpu_timeline(report, limit)
 

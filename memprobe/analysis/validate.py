@@ -14,8 +14,11 @@ Paths recorded in a file (``files.graph_json``, ``memory.snapshot.file``) are re
 
 from __future__ import annotations
 
+import errno
 import json
 import math
+import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,8 +39,16 @@ class Invalid(Exception):
 
 
 def _show(value) -> str:
-    text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value)
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        return f"an integer of {_digits(value)} digits"
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
+    text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value[:40])
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _digits(n: int) -> int:
+    return int(abs(n).bit_length() * 0.30103) + 1  # str() of a long integer is refused past 4,300 digits
 
 
 # -- shapes ---------------------------------------------------------------------------------------
@@ -62,7 +73,12 @@ COUNT = Int()
 
 def Num(lo: float = -math.inf) -> Shape:
     def check(v, path):
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < lo:
+        # an integer is compared as an integer: one beyond float range is out of range, not an OverflowError
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
+            raise Invalid(path, f"expected a finite number{' >= 0' if lo == 0 else ''}, got {_show(v)}")
+        if isinstance(v, int) and abs(v) > MAX_INT:
+            raise Invalid(path, f"a number out of range ({_digits(v)} digits)")
+        if v < lo:
             raise Invalid(path, f"expected a finite number{' >= 0' if lo == 0 else ''}, got {_show(v)}")
         return v
 
@@ -169,6 +185,21 @@ def Any_(v, path):
     return v
 
 
+def Config(v, path):
+    """A recorded probe configuration: what `memprobe run` would accept (the renderers build a ProbeConfig
+    from it to name it)."""
+    from ..config import ProbeConfig
+    from ..errors import ConfigError
+
+    if not isinstance(v, dict):
+        raise Invalid(path, f"expected an object, got {_show(v)}")
+    try:
+        ProbeConfig.from_dict(v).validated()
+    except ConfigError as e:
+        raise Invalid(path, str(e)) from None
+    return v
+
+
 def Either(*shapes: Shape) -> Shape:
     def check(v, path):
         errors = []
@@ -178,6 +209,26 @@ def Either(*shapes: Shape) -> Shape:
             except Invalid as e:
                 errors.append(str(e))
         raise Invalid(path, f"matches none of its forms ({errors[0].split(': ', 1)[-1]})")
+
+    return check
+
+
+def All(*shapes: Shape) -> Shape:
+    """A value that fits every one of ``shapes``."""
+
+    def check(v, path):
+        for shape in shapes:
+            shape(v, path)
+        return v
+
+    return check
+
+
+def When(key: str, then: Shape, otherwise: Shape) -> Shape:
+    """An object checked against ``then`` when its ``key`` is true (say, ``comparable``), else ``otherwise``."""
+
+    def check(v, path):
+        return (then if isinstance(v, dict) and v.get(key) is True else otherwise)(v, path)
 
     return check
 
@@ -457,7 +508,7 @@ COMPILE_CACHE = Obj(
 REPORT = Obj(
     {
         "status": STATUS,
-        "config": MapOf(Any_),
+        "config": Config,
         "device": Obj({"type": Opt(Enum("cpu", "cuda"))}),
         "versions": MapOf(Opt(STR)),
         "graphs": ListOf(GRAPH_ENTRY),
@@ -532,9 +583,8 @@ RECORD = Obj(
 )
 
 _SIDE = Obj(
-    {"config": MapOf(Any_)},
+    {"config": Config, "summary": STR},
     {
-        "summary": STR,
         "device": Opt(NAME),
         "versions": Opt(MapOf(Opt(STR))),
         "status": Opt(NAME),
@@ -544,6 +594,22 @@ _SIDE = Obj(
     },
 )
 _AB = Obj({"a": Opt(SIGNED), "b": Opt(SIGNED), "delta": Opt(SIGNED)})
+_PHASES_NOT_COMPARED = Obj(
+    {},
+    {
+        "comparable": Bool,
+        "why": STR,
+        "source": Opt(NAME),
+        "baseline": Opt(STR),
+        "phases": MapOf(MapOf(_AB)),
+        "history_dependent": ListOf(NAME),
+    },
+)
+# compared: the renderers read the source and each phase's peaks
+_COMPARED_PHASES = Obj(
+    {"comparable": Bool, "source": Opt(NAME), "phases": MapOf(All(MapOf(_AB), Obj({"peak_bytes": _AB})))},
+    {"why": STR, "baseline": Opt(STR), "history_dependent": ListOf(NAME)},
+)
 DIFF_ITEM = Obj(
     {
         "status": Enum(*DiffStatus),
@@ -596,19 +662,7 @@ DIFF = Obj(
                 },
             )
         ),
-        "phases": Opt(
-            Obj(
-                {},
-                {
-                    "comparable": Bool,
-                    "why": STR,
-                    "source": Opt(NAME),
-                    "baseline": Opt(STR),
-                    "phases": MapOf(MapOf(_AB)),
-                    "history_dependent": ListOf(NAME),
-                },
-            )
-        ),
+        "phases": Opt(When("comparable", _COMPARED_PHASES, _PHASES_NOT_COMPARED)),
         "graphs": ListOf(Obj({"graph_id": NAME, "peak_bytes": _AB, "saved_bytes": _AB})),
         "alive_at_peak": Opt(Obj({}, {"source": NAME, "phases": MapOf(MapOf(_AB)), "at_end": MapOf(MapOf(_AB))})),
         "verdict": Opt(VERDICT),
@@ -620,17 +674,20 @@ _EDIT_ITEM = Obj(
 EXPLAIN = Obj(
     {
         "base": Obj(
-            {"config": MapOf(Any_), "saved_bytes": Opt(SIGNED), "recompute": Obj({"flops": SIGNED, "bytes_moved": SIGNED})},
+            {"config": Config, "saved_bytes": Opt(SIGNED), "recompute": Obj({"flops": SIGNED, "bytes_moved": SIGNED})},
             {"run": STR},
         ),
         "edits": ListOf(
             Obj(
-                {"op": NAME, "bytes_saved": SIGNED},
                 {
+                    "op": NAME,
+                    "bytes_saved": SIGNED,
                     "edit": STR,
                     "flag": STR,
                     "recompute_flops_added": SIGNED,
-                    "recompute_bytes_added": SIGNED,
+                    "recompute_bytes_added": Opt(SIGNED),
+                },
+                {
                     "bytes_saved_per_flop": Num(),
                     "freed": ListOf(_EDIT_ITEM),
                     "added": ListOf(_EDIT_ITEM),
@@ -639,8 +696,9 @@ EXPLAIN = Obj(
             )
         ),
         "partitioner_items": ListOf(Obj({"expr": STR}, {"block": Opt(NAME), "bytes": COUNT, "op": NAME, "fate": STR})),
+        "mode": Enum("full", "analysis-only"),
     },
-    {"mode": Enum("full", "analysis-only"), "verdict": Opt(VERDICT)},
+    {"verdict": Opt(VERDICT)},
 )
 BISECT = Obj(
     {
@@ -652,6 +710,7 @@ BISECT = Obj(
         ),
         "conclusion": STR,
         "threshold_bytes": COUNT,
+        "minimal": Obj({"a": STR, "b": STR}, {"a_flags": ListOf(STR), "b_flags": ListOf(STR)}),
     },
     {
         "metric": STR,
@@ -659,14 +718,47 @@ BISECT = Obj(
         "unnecessary": ListOf(STR),
         "not_applicable": ListOf(STR),
         "untested": ListOf(STR),
-        "minimal": Obj({}, {"a": STR, "b": STR, "a_flags": ListOf(STR), "b_flags": ListOf(STR)}),
         "envs": MapOf(Any_),
         "min_delta": STR,
         "given_delta_bytes": SIGNED,
     },
 )
+SWEEP = Obj(
+    {
+        "config": Config,
+        "points": ListOf(
+            Obj(
+                {"budget": Num(0)},
+                {
+                    "run": STR,
+                    "saved_bytes": Opt(COUNT),
+                    "step_peak_bytes": Opt(SIGNED),
+                    "forward_end_bytes": Opt(SIGNED),
+                    "source": Opt(NAME),
+                },
+            )
+        ),
+    },
+    {
+        "sweep_schema_version": Int(1, 1),
+        "summary": STR,
+        "inversions": ListOf(
+            Obj(
+                {
+                    "metric": Enum("step_peak_bytes", "saved_bytes"),
+                    "lower_budget": Num(0),
+                    "higher_budget": Num(0),
+                    "lower_budget_bytes": SIGNED,
+                    "higher_budget_bytes": SIGNED,
+                    "excess_bytes": SIGNED,
+                }
+            )
+        ),
+        "note": STR,
+    },
+)
 _BASELINE_REPORT = Obj(
-    {"config": MapOf(Any_)},
+    {"config": Config},
     {
         "device": Opt(Obj({"type": Enum("cpu", "cuda")})),
         "versions": Opt(MapOf(Opt(STR))),
@@ -708,20 +800,130 @@ def _no_constant(name: str):
 
 def parse_json(text: str, where: str):
     """JSON with bounds: no NaN/Infinity, integers of at most 4300 digits (Python's limit), nesting within
-    Python's recursion limit (a deeper file is refused, not a crash)."""
+    Python's recursion limit (a deeper file is refused, not a crash); then every number in range
+    (:func:`check_numbers`), naming the first that is not."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError; so is an integer too long
         why = "nested too deep" if isinstance(e, RecursionError) else " ".join(str(e).split())[:200]
         raise RunDirError(f"{where} is not valid JSON ({why})") from None
+    check_numbers(doc, where)
+    return doc
 
 
-def read_text(path: Path, where: str | None = None) -> str:
+def check_numbers(doc, where: str) -> None:
+    """Every number in ``doc`` is one memprobe can compute with: an integer within +-2**63, a finite float
+    (``1e309`` parses as infinity). RunDirError naming the first field that is not."""
+    bad = out_of_range(doc)
+    if bad is not None:
+        raise RunDirError(f"{where}: {bad[0] or '(top level)'}: {bad[1]}")
+
+
+def out_of_range(doc, *, floats: bool = True) -> tuple[str, str] | None:
+    """``(field path, why)`` of the first number in ``doc`` out of range (an integer beyond +-2**63; with
+    ``floats``, a float that is not finite), or None. Iterative: a deeply nested document is no crash."""
+    stack = [(doc, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+        elif floats and isinstance(value, float) and not math.isfinite(value):
+            return path, f"a number out of range ({value})"
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            return path, f"an integer out of range ({_digits(value)} digits; at most 2**63)"
+    return None
+
+
+# The most memprobe reads of each kind of file: a larger one is refused before it is read (the largest
+# seen: a report.json of ~40 MB with the CPU profiler's events, a snapshot of ~0.7 GB).
+MiB = 2**20
+FILE_LIMITS = {
+    "report": 512 * MiB,
+    "graph": 256 * MiB,
+    "output code": 64 * MiB,
+    "result": 256 * MiB,  # diff.json, explain.json, bisect.json, sweep.json
+    "baseline": 256 * MiB,
+    "budget": 1 * MiB,
+    "snapshot": 4096 * MiB,
+}
+
+
+def read_bytes(path: Path, where: str | None = None, *, kind: str, follow: bool = False) -> bytes:
+    """The bytes of a regular file, at most ``FILE_LIMITS[kind]`` of them, or RunDirError in one line. The
+    file is opened without blocking (a FIFO or a device is refused, never waited on) and, unless
+    ``follow`` (a path the user named), not through a symbolic link."""
     where = where or str(path)
+    limit = FILE_LIMITS[kind]
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
-        data = path.read_bytes()
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno == errno.ELOOP and not follow:
+            raise RunDirError(f"{where} is a symbolic link; memprobe reads only the files themselves") from None
+        raise RunDirError(f"{where}: cannot read it ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a FIFO, socket or device)"
+            raise RunDirError(f"{where} is {what}; memprobe reads only regular files")
+        if st.st_size > limit:
+            raise RunDirError(f"{where} is {st.st_size} bytes; memprobe reads at most {limit} for a {kind} file")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 24, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise RunDirError(
+                    f"{where} grew past {limit} bytes while being read; memprobe reads at most that for a {kind} file"
+                )
+        return b"".join(chunks)
     except OSError as e:
         raise RunDirError(f"{where}: cannot read it ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
+
+
+def kind_of(path: Path) -> str:
+    """What is at ``path``, without following a last symbolic link and without raising: "missing", "file",
+    "dir", "link", "other" (a FIFO, socket or device), or "unreadable" (a directory above it denies access)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except NotADirectoryError:
+        return "missing"
+    except OSError:
+        return "unreadable"
+    if stat.S_ISLNK(mode):
+        return "link"
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+
+
+def check_directory(path: Path, what: str = "run directory") -> Path:
+    """``path`` if it is a directory memprobe may list; RunDirError saying what it is instead. The path the
+    user named may be a symbolic link to a directory."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise RunDirError(f"{what} {path} does not exist") from None
+    except OSError as e:
+        raise RunDirError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
+    if not stat.S_ISDIR(mode):
+        raise RunDirError(f"{path} is not a directory" + (f" (a {what} is)" if what != "directory" else ""))
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise RunDirError(f"{what} {path}: cannot read it (Permission denied)")
+    return path
+
+
+def read_text(path: Path, where: str | None = None, *, kind: str = "result", follow: bool = False) -> str:
+    """A UTF-8 text file read by :func:`read_bytes`."""
+    where = where or str(path)
+    data = read_bytes(path, where, kind=kind, follow=follow)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -735,10 +937,10 @@ def check(value, shape: Shape, where: str):
         raise RunDirError(f"{where}: {e}") from None
 
 
-def load_json(path: Path, shape: Shape, where: str | None = None):
+def load_json(path: Path, shape: Shape, where: str | None = None, *, kind: str = "result", follow: bool = False):
     """A JSON file of a known kind, parsed with bounds and checked against ``shape``."""
     where = where or str(path)
-    return check(parse_json(read_text(path, where), where), shape, where)
+    return check(parse_json(read_text(path, where, kind=kind, follow=follow), where), shape, where)
 
 
 def load_diff(path: Path) -> dict:
@@ -751,6 +953,21 @@ def load_explain(path: Path) -> dict:
 
 def load_bisect(path: Path) -> dict:
     return load_json(path, BISECT)
+
+
+def load_sweep(path: Path) -> dict:
+    return load_json(path, SWEEP)
+
+
+def check_config(config: dict, where: str):
+    """A recorded configuration as memprobe would run it; RunDirError naming the file and the bad key."""
+    from ..config import ProbeConfig
+    from ..errors import ConfigError
+
+    try:
+        return ProbeConfig.from_dict(config).validated()
+    except ConfigError as e:
+        raise RunDirError(f"{where}: {e}") from None
 
 
 def inside(root: Path, rel, where: str) -> Path:

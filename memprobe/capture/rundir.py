@@ -9,14 +9,23 @@ Layout::
 
 Every file is written atomically (temp file + rename), so a run that dies leaves
 complete files or none; report.json carries ``status`` (running, complete, failed).
+
+``.memprobe``, the marker, says memprobe made the directory and lists every file memprobe wrote
+in it (the manifest): ``--force`` removes exactly those, and refuses a directory holding anything
+else. A process writing a run directory holds a lock on its marker (``flock``), so a second
+memprobe writing there at the same time is refused. A marker without a manifest (a directory
+written by an earlier memprobe) admits only the names memprobe writes (report.json,
+graphs/g0.forward.json, ...).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
-import shutil
+import re
+import stat
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,7 +41,11 @@ def default_run_dir(label: str) -> Path:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary file renamed over it); inside a run directory the
+    file is first recorded in its manifest, so that `--force` may remove it later."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _record_write(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the file should read like any other
@@ -52,77 +65,314 @@ def _umask() -> int:
 
 
 def atomic_write_json(path: Path, obj) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=1, sort_keys=False) + "\n")
+    """Strict JSON: a NaN or an infinity is a ValueError (memprobe's bug), never a file others cannot parse."""
+    atomic_write_text(path, json.dumps(obj, indent=1, sort_keys=False, allow_nan=False) + "\n")
 
 
 MARKER_TEXT = "written by memprobe; `--force` may replace this directory\n"
-# what memprobe writes in a directory it owns (run, diff, bisect, explain, gate and sweep directories)
-_OWN_FILES = frozenset(
-    ("report.json", "diff.json", "explain.json", "bisect.json", "sweep.json", "snapshot.pickle", "report.html", MARKER)
+MANIFEST_HEADER = "# what memprobe wrote here, one a line; --force removes exactly these (NAME/: a run directory of its own)\n"
+MARKER_LIMIT = 4 * 2**20  # a manifest of ~100,000 files
+
+# what a directory written before the manifest (a marker of MARKER_TEXT alone) may hold: memprobe's own
+# names only; anything else in it is someone else's
+_LEGACY_FILES = frozenset(
+    ("report.json", "diff.json", "explain.json", "bisect.json", "sweep.json", "snapshot.pickle", "report.html")
 )
-_OWN_DIRS = frozenset(("graphs", "output_code"))
+_LEGACY_SUBFILES = {
+    "graphs": re.compile(r"g\d+\.(forward|backward|inference)\.(txt|json)"),
+    "output_code": re.compile(r"g\d+\.(forward|backward|inference)\.py"),
+}
+# the temporary file of an atomic write (".NAME.RANDOM.tmp", or ".NAME.tmp" for the CUDA snapshot)
+_TMP = re.compile(r"\.(?P<name>.+?)(\.[a-z0-9_]{8})?\.tmp")
+_ENTRY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=-]{0,254}")  # one component of a name memprobe writes (fullmatch)
+
+# this process's locks: the real path of a directory it writes -> its marker's open, locked descriptor
+_LOCKS: dict[str, int] = {}
 
 
-def _foreign(path: Path) -> str | None:
-    """The first entry of ``path`` that memprobe did not write, or None when all of it is memprobe's.
-    Subdirectories are memprobe's when they carry its marker (sides, trials, ranks, gate probes) or are
-    the graph and output-code folders of a run."""
-    if path.is_symlink() or not (path / MARKER).is_file() or (path / MARKER).read_text(errors="replace") != MARKER_TEXT:
+class _Marker:
+    """A directory's marker as read: ``legacy`` (no manifest), or the ``files`` and ``runs`` it lists."""
+
+    def __init__(self, legacy: bool, files: frozenset[str] = frozenset(), runs: frozenset[str] = frozenset()):
+        self.legacy, self.files, self.runs = legacy, files, runs
+
+
+def _check_entry(rel: str) -> None:
+    parts = rel.rstrip("/").split("/") if rel.endswith("/") else rel.split("/")
+    if not 1 <= len(parts) <= 2 or not all(_ENTRY.fullmatch(p) for p in parts) or (rel.endswith("/") and len(parts) != 1):
+        raise ValueError(f"memprobe does not record writing {rel!r} (a name of one or two plain components)")
+
+
+def _read_marker(path: Path) -> _Marker | None:
+    """The marker of directory ``path``, or None when it has none memprobe could have written (absent, a
+    link, not a regular file, too large, not a marker's text, or a manifest naming what memprobe never writes)."""
+    try:
+        fd = os.open(path / MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MARKER_LIMIT:
+            return None
+        data = os.read(fd, MARKER_LIMIT + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if text == MARKER_TEXT:
+        return _Marker(legacy=True)
+    if not text.startswith(MARKER_TEXT + MANIFEST_HEADER) or not text.endswith("\n"):
+        return None
+    files, runs = set(), set()
+    for line in text[len(MARKER_TEXT + MANIFEST_HEADER) :].splitlines():
+        try:
+            _check_entry(line)
+        except ValueError:
+            return None
+        (runs if line.endswith("/") else files).add(line.rstrip("/"))
+    return _Marker(False, frozenset(files), frozenset(runs))
+
+
+def record(run_dir: Path, rel: str) -> None:
+    """Add ``rel`` (a file, or ``NAME/`` for a run directory of its own) to the manifest of ``run_dir``:
+    `--force` may remove it later. Nothing is recorded in a directory without a manifest."""
+    _check_entry(rel)
+    marker = _read_marker(run_dir)
+    if marker is None or marker.legacy or rel.rstrip("/") in (marker.runs if rel.endswith("/") else marker.files):
+        return
+    fd = os.open(run_dir / MARKER, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        os.write(fd, (rel + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def _record_write(path: Path) -> None:
+    """Before memprobe writes ``path``: record it in the manifest of the run directory holding it (its
+    directory, or the one above for graphs/ and output_code/), if there is one."""
+    parent = path.parent
+    # a name memprobe cannot record (an --html path of the user's own choosing) stays unrecorded: --force
+    # then refuses the directory rather than guess
+    with contextlib.suppress(ValueError, OSError):
+        if (parent / MARKER).is_file():
+            record(parent, path.name)
+        elif (parent.parent / MARKER).is_file():
+            record(parent.parent, f"{parent.name}/{path.name}")
+
+
+class _Plan:
+    """What `--force` removes from a directory: files, then directories (deepest first)."""
+
+    def __init__(self):
+        self.files: list[Path] = []
+        self.dirs: list[Path] = []
+
+
+def _foreign(path: Path, plan: _Plan, top: bool) -> str | None:
+    """The first entry of ``path`` that memprobe did not record writing (the directory itself when it has
+    no marker memprobe wrote), or None, adding what may be removed to ``plan``. A run directory of its own
+    inside it (a side, trial, rank, gate probe) is checked by its own marker, and must not be in use."""
+    if path.is_symlink() or not path.is_dir():
         return str(path)
-    for entry in path.iterdir():
+    marker = _read_marker(path)
+    if marker is None:
+        return str(path)
+    if not top and _in_use(path):
+        raise RunDirError(f"{path} is being written by another memprobe process; wait for it to end or choose another --out")
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError as e:
+        raise RunDirError(f"{path}: cannot list it ({e.strerror or e})") from None
+    for entry in entries:
+        if entry.name == MARKER:
+            if not top:
+                plan.files.append(Path(entry.path))
+            continue
         if entry.is_symlink():
-            return str(entry)
-        if entry.is_dir():
-            if entry.name in _OWN_DIRS:
-                odd = next((str(x) for x in entry.iterdir() if x.is_symlink() or not x.is_file()), None)
-                if odd:
-                    return odd
+            return entry.path
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name in marker.runs or (marker.legacy and (Path(entry.path) / MARKER).is_file()):
+                inner = _foreign(Path(entry.path), plan, top=False)
+                if inner:
+                    return inner
                 continue
-            inner = _foreign(entry)
-            if inner:
-                return inner
-        elif entry.name not in _OWN_FILES and not (entry.name.startswith(".") and entry.name.endswith(".tmp")):
-            return str(entry)
+            odd = _foreign_files(Path(entry.path), entry.name, marker, plan)
+            if odd:
+                return odd
+            plan.dirs.append(Path(entry.path))
+        elif not (entry.is_file(follow_symlinks=False) and _owned(entry.name, "", marker)):
+            return entry.path
+        else:
+            plan.files.append(Path(entry.path))
+    if not top:
+        plan.dirs.append(path)
     return None
 
 
-def check_out_dir(path: Path, force: bool) -> None:
+def _foreign_files(folder: Path, name: str, marker: _Marker, plan: _Plan) -> str | None:
+    """A folder of a run (graphs/, output_code/): every entry a regular file memprobe recorded writing."""
+    if not marker.legacy and not any(f.startswith(name + "/") for f in marker.files):
+        return str(folder)
+    if marker.legacy and name not in _LEGACY_SUBFILES:
+        return str(folder)
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as e:
+        raise RunDirError(f"{folder}: cannot list it ({e.strerror or e})") from None
+    for entry in entries:
+        if not (entry.is_file(follow_symlinks=False) and _owned(entry.name, name, marker)):
+            return entry.path
+        plan.files.append(Path(entry.path))
+    return None
+
+
+def _owned(name: str, folder: str, marker: _Marker) -> bool:
+    """Whether file ``name`` (in ``folder``, "" at the top) is one memprobe recorded writing, or the
+    temporary file of one."""
+    tmp = _TMP.fullmatch(name)
+    names = [name] + ([tmp.group("name")] if tmp else [])
+    for n in names:
+        if marker.legacy:
+            if (folder and _LEGACY_SUBFILES[folder].fullmatch(n)) or (not folder and n in _LEGACY_FILES):
+                return True
+        elif (f"{folder}/{n}" if folder else n) in marker.files:
+            return True
+    return False
+
+
+def _in_use(path: Path) -> bool:
+    """Whether another process holds the lock of run directory ``path``."""
+    if str(path.resolve()) in _LOCKS:
+        return False
+    try:
+        fd = os.open(path / MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
+
+
+def check_out_dir(path: Path, force: bool) -> _Plan:
     """Whether a run may be written to ``path``: refused (one line) unless it is absent or empty, or
-    ``force`` and everything in it is memprobe's own. Checks only; nothing is touched."""
+    ``force`` and everything in it is what memprobe recorded writing. Returns what `--force` would remove;
+    nothing is touched."""
     path = Path(path)
+    plan = _Plan()
     if path.is_symlink():
         raise RunDirError(f"{path} is a symbolic link; memprobe writes only into a directory itself: give its real path")
     if path.exists() and not path.is_dir():
         raise RunDirError(f"{path} exists and is not a directory")
-    if path.is_dir() and any(path.iterdir()):
+    if path.is_dir() and _entries(path):
         if not force:
             raise RunDirError(
                 f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out"
             )
-        foreign = _foreign(path)
+        foreign = _foreign(path, plan, top=True)
         if foreign == str(path):
             raise RunDirError(
                 f"{path} is not a memprobe run directory (it has no memprobe marker); refusing to delete it even with --force"
             )
         if foreign:
             raise RunDirError(f"{path} holds {foreign}, which memprobe did not write; refusing to delete it even with --force")
+    return plan
+
+
+def _entries(path: Path) -> list[str]:
+    try:
+        return os.listdir(path)
+    except OSError as e:
+        raise RunDirError(f"{path}: cannot list it ({e.strerror or e})") from None
+
+
+def _lock(path: Path, create: bool) -> int:
+    """This process's lock on run directory ``path`` (its marker, opened and locked), or RunDirError when
+    another process holds it."""
+    key = str(path.resolve())
+    if key in _LOCKS:
+        return _LOCKS[key]
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_CREAT if create else 0)
+    try:
+        fd = os.open(path / MARKER, flags, 0o666)
+    except OSError as e:
+        raise RunDirError(f"{path / MARKER}: cannot open it ({e.strerror or e})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise RunDirError(f"{path / MARKER} is not a regular file; {path} is not a memprobe run directory")
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise RunDirError(
+            f"{path} is being written by another memprobe process; wait for it to end or choose another --out"
+        ) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    _LOCKS[key] = fd
+    return fd
+
+
+def release_locks() -> None:
+    """The verb is done: let other memprobe processes write the directories this one wrote."""
+    while _LOCKS:
+        os.close(_LOCKS.popitem()[1])
+
+
+def _unlock_under(path: Path) -> None:
+    """Forget this process's locks of run directories inside ``path`` (about to be removed)."""
+    root = str(path.resolve()) + os.sep
+    for key in [k for k in _LOCKS if k.startswith(root)]:
+        os.close(_LOCKS.pop(key))
 
 
 def prepare_run_dir(path: Path, force: bool) -> Path:
-    """Create ``path`` for a new run (see :func:`check_out_dir`); with ``force`` an earlier memprobe
-    directory there is removed first. The directory gets memprobe's marker."""
+    """Create ``path`` for a new run, and hold its lock until the verb ends (:func:`release_locks`) or the
+    process does: a second memprobe writing there at the same time is refused (one line). With ``force`` an earlier memprobe directory there is
+    emptied first, of exactly the files memprobe recorded writing in it (see :func:`check_out_dir`); the
+    marker starts a new manifest."""
     path = Path(path)
+    existed = path.is_dir() and bool(_entries(path))
     check_out_dir(path, force)
-    if path.is_dir() and any(path.iterdir()):
-        shutil.rmtree(path)
     path.mkdir(parents=True, exist_ok=True)
-    (path / MARKER).write_text(MARKER_TEXT)
+    fd = _lock(path, create=not existed)
+    plan = check_out_dir(path, force) if existed else _Plan()  # again, now that no other memprobe can change it
+    if not existed and _entries(path) != [MARKER]:
+        raise RunDirError(f"{path} was filled by someone else while memprobe created it; choose another --out")
+    _unlock_under(path)
+    try:
+        for f in plan.files:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f)
+        for d in plan.dirs:
+            os.rmdir(d)
+    except OSError as e:
+        raise RunDirError(
+            f"{path} changed while memprobe emptied it ({e.strerror or e}: {e.filename}); nothing else was removed"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, (MARKER_TEXT + MANIFEST_HEADER).encode(), 0)
+    if _read_marker(path.parent) is not None and _ENTRY.fullmatch(path.name):
+        record(path.parent, path.name + "/")
     return path
 
 
 class RunDir:
     def __init__(self, path: Path):
         self.path = Path(path)
+
+    def record(self, rel: str) -> None:
+        """A file written by other code than :func:`atomic_write_text` (the CUDA snapshot): into the manifest first."""
+        record(self.path, rel)
 
     def write_report(self, report: dict) -> Path:
         p = self.path / "report.json"

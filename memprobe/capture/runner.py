@@ -30,6 +30,7 @@ from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, Interrupted, OutOfMemory, RunFailed
 from ..vocab import MemorySource
 from .caches import use_compile_cache
+from .guard import RunGuard, describe_exit
 from .process_info import process_age_s, process_record, user_command, waited_s
 from .quiet import quiet_logs
 from .rundir import RunDir
@@ -137,6 +138,7 @@ class Probe:
         self.cuda_snapshot = cuda_snapshot
         self.measure_calls = measure_calls
         self.run_dir = run_dir
+        self.guard = RunGuard()
         self.progress = progress or (lambda msg: None)
         self.verbose = verbose
         self.report: dict = {}
@@ -173,7 +175,7 @@ class Probe:
             "memory": None,
             "timings_s": {},
         }
-        previous = _on_sigterm()
+        guard = self.guard = RunGuard().__enter__()
         try:
             self._write()
             use_compile_cache()  # before torch is imported: Inductor's compile workers inherit it
@@ -193,41 +195,54 @@ class Probe:
             if cfg.compile and device.type == "cuda" and not self.analysis_only:
                 start_compile_workers()
             self._run(device)
+            guard.check()
             self.report["status"] = "complete"
-        except (KeyboardInterrupt, Interrupted) as e:
-            self.report["status"] = "interrupted"
-            how = "terminated (SIGTERM)" if isinstance(e, Interrupted) else "interrupted (Ctrl-C)"
-            raise Interrupted(
-                f"{how}; what was recorded is in {self.run_dir.path} (status: interrupted)",
-                exit_code=getattr(e, "exit_code", 130),
-            ) from None
-        except (ConfigError, InternalError) as e:
-            self.report["status"] = "failed"
-            self.report["error"] = f"{type(e).__name__}: {e}"
-            raise
-        except Exception as e:  # a failure inside torch: keep what was recorded
-            first = str(e).splitlines()[0] if str(e) else ""
-            self.report["error"] = f"{type(e).__name__}: {first}"
-            if _is_oom(e):
-                self.report["status"] = "oom"
-                # "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has ..." -> its first two sentences
-                short = ". ".join(first.split(". ")[:2]).rstrip(".")
-                raise OutOfMemory(
-                    f"out of memory during {self.report.get('oom', {}).get('phase') or 'the run'}: {short}; "
-                    f"partial report in {self.run_dir.path} (status: oom)"
-                ) from e
-            self.report["status"] = "failed"
-            from .target import innermost_cause
-
-            cause = innermost_cause(e)
-            self.report["error"] = cause
-            raise RunFailed(f"the run failed: {cause}; partial report in {self.run_dir.path}") from e
+        except BaseException as e:
+            # a signal is an interruption whatever the library it hit made of it (BackendCompilerFailed)
+            stop = guard.interruption(e)
+            if stop is not None:
+                self.report["status"] = "interrupted"
+                raise Interrupted(
+                    f"{stop}; what was recorded is in {self.run_dir.path} (status: interrupted)", exit_code=stop.exit_code
+                ) from None
+            self._failed(e)
         finally:
-            _restore_sigterm(previous)
+            guard.__exit__(None, None, None)
             self.report["finished_utc"] = _now()
             self.report["verdict"] = run_verdict(self.report)  # once the status is known
             self._write()
         return self.report
+
+    def _failed(self, e: BaseException):
+        """Mark the report failed (or oom) and raise the error the user reads."""
+        if isinstance(e, (ConfigError, InternalError)):
+            self.report["status"] = "failed"
+            self.report["error"] = f"{type(e).__name__}: {e}"
+            raise e
+        if not isinstance(e, Exception):  # sys.exit, os._exit or a BaseException of the user's code
+            self.report["status"] = "failed"
+            self.report["error"] = f"the model {describe_exit(e)}"
+            raise RunFailed(
+                f"the run failed: the model {describe_exit(e)} during {self.current_phase or 'the run'}; "
+                f"partial report in {self.run_dir.path}"
+            ) from e
+        # a failure inside torch: keep what was recorded
+        first = str(e).splitlines()[0] if str(e) else ""
+        self.report["error"] = f"{type(e).__name__}: {first}"
+        if _is_oom(e):
+            self.report["status"] = "oom"
+            # "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has ..." -> its first two sentences
+            short = ". ".join(first.split(". ")[:2]).rstrip(".")
+            raise OutOfMemory(
+                f"out of memory during {self.report.get('oom', {}).get('phase') or 'the run'}: {short}; "
+                f"partial report in {self.run_dir.path} (status: oom)"
+            ) from e
+        self.report["status"] = "failed"
+        from .target import innermost_cause
+
+        cause = innermost_cause(e)
+        self.report["error"] = cause
+        raise RunFailed(f"the run failed: {cause}; partial report in {self.run_dir.path}") from e
 
     # -- the probe itself ------------------------------------------------------------------------
     def _run(self, device) -> None:
@@ -246,6 +261,8 @@ class Probe:
         model = optimizer = x = None
         if device.type == "cuda":
             torch.cuda.set_device(device)
+            if self.cuda_snapshot and not self.analysis_only:
+                self.run_dir.record("snapshot.pickle")  # torch writes it: into the manifest first
             meter = CudaPhases(
                 device,
                 snapshot_path=self.run_dir.path / "snapshot.pickle" if self.cuda_snapshot and not self.analysis_only else None,
@@ -339,6 +356,7 @@ class Probe:
                         timings["measured_step"] = round(time.perf_counter() - ts, 3)
                         if getattr(meter, "dump_s", None) is not None:
                             timings["snapshot_dump"] = round(meter.dump_s, 3)  # inside the measured step's figure
+                    self.guard.check()  # a Ctrl-C a library swallowed during the step stops the run here
             self.report["memory"] = {
                 **(
                     meter.result()
@@ -515,27 +533,6 @@ def _is_oom(e: BaseException) -> bool:
 
     oom = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)
     return (oom is not None and isinstance(e, oom)) or "out of memory" in str(e).lower()
-
-
-def _on_sigterm():
-    """SIGTERM ends the run like Ctrl-C: the report is written and marked interrupted."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def handler(signum, frame):
-        raise Interrupted("terminated", exit_code=128 + signum)
-
-    return signal.signal(signal.SIGTERM, handler)
-
-
-def _restore_sigterm(previous) -> None:
-    import signal
-
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def run_probe(

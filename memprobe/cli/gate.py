@@ -195,7 +195,7 @@ def budget(name, headroom, relative, budget_path, force, quiet, verbose, **kw) -
     Example:
       memprobe budget --recipe rowwise --layers 2 --headroom 10%
     """
-    from ..budget import parse_relative
+    from ..budget import PROBE_NAME, parse_relative
     from ..orchestrate.gate import check_baseline_slot, write_budget
     from ..report import console as render
 
@@ -206,7 +206,7 @@ def budget(name, headroom, relative, budget_path, force, quiet, verbose, **kw) -
     except ValueError:
         raise ConfigError(f"--relative takes a percentage like +5% (got {relative!r})") from None
     name = name or default_probe_name(cfg)
-    if not name or any(ch in name for ch in "\n\r\t\"'[]."):
+    if not PROBE_NAME.fullmatch(name):
         raise ConfigError(f"--name {name!r}: a probe name is one word (letters, digits, - and _)")
     refuse_existing(budget_path, force=force)
     baseline_path = budget_path.parent / "memprobe-baseline.json"

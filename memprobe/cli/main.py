@@ -1,19 +1,22 @@
 """The ``memprobe`` command: one module per verb, errors through one door (:class:`MemprobeGroup`).
 
-Exit codes (memprobe.errors has them with their error classes): 0 success (gate: every limit
-passes); 1 gate: a limit is breached; 2 bad input (flags, config, run directory, budget file);
-3 the probe itself failed (partial results were written); 4 out of memory (partial report and,
-on CUDA, the snapshot up to the failure); 70 an internal error of memprobe; 130 interrupted
-(143 on SIGTERM).
+Exit codes (docs/errors.md has the table; memprobe.errors has them with their error classes): 0
+success (gate: every limit passes); 1 gate: a limit is breached; 2 bad input (flags, config, run
+directory, budget or any file read); 3 the probe itself failed (partial results were written); 4 out
+of memory; 70 an internal error of memprobe (a bug); 130 interrupted (143 on SIGTERM). ``--debug``
+prints the traceback as well, and exits with the same code.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import traceback
 
 import click
 
 from .. import __version__
+from ..capture.rundir import release_locks
 from ..errors import InternalError, MemprobeError
 from ..report.text import plain
 from .options import DEBUG
@@ -23,44 +26,70 @@ def _one_line(text: str) -> str:
     return plain(" ".join(str(text).split()))
 
 
+def outcome(exc: BaseException) -> tuple[int, str]:
+    """The exit code and the one line on stderr for an exception that ended a verb: the CLI's one door,
+    also what the fuzz tests call in-process."""
+    if isinstance(exc, click.exceptions.Exit):
+        return exc.exit_code, ""
+    if isinstance(exc, click.ClickException):
+        return exc.exit_code, f"memprobe: error: {_one_line(exc.format_message())}"
+    if isinstance(exc, (click.exceptions.Abort, KeyboardInterrupt)):
+        return 130, "memprobe: interrupted"
+    if isinstance(exc, InternalError):  # reported by a probe process: a bug of ours
+        return exc.exit_code, f"memprobe: internal error: {_one_line(exc)}"
+    if isinstance(exc, MemprobeError):
+        return exc.exit_code, f"memprobe: error: {_one_line(exc)}"
+    if isinstance(exc, PermissionError):  # the file system said no: the user's to fix, not a bug
+        where = _one_line(exc.filename) if exc.filename else "a file"
+        return 2, f"memprobe: error: cannot access {where}: permission denied"
+    first = (str(exc).splitlines() or [""])[0]
+    return 70, (
+        f"memprobe: internal error: {type(exc).__name__}: {_one_line(first)[:500]}"
+        + ("" if DEBUG.on else " (run again with --debug for the traceback)")
+    )
+
+
 class MemprobeGroup(click.Group):
-    """Click group that turns every error into one line on stderr (``--debug`` shows tracebacks)."""
+    """Click group that turns every error into one line on stderr and its exit code (``--debug`` adds the
+    traceback, and keeps the code)."""
 
     def main(self, args=None, prog_name=None, **extra):  # noqa: D401
         args = list(sys.argv[1:] if args is None else args)
         DEBUG.on = False
         try:
-            return super().main(args=args, prog_name=prog_name or "memprobe", standalone_mode=False, **extra)
-        except click.exceptions.Exit as e:
-            sys.exit(e.exit_code)
-        except click.ClickException as e:
-            click.echo(f"memprobe: error: {_one_line(e.format_message())}", err=True)
-            sys.exit(e.exit_code)
-        except click.exceptions.Abort:
-            click.echo("memprobe: interrupted", err=True)
-            sys.exit(130)
-        except InternalError as e:  # reported by a probe process: a bug of ours
-            if DEBUG.on:
-                raise
-            click.echo(f"memprobe: internal error: {_one_line(e)}", err=True)
-            sys.exit(e.exit_code)
-        except MemprobeError as e:
-            if DEBUG.on:
-                raise
-            click.echo(f"memprobe: error: {_one_line(e)}", err=True)
-            sys.exit(e.exit_code)
-        except KeyboardInterrupt:
-            click.echo("memprobe: interrupted", err=True)
-            sys.exit(130)
-        except Exception as e:  # a bug in memprobe: one line unless asked for the traceback
-            if DEBUG.on:
-                raise
-            first = (str(e).splitlines() or [""])[0]
-            click.echo(
-                f"memprobe: internal error: {type(e).__name__}: {_one_line(first)} (run again with --debug for the traceback)",
-                err=True,
-            )
-            sys.exit(70)
+            result = super().main(args=args, prog_name=prog_name or "memprobe", standalone_mode=False, **extra)
+        except SystemExit as e:  # a verb's own exit (the gate's 1 on a breach)
+            code, line = e.code, ""
+        except BaseException as e:
+            code, line = outcome(e)
+            if DEBUG.on and code not in (0, 130) and not isinstance(e, click.ClickException):
+                traceback.print_exception(e)
+        else:
+            code, line = None, ""
+        finally:
+            release_locks()  # the directories this verb wrote: free for the next memprobe
+        if line:
+            click.echo(line, err=True)
+        _after_output()
+        if code is not None:
+            sys.exit(code)
+        return result
+
+
+def _after_output() -> None:
+    """The verb's output is complete: whatever the user's code prints later (an ``atexit`` handler of the
+    model's) goes to stderr, never after a --json document on stdout."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        return
+    if sys.stdout is not sys.__stdout__ or sys.__stdout__ is None:  # under a test runner: its stream
+        return
+    try:
+        if sys.stdout.fileno() == 1 and sys.stderr is not None:
+            os.dup2(sys.stderr.fileno(), 1)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _group_debug(ctx: click.Context, _param, value: bool) -> None:

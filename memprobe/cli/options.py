@@ -250,7 +250,7 @@ def side_config(label: str, base: ProbeConfig, extra: str | None) -> ProbeConfig
 def emit(result: dict, *, as_json: bool, as_markdown: bool = False, markdown=None, console=None) -> None:
     """Print a verb's result: JSON for machines, Markdown for a pull request, or the rich console view."""
     if as_json:
-        click.echo(json.dumps(result, indent=1))
+        click.echo(json.dumps(result, indent=1, allow_nan=False))  # strict JSON: no NaN, no Infinity
     elif as_markdown and markdown is not None:
         click.echo(markdown(result))
     elif console is not None:

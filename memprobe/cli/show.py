@@ -1,4 +1,4 @@
-"""``memprobe show DIR``: render a recorded run, diff, explain or bisect again, without re-running."""
+"""``memprobe show DIR``: render a recorded run, diff, explain, bisect or sweep again, without re-running."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import click
 from .options import debug_option, emit, refuse_existing, table_options, wide_option
 
 
-@click.command(short_help="Render a recorded run (or diff/explain/bisect directory) again.")
+@click.command(short_help="Render a recorded run (or diff/explain/bisect/sweep directory) again.")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the recorded JSON instead.")
 @click.option("--force", is_flag=True, help="Overwrite existing --csv/--parquet files.")
@@ -18,7 +18,8 @@ from .options import debug_option, emit, refuse_existing, table_options, wide_op
 @debug_option
 def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_path: Path | None, wide: bool) -> None:
     """Render PATH again: a run directory (report.json), or a directory written by
-    `memprobe diff` (diff.json), `memprobe explain` (explain.json) or `memprobe bisect` (bisect.json).
+    `memprobe diff` (diff.json), `memprobe explain` (explain.json), `memprobe bisect` (bisect.json) or
+    `memprobe sweep` (sweep.json).
     Every file is checked as it is read: a directory may come from anyone."""
     from ..analysis.recorded import load_recorded
     from ..report import console as render
@@ -26,10 +27,11 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
 
     refuse_existing(csv_path, parquet_path, force=force)
     kind, data = load_recorded(path)
-    views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain}
-    if kind in views:
-        emit(data, as_json=as_json, console=lambda: views[kind](data, path, wide=wide))
+    wide_views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain}
+    views = {"bisect": render.print_bisect, "sweep": render.print_sweep}
+    if kind in wide_views:
+        emit(data, as_json=as_json, console=lambda: wide_views[kind](data, path, wide=wide))
     else:
-        emit(data, as_json=as_json, console=lambda: render.print_bisect(data, path))
+        emit(data, as_json=as_json, console=lambda: views[kind](data, path))
     if kind in ("run", "diff"):
         export(kind, data, csv_path, parquet_path)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..analysis.rundir import load_report
 from ..analysis.verdict import gate_verdict, verdict_of
-from ..budget import Budget, BudgetError, baseline_entry, evaluate, explain_breach, load_baseline
+from ..budget import PROBE_NAME, Budget, BudgetError, baseline_entry, evaluate, explain_breach, load_baseline
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import MemprobeError
@@ -56,6 +56,9 @@ def run_gate(
 ) -> dict:
     """Run (or load) each wanted probe and evaluate its limits; the gate's result as data."""
     baseline = load_baseline(baseline_path)
+    for name in wanted:  # each names a directory under --out: never a path (load_budget checks it too)
+        if not PROBE_NAME.fullmatch(name):
+            raise BudgetError(f"{budget.path}: probe name {name!r} is not one word of letters, digits, - and _")
     to_run = [n for n in wanted if n not in finished]
     if to_run:
         out = out or default_run_dir("gate")

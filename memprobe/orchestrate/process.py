@@ -187,7 +187,7 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
             return
         cmd, env = probe_process(python, "memprobe.compat.envcheck", [spec], {**os.environ, **dict(side_env_vars)})
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=env)
         except (OSError, subprocess.TimeoutExpired) as e:
             answers[key] = f"cannot run it ({type(e).__name__}: {e})"
             return
@@ -334,6 +334,7 @@ class ChildProbe:
                 stdout=sys.stderr if verbose else subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
+                errors="replace",  # another interpreter may print anything, bytes that are not UTF-8 too
                 bufsize=1,
                 env=env,
             )

@@ -7,9 +7,10 @@ from xml.etree import ElementTree as ET
 from rich.table import Table
 
 from ..analysis.verdict import verdict_of
+from ..budget import limit_name
 from ..units import fmt_bytes
 from ..vocab import Verdict
-from .text import markup
+from .text import markup, md_code, md_text, xml_text
 
 _STYLE = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.SKIP: "yellow"}
 
@@ -28,11 +29,7 @@ def _headroom(v: dict) -> str:
 
 
 def _metric(v: dict) -> str:
-    return (
-        f"{v['device']}.{v['metric']}"
-        if v.get("device")
-        else (f"baseline.{v['metric']}" if v["kind"] == "relative" else v["metric"])
-    )
+    return limit_name(v["metric"], v["kind"], v.get("device"))
 
 
 def print_gate(result: dict, console) -> None:
@@ -59,6 +56,8 @@ def print_gate(result: dict, console) -> None:
     for v in result["verdicts"]:
         if v["verdict"] == Verdict.SKIP:
             console.print(f"[yellow]skip[/] {markup(v['probe'])} {markup(_metric(v))}: {markup(v['notice'])}")
+        elif v["verdict"] == Verdict.FAIL and v.get("notice"):
+            console.print(f"[bold red]fail[/] {markup(v['probe'])} {markup(_metric(v))}: {markup(v['notice'])}")
     for name, why in result["explanations"].items():
         console.print(f"\n[bold red]{markup(name)} breached its budget.[/] {markup(why['headline'])}")
         for line in why["lines"]:
@@ -71,11 +70,12 @@ def print_gate(result: dict, console) -> None:
 
 
 def _code_spans(line: str, exprs: list[str]) -> str:
-    """A Markdown line with the saved values it names set as code."""
+    """A Markdown line with the saved values it names set as code, the rest as inert text."""
     for expr in sorted(exprs, key=len, reverse=True):
         if expr and expr in line:
-            return line.replace(expr, f"`{expr}`", 1)
-    return line
+            before, _, after = line.partition(expr)
+            return md_text(before, line_start=True) + md_code(expr) + md_text(after)
+    return md_text(line, line_start=True)
 
 
 def gate_markdown(result: dict) -> str:
@@ -83,29 +83,35 @@ def gate_markdown(result: dict) -> str:
     lines = [
         f"### memprobe gate: {'❌ FAIL' if n['FAIL'] else '✅ PASS'}",
         "",
-        f"**Verdict:** {verdict_of('gate', result)['text']}",
+        f"**Verdict:** {md_text(verdict_of('gate', result)['text'])}",
         "",
-        f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped (`{result['budget']}`)",
+        f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped ({md_code(result['budget'])})",
         "",
         "| probe | metric | measured | limit | headroom | verdict |",
         "|---|---|---:|---:|---:|---|",
     ]
     for v in result["verdicts"]:
         lines.append(
-            f"| {v['probe']} | `{_metric(v)}` | {fmt_bytes(v['measured'])} | {_limit_text(v)} | {_headroom(v)} | {v['verdict']} |"
+            f"| {md_text(v['probe'])} | {md_code(_metric(v), cell=True)} | {fmt_bytes(v['measured'])} |"
+            f" {md_text(_limit_text(v))} | {_headroom(v)} | {v['verdict']} |"
         )
     for name, why in result["explanations"].items():
-        lines += ["", f"**{name}** breached its budget. {why['headline']}", ""]
+        lines += ["", f"**{md_text(name)}** breached its budget. {md_text(why['headline'])}", ""]
         lines += [f"- {_code_spans(line, why.get('exprs') or [])}" for line in why["lines"]]
+    for v in result["verdicts"]:  # a limit that failed for want of its figure says so
+        if v["verdict"] == Verdict.FAIL and v.get("notice"):
+            lines += ["", f"- {md_text(v['probe'], line_start=True)} {md_code(_metric(v))} failed: {md_text(v['notice'])}"]
     skips = [v for v in result["verdicts"] if v["verdict"] == Verdict.SKIP]
     if skips:
         lines += ["", "<details><summary>skipped</summary>", ""]
-        lines += [f"- {v['probe']} `{_metric(v)}`: {v['notice']}" for v in skips]
+        lines += [f"- {md_text(v['probe'], line_start=True)} {md_code(_metric(v))}: {md_text(v['notice'])}" for v in skips]
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
 
 def gate_junit(result: dict) -> str:
+    """The verdicts as JUnit XML: a test suite per probe, a test case per limit; every recorded string made
+    text XML 1.0 can hold (:func:`~memprobe.report.text.xml_text`), so the document is always well formed."""
     suites = ET.Element("testsuites", name="memprobe gate")
     by_probe: dict[str, list[dict]] = {}
     for v in result["verdicts"]:
@@ -114,20 +120,21 @@ def gate_junit(result: dict) -> str:
         suite = ET.SubElement(
             suites,
             "testsuite",
-            name=probe,
+            name=xml_text(probe),
             tests=str(len(verdicts)),
             failures=str(sum(v["verdict"] == Verdict.FAIL for v in verdicts)),
             skipped=str(sum(v["verdict"] == Verdict.SKIP for v in verdicts)),
         )
         for v in verdicts:
-            case = ET.SubElement(suite, "testcase", classname=f"memprobe.{probe}", name=_metric(v))
+            case = ET.SubElement(suite, "testcase", classname=xml_text(f"memprobe.{probe}"), name=xml_text(_metric(v)))
             if v["verdict"] == Verdict.FAIL:
                 why = result["explanations"].get(probe, {})
-                msg = f"{fmt_bytes(v['measured'])} > {_limit_text(v)}"
-                fail = ET.SubElement(case, "failure", message=msg)
-                fail.text = "\n".join([why.get("headline", "")] + why.get("lines", []))
+                msg = v.get("notice") if v["measured"] is None or v["limit"] is None else None
+                msg = msg or f"{fmt_bytes(v['measured'])} > {_limit_text(v)}"
+                fail = ET.SubElement(case, "failure", message=xml_text(msg))
+                fail.text = xml_text("\n".join([why.get("headline", "")] + why.get("lines", [])))
             elif v["verdict"] == Verdict.SKIP:
-                ET.SubElement(case, "skipped", message=v["notice"])
+                ET.SubElement(case, "skipped", message=xml_text(v["notice"]))
     return ET.tostring(suites, encoding="unicode")
 
 

@@ -24,6 +24,7 @@ from ..analysis.validate import read_text
 from ..analysis.verdict import verdict_of
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import SavedKind, Verdict
+from .text import truncate
 
 
 @lru_cache(maxsize=1)
@@ -59,7 +60,33 @@ def csp(css: str, js: str) -> str:
 
 def _json_for_script(data) -> str:
     # inside <script type="application/json">: nothing may close the element or open a comment
-    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    # strict JSON (no NaN or Infinity: the page's JSON.parse would fail on them)
+    return (
+        json.dumps(data, separators=(",", ":"), allow_nan=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+
+
+MAX_CODE_LINES = 20_000  # of one output-code file in the page (a real one has a few thousand)
+MAX_CODE_LINE = 500  # characters of one line
+
+
+def _code_lines(path: Path, marks: dict[int, str]) -> list[dict]:
+    """An output-code file's lines for the page, bounded: at most MAX_CODE_LINES lines of at most
+    MAX_CODE_LINE characters, a cut line or file marked as truncated (a file of millions of empty lines
+    would otherwise make a page of hundreds of MB)."""
+    text = read_text(path, kind="output code")
+    parts = text.split("\n", MAX_CODE_LINES)  # numbered as Python numbers them (the analysis's line numbers)
+    rest = parts.pop() if len(parts) > MAX_CODE_LINES else ""
+    if not rest and parts and parts[-1] == "":
+        parts.pop()  # after the newline that ends the file
+    lines = [{"n": n, "text": truncate(t.rstrip("\r"), MAX_CODE_LINE), "cls": marks.get(n)} for n, t in enumerate(parts, 1)]
+    if rest:
+        more = rest.count("\n") + (0 if rest.endswith("\n") else 1)
+        lines.append({"n": len(parts) + 1, "text": f"… (truncated: {more} more line{'s' if more > 1 else ''})", "cls": "hl"})
+    return lines
 
 
 def _page(template: str, title: str, subtitle: list[str], data: dict, verdict: dict | None = None, **context) -> str:
@@ -198,14 +225,7 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
         peak = (graphs.get(gid) or {}).get("peak_line")
         if peak and peak not in marks:
             marks[peak] = "hl"
-        code.append(
-            {
-                "graph_id": gid,
-                "file": rel,
-                "open": bool(marks),
-                "lines": [{"n": n, "text": text, "cls": marks.get(n)} for n, text in enumerate(read_text(path).splitlines(), 1)],
-            }
-        )
+        code.append({"graph_id": gid, "file": rel, "open": bool(marks), "lines": _code_lines(path, marks)})
 
     config = {
         "headers": [_h("key"), _h("value")],

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import html
-
 from ..analysis.findings import label
 from ..analysis.verdict import verdict_of
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
+from .text import md_code, md_text
 
 STATUS_LABEL = {
     DiffStatus.ONLY_B: "only in B",
@@ -18,13 +17,25 @@ STATUS_LABEL = {
 TOP = 10
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _cell(text) -> str:
+    """Recorded text in a table cell or a line: inert (memprobe.report.text.md_text)."""
+    return md_text(text)
+
+
+def _line(text) -> str:
+    """Recorded text that begins a line or a list item: inert there too."""
+    return md_text(text, line_start=True)
+
+
+def _code(text) -> str:
+    """Recorded text as code, in a table cell or a line: a span it cannot close (memprobe.report.text.md_code)."""
+    return md_code(text, cell=True)
 
 
 def _value(it: dict) -> str:
-    """A saved value by its one name (``silu(layers.*.ffn.w1)``), as the console and the HTML name it."""
-    return f"`{_cell(label(it))}`"
+    """A saved value by its one name (``silu(layers.*.ffn.w1)``), as the console and the HTML name it: a code span
+    it cannot close."""
+    return _code(label(it))
 
 
 def _verdict(kind: str, data: dict) -> list[str]:
@@ -41,16 +52,16 @@ def diff_markdown(d: dict) -> str:
         "### memprobe diff",
         "",
         *_verdict("diff", d),
-        f"**A** `{_cell(d['a']['summary'])}`  ",
-        f"<sub>{_cell(html.escape(side_environment(d['a'])))}</sub>  ",
-        f"**B** `{_cell(d['b']['summary'])}`  ",
-        f"<sub>{_cell(html.escape(side_environment(d['b'])))}</sub>",
+        f"**A** {_code(d['a']['summary'])}  ",
+        f"<sub>{_cell(side_environment(d['a']))}</sub>  ",
+        f"**B** {_code(d['b']['summary'])}  ",
+        f"<sub>{_cell(side_environment(d['b']))}</sub>",
         "",
     ]
     if versions_line(d):
-        lines += [f"**{_cell(html.escape(versions_line(d)))}**", ""]
+        lines += [f"**{_cell(versions_line(d))}**", ""]
     if schedule_line(d):
-        lines += [f"<sub>{_cell(html.escape(schedule_line(d)))}</sub>", ""]
+        lines += [f"<sub>{_cell(schedule_line(d))}</sub>", ""]
     if d["differences"] == 0:
         lines.append(f"No difference in saved-for-backward values ({d['unchanged_items']} matched).")
     else:
@@ -62,7 +73,7 @@ def diff_markdown(d: dict) -> str:
     if d["items"]:
         lines += ["| | saved value | x | A | B | delta | why |", "|---|---|---:|---:|---:|---:|---|"]
         for it in d["items"][:TOP]:
-            why = it["reason_kind"] + (f" `{it['policy_op']}`" if it.get("policy_op") else "")
+            why = _cell(it["reason_kind"]) + (f" {_code(it['policy_op'])}" if it.get("policy_op") else "")
             lines.append(
                 f"| {STATUS_LABEL[it['status']]} | {_value(it)} | {it['count']} | {fmt_bytes(it['bytes_a'])}"
                 f" | {fmt_bytes(it['bytes_b'])} | {fmt_delta(it['delta_bytes'])} | {why} |"
@@ -72,10 +83,10 @@ def diff_markdown(d: dict) -> str:
         lines.append("")
     ph = d.get("phases")
     if ph and ph.get("comparable"):
-        lines += [f"Measured peaks ({ph['source']}):", "", "| phase | A | B | delta |", "|---|---:|---:|---:|"]
+        lines += [f"Measured peaks ({_cell(ph['source'])}):", "", "| phase | A | B | delta |", "|---|---:|---:|---:|"]
         for name, figs in ph["phases"].items():
             p = figs["peak_bytes"]
-            lines.append(f"| {name} | {fmt_bytes(p['a'])} | {fmt_bytes(p['b'])} | {fmt_delta(p['delta'])} |")
+            lines.append(f"| {_cell(name)} | {fmt_bytes(p['a'])} | {fmt_bytes(p['b'])} | {fmt_delta(p['delta'])} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -87,14 +98,14 @@ def explain_markdown(r: dict) -> str:
         "",
         *_verdict("explain", r),
         f"Base saves {fmt_bytes(b['saved_bytes'])} for backward per step "
-        f"and recomputes {fmt_flops(b['recompute']['flops'])} in backward ({r['mode']}).",
+        f"and recomputes {fmt_flops(b['recompute']['flops'])} in backward ({_cell(r['mode'])}).",
         "",
         "| rank | edit | frees per step | recompute added (est.) | bytes moved added (est.) |",
         "|---:|---|---:|---:|---:|",
     ]
     for i, e in enumerate(r["edits"], 1):
         lines.append(
-            f"| {i} | `{e['flag']}` ({e['edit']}) | {fmt_bytes(e['bytes_saved'])} | "
+            f"| {i} | {_code(e['flag'])} ({_cell(e['edit'])}) | {fmt_bytes(e['bytes_saved'])} | "
             f"{fmt_flops(e['recompute_flops_added'])} | {fmt_bytes(e['recompute_bytes_added'])} |"
         )
     if r["partitioner_items"]:
@@ -106,7 +117,7 @@ def bisect_markdown(r: dict) -> str:
     lines = [
         "### memprobe bisect",
         "",
-        r["conclusion"],
+        _line(r["conclusion"]),
         "",
         "| removed | held A | held B | B - A | still exceeds |",
         "|---|---:|---:|---:|---|",
@@ -117,5 +128,5 @@ def bisect_markdown(r: dict) -> str:
             f"| {_cell(t['removed'])} | {fmt_bytes(t.get('held_a'))} | {fmt_bytes(t.get('held_b'))} | "
             f"{fmt_delta(t['delta_bytes'])} | {exceeds} |"
         )
-    lines += ["", f"Minimal: A `{r['minimal']['a']}`, B `{r['minimal']['b']}`"]
+    lines += ["", f"Minimal: A {_code(r['minimal']['a'])}, B {_code(r['minimal']['b'])}"]
     return "\n".join(lines) + "\n"

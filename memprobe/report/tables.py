@@ -3,7 +3,8 @@
 One row per saved value of a run (its op chain, the user's op, module and source line, kind,
 reason, bytes and the bytes held at run time), one per difference of a diff, one per limit of
 a gate. Bytes stay integers of bytes; the grouping across layers (``group``) is the same as the
-console's.
+console's. A CSV cell a spreadsheet would run as a formula is written inert
+(:func:`~memprobe.report.text.csv_cell`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError
+from .text import csv_cell
 
 SAVED_COLUMNS = [
     "group",
@@ -111,8 +113,8 @@ def check_engine(parquet: Path | None) -> None:
 
 def write_table(frame, path: Path, fmt: str) -> Path:
     """``frame`` as ``fmt`` (csv or parquet) at ``path``."""
-    if fmt == "csv":
-        frame.to_csv(path, index=False)
+    if fmt == "csv":  # a recorded string a spreadsheet would run as a formula is written inert
+        frame.map(csv_cell).to_csv(path, index=False)
     elif fmt == "parquet":
         frame.to_parquet(path, index=False)
     else:
