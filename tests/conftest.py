@@ -27,6 +27,16 @@ def run_cli(*args: str, timeout: float = 600, cwd: Path | None = None) -> subpro
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
 
 
+# what a run records that is an address of its process (a storage's data pointer, the identity of a tensor a block
+# was given): it differs from process to process; everything else in a saved table must not
+ADDRESS_FIELDS = ("runtime_storage_id", "input_id")
+
+
+def saved_table(report: dict) -> list[dict]:
+    """A report's saved table without its addresses: what two runs of one configuration must agree on."""
+    return [{k: v for k, v in r.items() if k not in ADDRESS_FIELDS} for r in report["saved_tensors"]]
+
+
 class Run:
     def __init__(self, path: Path, proc: subprocess.CompletedProcess):
         self.path = path

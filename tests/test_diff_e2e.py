@@ -60,9 +60,9 @@ def test_markdown_for_a_pull_request(legacy_diff):
     assert proc.returncode == 0
     md = proc.stdout
     assert md.startswith("### memprobe diff")
-    # the user's terms first (the op and the weight it is computed from), the op chain below
+    # each value by its one name, as the console and the HTML name it (the op chain is --wide's and the HTML's detail)
     rows = [line for line in md.splitlines() if line.startswith("| only in B | `abs(")]
-    assert rows and all("ffn.w" in row and "<sub>`abs(permute(layers.*.ffn.w" in row for row in rows[:3]), rows
+    assert rows and all("`abs(t(layers.*.ffn.w" in row and "permute" not in row for row in rows[:3]), rows
     assert "+11.00 MiB" in md  # 10 MiB of abs(weight) + 1 MiB of abs(input) at the default dims
 
 

@@ -465,7 +465,8 @@ def test_an_interpreter_that_prints_binary_is_exit_2(tmp_path):
     python.write_text("#!/bin/sh\nprintf '\\377\\376\\200 not utf-8\\n' >&2\nprintf '\\377\\n'\nexit 1\n")
     python.chmod(0o755)
     err = _one_line(*_invoke("diff", "bf16", "bf16", "--a-python", python, *TINY, "--out", tmp_path / "d"))
-    assert "--a-python" in err and "cannot import memprobe and torch" in err
+    assert err.startswith("memprobe: error: [a]") and str(python) in err and "cannot run memprobe's environment check" in err
+    assert "nothing was run" in err
 
 
 @pytest.mark.parametrize("verb, code", [(["show", "MISSING"], 2), (["policies", "--json"], 0)])
@@ -602,7 +603,9 @@ def test_the_models_atexit_print_never_follows_the_json(tmp_path):
     proc, out = _model_run(tmp_path, "atexit", "--no-compile", "--json", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert json.loads(proc.stdout)["status"] == "complete"  # the whole of stdout is the document
-    assert "printed at exit by the model" in proc.stderr
+    # memprobe run leaves without the interpreter's teardown (cli/main.py _leave): the model's atexit handler does not
+    # run at all, so it cannot print after the document either
+    assert "printed at exit by the model" not in proc.stdout
 
 
 # -- every output format escaped for itself ---------------------------------------------------------------------------

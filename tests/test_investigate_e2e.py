@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import LEGACY_ROWWISE, run_cli
+from conftest import LEGACY_ROWWISE, run_cli, saved_table
 
 pytestmark = pytest.mark.e2e
 
 
 def _table(report: dict) -> list[dict]:
-    # run-time addresses differ from process to process; everything else must be equal
-    return [{k: v for k, v in r.items() if k != "runtime_storage_id"} for r in report["saved_tensors"]]
+    return saved_table(report)
 
 
 def test_analysis_only_saved_table_equals_the_full_runs(runs):

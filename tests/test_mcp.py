@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import MEMPROBE, TINY, run_cli
+from conftest import ADDRESS_FIELDS, MEMPROBE, TINY, run_cli
 
 mcp = pytest.importorskip("mcp", reason="the MCP SDK is the optional extra memprobe[mcp]")
 
@@ -79,7 +79,7 @@ def test_an_agent_runs_and_diffs_and_gets_the_clis_json(tmp_path, runs):
     # ... and the CLI's own run of the configuration gives the same table, findings and verdict
     for key in SAME:
         assert report[key] == cli_run.report[key], key
-    drop = ("runtime_storage_id",)
+    drop = ADDRESS_FIELDS
     assert [{k: v for k, v in r.items() if k not in drop} for r in report["saved_tensors"]] == [
         {k: v for k, v in r.items() if k not in drop} for r in cli_run.report["saved_tensors"]
     ]

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import TINY, run_cli
+from conftest import TINY, run_cli, saved_table
 
 from memprobe.analysis.diff import diff_reports, schedule_line
 from memprobe.config import ProbeConfig
@@ -211,9 +211,12 @@ def test_probes_one_after_the_other_on_one_gpu_hold_the_next_one_ready(tmp_path)
 
 def _strip_addresses(report: dict) -> dict:
     """The parts of a report that must not depend on the compile cache (run-time addresses differ by process)."""
-    rows = [{k: v for k, v in r.items() if k != "runtime_storage_id"} for r in report["saved_tensors"]]
+    rows = saved_table(report)
     invocations = [
-        {**inv, "runtime_saved": [{k: v for k, v in s.items() if k != "storage_id"} for s in inv["runtime_saved"] or []]}
+        {
+            **{k: v for k, v in inv.items() if k != "input_ids"},
+            "runtime_saved": [{k: v for k, v in s.items() if k != "storage_id"} for s in inv["runtime_saved"] or []],
+        }
         for inv in report["invocations"]
     ]
     keep = ("graphs", "policy_decisions", "saved_totals", "findings", "graph_memory")
@@ -278,7 +281,7 @@ def test_a_bf16_probe_imports_nothing_of_torchao(tmp_path):
         f"run_probe(ProbeConfig(recipe='bf16', dim=64, hidden=128, seq=32, layers=1, device='cpu'), {str(tmp_path / 'r')!r}); "
         + show
     )
-    float8 = "from memprobe.capture.runner import require_torchao; require_torchao('rowwise'); " + show
+    float8 = "from memprobe.compat.torchao import require; require('rowwise'); " + show
     found = {}
     for name, code in (("bf16", probe), ("rowwise", float8)):
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
