@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import config_from_options, config_options, refuse_existing
+from .options import budget_file_option, config_from_options, config_options
+from .output import refuse_existing
 from .probes import ProbeOptions, probe_options
 
 
@@ -52,14 +53,7 @@ def default_probe_name(cfg) -> str:
 @click.option(
     "--relative", default="+5%", show_default=True, help="Limit on saved_bytes relative to the baseline stored with it."
 )
-@click.option(
-    "--budget",
-    "budget_path",
-    type=click.Path(path_type=Path),
-    default=Path("memprobe.toml"),
-    show_default=True,
-    help="Where to write the budget file (refused if it exists, unless --force).",
-)
+@budget_file_option("Where to write the budget file (refused if it exists, unless --force).")
 @probe_options(
     out=None, force="Overwrite an existing budget file, and this probe's entry in the baseline.", jobs=False, json=None
 )

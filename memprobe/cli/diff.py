@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import config_options, refuse_existing, table_options, wide_option
+from .options import config_options
+from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, probe_options
 from .sides import SideOptions, side_options
 

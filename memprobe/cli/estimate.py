@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import debug_option, emit
+from .options import debug_option
+from .output import emit
 
 
 @click.command(short_help="Estimate full-model memory from a probe of a few blocks.")

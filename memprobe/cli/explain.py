@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import config_from_options, config_options, wide_option
+from .options import config_from_options, config_options
+from .output import wide_option
 from .probes import ProbeOptions, force_help, out_help, probe_options
 
 

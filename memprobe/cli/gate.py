@@ -8,19 +8,13 @@ from pathlib import Path
 import click
 
 from ..vocab import Verdict
-from .options import refuse_existing, table_options
+from .options import budget_file_option
+from .output import refuse_existing, table_options
 from .probes import ProbeOptions, force_help, out_help, probe_options
 
 
 @click.command(short_help="Check probes against the budget file; exit 1 on a breach.")
-@click.option(
-    "--budget",
-    "budget_path",
-    type=click.Path(path_type=Path),
-    default=Path("memprobe.toml"),
-    show_default=True,
-    help="The budget file: the probes and their limits.",
-)
+@budget_file_option("The budget file: the probes and their limits.")
 @click.option("--probe", "probe_names", multiple=True, metavar="NAME", help="Check only these probes (repeatable).")
 @click.option(
     "--from",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..verbs import policy_table
-from .options import debug_option, emit
+from .options import debug_option
+from .output import emit
 
 
 @click.command(short_help="List the named per-op SAC policies and their ops.")

@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from ..progress import progress_printer
-from .options import emit, log_options
+from .options import log_options
+from .output import emit
 
 JSON_HELP = "Print report.json to stdout instead of the summary."
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import config_from_options, config_options, refuse_existing, table_options, wide_option
+from .options import config_from_options, config_options
+from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, probe_options
 
 

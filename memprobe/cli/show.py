@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import debug_option, emit, refuse_existing, table_options, wide_option
+from .options import debug_option
+from .output import emit, refuse_existing, table_options, wide_option
 
 
 @click.command(short_help="Render a recorded run (or diff/explain/bisect/sweep directory) again.")

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..vocab import AcMode
-from .options import config_from_options, config_options, refuse_existing
+from .options import config_from_options, config_options
+from .output import refuse_existing
 from .probes import ProbeOptions, force_help, out_help, probe_options
 
 
