@@ -17,8 +17,9 @@ from ..vocab import Reason
 TOP_ROWS = 12
 
 
-def make_console(stderr: bool = False) -> Console:
-    con = Console(stderr=stderr, highlight=False, soft_wrap=False)
+def make_console() -> Console:
+    """The console a verb's view prints to (stdout): 160 columns when it is no terminal, unless $COLUMNS says."""
+    con = Console(highlight=False, soft_wrap=False)
     if not con.is_terminal and "COLUMNS" not in os.environ:
         con.width = 160  # logs and CI: wide enough for op chains
     return con
