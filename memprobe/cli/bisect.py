@@ -52,7 +52,7 @@ def bisect(a, b, sides: SideOptions, min_delta, probes: ProbeOptions, **shared) 
         min_delta = MinDelta.parse(min_delta)
     except ValueError as e:
         raise ConfigError(f"--min-delta: {e}") from None
-    cfg_a, cfg_b = sides.sides(a, b, shared).values()
+    cfg_a, cfg_b = sides.resolve(a, b, shared).values()
     if isinstance(cfg_a, Path) or isinstance(cfg_b, Path):
         raise ConfigError("bisect runs configurations: give recipes (with flags), not run directories")
     result, out = probes.run_probes(run_bisect, cfg_a, cfg_b, configs=[cfg_a, cfg_b], envs=sides.envs(), min_delta=min_delta)

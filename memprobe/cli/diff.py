@@ -84,7 +84,7 @@ def diff(
     from ..report.pages import write_diff_html
     from ..report.tables import export
 
-    resolved, envs = sides.sides(a, b, shared), sides.envs()
+    resolved, envs = sides.resolve(a, b, shared), sides.envs()
     refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
     result, out = probes.run_probes(
         run_diff, resolved, envs, label=f"diff-{a}-vs-{b}".replace("/", "_"), parallel=parallel, analysis_only=analysis_only

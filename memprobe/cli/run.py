@@ -12,7 +12,7 @@ from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, probe_options
 
 
-def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = None, say=click.echo) -> None:
+def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *, say) -> None:
     """The HTML report and trace of a finished run or diff directory, if asked for."""
     from ..report.pages import write_html, write_trace
 

@@ -26,7 +26,7 @@ class SideOptions:
     a_python: str | None
     b_python: str | None
 
-    def sides(self, a: str, b: str, shared: dict) -> dict:
+    def resolve(self, a: str, b: str, shared: dict) -> dict:
         """Side A and side B: each a run directory (Path) or a validated configuration with its own flags."""
         return {"a": resolve_side("a", a, self.a_flags, shared), "b": resolve_side("b", b, self.b_flags, shared)}
 
