@@ -10,7 +10,8 @@ from .policies import effective_policy, get_policy, normalize_op_name
 
 RECIPES = ("bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp")
 RECIPE_ALIASES = {"fp8": "rowwise"}
-AC_MODES = ("none", "full", "op", "budget")
+AC_MODES = ("none", "full", "op", "memory-budget")
+AC_ALIASES = {"budget": "memory-budget"}  # the name before 0.x: "budget" alone is the gate's budget file
 REPROS = ("ffn", "transformer", "torchtitan")
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -30,6 +31,11 @@ def _presets() -> dict:
     from repros.presets import PRESETS
 
     return PRESETS
+
+
+def canonical_ac(name):
+    """``--ac budget`` is ``--ac memory-budget`` (its earlier name; recorded runs and budget files may hold it)."""
+    return AC_ALIASES.get(name, name) if isinstance(name, str) else name
 
 
 def canonical_recipe(name: str) -> str:
@@ -113,13 +119,14 @@ class ProbeConfig:
     seed: int = _field(0, "Seed for weights and the batch.")
     ac: str = _field(
         "op",
-        "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or budget (the "
-        "partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC).",
-        choices=AC_MODES,
+        "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or memory-budget (the "
+        "compiler partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC; "
+        "budget is accepted for it).",
+        choices=AC_MODES + tuple(AC_ALIASES),
     )
     memory_budget: float = _field(
         0.5,
-        "With --ac budget: the partitioner's activation_memory_budget, from 0 (recompute "
+        "With --ac memory-budget: the partitioner's activation_memory_budget, from 0 (recompute "
         "what it can) to 1 (its runtime-optimal partition).",
     )
     ac_policy: str = _field("torchtitan", "Per-op SAC policy by name (see `memprobe policies`).", choices=_policy_names)
@@ -217,7 +224,8 @@ class ProbeConfig:
                 raise ConfigError(
                     f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
                 )
-        if self.ac not in AC_MODES:
+        ac = canonical_ac(self.ac)
+        if ac not in AC_MODES:
             raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
         if self.device not in DEVICES:
             raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
@@ -229,11 +237,11 @@ class ProbeConfig:
             recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
         with _field_of("save_ops"):
             effective_policy(self.ac_policy, save_ops, recompute_ops)
-        if self.ac == "budget":
+        if ac == "memory-budget":
             if not 0 <= self.memory_budget <= 1:
                 raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
             if not self.compile:
-                raise ConfigError("--ac budget is the compiler partitioner's memory budget: it needs --compile", field="ac")
+                raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
         if self.repro == "torchtitan" and self.model is None and self.hf_config is None:
             from .integrations.torchtitan import FLAVORS
 
@@ -245,7 +253,7 @@ class ProbeConfig:
             raise ConfigError("--flavor applies to --repro torchtitan", field="flavor")
         if self.lr <= 0:
             raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
-        return replace(self, recipe=recipe, save_ops=save_ops, recompute_ops=recompute_ops)
+        return replace(self, recipe=recipe, ac=ac, save_ops=save_ops, recompute_ops=recompute_ops)
 
     def policy(self):
         return effective_policy(self.ac_policy, self.save_ops, self.recompute_ops)
@@ -263,6 +271,8 @@ class ProbeConfig:
         if unknown:
             raise ConfigError(f"unknown configuration key(s): {', '.join(unknown)}", field=unknown[0])
         d = dict(d)
+        if "ac" in d:
+            d["ac"] = canonical_ac(d["ac"])
         for k in ("save_ops", "recompute_ops"):
             if k in d:
                 if not isinstance(d[k], (list, tuple)):
@@ -309,7 +319,7 @@ class ProbeConfig:
             self.recipe,
             what,
             f"ac={self.ac}"
-            + (f"/{self.ac_policy}" if self.ac == "op" else f"/{self.memory_budget:g}" if self.ac == "budget" else ""),
+            + (f"/{self.ac_policy}" if self.ac == "op" else f"/{self.memory_budget:g}" if self.ac == "memory-budget" else ""),
         ]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))

@@ -152,7 +152,14 @@ class AcMode(_Documented):
     NONE = "none", "no activation checkpointing"
     FULL = "full", "every block recomputed in backward"
     OP = "op", "per-op selective activation checkpointing with a policy (--ac-policy)"
-    BUDGET = "budget", "the compiler partitioner's activation memory budget (--memory-budget)"
+    MEMORY_BUDGET = (
+        "memory-budget",
+        "the compiler partitioner's activation memory budget (--memory-budget); budget, its earlier name, reads as it",
+    )
+
+    @classmethod
+    def _missing_(cls, value):
+        return cls.MEMORY_BUDGET if value == "budget" else None  # its earlier name, in runs recorded before
 
 
 class Repro(_Documented):

@@ -217,7 +217,7 @@ def saved_tensor_bytes(root: torch.Tensor) -> int:
 
 
 def apply_memory_budget(budget: float) -> None:
-    """``--ac budget``: the compiler partitioner's activation memory budget (what torchtitan's MemoryBudgetAC sets):
+    """``--ac memory-budget``: the compiler partitioner's activation memory budget (what torchtitan's MemoryBudgetAC sets):
     0 recomputes what it can, 1 is the runtime-optimal partition. Process-wide: a probe is a process of its own."""
     import torch._functorch.config
 
@@ -244,11 +244,11 @@ def apply_stack(
 
     ``float8_done``: the model was built with float8 linears already (torchtitan's converter);
     ``apply_ac_fn(blocks)``: another project's own SAC wrapper in place of ``apply_ac``;
-    ``memory_budget``: with ``ac="budget"``. Returns True if it created the default process group.
+    ``memory_budget``: with ``ac="memory-budget"``. Returns True if it created the default process group.
     """
     if not float8_done:
         apply_float8(model, recipe)
-    if ac == "budget":
+    if ac in ("memory-budget", "budget"):
         apply_memory_budget(0.5 if memory_budget is None else memory_budget)
     elif apply_ac_fn is not None:
         apply_ac_fn(blocks)

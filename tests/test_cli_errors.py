@@ -83,3 +83,53 @@ def test_policies_lists_every_policy_with_its_ops():
     assert "aten.max.default" in pol["torchtitan"]["save_ops"]
     text = run_cli("policies", timeout=60).stdout
     assert "torchtitan-2025-01" in text and "aten.abs.default" in text
+
+
+def _invoke(*args) -> tuple[int, str]:
+    """A verb in this process, through the CLI's one door: exit code and stderr."""
+    from click.testing import CliRunner
+
+    from memprobe.cli.main import cli
+
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stderr
+
+
+@pytest.mark.parametrize("mode", ["memory-budget", "budget"])
+def test_the_partitioners_memory_budget_is_memory_budget_and_budget_its_earlier_name(mode, tmp_path):
+    from memprobe.budget import load_budget
+    from memprobe.config import ProbeConfig
+    from memprobe.rundir.schema import Config
+    from memprobe.verbs import config_from_values
+
+    code, err = _invoke("run", "--ac", mode, "--no-compile", "--out", tmp_path / "never")
+    assert code == 2 and err == "memprobe: error: --ac memory-budget is the compiler partitioner's: it needs --compile\n"
+    assert not (tmp_path / "never").exists()
+    cfg = config_from_values({"ac": mode, "memory_budget": 0.25})
+    assert cfg.ac == "memory-budget" and "ac=memory-budget/0.25" in cfg.summary()
+    assert ProbeConfig.from_dict({"ac": mode}).ac == "memory-budget"  # a run recorded with either name
+    assert Config.model_validate({"ac": mode}).ac == "memory-budget"
+    budget_file = tmp_path / "memprobe.toml"
+    budget_file.write_text(f'[probes.p]\nrecipe = "bf16"\nac = "{mode}"\n\n[probes.p.limits]\nsaved_bytes = "1 MiB"\n')
+    assert load_budget(budget_file).probes["p"].config.ac == "memory-budget"
+
+
+@pytest.mark.parametrize("flag", ["--memory-budgets", "--budgets"])
+def test_a_sweep_takes_memory_budgets_between_0_and_1(flag, tmp_path):
+    code, err = _invoke("sweep", flag, "0,2", "--out", tmp_path / "never")
+    assert code == 2 and "expected numbers between 0 and 1" in err and not (tmp_path / "never").exists()
+
+
+def test_the_budget_file_and_the_memory_budget_are_told_apart_in_the_help():
+    from memprobe.cli.main import cli
+
+    def option(verb: str, flag: str):
+        return next(p for p in cli.commands[verb].params if flag in p.opts)
+
+    for verb in ("gate", "budget"):
+        assert "budget file" in option(verb, "--budget").help and "memory" not in option(verb, "--budget").help
+        assert "budget file" in cli.commands[verb].short_help + cli.commands[verb].help
+    ac = option("run", "--ac")
+    assert "memory-budget" in ac.type.choices and "memory budget" in ac.help
+    assert "memory budget" in option("sweep", "--memory-budgets").help
+    assert "memory-budget" in option("run", "--memory-budget").help

@@ -7,7 +7,7 @@ import re
 
 from rich.console import Console
 
-from memprobe.report.console import progress_printer
+from memprobe.progress import progress_printer
 
 
 def test_terminal_progress_reports_each_finished_stage_with_its_duration():

@@ -162,13 +162,16 @@ def test_diff_markdown_matches_the_snapshot():
     assert proc.stdout == (SNAPSHOTS / "diff-bf16-vs-rowwise.md").read_text()
 
 
+GATE_ROWWISE = (  # a budget file the recorded rowwise run breaches
+    '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
+    'device = "cuda"\nsteps = 3\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "2 MiB"\nweight_derived_saved_bytes = 0\n\n'
+    '[probes.ffn-rowwise.limits.cuda]\nforward_peak_bytes = "128 MiB"\n'
+)
+
+
 def test_gate_markdown_matches_the_snapshot(tmp_path):
     budget = tmp_path / "memprobe.toml"
-    budget.write_text(
-        '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
-        'device = "cuda"\nsteps = 3\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "2 MiB"\nweight_derived_saved_bytes = 0\n\n'
-        '[probes.ffn-rowwise.limits.cuda]\nforward_peak_bytes = "128 MiB"\n'
-    )
+    budget.write_text(GATE_ROWWISE)
     proc = run_cli("gate", "--budget", budget, "--from", ROWWISE, "--markdown")
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert proc.stdout.replace(str(budget), "BUDGET") == (SNAPSHOTS / "gate-rowwise.md").read_text()
@@ -176,6 +179,42 @@ def test_gate_markdown_matches_the_snapshot(tmp_path):
     assert run_cli("gate", "--budget", budget, "--from", ROWWISE, "--html", html, "-q").returncode == 1
     _assert_offline(html.read_text())
     assert "FAIL" in html.read_text()
+
+
+# snapshot file -> the verb's arguments and exit code: each console view of the recorded runs (console.txt
+# snapshots were written by the code before report/console.py was split by verb, and match it byte for byte)
+CONSOLE_VIEWS = {
+    "console-run-rowwise.txt": (["show", "rowwise-legacy"], 0),
+    "console-run-rowwise-wide.txt": (["show", "rowwise-legacy", "--wide"], 0),
+    "console-diff-bf16-vs-rowwise.txt": (["diff", "bf16-legacy", "rowwise-legacy", "-q"], 0),
+    "console-diff-bf16-vs-rowwise-wide.txt": (["diff", "bf16-legacy", "rowwise-legacy", "-q", "--wide"], 0),
+    "console-bisect-h200.txt": (["show", "bisect"], 0),
+    "console-gate-rowwise.txt": (["gate", "--budget", "memprobe.toml", "--from", "rowwise-legacy", "-q"], 1),
+}
+
+
+@pytest.fixture
+def recorded(tmp_path, monkeypatch):
+    """The recorded runs, a bisect and a budget file, under short relative names (the output names them)."""
+    for name in ("bf16-legacy", "rowwise-legacy"):
+        shutil.copytree(DATA / name, tmp_path / name)
+    (tmp_path / "bisect").mkdir()
+    shutil.copy(DATA / "bisect-h200.json", tmp_path / "bisect" / "bisect.json")
+    (tmp_path / "memprobe.toml").write_text(GATE_ROWWISE)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize("snapshot", sorted(CONSOLE_VIEWS))
+def test_console_views_match_their_snapshots(recorded, snapshot):
+    """The console of run, diff, bisect and gate at 100 columns, byte for byte, through the CLI in this process."""
+    from click.testing import CliRunner
+
+    from memprobe.cli.main import cli
+
+    args, code = CONSOLE_VIEWS[snapshot]
+    result = CliRunner().invoke(cli, args, env={"COLUMNS": "100"})
+    assert result.exit_code == code, result.output[-2000:]
+    assert result.stdout == (SNAPSHOTS / snapshot).read_text()
 
 
 @pytest.mark.e2e

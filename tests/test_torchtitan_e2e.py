@@ -141,9 +141,12 @@ def test_a_memory_budget_sweep_plots_saved_bytes_and_peak(tmp_path):
     low, high = r["points"]
     assert (low["budget"], high["budget"]) == (0, 1)
     assert low["saved_bytes"] < high["saved_bytes"]  # budget 0 recomputes what it can
-    # each budget its own probe, recorded as --ac budget with that budget
+    # each memory budget its own probe, recorded as --ac memory-budget with that memory budget
     reports = [json.loads((Path(p["run"]) / "report.json").read_text()) for p in r["points"]]
-    assert [(x["config"]["ac"], x["config"]["memory_budget"]) for x in reports] == [("budget", 0.0), ("budget", 1.0)]
+    assert [(x["config"]["ac"], x["config"]["memory_budget"]) for x in reports] == [
+        ("memory-budget", 0.0),
+        ("memory-budget", 1.0),
+    ]
     assert reports[0]["process"]["pid"] != reports[1]["process"]["pid"]
     dom, log = _render_in_browser(html, tmp_path / "sweep.png")
     assert 'data-rendered="1"' in re.search(r"<body[^>]*>", dom).group(0)

@@ -541,15 +541,17 @@ def _report_renderers() -> dict:
     from memprobe.analysis.explain import explain_runs
     from memprobe.analysis.recorded import load_recorded
     from memprobe.analysis.rundir import graph_pairs, load_report
-    from memprobe.report import console as render
+    from memprobe.report.diff import print_diff
+    from memprobe.report.estimate import print_estimate
     from memprobe.report.markdown import diff_markdown
     from memprobe.report.pages import write_html, write_trace
+    from memprobe.report.run import print_run
     from memprobe.report.tables import export
 
     def show(d):
         kind, data = load_recorded(d)
         _strict_json(data)
-        render.print_run(data, d, console=_console())
+        print_run(data, d, console=_console())
 
     def diff(d):
         from memprobe.analysis.diff import diff_reports
@@ -557,7 +559,7 @@ def _report_renderers() -> dict:
         result = diff_reports(load_report(BF16), load_report(d))
         _strict_json(result)
         diff_markdown(result)
-        render.print_diff(result, None, console=_console())
+        print_diff(result, None, console=_console())
 
     def explain(d):
         report = load_report(d)
@@ -567,7 +569,7 @@ def _report_renderers() -> dict:
     def est(d):
         report = load_report(d)
         result = estimate(report, layers=4, world=2)
-        render.print_estimate(result, report, console=_console())
+        print_estimate(result, report, console=_console())
 
     return {
         "show": show,
@@ -595,16 +597,19 @@ def _snapshot_renderers(report: dict) -> dict:
 
 def _recorded_renderers(kind: str) -> dict:
     from memprobe.analysis.recorded import load_recorded
-    from memprobe.report import console as render
+    from memprobe.report.bisect import print_bisect
+    from memprobe.report.diff import print_diff
+    from memprobe.report.explain import print_explain
     from memprobe.report.markdown import bisect_markdown, diff_markdown, explain_markdown
     from memprobe.report.pages import write_html
+    from memprobe.report.sweep import print_sweep
     from memprobe.report.tables import export
 
     views = {
-        "diff": render.print_diff,
-        "explain": render.print_explain,
-        "bisect": render.print_bisect,
-        "sweep": render.print_sweep,
+        "diff": print_diff,
+        "explain": print_explain,
+        "bisect": print_bisect,
+        "sweep": print_sweep,
     }
     markdown = {"diff": diff_markdown, "explain": explain_markdown, "bisect": bisect_markdown}
 

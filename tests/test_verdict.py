@@ -3,7 +3,7 @@ screen of compact rows at 100 and at 80 columns, and one name per saved value in
 finding, the diff item, the Markdown and the HTML.
 
 The end-to-end tests render real CPU runs of the default repro (`memprobe run --recipe rowwise
---ac-policy torchtitan-2025-01`, and the same with bf16) through report/console with rich consoles of
+--ac-policy torchtitan-2025-01`, and the same with bf16) through report/run.py and report/diff.py with rich consoles of
 each width: the runs are made once per session (conftest.runs), not once per width.
 """
 
@@ -22,7 +22,9 @@ from memprobe.analysis.diff import diff_reports
 from memprobe.analysis.findings import find, label, names_phrase
 from memprobe.analysis.saved import group_rows
 from memprobe.analysis.verdict import diff_verdict, run_verdict, verdict_of
-from memprobe.report.console import TOP_ROWS, print_diff, print_run
+from memprobe.report.console import TOP_ROWS
+from memprobe.report.diff import print_diff
+from memprobe.report.run import print_run
 
 DATA = Path(__file__).parent / "data" / "cuda"
 DEFAULT_BF16 = ("--recipe", "bf16", *LEGACY_ROWWISE[2:])  # the same step in bf16

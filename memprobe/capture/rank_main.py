@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     rank_dir = a.out / f"rank{rank}"
     progress = None
     if rank == 0 and not a.quiet:
-        from ..report.console import progress_printer
+        from ..progress import progress_printer
 
         progress = progress_printer(enabled=True)
     try:

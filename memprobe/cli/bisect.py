@@ -8,8 +8,9 @@ import click
 
 from ..errors import ConfigError
 from ..orchestrate.bisect import DEFAULT_MIN_DELTA
-from .diff import resolve_side
-from .options import config_options, emit, output_options, probes_options, side_options
+from .options import config_options
+from .probes import ProbeOptions, force_help, out_help, probe_options
+from .sides import SideOptions, side_options
 
 
 @click.command(short_help="Find the features a regression needs, and a minimal configuration.")
@@ -23,28 +24,8 @@ from .options import config_options, emit, output_options, probes_options, side_
     show_default=True,
     help="How much more than A B must hold to still show the regression: a share of the gap as given (25%) or a size (1 MiB).",
 )
-@probes_options("bisect")
-@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown.")
-@output_options
-def bisect(
-    a,
-    b,
-    a_flags,
-    b_flags,
-    a_env,
-    b_env,
-    a_python,
-    b_python,
-    min_delta,
-    jobs,
-    out,
-    force,
-    as_markdown,
-    as_json,
-    quiet,
-    verbose,
-    **shared,
-) -> None:
+@probe_options(out=out_help("bisect"), force=force_help(), markdown="Print Markdown.")
+def bisect(a, b, sides: SideOptions, min_delta, probes: ProbeOptions, **shared) -> None:
     """Find the minimal configuration in which B still exceeds A, and which features it needs.
 
     \b
@@ -64,36 +45,15 @@ def bisect(
       memprobe bisect bf16 fp8 --ac-policy torchtitan-2025-01
     """
     from ..orchestrate.bisect import MinDelta, run_bisect
-    from ..orchestrate.process import side_env, slots_for
-    from ..report import console as render
+    from ..report.bisect import print_bisect
     from ..report.markdown import bisect_markdown
 
     try:
         min_delta = MinDelta.parse(min_delta)
     except ValueError as e:
         raise ConfigError(f"--min-delta: {e}") from None
-    cfg_a, cfg_b = resolve_side("a", a, a_flags, shared), resolve_side("b", b, b_flags, shared)
+    cfg_a, cfg_b = sides.resolve(a, b, shared).values()
     if isinstance(cfg_a, Path) or isinstance(cfg_b, Path):
         raise ConfigError("bisect runs configurations: give recipes (with flags), not run directories")
-    envs = {"a": side_env(a_env, a_python, "a"), "b": side_env(b_env, b_python, "b")}
-    slots, gpus = slots_for([cfg_a, cfg_b], jobs)
-    with render.progress_printer(enabled=not quiet and not (as_json or as_markdown)) as progress:
-        result, out = run_bisect(
-            cfg_a,
-            cfg_b,
-            envs=envs,
-            min_delta=min_delta,
-            out=out,
-            force=force,
-            progress=progress,
-            verbose=verbose,
-            slots=slots,
-            gpus=gpus,
-        )
-    emit(
-        result,
-        as_json=as_json,
-        as_markdown=as_markdown,
-        markdown=bisect_markdown,
-        console=lambda: render.print_bisect(result, out),
-    )
+    result, out = probes.run_probes(run_bisect, cfg_a, cfg_b, configs=[cfg_a, cfg_b], envs=sides.envs(), min_delta=min_delta)
+    probes.emit(result, markdown=bisect_markdown, console=lambda: print_bisect(result, out))

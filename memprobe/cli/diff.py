@@ -6,26 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..errors import ConfigError
-from ..verbs import diff_side
-from .options import (
-    config_options,
-    emit,
-    output_options,
-    refuse_existing,
-    side_config,
-    side_options,
-    table_options,
-    wide_option,
-)
-
-
-def resolve_side(label: str, value: str, extra: str | None, shared: dict):
-    """A run directory (Path) or a validated config for a recipe side."""
-    if extra and Path(value).is_dir():
-        raise ConfigError(f"--{label} flags apply to a recipe side; {value} is a run directory")
-    side = diff_side(label, value, shared)
-    return side if isinstance(side, Path) else side_config(label, side, extra)
+from .options import config_options
+from .output import refuse_existing, table_options, wide_option
+from .probes import ProbeOptions, probe_options
+from .sides import SideOptions, side_options
 
 
 @click.command(short_help="Rank what B keeps alive for backward that A does not.")
@@ -33,14 +17,6 @@ def resolve_side(label: str, value: str, extra: str | None, shared: dict):
 @click.argument("b")
 @config_options
 @side_options
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).",
-)
-@click.option("--force", is_flag=True, help="Replace an existing --out directory (only one memprobe wrote).")
-@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown for a pull-request comment.")
 @click.option(
     "--parallel",
     is_flag=True,
@@ -63,28 +39,23 @@ def resolve_side(label: str, value: str, extra: str | None, shared: dict):
 )
 @table_options
 @wide_option
-@output_options
+@probe_options(
+    out="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).",
+    force="Replace an existing --out directory (only one memprobe wrote).",
+    jobs=False,
+    markdown="Print Markdown for a pull-request comment.",
+)
 def diff(
     a: str,
     b: str,
-    a_flags,
-    b_flags,
-    a_env,
-    b_env,
-    a_python,
-    b_python,
-    out,
-    force,
-    as_markdown,
+    sides: SideOptions,
     parallel,
     analysis_only,
     html_path,
     csv_path,
     parquet_path,
     wide,
-    as_json,
-    quiet,
-    verbose,
+    probes: ProbeOptions,
     **shared,
 ) -> None:
     """Run (or load) two configurations and rank what B keeps alive that A does not.
@@ -108,38 +79,18 @@ def diff(
       memprobe diff memprobe-runs/run-a memprobe-runs/run-b --markdown
     """
     from ..orchestrate.diff import run_diff
-    from ..orchestrate.process import side_env
-    from ..report import console as render
+    from ..report.diff import print_diff
     from ..report.markdown import diff_markdown
-
-    sides = {"a": resolve_side("a", a, a_flags, shared), "b": resolve_side("b", b, b_flags, shared)}
-    envs = {"a": side_env(a_env, a_python, "a"), "b": side_env(b_env, b_python, "b")}
-    refuse_existing(html_path, csv_path, parquet_path, force=force)
-    with render.progress_printer(enabled=not quiet and not (as_json or as_markdown)) as progress:
-        result, out = run_diff(
-            sides,
-            envs,
-            out=out,
-            force=force,
-            label=f"diff-{a}-vs-{b}".replace("/", "_"),
-            parallel=parallel,
-            analysis_only=analysis_only,
-            progress=progress,
-            verbose=verbose,
-        )
-    emit(
-        result,
-        as_json=as_json,
-        as_markdown=as_markdown,
-        markdown=diff_markdown,
-        console=lambda: render.print_diff(result, out, wide=wide),
-    )
+    from ..report.pages import write_diff_html
     from ..report.tables import export
 
+    resolved, envs = sides.resolve(a, b, shared), sides.envs()
+    refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
+    result, out = probes.run_probes(
+        run_diff, resolved, envs, label=f"diff-{a}-vs-{b}".replace("/", "_"), parallel=parallel, analysis_only=analysis_only
+    )
+    probes.emit(result, markdown=diff_markdown, console=lambda: print_diff(result, out, wide=wide))
     export("diff", result, csv_path, parquet_path)
     if html_path is not None:
-        from ..report.pages import write_diff_html
-
         write_diff_html(result, out, html_path)
-        if not (as_json or as_markdown):
-            click.echo(f"html report: {html_path}")
+        probes.say(f"html report: {html_path}")

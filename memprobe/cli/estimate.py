@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import debug_option, emit
+from .options import debug_option
+from .output import emit
 
 
 @click.command(short_help="Estimate full-model memory from a probe of a few blocks.")
@@ -41,7 +42,7 @@ def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
     from ..analysis.estimate import estimate as make_estimate
     from ..analysis.rundir import load_report
     from ..errors import ConfigError
-    from ..report import console as render
+    from ..report.estimate import print_estimate
 
     report = load_report(run_dir)
     if layers is None:
@@ -53,4 +54,4 @@ def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
         layers = PRESETS[preset]["layers"]
     world = world or (report.get("distributed") or {}).get("world_size") or 1
     result = make_estimate(report, layers=layers, world=world, batch=batch, seq=seq)
-    emit(result, as_json=as_json, console=lambda: render.print_estimate(result, report))
+    emit(result, as_json=as_json, console=lambda: print_estimate(result, report))

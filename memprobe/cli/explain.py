@@ -6,7 +6,9 @@ from pathlib import Path
 
 import click
 
-from .options import config_from_options, config_options, emit, output_options, probes_options, wide_option
+from .options import config_from_options, config_options
+from .output import wide_option
+from .probes import ProbeOptions, force_help, out_help, probe_options
 
 
 @click.command(short_help="Rank SAC policy edits by memory freed per added recompute.")
@@ -15,11 +17,9 @@ from .options import config_from_options, config_options, emit, output_options, 
 @click.option(
     "--full", is_flag=True, help="Generate kernels for every run (default: analysis-only, the same saved table, faster)."
 )
-@probes_options("explain")
-@click.option("--markdown", "as_markdown", is_flag=True, help="Print Markdown.")
 @wide_option
-@output_options
-def explain(run_dir, full, jobs, out, force, as_markdown, wide, as_json, quiet, verbose, **kw) -> None:
+@probe_options(out=out_help("explain"), force=force_help(), markdown="Print Markdown.")
+def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     """For each op the SAC policy saves, re-partition with it recomputed and rank the edits.
 
     \b
@@ -34,20 +34,9 @@ def explain(run_dir, full, jobs, out, force, as_markdown, wide, as_json, quiet, 
       memprobe explain --recipe rowwise --ac-policy torchtitan-2025-01
     """
     from ..orchestrate.explain import run_explain
-    from ..orchestrate.process import slots_for
-    from ..report import console as render
+    from ..report.explain import print_explain
     from ..report.markdown import explain_markdown
 
     cfg = None if run_dir is not None else config_from_options(kw)
-    slots, gpus = slots_for([cfg] if cfg else [], jobs)
-    with render.progress_printer(enabled=not quiet and not (as_json or as_markdown)) as progress:
-        result, out = run_explain(
-            cfg=cfg, run_dir=run_dir, out=out, force=force, full=full, progress=progress, verbose=verbose, slots=slots, gpus=gpus
-        )
-    emit(
-        result,
-        as_json=as_json,
-        as_markdown=as_markdown,
-        markdown=explain_markdown,
-        console=lambda: render.print_explain(result, out, wide=wide),
-    )
+    result, out = probes.run_probes(run_explain, configs=[cfg] if cfg else [], cfg=cfg, run_dir=run_dir, full=full)
+    probes.emit(result, markdown=explain_markdown, console=lambda: print_explain(result, out, wide=wide))

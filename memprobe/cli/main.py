@@ -18,7 +18,7 @@ import click
 from .. import __version__
 from ..capture.rundir import release_locks
 from ..errors import InternalError, MemprobeError
-from ..report.text import plain
+from ..text import plain
 from .options import DEBUG
 
 
@@ -115,20 +115,10 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import bisect, diff, estimate, explain, gate, mcp, policies, report, run, show, sweep
+    from . import bisect, budget, diff, estimate, explain, gate, mcp, policies, report, run, show, sweep
 
-    cli.add_command(run.run)
-    cli.add_command(diff.diff)
-    cli.add_command(explain.explain)
-    cli.add_command(bisect.bisect)
-    cli.add_command(estimate.estimate)
-    cli.add_command(sweep.sweep)
-    cli.add_command(gate.gate)
-    cli.add_command(gate.budget)
-    cli.add_command(policies.policies)
-    cli.add_command(show.show)
-    cli.add_command(report.report)
-    cli.add_command(mcp.mcp)
+    for verb in (run, diff, explain, bisect, estimate, sweep, gate, budget, policies, show, report, mcp):
+        cli.add_command(getattr(verb, verb.__name__.rpartition(".")[2]))  # each module's command has its name
 
 
 _register()
@@ -150,8 +140,6 @@ def _leave(code) -> None:
     Inductor's compile workers notice their parent is gone and end themselves. Other verbs exit normally."""
     if "torch" not in sys.modules:
         return
-    import os
-
     status = code if isinstance(code, int) else (0 if code is None else 1)
     if code is not None and not isinstance(code, int):
         print(code, file=sys.stderr)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import shlex
 from dataclasses import MISSING, fields
 from pathlib import Path
 
 import click
 
 from ..config import ProbeConfig
-from ..errors import ConfigError
 
 
 def _choices(meta) -> tuple[str, ...] | None:
@@ -94,179 +91,9 @@ def log_options(f):
     return click.option("--quiet", "-q", is_flag=True, help="No progress lines.")(f)
 
 
-def output_options(f):
-    """--json (the verb's result on stdout) and :func:`log_options`."""
-    return click.option("--json", "as_json", is_flag=True, help="Print report.json to stdout instead of the summary.")(
-        log_options(f)
-    )
-
-
-def probes_options(verb: str, *, force_also: str = ""):
-    """--jobs, --out and --force of a verb that runs several probes, each in a process of its own."""
-
-    def decorate(f):
-        for opt in reversed(
-            [
-                click.option(
-                    "--jobs",
-                    type=int,
-                    default=None,
-                    help="Probes at once. Default: one per visible GPU on CUDA (each probe on a GPU of its own), "
-                    "1 on the CPU (N > 1 there: one core each).",
-                ),
-                click.option(
-                    "--out",
-                    type=click.Path(path_type=Path),
-                    default=None,
-                    help=f"Where the probe runs go (default memprobe-runs/<UTC time>-{verb}).",
-                ),
-                click.option(
-                    "--force", is_flag=True, help=f"Replace an existing --out directory (only one memprobe wrote){force_also}."
-                ),
-            ]
-        ):
-            f = opt(f)
-        return f
-
-    return decorate
-
-
-def _parquet_engine(_ctx, _param, value):
-    from ..report.tables import check_engine
-
-    check_engine(value)
-    return value
-
-
-def wide_option(f):
-    """--wide: the console view with op chains, library frames and graph detail (the default is one screen)."""
+def budget_file_option(help: str):
+    """``--budget FILE``: the budget file (default memprobe.toml) that `memprobe gate` checks and `memprobe budget`
+    writes; not the partitioner's memory budget (``--memory-budget``)."""
     return click.option(
-        "--wide",
-        is_flag=True,
-        help="Show the detail: op chains, library frames, every saved value, graphs and categories (default: one screen).",
-    )(f)
-
-
-def table_options(f):
-    """--csv / --parquet: the verb's table (saved values, diff items, gate verdicts) for pandas and friends."""
-    for opt in reversed(
-        [
-            click.option(
-                "--csv",
-                "csv_path",
-                type=click.Path(path_type=Path),
-                default=None,
-                help="Also write the table (saved values / differences / verdicts) as CSV here.",
-            ),
-            click.option(
-                "--parquet",
-                "parquet_path",
-                type=click.Path(path_type=Path),
-                default=None,
-                callback=_parquet_engine,
-                help="Also write the table as Parquet here (needs pyarrow).",
-            ),
-        ]
-    ):
-        f = opt(f)
-    return f
-
-
-def side_options(f):
-    """--a/--b flags, environments and interpreters: what one side alone runs with (diff, bisect)."""
-    for opt in reversed(
-        [
-            click.option(
-                "--a",
-                "a_flags",
-                metavar="FLAGS",
-                default=None,
-                help="Extra `memprobe run` flags for side A only, quoted: --a '--ac-policy torchtitan'.",
-            ),
-            click.option(
-                "--b",
-                "b_flags",
-                metavar="FLAGS",
-                default=None,
-                help="Extra `memprobe run` flags for side B only, quoted: --b '--save-op aten.abs'.",
-            ),
-            click.option(
-                "--a-env",
-                "a_env",
-                multiple=True,
-                metavar="NAME=VALUE",
-                help="An environment variable for side A's processes only (repeatable): an Inductor or "
-                "allocator setting, e.g. PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
-            ),
-            click.option(
-                "--b-env",
-                "b_env",
-                multiple=True,
-                metavar="NAME=VALUE",
-                help="An environment variable for side B's processes only (repeatable).",
-            ),
-            click.option(
-                "--a-python",
-                "a_python",
-                default=None,
-                metavar="PATH",
-                help="Run side A with another Python (another torch, torchao or torchtitan): it needs torch (torchao, torchtitan where used), not memprobe; it is checked before any side runs.",
-            ),
-            click.option("--b-python", "b_python", default=None, metavar="PATH", help="Run side B with another Python."),
-        ]
-    ):
-        f = opt(f)
-    return f
-
-
-def _side_parser() -> click.Command:
-    """The configuration flags of `memprobe run`, alone: what ``--a '...'`` / ``--b '...'`` may hold."""
-
-    @click.command("run", add_help_option=False)
-    @config_options
-    def parse(**_kw) -> None:
-        """Parse one side's configuration flags."""
-
-    return parse
-
-
-def side_config(label: str, base: ProbeConfig, extra: str | None) -> ProbeConfig:
-    """``base`` with one side's extra ``memprobe run`` flags (``--a '...'``) applied."""
-    if not extra:
-        return base
-    try:
-        args = shlex.split(extra)
-    except ValueError as e:
-        raise ConfigError(f"--{label} {extra!r}: {e}") from None
-    if {"-h", "--help"} & set(args):
-        raise ConfigError(f"--{label} takes `memprobe run` flags for side {label.upper()}; see `memprobe run --help`")
-    try:
-        ctx = _side_parser().make_context("run", base.to_flags() + args, resilient_parsing=False)
-    except click.ClickException as e:
-        raise ConfigError(f"--{label} {extra!r}: {e.format_message()}") from None
-    return config_from_options(ctx.params)
-
-
-def emit(result: dict, *, as_json: bool, as_markdown: bool = False, markdown=None, console=None) -> None:
-    """Print a verb's result: JSON for machines, Markdown for a pull request, or the rich console view."""
-    if as_json:
-        click.echo(json.dumps(result, indent=1, allow_nan=False))  # strict JSON: no NaN, no Infinity
-    elif as_markdown and markdown is not None:
-        click.echo(markdown(result))
-    elif console is not None:
-        console()
-
-
-def refuse_existing(*paths: Path | None, force: bool) -> None:
-    """Output files named on the command line are not overwritten without --force (checked before running)."""
-    from ..errors import RunDirError
-
-    for p in paths:
-        if p is None:
-            continue
-        if p.is_symlink():
-            raise RunDirError(f"{p} is a symbolic link; memprobe does not write through links: name the file itself")
-        if p.exists() and not force:
-            raise RunDirError(f"{p} exists; pass --force to overwrite it")
-        if p.exists() and not p.is_file():
-            raise RunDirError(f"{p} exists and is not a file; memprobe overwrites only files, even with --force")
+        "--budget", "budget_path", type=click.Path(path_type=Path), default=Path("memprobe.toml"), show_default=True, help=help
+    )

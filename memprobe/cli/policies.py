@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from ..verbs import policy_table
-from .options import debug_option, emit
+from .options import debug_option
+from .output import emit
 
 
 @click.command(short_help="List the named per-op SAC policies and their ops.")
@@ -18,7 +19,7 @@ def policies(as_json: bool) -> None:
     against the installed torch; without torchtitan it says what to install. Edit a policy for
     one run with --save-op OP / --recompute-op OP.
     """
-    from ..report.console import print_policies
+    from ..report.policies import print_policies
 
     table = policy_table()
     emit(table, as_json=as_json, console=lambda: print_policies(table))

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import RunDirError
-from .options import debug_option, refuse_existing
+from .options import debug_option
+from .output import refuse_existing
 
 
 @click.command(short_help="Write a self-contained HTML report (and a Perfetto trace) of a run or diff.")

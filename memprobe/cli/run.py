@@ -7,40 +7,34 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import (
-    config_from_options,
-    config_options,
-    emit,
-    output_options,
-    refuse_existing,
-    table_options,
-    wide_option,
-)
+from .options import config_from_options, config_options
+from .output import refuse_existing, table_options, wide_option
+from .probes import ProbeOptions, probe_options
 
 
-def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = None, announce: bool = True) -> None:
+def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *, say) -> None:
     """The HTML report and trace of a finished run or diff directory, if asked for."""
     from ..report.pages import write_html, write_trace
 
     if html_path is not None:
         write_html(path, html_path)
-        if announce:
-            click.echo(f"html report: {html_path}")
+        say(f"html report: {html_path}")
     if trace_path is not None:
         write_trace(path, trace_path)
-        if announce:
-            click.echo(f"trace: {trace_path}")
+        say(f"trace: {trace_path}")
+
+
+def _run_here(cfg, out: Path, **kw) -> dict:
+    """The probe in this process, whatever the model prints going to stderr."""
+    from ..capture.quiet import model_output_to_stderr
+    from ..capture.runner import run_probe
+
+    with model_output_to_stderr():
+        return run_probe(cfg, out, **kw)
 
 
 @click.command(short_help="Run a repro or your model; report what is saved for backward, and why.")
 @config_options
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.",
-)
-@click.option("--force", is_flag=True, help="Replace an existing run directory (only one memprobe wrote).")
 @click.option(
     "--analysis-only",
     is_flag=True,
@@ -70,10 +64,12 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None = N
 )
 @table_options
 @wide_option
-@output_options
+@probe_options(
+    out="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.",
+    force="Replace an existing run directory (only one memprobe wrote).",
+    jobs=False,
+)
 def run(
-    out: Path | None,
-    force: bool,
     analysis_only: bool,
     nnodes: str | None,
     rdzv_endpoint: str | None,
@@ -82,9 +78,7 @@ def run(
     csv_path: Path | None,
     parquet_path: Path | None,
     wide: bool,
-    as_json: bool,
-    quiet: bool,
-    verbose: bool,
+    probes: ProbeOptions,
     **kw,
 ) -> None:
     """Run a repro (or your model) and report what its compiled forward saves for backward.
@@ -105,30 +99,17 @@ def run(
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
     """
-    from ..capture.quiet import model_output_to_stderr
     from ..capture.rundir import default_run_dir, prepare_run_dir
-    from ..capture.runner import run_probe
-    from ..report import console as render
+    from ..report.run import print_run
+    from ..report.tables import export
 
     cfg = config_from_options(kw)
     if trace_path is not None and analysis_only:
         raise ConfigError("--trace needs a measured step; --analysis-only measures none")
-    out = out if out is not None else default_run_dir(cfg.recipe)
-    refuse_existing(html_path, trace_path, csv_path, parquet_path, force=force)
-    prepare_run_dir(out, force)
-    with render.progress_printer(enabled=not quiet and not as_json) as progress:
-        with model_output_to_stderr():
-            report = run_probe(
-                cfg,
-                out,
-                progress=progress,
-                verbose=verbose,
-                analysis_only=analysis_only,
-                nnodes=nnodes,
-                rdzv_endpoint=rdzv_endpoint,
-            )
-    emit(report, as_json=as_json, console=lambda: render.print_run(report, out, wide=wide))
-    write_extras(out, html_path, trace_path, announce=not as_json)
-    from ..report.tables import export
-
+    out = probes.out if probes.out is not None else default_run_dir(cfg.recipe)
+    refuse_existing(html_path, trace_path, csv_path, parquet_path, force=probes.force)
+    prepare_run_dir(out, probes.force)
+    report = probes.call(_run_here, cfg, out, analysis_only=analysis_only, nnodes=nnodes, rdzv_endpoint=rdzv_endpoint)
+    probes.emit(report, console=lambda: print_run(report, out, wide=wide))
+    write_extras(out, html_path, trace_path, say=probes.say)
     export("run", report, csv_path, parquet_path)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import debug_option, emit, refuse_existing, table_options, wide_option
+from .options import debug_option
+from .output import emit, refuse_existing, table_options, wide_option
 
 
 @click.command(short_help="Render a recorded run (or diff/explain/bisect/sweep directory) again.")
@@ -22,13 +23,17 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
     `memprobe sweep` (sweep.json).
     Every file is checked as it is read: a directory may come from anyone."""
     from ..analysis.recorded import load_recorded
-    from ..report import console as render
+    from ..report.bisect import print_bisect
+    from ..report.diff import print_diff
+    from ..report.explain import print_explain
+    from ..report.run import print_run
+    from ..report.sweep import print_sweep
     from ..report.tables import export
 
     refuse_existing(csv_path, parquet_path, force=force)
     kind, data = load_recorded(path)
-    wide_views = {"run": render.print_run, "diff": render.print_diff, "explain": render.print_explain}
-    views = {"bisect": render.print_bisect, "sweep": render.print_sweep}
+    wide_views = {"run": print_run, "diff": print_diff, "explain": print_explain}
+    views = {"bisect": print_bisect, "sweep": print_sweep}
     if kind in wide_views:
         emit(data, as_json=as_json, console=lambda: wide_views[kind](data, path, wide=wide))
     else:

@@ -164,8 +164,8 @@ def build_server() -> MCPServer:
         force: bool = False,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
-        """Check probes against a memory budget (as `memprobe gate --json`): verdicts per limit, the breaches
-        explained. from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
+        """Check probes against the limits of a budget file (as `memprobe gate --json`): verdicts per limit, the
+        breaches explained. budget: the budget file; from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
         from ..budget import load_budget
         from ..orchestrate.gate import match_finished, run_gate, select_probes
 

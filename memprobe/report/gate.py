@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
+from rich.console import Console
 from rich.table import Table
 
 from ..analysis.verdict import verdict_of
 from ..budget import limit_name
+from ..text import markup, md_code, md_text, xml_text
 from ..units import fmt_bytes
 from ..vocab import Verdict
-from .text import markup, md_code, md_text, xml_text
+from .console import make_console, print_verdict
 
 _STYLE = {Verdict.PASS: "green", Verdict.FAIL: "bold red", Verdict.SKIP: "yellow"}
 
@@ -32,7 +34,15 @@ def _metric(v: dict) -> str:
     return limit_name(v["metric"], v["kind"], v.get("device"))
 
 
-def print_gate(result: dict, console) -> None:
+def print_gate_result(result: dict, console: Console | None = None) -> None:
+    """The gate's verdict, then its limits: the table and what caused each breach."""
+    con = console or make_console()
+    print_verdict(con, verdict_of("gate", result))
+    print_gate(result, con)
+
+
+def print_gate(result: dict, console: Console) -> None:
+    """The verdicts, one row per limit, then the skipped and failed limits' notices and each breach explained."""
     t = Table(title=f"memprobe gate: {markup(result['budget'])}", title_justify="left")
     for col, just in (
         ("probe", "left"),
@@ -111,7 +121,7 @@ def gate_markdown(result: dict) -> str:
 
 def gate_junit(result: dict) -> str:
     """The verdicts as JUnit XML: a test suite per probe, a test case per limit; every recorded string made
-    text XML 1.0 can hold (:func:`~memprobe.report.text.xml_text`), so the document is always well formed."""
+    text XML 1.0 can hold (:func:`~memprobe.text.xml_text`), so the document is always well formed."""
     suites = ET.Element("testsuites", name="memprobe gate")
     by_probe: dict[str, list[dict]] = {}
     for v in result["verdicts"]:

@@ -22,9 +22,9 @@ from ..analysis.rundir import run_file
 from ..analysis.saved import value_names
 from ..analysis.validate import read_text
 from ..analysis.verdict import verdict_of
+from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import SavedKind, Verdict
-from .text import truncate
 
 
 @lru_cache(maxsize=1)
@@ -383,7 +383,12 @@ def render_gate(result: dict) -> str:
 
 def render_sweep(result: dict) -> str:
     points = {
-        "headers": [_h("budget", True), _h("saved for backward", True), _h("held after forward", True), _h("step peak", True)],
+        "headers": [
+            _h("memory budget", True),
+            _h("saved for backward", True),
+            _h("held after forward", True),
+            _h("step peak", True),
+        ],
         "rows": [
             {
                 "cells": [
@@ -397,7 +402,7 @@ def render_sweep(result: dict) -> str:
         ],
     }
     inversions = [
-        f"budget {i['lower_budget']:g} gives {fmt_bytes(i['excess_bytes'])} more ({i['metric']}) than budget "
+        f"memory budget {i['lower_budget']:g} gives {fmt_bytes(i['excess_bytes'])} more ({i['metric']}) than memory budget "
         f"{i['higher_budget']:g}"
         for i in result.get("inversions") or []
     ]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from ..analysis.findings import label
 from ..analysis.verdict import verdict_of
+from ..text import md_code, md_text
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
-from .text import md_code, md_text
 
 STATUS_LABEL = {
     DiffStatus.ONLY_B: "only in B",
@@ -18,7 +18,7 @@ TOP = 10
 
 
 def _cell(text) -> str:
-    """Recorded text in a table cell or a line: inert (memprobe.report.text.md_text)."""
+    """Recorded text in a table cell or a line: inert (memprobe.text.md_text)."""
     return md_text(text)
 
 
@@ -28,7 +28,7 @@ def _line(text) -> str:
 
 
 def _code(text) -> str:
-    """Recorded text as code, in a table cell or a line: a span it cannot close (memprobe.report.text.md_code)."""
+    """Recorded text as code, in a table cell or a line: a span it cannot close (memprobe.text.md_code)."""
     return md_code(text, cell=True)
 
 

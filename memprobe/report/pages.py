@@ -1,4 +1,5 @@
-"""Write the HTML page (and the Perfetto trace) of a run or diff directory: read what it recorded, render, write."""
+"""Write the HTML page (and the Perfetto trace) of a run or diff directory, or of a sweep: read what it recorded,
+render, write."""
 
 from __future__ import annotations
 
@@ -50,6 +51,14 @@ def diff_html(result: dict, diff_dir: Path | None = None, *, sides_anywhere: boo
 def write_diff_html(result: dict, diff_dir: Path | None, out: Path) -> Path:
     """The page of a diff this process just computed (its sides are the directories it read)."""
     atomic_write_text(out, diff_html(result, diff_dir))
+    return out
+
+
+def write_sweep_html(result: dict, out: Path) -> Path:
+    """The page of a sweep: its plot of bytes against memory budget."""
+    from .html import render_sweep
+
+    atomic_write_text(out, render_sweep(result))
     return out
 
 

@@ -4,7 +4,7 @@ One row per saved value of a run (its op chain, the user's op, module and source
 reason, bytes and the bytes held at run time), one per difference of a diff, one per limit of
 a gate. Bytes stay integers of bytes; the grouping across layers (``group``) is the same as the
 console's. A CSV cell a spreadsheet would run as a formula is written inert
-(:func:`~memprobe.report.text.csv_cell`).
+(:func:`~memprobe.text.csv_cell`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError
-from .text import csv_cell
+from ..text import csv_cell
 
 SAVED_COLUMNS = [
     "group",

@@ -97,7 +97,7 @@ try{
   chart(document.getElementById('sweep'),{series:[{name:'step peak (measured)',color:'#c62828',points:pts('step_peak_bytes'),width:2},
    {name:'held after forward (measured)',color:'#ef6c00',points:pts('forward_end_bytes'),width:1.5},
    {name:'saved for backward (from the graphs)',color:'#1565c0',points:pts('saved_bytes'),width:2}],
-   marks:D.points.map(function(p){return {x:p.budget,y:p.step_peak_bytes||0,label:'budget '+p.budget+': peak '+fmt(p.step_peak_bytes||0)};}),
+   marks:D.points.map(function(p){return {x:p.budget,y:p.step_peak_bytes||0,label:'memory budget '+p.budget+': peak '+fmt(p.step_peak_bytes||0)};}),
    xlabel:'activation memory budget (0: recompute what it can; 1: runtime-optimal)',xfmt:function(v){return v.toFixed(2);},height:340});}
  else if(D.kind==='run'){drawTimeline(document.getElementById('timeline'),scaleTimeline(D.timeline));drawGraphs(document.getElementById('graphs'),D.graph_memory||[]);}
  else{var host=document.getElementById('timeline');var a=scaleTimeline(D.timeline_a),b=scaleTimeline(D.timeline_b);

@@ -1,0 +1,95 @@
+"""``memprobe budget``: run a configuration once and write a starter budget file for it, with headroom."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import click
+
+from ..errors import ConfigError
+from .options import budget_file_option, config_from_options, config_options
+from .output import refuse_existing
+from .probes import ProbeOptions, probe_options
+
+
+def _headroom(text: str) -> float:
+    try:
+        h = float(text.strip().rstrip("%")) / 100
+    except ValueError:
+        h = float("nan")
+    if not math.isfinite(h) or not 0 <= h <= 10:
+        raise ConfigError(f"--headroom takes a percentage from 0% to 1000%, like 10% (got {text!r})")
+    return h
+
+
+def _relative(text: str) -> str:
+    from ..budget import parse_relative
+
+    try:
+        parse_relative(text)
+    except ValueError:
+        raise ConfigError(f"--relative takes a percentage like +5% (got {text!r})") from None
+    return text
+
+
+def default_probe_name(cfg) -> str:
+    """``ffn-rowwise``, ``transformer-bf16``, or the model file's name for ``--model``."""
+    if cfg.model or cfg.hf_config:
+        where = cfg.model.rpartition(":")[0] if cfg.model else cfg.hf_config
+        stem = Path(where).stem if where.endswith((".py", ".json")) or "/" in where else where.rsplit(".", 1)[-1]
+        if cfg.hf_config and stem == "config":  # a model directory's config.json: the directory's name
+            stem = Path(where).parent.name
+        base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in stem) or "model"
+    else:
+        base = cfg.repro
+    return f"{base}-{cfg.recipe}"
+
+
+@click.command(short_help="Run once and write a starter budget file (memprobe.toml).")
+@config_options
+@click.option("--name", default=None, help="Probe name (default <repro or model file>-<recipe>, e.g. ffn-rowwise).")
+@click.option("--headroom", default="10%", show_default=True, help="Headroom over the measured figures, e.g. 10%.")
+@click.option(
+    "--relative", default="+5%", show_default=True, help="Limit on saved_bytes relative to the baseline stored with it."
+)
+@budget_file_option("Where to write the budget file (refused if it exists, unless --force).")
+@probe_options(
+    out=None, force="Overwrite an existing budget file, and this probe's entry in the baseline.", jobs=False, json=None
+)
+def budget(name, headroom, relative, budget_path, probes: ProbeOptions, **kw) -> None:
+    """Run a configuration once and write a starter budget file for it, with headroom.
+
+    \b
+    Writes memprobe.toml (one probe: its flags, limits on the graph-derived figures and on
+    the measured peaks of this device) and adds this run's figures to memprobe-baseline.json
+    beside it (for the relative limit; other probes' entries are kept). Weight-derived saved
+    bytes are limited to what was measured, so a run that saves none forbids them.
+
+    \b
+    Example:
+      memprobe budget --recipe rowwise --layers 2 --headroom 10%
+    """
+    from ..budget import PROBE_NAME
+    from ..orchestrate.gate import check_baseline_slot, write_budget
+
+    cfg = config_from_options(kw)
+    h = _headroom(headroom)
+    _relative(relative)
+    name = name or default_probe_name(cfg)
+    if not PROBE_NAME.fullmatch(name):
+        raise ConfigError(f"--name {name!r}: a probe name is one word (letters, digits, - and _)")
+    refuse_existing(budget_path, force=probes.force)
+    baseline_path = budget_path.parent / "memprobe-baseline.json"
+    check_baseline_slot(baseline_path, name, force=probes.force)  # an invalid or taken one is refused before the run
+    probes.call(
+        write_budget,
+        cfg,
+        name=name,
+        headroom=h,
+        headroom_text=headroom,
+        relative=relative,
+        budget_path=budget_path,
+        baseline_path=baseline_path,
+    )
+    click.echo(f"wrote {budget_path} (probe {name!r}) and {baseline_path}; check it with: memprobe gate --budget {budget_path}")

@@ -1,0 +1,62 @@
+"""``memprobe bisect`` on the console: every configuration tried with its delta, then the minimal one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ..text import markup
+from ..units import fmt_bytes, fmt_delta
+from .console import make_console
+
+
+def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
+    con = console or make_console()
+    t = Table(
+        title=f"Configurations tried (metric: {markup(r.get('metric'))}; threshold {fmt_bytes(r['threshold_bytes'])}"
+        + (f" = {markup(r['min_delta'])} of the gap as given" if str(r.get("min_delta", "")).endswith("%") else "")
+        + ")",
+        title_justify="left",
+    )
+    for col, just in (
+        ("#", "right"),
+        ("feature removed", "left"),
+        ("held A", "right"),
+        ("held B", "right"),
+        ("B - A", "right"),
+        ("", "left"),
+        ("runs", "left"),
+    ):
+        t.add_column(col, justify=just)
+    for i, row in enumerate(r["trials"]):
+        if row["exceeds"] is None:
+            verdict = "[yellow]could not run[/]"
+        elif i == 0:
+            verdict = "[red]exceeds[/]" if row["exceeds"] else "[green]below[/]"
+        else:
+            verdict = (
+                "[red]still exceeds[/]"
+                if row["exceeds"]
+                else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
+            )
+        t.add_row(
+            str(i),
+            markup(row["removed"]),
+            fmt_bytes(row["held_a"]),
+            fmt_bytes(row["held_b"]),
+            fmt_delta(row["delta_bytes"]),
+            verdict,
+            markup("/".join(str(m) for m in row.get("modes") or [])),
+        )
+    con.print(t)
+    for row in r["trials"]:
+        if row.get("error"):
+            con.print(f"[yellow]{markup(row['removed'])}:[/] {markup(row['error'])}")
+    if r.get("not_applicable"):
+        con.print(f"[dim]not applicable here: {markup(', '.join(r['not_applicable']))}[/]")
+    minimal = r.get("minimal") or {}
+    con.print(f"minimal configuration:\n  A  {markup(minimal.get('a'))}\n  B  {markup(minimal.get('b'))}")
+    con.print(f"[bold]{markup(r['conclusion'])}[/]")
+    con.print(f"\nwritten: {markup(out_dir)}/bisect.json")

@@ -1,0 +1,87 @@
+"""``memprobe explain`` on the console: the policy edits ranked by bytes freed per added FLOP of recompute."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from ..analysis.findings import label
+from ..analysis.verdict import verdict_of
+from ..text import markup
+from ..units import fmt_bytes, fmt_flops
+from .console import compact_table, make_console, print_verdict
+
+
+def print_explain(r: dict, out_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
+    con = console or make_console()
+    b = r["base"]
+    from ..config import ProbeConfig
+
+    con.print(
+        f"[bold]memprobe explain[/]  {markup(ProbeConfig.from_dict(b['config']).summary())}  [dim]({markup(r.get('mode'))})[/]"
+    )
+    print_verdict(con, verdict_of("explain", r))
+    con.print(
+        f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
+        f"{fmt_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward"
+    )
+    if not r["edits"]:
+        con.print("[yellow]no op of the save list saved anything: there is no policy edit to suggest[/]")
+    elif wide:
+        t = Table(title="Policy edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
+        for col, just in (
+            ("#", "right"),
+            ("edit", "left"),
+            ("frees / step", "right"),
+            ("+recompute (est.)", "right"),
+            ("+bytes moved (est.)", "right"),
+            ("what it frees", "left"),
+        ):
+            t.add_column(col, justify=just, overflow="fold")
+        for i, e in enumerate(r["edits"], 1):
+            freed = "; ".join(f"{label(it)} x{it.get('count')}" for it in (e.get("freed") or [])[:3])
+            t.add_row(
+                str(i),
+                f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]",
+                fmt_bytes(e["bytes_saved"]),
+                fmt_flops(e.get("recompute_flops_added") or 0),
+                fmt_bytes(e.get("recompute_bytes_added")),
+                markup(freed),
+            )
+        con.print(t)
+    else:
+        compact_table(
+            con,
+            "Policy edits, best first (bytes freed per added FLOP of recompute)",
+            [
+                ("#", "right", 0),
+                ("edit", "left", 0),
+                ("frees / step", "right", 0),
+                ("+recompute (est.)", "right", 0),
+                ("what it frees", "left", 1),
+            ],
+            [
+                (
+                    [
+                        str(i),
+                        e.get("flag") or "",
+                        fmt_bytes(e["bytes_saved"]),
+                        fmt_flops(e.get("recompute_flops_added") or 0),
+                        "; ".join(f"{label(it)} x{it.get('count')}" for it in (e.get("freed") or [])[:3]),
+                    ],
+                    None,
+                )
+                for i, e in enumerate(r["edits"], 1)
+            ],
+        )
+    if r["partitioner_items"]:
+        con.print(
+            f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy" + (":" if wide else ".")
+        )
+        for it in r["partitioner_items"][:5] if wide else []:
+            con.print(
+                f"  {fmt_bytes(it.get('bytes'))} {markup(label(it))} [dim]({markup(it.get('block'))})[/]: {markup(it.get('fate'))}"
+            )
+    con.print(f"\nwritten: {markup(out_dir)}/explain.json")
