@@ -1,30 +1,74 @@
-"""Shared fixtures: each probe configuration is run once per session through the installed CLI.
+"""Shared fixtures, the CLI two ways, and the two lanes of the suite.
 
-The runs are real: they build the FFN repro, compile it with Inductor (C++ on the
-CPU), train, and write a run directory. Inductor's cache (under
-TORCHINDUCTOR_CACHE_DIR, default /tmp/torchinductor_$USER) makes repeated
-sessions faster; nothing here depends on it.
+Two lanes, chosen by the ``e2e`` marker (the Makefile's ``make fast`` and ``make e2e``):
+
+- the fast lane (``-m "not e2e"``): no model is compiled or run. Verbs are called in this process through
+  click's CliRunner (:func:`invoke`) for error paths and argument handling, the analysis runs over the committed
+  run directories in tests/data/, and the fuzz runs at its default count.
+- the end-to-end lane (``-m e2e``): real runs through the installed CLI, in processes of their own
+  (:func:`run_cli`): they build the repro, compile it with Inductor (C++ on the CPU), train, and write a run
+  directory. A test that asks for :func:`runs` is end-to-end by that alone (marked here); any other test that
+  runs a model carries the marker itself.
+
+Each probe configuration that several tests read is run once per session (:func:`runs`), shared by the
+pytest-xdist workers of that session. Inductor's cache (under TORCHINDUCTOR_CACHE_DIR, default
+/tmp/torchinductor_$USER) makes repeated sessions faster; nothing here depends on it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
+from filelock import FileLock  # torch's own dependency
 
-MEMPROBE = shutil.which("memprobe") or f"{sys.executable} -m memprobe"
+# the console script of this interpreter's environment (a virtualenv's own, whatever PATH says), else the module
+_SCRIPT = Path(sys.executable).parent / "memprobe"
+MEMPROBE = str(_SCRIPT) if _SCRIPT.is_file() else f"{sys.executable} -m memprobe"
 
 
-def run_cli(*args: str, timeout: float = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    cmd = MEMPROBE.split() + [str(a) for a in args]
+def _log_env() -> dict[str, str]:
     # tables as wide as a log (memprobe's default when not on a terminal), whatever the terminal running pytest says
-    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    return {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+
+
+def run_cli(*args, timeout: float = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """``memprobe ARGS`` in a process of its own (what a user runs): for verbs that run a model."""
+    cmd = MEMPROBE.split() + [str(a) for a in args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=_log_env())
+
+
+def invoke(*args, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``memprobe ARGS`` in this process through click's CliRunner and the CLI's one door (its exit codes and
+    one-line errors): for verbs that run no model. ``env`` is set for the call (COLUMNS and LINES are unset
+    unless given, as :func:`run_cli` unsets them). Returns what :func:`run_cli` returns."""
+    from click.testing import CliRunner
+
+    from memprobe.cli.main import cli
+
+    argv = [str(a) for a in args]
+    runner = CliRunner(env={"COLUMNS": None, "LINES": None, **(env or {})})
+    with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+        result = runner.invoke(cli, argv, catch_exceptions=False)
+    return subprocess.CompletedProcess(["memprobe", *argv], result.exit_code, result.stdout, result.stderr)
+
+
+def python_over_this_environment(root: Path) -> Path:
+    """A virtualenv (its own interpreter path, no pip) that sees this environment's packages, whether this is a
+    virtualenv or a system-wide install: another Python for --a-python/--b-python that has torch."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", root], check=True)
+    site = Path(sysconfig.get_path("purelib", vars={"base": str(root), "platbase": str(root)}))
+    ours = {sysconfig.get_path("purelib"), sysconfig.get_path("platlib")}
+    (site / "this-environment.pth").write_text("".join(f"{p}\n" for p in sorted(ours)))
+    return root / "bin" / "python"
 
 
 # what a run records that is an address of its process (a storage's data pointer, the identity of a tensor a block
@@ -38,30 +82,56 @@ def saved_table(report: dict) -> list[dict]:
 
 
 class Run:
+    """What one ``memprobe VERB ... --out PATH`` wrote (``path``) and printed (``proc``)."""
+
     def __init__(self, path: Path, proc: subprocess.CompletedProcess):
         self.path = path
         self.proc = proc
-        self.report = json.loads((path / "report.json").read_text())
+
+    @functools.cached_property
+    def report(self) -> dict:
+        return json.loads((self.path / "report.json").read_text())
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if {"runs", "made"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")
-def runs(tmp_path_factory):
-    """Lazily run (once) and cache probe configurations by their CLI flags."""
-    cache: dict[tuple, Run] = {}
-    base = tmp_path_factory.mktemp("runs")
+def made(tmp_path_factory):
+    """``made(VERB, *ARGS)``: ``memprobe VERB ARGS --out DIR --quiet`` run once per session (whichever pytest-xdist
+    worker asks first; the others wait for it and read what it wrote), cached by its arguments. Tests read what it
+    wrote and never change it: a test that edits a run copies it first."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-runs"
+    shared.mkdir(exist_ok=True)
 
-    def get(*flags: str) -> Run:
-        if flags not in cache:
-            out = base / f"run{len(cache)}"
-            proc = run_cli("run", *flags, "--out", out, "--quiet")
-            assert proc.returncode == 0, f"memprobe run {' '.join(flags)} failed:\n{proc.stderr[-3000:]}"
-            cache[flags] = Run(out, proc)
-        return cache[flags]
+    def get(verb: str, *args) -> Run:
+        args = tuple(str(a) for a in args)
+        key = hashlib.sha256(json.dumps([verb, *args]).encode()).hexdigest()[:16]
+        out, record = shared / f"{verb}-{key}", shared / f"{verb}-{key}.proc.json"
+        with FileLock(str(shared / f"{verb}-{key}.lock")):
+            if not record.is_file():
+                proc = run_cli(verb, *args, "--out", out, "--quiet")
+                assert proc.returncode == 0, f"memprobe {verb} {' '.join(args)} failed:\n{proc.stderr[-3000:]}"
+                record.write_text(json.dumps({"args": proc.args, "stdout": proc.stdout, "stderr": proc.stderr}))
+        done = json.loads(record.read_text())
+        return Run(out, subprocess.CompletedProcess(done["args"], 0, done["stdout"], done["stderr"]))
 
     return get
+
+
+@pytest.fixture(scope="session")
+def runs(made):
+    """``runs(*FLAGS)``: ``memprobe run FLAGS`` once per session (:func:`made`)."""
+    return lambda *flags: made("run", *flags)
 
 
 LEGACY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--layers", "2")
 TODAY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan", "--layers", "2")
 # the smallest probe that still compiles real graphs: for tests of behaviour, not of figures
 TINY = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--device", "cpu")
+# an A/A bisect of the tiny probe (each side in its own process; an explicit --steps 3): what several files read
+AA_BISECT = ("bisect", "bf16", "bf16", *TINY, "--steps", "3", "--min-delta", "1 TiB", "--json")

@@ -150,18 +150,18 @@ def test_load_report_errors(tmp_path):
 def test_show_renders_recorded_runs_and_diffs(tmp_path):
     from pathlib import Path
 
-    from conftest import run_cli
+    from conftest import invoke
 
     cuda = Path(__file__).parent / "data" / "cuda"
-    proc = run_cli("show", cuda / "rowwise-legacy", timeout=120)
+    proc = invoke("show", cuda / "rowwise-legacy")
     assert proc.returncode == 0, proc.stderr
     assert "abs(permute(layers.*.ffn.w2.weight))" in proc.stdout and "cuda (NVIDIA H200)" in proc.stdout
     # a diff of two recorded runs (loaded, not re-run), then shown again from its directory
     out = tmp_path / "d"
-    proc = run_cli("diff", cuda / "bf16-legacy", cuda / "rowwise-legacy", "--out", out, "-q", timeout=120)
+    proc = invoke("diff", cuda / "bf16-legacy", cuda / "rowwise-legacy", "--out", out, "-q")
     assert proc.returncode == 0, proc.stderr
-    shown = run_cli("show", out, timeout=120)
+    shown = invoke("show", out)
     assert shown.returncode == 0 and "What B keeps alive that A does not" in shown.stdout
-    assert json.loads(run_cli("show", out, "--json", timeout=120).stdout) == json.loads((out / "diff.json").read_text())
-    proc = run_cli("show", tmp_path / "nope", timeout=120)
+    assert json.loads(invoke("show", out, "--json").stdout) == json.loads((out / "diff.json").read_text())
+    proc = invoke("show", tmp_path / "nope")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1

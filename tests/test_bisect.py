@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import AA_BISECT
 
 from memprobe.config import ProbeConfig
 from memprobe.orchestrate import bisect as bisect_mod
@@ -65,14 +65,8 @@ def test_the_h200_trials_judged_by_a_share_of_the_gap_give_the_cpu_conclusion(tm
     assert result["minimal"]["b"].startswith("rowwise") and "layers=1" in result["minimal"]["b"]
 
 
-@pytest.mark.e2e
-def test_bisect_a_a_has_nothing_to_bisect(tmp_path):
-    proc = run_cli(
-        "bisect", "rowwise", "rowwise", "--dim", "64", "--hidden", "128", "--seq", "32", "--device", "cpu",
-        "--out", tmp_path / "aa", "--json", "-q",
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    r = json.loads(proc.stdout)
+def test_bisect_a_a_has_nothing_to_bisect(made):
+    r = json.loads(made(*AA_BISECT).proc.stdout)
     assert r["given_delta_bytes"] == 0 and r["trials"][0]["exceeds"] is False and len(r["trials"]) == 1
     assert "nothing to bisect" in r["conclusion"]
     run_a, run_b = (json.loads((Path(run) / "report.json").read_text()) for run in r["trials"][0]["runs"])

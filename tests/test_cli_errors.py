@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli
+from conftest import invoke
 
 
 @pytest.mark.parametrize(
@@ -22,7 +22,7 @@ from conftest import run_cli
     ],
 )
 def test_bad_values_exit_2_with_one_line(args, needle, tmp_path):
-    proc = run_cli(*args, "--out", tmp_path / "never", timeout=120)
+    proc = invoke(*args, "--out", tmp_path / "never")
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert proc.stderr.startswith("memprobe: error: ")
     assert proc.stderr.count("\n") == 1, proc.stderr
@@ -36,13 +36,13 @@ def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
 
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    proc = run_cli("run", "--device", "cuda", "--out", tmp_path / "c", timeout=120)
+    proc = invoke("run", "--device", "cuda", "--out", tmp_path / "c")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "no CUDA device" in proc.stderr
 
 
 def test_help_documents_every_flag():
-    proc = run_cli("run", "--help", timeout=60)
+    proc = invoke("run", "--help")
     assert proc.returncode == 0
     for flag in (
         "--recipe",
@@ -72,7 +72,7 @@ def test_help_documents_every_flag():
 
 
 def test_policies_lists_every_policy_with_its_ops():
-    proc = run_cli("policies", "--json", timeout=60)
+    proc = invoke("policies", "--json")
     assert proc.returncode == 0
     import json
 
@@ -81,7 +81,7 @@ def test_policies_lists_every_policy_with_its_ops():
     assert "aten.abs.default" in pol["torchtitan-2025-01"]["save_ops"]
     assert "aten.abs.default" not in pol["torchtitan"]["save_ops"]
     assert "aten.max.default" in pol["torchtitan"]["save_ops"]
-    text = run_cli("policies", timeout=60).stdout
+    text = invoke("policies").stdout
     assert "torchtitan-2025-01" in text and "aten.abs.default" in text
 
 

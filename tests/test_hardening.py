@@ -10,7 +10,7 @@ import time
 
 import pytest
 import torch
-from conftest import MEMPROBE, run_cli
+from conftest import MEMPROBE, invoke
 
 from memprobe.errors import ConfigError
 
@@ -61,10 +61,10 @@ def test_corrupt_and_empty_run_dirs(tmp_path):
     bad = tmp_path / "bad"
     bad.mkdir()
     (bad / "report.json").write_text('{"schema_version": 1, "config": ')
-    proc = run_cli("diff", bad, bad, timeout=120)
+    proc = invoke("diff", bad, bad)
     assert proc.returncode == 2 and "not valid JSON" in proc.stderr and proc.stderr.count("\n") == 1
     missing = tmp_path / "missing"
-    proc = run_cli("gate", "--budget", tmp_path / "none.toml", "--from", missing, timeout=120)
+    proc = invoke("gate", "--budget", tmp_path / "none.toml", "--from", missing)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
 
 

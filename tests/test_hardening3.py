@@ -22,7 +22,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
-from conftest import MEMPROBE, TINY, run_cli
+from conftest import MEMPROBE, TINY, invoke, run_cli
 from test_untrusted import EXPLAIN_SAMPLE
 
 DATA = Path(__file__).parent / "data" / "cuda"
@@ -162,7 +162,7 @@ def test_a_top_level_file_linked_elsewhere_is_refused(tmp_path, name):
     d = tmp_path / "X"
     d.mkdir()
     if name == "diff.json":
-        assert run_cli("diff", BF16, ROWWISE, "--out", tmp_path / "made", "-q").returncode == 0
+        assert invoke("diff", BF16, ROWWISE, "--out", tmp_path / "made", "-q").returncode == 0
         shutil.copy(tmp_path / "made" / "diff.json", elsewhere / "diff.json")
     (d / name).symlink_to(elsewhere / name)
     code, out, err = _invoke("show", d)
@@ -177,7 +177,7 @@ def test_a_top_level_file_linked_elsewhere_is_refused(tmp_path, name):
 @pytest.mark.parametrize("how", ["absolute", "relative", "linked"])
 def test_a_recorded_diff_never_reads_a_side_outside_its_directory(tmp_path, how, monkeypatch):
     _sentinel_run(tmp_path / "outside")
-    assert run_cli("diff", BF16, ROWWISE, "--out", tmp_path / "made", "-q").returncode == 0
+    assert invoke("diff", BF16, ROWWISE, "--out", tmp_path / "made", "-q").returncode == 0
     d = tmp_path / "d"
     d.mkdir()
     doc = json.loads((tmp_path / "made" / "diff.json").read_text())
@@ -399,7 +399,7 @@ def test_min_delta_beyond_float_range_exit_2(tmp_path):
 )
 def test_a_diff_without_what_its_renderers_read_exit_2(tmp_path, edit, verb, needle):
     d = tmp_path / "d"
-    assert run_cli("diff", BF16, ROWWISE, "--out", d, "-q").returncode == 0
+    assert invoke("diff", BF16, ROWWISE, "--out", d, "-q").returncode == 0
     _edit(d / "diff.json", edit)
     err = _one_line(*_invoke(*[v.format(tmp=tmp_path) for v in verb], d))
     assert needle in err and not (tmp_path / "t.csv").exists()
@@ -472,7 +472,7 @@ def test_an_interpreter_that_prints_binary_is_exit_2(tmp_path):
 @pytest.mark.parametrize("verb, code", [(["show", "MISSING"], 2), (["policies", "--json"], 0)])
 def test_debug_keeps_the_exit_code_and_adds_the_traceback(tmp_path, verb, code):
     args = [str(tmp_path / "missing") if v == "MISSING" else v for v in verb]
-    proc = run_cli("--debug", *args)
+    proc = invoke("--debug", *args)
     assert proc.returncode == code, proc.stderr
     if code:
         assert "Traceback" in proc.stderr and proc.stderr.rstrip().splitlines()[-1].startswith("memprobe: error: ")
@@ -509,11 +509,13 @@ class Block(nn.Module):
         if self.mode == "base-exception":
             raise Escape("out of the model")
         if self.mode == "swallow-ctrl-c":
-            open(os.environ["MEMPROBE_TEST_READY"], "w").close()
-            try:
-                time.sleep(30)
-            except KeyboardInterrupt:  # a library that swallows Ctrl-C
-                pass
+            ready = os.environ["MEMPROBE_TEST_READY"]
+            open(ready, "w").close()
+            while not os.path.exists(ready + ".sent"):  # until the test has sent its signal: no clock
+                try:
+                    time.sleep(0.05)
+                except KeyboardInterrupt:  # a library that swallows Ctrl-C
+                    pass
         return x + self.lin(x)
 
 
@@ -551,15 +553,15 @@ def _model_run(tmp_path: Path, mode: str, *extra, wait_ready: int | None = None)
     args = MEMPROBE.split() + ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out)]
     proc = subprocess.Popen(args + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     if wait_ready is not None:
-        deadline = time.time() + 300
-        while not ready.exists() and time.time() < deadline and proc.poll() is None:
-            time.sleep(0.1)
-        time.sleep(0.5)
+        while not ready.exists() and proc.poll() is None:
+            time.sleep(0.05)
         proc.send_signal(wait_ready)
+        (tmp_path / "ready.sent").touch()
     stdout, stderr = proc.communicate(timeout=600)
     return subprocess.CompletedProcess(args, proc.returncode, stdout, stderr), out
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "mode, code, needle",
     [
@@ -575,6 +577,7 @@ def test_the_models_exit_is_a_failure_with_the_run_marked(tmp_path, mode, code, 
     assert json.loads((out / "report.json").read_text())["status"] == "failed"
 
 
+@pytest.mark.e2e
 def test_a_ctrl_c_the_model_swallowed_still_interrupts(tmp_path):
     proc, out = _model_run(tmp_path, "swallow-ctrl-c", "--no-compile", "-q", wait_ready=signal.SIGINT)
     assert proc.returncode == 130, proc.stderr[-2000:]
@@ -599,6 +602,7 @@ def test_sigterm_during_compilation_is_an_interruption(tmp_path):
     assert json.loads((out / "report.json").read_text())["status"] == "interrupted"
 
 
+@pytest.mark.e2e
 def test_the_models_atexit_print_never_follows_the_json(tmp_path):
     proc, out = _model_run(tmp_path, "atexit", "--no-compile", "--json", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -668,15 +672,14 @@ def test_diff_markdown_of_hostile_labels_is_inert(tmp_path):
     assert "\\u202e" in out and "\\x1b" in out  # shown, not executed
 
 
-def test_gate_markdown_and_junit_of_hostile_labels_are_inert(tmp_path):
+def test_gate_markdown_and_junit_of_hostile_labels_are_inert(tmp_path, monkeypatch):
     budget = tmp_path / "memprobe.toml"
     budget.write_text(BUDGET.replace('weight_derived_saved_bytes = "1 GiB"', "weight_derived_saved_bytes = 0"))
     summary = tmp_path / "summary.md"
     junit = tmp_path / "g.xml"
-    env = {**os.environ, "GITHUB_STEP_SUMMARY": str(summary)}
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     hostile = _hostile_run(tmp_path, every=True)
-    args = MEMPROBE.split() + ["gate", "--budget", str(budget), "--from", f"p={hostile}", "--junit", str(junit)]
-    proc = subprocess.run(args + ["--markdown"], capture_output=True, text=True, env=env, timeout=300)
+    proc = invoke("gate", "--budget", budget, "--from", f"p={hostile}", "--junit", junit, "--markdown")
     assert proc.returncode == 1, proc.stderr
     _assert_inert_markdown(proc.stdout)
     _assert_inert_markdown(summary.read_text())
@@ -699,7 +702,7 @@ def test_csv_cells_never_start_a_formula(tmp_path):
 
 
 def test_the_terminal_shows_bidi_and_zero_width_characters(tmp_path):
-    proc = run_cli("show", _hostile_run(tmp_path))
+    proc = invoke("show", _hostile_run(tmp_path))
     assert proc.returncode == 0, proc.stderr
     for ch in ("\u202e", "\u200b", "\u2028", "\x1b", "\x07"):
         assert ch not in proc.stdout

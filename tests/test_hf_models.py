@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import invoke, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "models" / "hf"
@@ -412,6 +412,6 @@ def test_without_transformers_hf_config_is_one_line_that_says_how_to_install(mon
 def test_a_bad_hf_config_is_one_line_and_exit_2(tmp_path):
     not_a_model = tmp_path / "config.json"
     not_a_model.write_text('{"hidden_size": 64}')
-    proc = run_cli("run", "--hf-config", tmp_path, "--device", "cpu", "--out", tmp_path / "run", "-q")
+    proc = invoke("run", "--hf-config", tmp_path, "--device", "cpu", "--out", tmp_path / "run", "-q")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert f'--hf-config {not_a_model}: not a transformers model configuration (no "model_type")' in proc.stderr

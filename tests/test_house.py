@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import MEMPROBE, TINY, run_cli
+from conftest import AA_BISECT, TINY, invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = ROOT / "memprobe"
@@ -161,7 +160,7 @@ def test_every_flag_is_declared_once_and_documented():
     from memprobe.config import ProbeConfig
     from repros.common import standalone_args
 
-    help_text = run_cli("run", "--help").stdout
+    help_text = invoke("run", "--help").stdout
     reference = (ROOT / "docs" / "cli.md").read_text()
     standalone = standalone_args("x").format_help()
     for f in fields(ProbeConfig):
@@ -171,31 +170,11 @@ def test_every_flag_is_declared_once_and_documented():
             assert flag in standalone and f"[default: {f.default}]" in " ".join(standalone.split()), flag
 
 
-def test_an_explicit_steps_3_is_kept_by_bisect(tmp_path):
+def test_an_explicit_steps_3_is_kept_by_bisect(made):
     """bisect used to change --steps 3 (the old default) to 2."""
-    proc = run_cli(
-        "bisect",
-        "bf16",
-        "bf16",
-        "--steps",
-        "3",
-        "--dim",
-        "64",
-        "--hidden",
-        "128",
-        "--seq",
-        "32",
-        "--layers",
-        "1",
-        "--min-delta",
-        "1 TiB",
-        "--out",
-        tmp_path / "b",
-        "--json",
-        "-q",
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert json.loads((tmp_path / "b" / "run0" / "report.json").read_text())["config"]["steps"] == 3
+    bisect = made(*AA_BISECT)
+    assert "--steps" in AA_BISECT and AA_BISECT[AA_BISECT.index("--steps") + 1] == "3"
+    assert json.loads((bisect.path / "run0" / "report.json").read_text())["config"]["steps"] == 3
 
 
 def test_errors_carry_their_exit_code_from_construction():
@@ -208,33 +187,17 @@ def test_errors_carry_their_exit_code_from_construction():
 def test_debug_is_the_groups_and_a_quoted_value_is_not_it(tmp_path):
     missing = tmp_path / "missing"
     for args in (["--debug", "show", missing], ["show", missing, "--debug"]):
-        proc = run_cli(*args)
+        proc = invoke(*args)
         assert proc.returncode == 1 or "Traceback" in proc.stderr, proc.stderr  # the traceback, not one line
-    proc = run_cli("diff", "bf16", "bf16", "--a", "--debug", "--out", tmp_path / "x")
+    proc = invoke("diff", "bf16", "bf16", "--a", "--debug", "--out", tmp_path / "x")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
 
 
 def test_a_models_own_traceback_is_kept_as_the_cause(tmp_path):
     model = tmp_path / "broken.py"
     model.write_text("def helper():\n    return 1 / 0\n\nVALUE = helper()\n")
-    proc = subprocess.run(
-        MEMPROBE.split()
-        + [
-            "--debug",
-            "run",
-            "--model",
-            f"{model}:build",
-            "--recipe",
-            "bf16",
-            "--device",
-            "cpu",
-            "--out",
-            str(tmp_path / "r"),
-            "-q",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
+    proc = invoke(
+        "--debug", "run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", tmp_path / "r", "-q"
     )
     assert proc.returncode != 0 and "ZeroDivisionError" in proc.stderr and f'"{model}", line 2' in proc.stderr
 
@@ -268,7 +231,7 @@ def test_an_analysis_bug_after_a_good_step_is_an_internal_error(tmp_path, monkey
 
 
 def test_explain_refuses_a_non_op_policy_before_running_anything(tmp_path):
-    proc = run_cli("explain", "--ac", "none", "--out", tmp_path / "e")
+    proc = invoke("explain", "--ac", "none", "--out", tmp_path / "e")
     assert proc.returncode == 2 and "needs --ac op" in proc.stderr and not (tmp_path / "e").exists()
 
 
@@ -317,7 +280,7 @@ def test_the_saved_table_exports_to_csv_through_pandas(runs, tmp_path):
 
     run = runs(*LEGACY_ROWWISE)
     csv = tmp_path / "saved.csv"
-    assert run_cli("show", run.path, "--csv", csv).returncode == 0
+    assert invoke("show", run.path, "--csv", csv).returncode == 0
     import pandas as pd
 
     frame = pd.read_csv(csv)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ADDRESS_FIELDS, MEMPROBE, TINY, run_cli
+from conftest import ADDRESS_FIELDS, MEMPROBE, TINY, invoke
 
 mcp = pytest.importorskip("mcp", reason="the MCP SDK is the optional extra memprobe[mcp]")
 
@@ -52,7 +52,7 @@ def _json(result) -> dict:
 @pytest.mark.e2e
 def test_an_agent_runs_and_diffs_and_gets_the_clis_json(tmp_path, runs):
     cli_run = runs(*TINY)  # the CLI's run of the same configuration
-    fixture_diff = json.loads(run_cli("diff", DATA / "bf16-legacy", DATA / "rowwise-legacy", "--json", "-q").stdout)
+    fixture_diff = json.loads(invoke("diff", DATA / "bf16-legacy", DATA / "rowwise-legacy", "--json", "-q").stdout)
     progress: list[str] = []
 
     async def calls(session):
@@ -75,7 +75,7 @@ def test_an_agent_runs_and_diffs_and_gets_the_clis_json(tmp_path, runs):
     assert TOOLS <= tools
     report = _json(run)
     # the run directory it wrote is what `memprobe show --json` prints for it ...
-    assert report == json.loads(run_cli("show", tmp_path / "r", "--json").stdout)
+    assert report == json.loads(invoke("show", tmp_path / "r", "--json").stdout)
     # ... and the CLI's own run of the configuration gives the same table, findings and verdict
     for key in SAME:
         assert report[key] == cli_run.report[key], key
@@ -100,8 +100,8 @@ def test_policies_and_show_over_mcp():
         )
 
     policies, shown = _session(calls)
-    assert _json(policies) == json.loads(run_cli("policies", "--json").stdout)
-    assert _json(shown) == json.loads(run_cli("show", DATA / "rowwise-legacy", "--json").stdout)
+    assert _json(policies) == json.loads(invoke("policies", "--json").stdout)
+    assert _json(shown) == json.loads(invoke("show", DATA / "rowwise-legacy", "--json").stdout)
 
 
 def test_a_missing_sdk_is_one_line_saying_how_to_install_it(tmp_path):

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import TINY, run_cli
+from conftest import TINY, invoke, run_cli
 from markupsafe import escape
 
 from memprobe.analysis.verdict import verdict_of
@@ -71,14 +71,14 @@ def _assert_offline(page: str) -> None:
 @pytest.fixture(scope="module")
 def fixture_diff(tmp_path_factory):
     out = tmp_path_factory.mktemp("reports") / "diff"
-    proc = run_cli("diff", BF16, ROWWISE, "--out", out, "--json", "-q")
+    proc = invoke("diff", BF16, ROWWISE, "--out", out, "--json", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     return out
 
 
 def test_run_html_draws_offline_in_chromium(tmp_path):
     html = tmp_path / "run.html"
-    proc = run_cli("report", ROWWISE, "-o", html)
+    proc = invoke("report", ROWWISE, "-o", html)
     assert proc.returncode == 0, proc.stderr[-2000:]
     page = html.read_text()
     _assert_offline(page)
@@ -87,7 +87,7 @@ def test_run_html_draws_offline_in_chromium(tmp_path):
     assert links and all(f'id="{a}"' in page for a in links)
     assert "abs(permute(layers.1.ffn.w2.weight))" in page
     # the verdict first, the same sentence the run records
-    verdict = json.loads(run_cli("show", ROWWISE, "--json").stdout)
+    verdict = json.loads(invoke("show", ROWWISE, "--json").stdout)
     assert page.index('id="verdict"') < page.index('id="findings"') and escape(verdict_of("run", verdict)["text"]) in page
     dom, log = _render_in_browser(html, tmp_path / "run.png")
     # one chart over time and one per compiled graph (4), each with its drawn series
@@ -105,13 +105,13 @@ def test_run_html_draws_offline_in_chromium(tmp_path):
 def test_diff_html_draws_both_runs_on_one_axis(tmp_path):
     html = tmp_path / "diff.html"
     # the page of a diff just computed reads its sides where they are (`memprobe report DIFF_DIR` only inside it)
-    proc = run_cli("diff", BF16, ROWWISE, "--html", html, "-q")
+    proc = invoke("diff", BF16, ROWWISE, "--html", html, "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     page = html.read_text()
     _assert_offline(page)
     assert page.index("abs(permute(layers.*.ffn.w2.weight))") < page.index("reciprocal(view(exp2")  # ranked
     # the verdict first: the same sentence as diff.json's
-    verdict = json.loads(run_cli("diff", BF16, ROWWISE, "--json", "-q").stdout)["verdict"]["text"]
+    verdict = json.loads(invoke("diff", BF16, ROWWISE, "--json", "-q").stdout)["verdict"]["text"]
     assert page.index('id="verdict"') < page.index('id="timeline"') and escape(verdict) in page
     dom, log = _render_in_browser(html, tmp_path / "diff.png")
     body = re.search(r"<body[^>]*>", dom).group(0)
@@ -125,15 +125,15 @@ def test_diff_html_draws_both_runs_on_one_axis(tmp_path):
 def test_report_refuses_to_overwrite_and_names_bad_input(tmp_path):
     html = tmp_path / "x.html"
     html.write_text("mine")
-    proc = run_cli("report", ROWWISE, "-o", html)
+    proc = invoke("report", ROWWISE, "-o", html)
     assert proc.returncode == 2 and "exists; pass --force" in proc.stderr and html.read_text() == "mine"
-    proc = run_cli("report", tmp_path, "-o", tmp_path / "y.html")
+    proc = invoke("report", tmp_path, "-o", tmp_path / "y.html")
     assert proc.returncode == 2 and "holds no report.json or diff.json" in proc.stderr
 
 
 def test_trace_is_valid_chrome_trace_json(tmp_path):
     trace = tmp_path / "trace.json"
-    proc = run_cli("report", ROWWISE, "-o", tmp_path / "r.html", "--trace", trace)
+    proc = invoke("report", ROWWISE, "-o", tmp_path / "r.html", "--trace", trace)
     assert proc.returncode == 0, proc.stderr[-2000:]
     doc = json.loads(trace.read_text())
     events = doc["traceEvents"]
@@ -157,7 +157,7 @@ def test_trace_is_valid_chrome_trace_json(tmp_path):
 
 
 def test_diff_markdown_matches_the_snapshot():
-    proc = run_cli("diff", BF16, ROWWISE, "--markdown")
+    proc = invoke("diff", BF16, ROWWISE, "--markdown")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout == (SNAPSHOTS / "diff-bf16-vs-rowwise.md").read_text()
 
@@ -172,11 +172,11 @@ GATE_ROWWISE = (  # a budget file the recorded rowwise run breaches
 def test_gate_markdown_matches_the_snapshot(tmp_path):
     budget = tmp_path / "memprobe.toml"
     budget.write_text(GATE_ROWWISE)
-    proc = run_cli("gate", "--budget", budget, "--from", ROWWISE, "--markdown")
+    proc = invoke("gate", "--budget", budget, "--from", ROWWISE, "--markdown")
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert proc.stdout.replace(str(budget), "BUDGET") == (SNAPSHOTS / "gate-rowwise.md").read_text()
     html = tmp_path / "gate.html"
-    assert run_cli("gate", "--budget", budget, "--from", ROWWISE, "--html", html, "-q").returncode == 1
+    assert invoke("gate", "--budget", budget, "--from", ROWWISE, "--html", html, "-q").returncode == 1
     _assert_offline(html.read_text())
     assert "FAIL" in html.read_text()
 
@@ -238,5 +238,5 @@ def test_run_writes_html_and_trace_next_to_its_run_directory(tmp_path):
     events = json.loads(trace.read_text())["traceEvents"]
     # CPU: the profiler's regions and outermost aten ops are on their tracks
     assert any(e.get("cat") == "op" for e in events) and any(e.get("cat") == "region" for e in events)
-    proc = run_cli("run", "--analysis-only", "--out", tmp_path / "a", "--trace", tmp_path / "t2.json")
+    proc = invoke("run", "--analysis-only", "--out", tmp_path / "a", "--trace", tmp_path / "t2.json")
     assert proc.returncode == 2 and "--trace needs a measured step" in proc.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import LEGACY_ROWWISE, TODAY_ROWWISE, run_cli
+from conftest import LEGACY_ROWWISE, TODAY_ROWWISE, invoke, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -138,7 +138,7 @@ def test_eager_run_measures_without_graphs(tmp_path):
 def test_existing_run_dir_is_refused_then_forced(runs, tmp_path):
     run = runs(*TODAY_ROWWISE)
     before = (run.path / "report.json").read_text()
-    proc = run_cli("run", "--out", run.path, "--layers", "1")
+    proc = invoke("run", "--out", run.path, "--layers", "1")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "already exists" in proc.stderr
     assert (run.path / "report.json").read_text() == before
@@ -146,7 +146,7 @@ def test_existing_run_dir_is_refused_then_forced(runs, tmp_path):
     other = tmp_path / "mine"
     other.mkdir()
     (other / "notes.txt").write_text("keep me")
-    proc = run_cli("run", "--out", other, "--force")
+    proc = invoke("run", "--out", other, "--force")
     assert proc.returncode == 2 and "not a memprobe run directory" in proc.stderr
     assert (other / "notes.txt").read_text() == "keep me"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import shutil
 import subprocess
 import sys
 import types
@@ -18,7 +19,7 @@ from enum import Enum
 from pathlib import Path
 
 import pytest
-from conftest import TINY, run_cli
+from conftest import AA_BISECT, TINY, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -334,16 +335,17 @@ def test_every_committed_file_fits_its_record():
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory):
+def written(tmp_path_factory, runs, made):
     """What this memprobe writes, at the smallest dimensions that still compile real graphs: a run, an explain of
-    it, a sweep of two memory budgets, a diff of the sweep's two runs, an A/A bisect."""
+    it, a sweep of two memory budgets, a diff of the sweep's two runs, an A/A bisect (the run and the bisect are the
+    session's, made once for every file that reads them, and copied here)."""
     root = tmp_path_factory.mktemp("written")
+    shutil.copytree(runs(*TINY).path, root / "run")
+    shutil.copytree(made(*AA_BISECT).path, root / "bisect")
     steps = [
-        ("run", *TINY, "--out", root / "run"),
         ("explain", root / "run", "--out", root / "explain"),
         ("sweep", "--recipe", "bf16", *TINY, "--budgets", "0,1", "--out", root / "sweep"),
         ("diff", root / "sweep" / "budget-0", root / "sweep" / "budget-1", "--out", root / "diff"),
-        ("bisect", "bf16", "bf16", *TINY, "--min-delta", "1 TiB", "--out", root / "bisect"),
     ]
     for args in steps:
         proc = run_cli(*args, "-q")

@@ -164,6 +164,7 @@ def test_place_spreads_probes_over_gpus_before_sharing():
     assert place(needs, 3, [Gpu("0", 10 * 2**40, 1)]).slots == 1
 
 
+@pytest.mark.e2e
 def test_probes_sharing_a_gpu_slot_run_at_once_and_measure_as_alone(tmp_path):
     """Two real probe processes from a pool that holds "GPU 0" twice (on the CPU: the scheduling is what is
     tested): they overlap in time, each report says its GPU held two probes, and the A/A difference is zero
@@ -193,6 +194,7 @@ def test_probes_sharing_a_gpu_slot_run_at_once_and_measure_as_alone(tmp_path):
         assert all(v["delta"] == 0 for cats in alive[key].values() for v in cats.values()), alive[key]
 
 
+@pytest.mark.e2e
 def test_probes_one_after_the_other_on_one_gpu_hold_the_next_one_ready(tmp_path):
     """One slot on "GPU 0" and three probes: the next probe's process is started and held while one runs,
     given the same GPU, and each runs alone on it (on the CPU: the scheduling is what is tested)."""
@@ -227,6 +229,7 @@ def _files(run: Path) -> dict[str, str]:
     return {str(p.relative_to(run)): p.read_text() for d in ("graphs", "output_code") for p in sorted((run / d).rglob("*"))}
 
 
+@pytest.mark.e2e
 def test_a_warm_run_records_what_a_cold_one_compiled(tmp_path, monkeypatch):
     """Cold (an empty cache), warm (AOTAutograd's cache hit, graphs from memprobe's record), and warm with a
     damaged record (compiled again): the same graphs, output code, saved table and policy decisions."""
@@ -272,6 +275,7 @@ def test_the_policy_pickles_as_itself_with_one_cache_hash_in_every_process():
     assert other.cache_hash != fn.cache_hash
 
 
+@pytest.mark.e2e
 def test_a_bf16_probe_imports_nothing_of_torchao(tmp_path):
     """Importing torchao costs seconds per process; a bf16 probe, compiled and measured, needs none of it (the
     same check finds torchao in a process that asked for a float8 recipe)."""

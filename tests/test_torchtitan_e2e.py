@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import invoke, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY_FFN = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "2", "--device", "cpu")
@@ -33,7 +33,7 @@ def test_the_installed_policy_is_torchtitans_own_list():
     from torch._functorch.partitioners import get_default_op_list
     from torchtitan.distributed.activation_checkpoint import SelectiveAC
 
-    proc = run_cli("policies", "--json")
+    proc = invoke("policies", "--json")
     assert proc.returncode == 0, proc.stderr
     entry = json.loads(proc.stdout)["torchtitan-installed"]
     assert entry["available"] and entry["torchtitan"]

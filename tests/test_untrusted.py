@@ -15,12 +15,11 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import MEMPROBE, TINY, run_cli
+from conftest import MEMPROBE, TINY, invoke, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -56,9 +55,9 @@ def test_force_never_deletes_a_directory_memprobe_did_not_write(tmp_path):
     (victim / "src").mkdir(parents=True)
     (victim / "src" / "a.py").write_text("precious = 1\n")
     (victim / "report.json").write_text("{}")  # a report.json is no proof of ownership
-    err = _one_line(run_cli("explain", tmp_path / "nonexistent", "--out", victim, "--force"))
+    err = _one_line(invoke("explain", tmp_path / "nonexistent", "--out", victim, "--force"))
     assert "does not exist" in err  # the arguments are checked before --out is touched
-    err = _one_line(run_cli("run", "--analysis-only", *TINY, "--out", victim, "--force"))
+    err = _one_line(invoke("run", "--analysis-only", *TINY, "--out", victim, "--force"))
     assert "not a memprobe run directory" in err
     assert (victim / "src" / "a.py").read_text() == "precious = 1\n" and not (victim / ".memprobe").exists()
     # memprobe's own marker, but a file someone added since: still refused
@@ -66,7 +65,7 @@ def test_force_never_deletes_a_directory_memprobe_did_not_write(tmp_path):
     shutil.rmtree(victim / "src")
     (victim / ".memprobe").write_text("written by memprobe; `--force` may replace this directory\n")
     (victim / "notes.txt").write_text("mine")
-    err = _one_line(run_cli("run", "--analysis-only", *TINY, "--out", victim, "--force"))
+    err = _one_line(invoke("run", "--analysis-only", *TINY, "--out", victim, "--force"))
     assert "notes.txt" in err and (victim / "notes.txt").read_text() == "mine"
 
 
@@ -75,7 +74,7 @@ def test_a_symlinked_out_is_refused_in_one_line(tmp_path):
     real.mkdir()
     link = tmp_path / "link"
     link.symlink_to(real)
-    err = _one_line(run_cli("run", "--analysis-only", *TINY, "--out", link, "--force"))
+    err = _one_line(invoke("run", "--analysis-only", *TINY, "--out", link, "--force"))
     assert "symbolic link" in err and not any(real.iterdir())
 
 
@@ -83,11 +82,12 @@ def test_a_symlinked_out_is_refused_in_one_line(tmp_path):
 def test_force_replaces_what_memprobe_wrote(tmp_path):
     out = tmp_path / "r"
     assert run_cli("run", "--analysis-only", *TINY, "--recipe", "bf16", "--out", out, "-q").returncode == 0
-    assert run_cli("report", out).returncode == 0  # writes report.html into it: memprobe's too
+    assert invoke("report", out).returncode == 0  # writes report.html into it: memprobe's too
     proc = run_cli("run", "--analysis-only", *TINY, "--recipe", "bf16", "--out", out, "--force", "-q")
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.e2e
 def test_force_replaces_a_sweep_memprobe_wrote(tmp_path):
     # sweep.json is memprobe's own file: --force used to refuse the directory as someone else's
     out = tmp_path / "s"
@@ -112,6 +112,7 @@ def build(device):
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("source", [EXITING_MODEL, EXITING_FACTORY], ids=["at-import", "in-factory"])
 def test_a_model_that_exits_is_a_failure_never_a_pass(tmp_path, source):
     model = tmp_path / "exiting.py"
@@ -143,7 +144,7 @@ def test_gate_outputs_are_not_overwritten(tmp_path):
     for flag in ("--junit", "--html"):
         existing = tmp_path / f"existing{flag}"
         existing.write_text("keep")
-        err = _one_line(run_cli("gate", "--budget", budget, "--from", f"p={ROWWISE}", flag, existing))
+        err = _one_line(invoke("gate", "--budget", budget, "--from", f"p={ROWWISE}", flag, existing))
         assert "exists; pass --force" in err and existing.read_text() == "keep"
 
 
@@ -180,7 +181,7 @@ def test_recorded_strings_cannot_inject_script_into_the_html(tmp_path):
 
     _edit_report(run, inject)
     html = tmp_path / "run.html"
-    proc = run_cli("report", run, "-o", html)
+    proc = invoke("report", run, "-o", html)
     assert proc.returncode == 0, proc.stderr
     page = html.read_text()
     assert "<img src=x" not in page and "<script>document" not in page and 'onerror="' not in page
@@ -196,11 +197,11 @@ def test_recorded_strings_cannot_inject_script_into_the_html(tmp_path):
 
 def test_a_diff_file_with_markup_in_its_numbers_is_refused(tmp_path):
     out = tmp_path / "d"
-    assert run_cli("diff", CUDA / "bf16-legacy", ROWWISE, "--out", out, "-q").returncode == 0
+    assert invoke("diff", CUDA / "bf16-legacy", ROWWISE, "--out", out, "-q").returncode == 0
     d = json.loads((out / "diff.json").read_text())
     d["items"][0]["count"] = "<img src=x onerror=alert(1)>"
     (out / "diff.json").write_text(json.dumps(d))
-    err = _one_line(run_cli("report", out, "-o", tmp_path / "d.html"))
+    err = _one_line(invoke("report", out, "-o", tmp_path / "d.html"))
     assert "items[0].count" in err and not (tmp_path / "d.html").exists()
 
 
@@ -228,7 +229,7 @@ def test_files_named_outside_the_run_directory_are_refused(tmp_path, field, valu
 
     _edit_report(run, point)
     verb = ("explain", run, "--out", tmp_path / "e") if field == "graph_json" else ("report", run, "-o", tmp_path / "x.html")
-    err = _one_line(run_cli(*verb))
+    err = _one_line(invoke(*verb))
     assert "outside the run directory" in err and not (tmp_path / "x.html").exists()
 
 
@@ -237,7 +238,7 @@ def test_a_symlink_inside_the_run_directory_is_not_followed_out(tmp_path):
     code = run / "output_code" / "g0.forward.py"
     code.unlink()
     code.symlink_to("/etc/passwd")
-    err = _one_line(run_cli("report", run, "-o", tmp_path / "x.html"))
+    err = _one_line(invoke("report", run, "-o", tmp_path / "x.html"))
     assert "outside the run directory" in err
 
 
@@ -248,7 +249,7 @@ def test_a_recorded_diff_reads_its_sides_only_inside_its_directory(tmp_path, mon
     inside = tmp_path / "d" / "a"
     shutil.copytree(CUDA / "bf16-legacy", inside)
     out = tmp_path / "d"
-    proc = run_cli("diff", inside, ROWWISE, "--out", tmp_path / "made", "-q")
+    proc = invoke("diff", inside, ROWWISE, "--out", tmp_path / "made", "-q")
     assert proc.returncode == 0, proc.stderr
     d = json.loads((tmp_path / "made" / "diff.json").read_text())
     d["a"]["source"], d["b"]["source"] = str(inside), str(ROWWISE.resolve())  # b: outside the diff directory
@@ -263,24 +264,18 @@ def test_a_recorded_diff_reads_its_sides_only_inside_its_directory(tmp_path, mon
 # -- 6. hostile snapshots stay within a bound proportional to the file ----------------------------------
 
 
-def _child(code: str, timeout: float = 60) -> tuple[int, int, str]:
-    """Run ``code`` in a fresh Python: its exit code, the integer it prints, and its stderr."""
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout)
-    return proc.returncode, int(proc.stdout.strip() or 0), proc.stderr
+def memo_bomb(path: Path) -> Path:
+    """9 bytes of pickle whose LONG_BINPUT asks for a memo of 2**28 entries (an unbounded load took 2.1 GB)."""
+    path.write_bytes(b"\x80\x04N" + b"r" + (2**28).to_bytes(4, "little") + b".")
+    return path
 
 
-def test_a_tiny_pickle_with_a_huge_memo_index_is_refused_cheaply(tmp_path):
-    path = tmp_path / "memo.pickle"
-    path.write_bytes(b"\x80\x04N" + b"r" + (2**28).to_bytes(4, "little") + b".")  # 9 bytes: LONG_BINPUT 2**28
-    code = (
-        f"import resource\nfrom memprobe.analysis.snapshot import load_snapshot, SnapshotError\n"
-        f"before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-        f"try:\n    load_snapshot({str(path)!r})\nexcept SnapshotError as e:\n    import sys; print(e, file=sys.stderr)\n"
-        f"print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)"
-    )
-    rc, grown, err = _child(code)
-    assert rc == 0 and "needs more memory to load than a file of 9 bytes" in err, err
-    assert grown < 300 * 2**20, grown  # the unbounded load took 2.1 GB
+def test_a_tiny_pickle_with_a_huge_memo_index_is_refused_before_it_is_loaded(tmp_path):
+    # what the refusal saves in memory is measured by bench/hostile_snapshots.py, not asserted here
+    from memprobe.analysis.snapshot import SnapshotError, load_snapshot
+
+    with pytest.raises(SnapshotError, match="needs more memory to load than a file of 9 bytes"):
+        load_snapshot(memo_bomb(tmp_path / "memo.pickle"))
 
 
 def _nested_frame_snapshot(depth: int = 40) -> dict:
@@ -299,14 +294,15 @@ def _nested_frame_snapshot(depth: int = 40) -> dict:
     }
 
 
-def test_a_snapshot_of_shared_nested_lists_is_analysed_quickly(tmp_path):
+def test_a_snapshot_of_shared_nested_lists_is_analysed_without_expanding_them(tmp_path):
+    """2**40 items as text: expanded, the analysis would never end. In a process of its own, so that a regression
+    fails (the timeout is a hang guard, far above any load's slowdown) instead of hanging the suite; how long it
+    takes is measured by bench/hostile_snapshots.py."""
     run = _copy_run(tmp_path)
     (run / "snapshot.pickle").write_bytes(pickle.dumps(_nested_frame_snapshot()))
     assert (run / "snapshot.pickle").stat().st_size < 2000
-    start = time.time()
-    proc = run_cli("report", run, "-o", tmp_path / "x.html", timeout=120)
+    proc = run_cli("report", run, "-o", tmp_path / "x.html", timeout=600)
     assert proc.returncode in (0, 2) and "Traceback" not in proc.stderr and proc.returncode != 70, proc.stderr
-    assert time.time() - start < 60
 
 
 _leaf = st.one_of(
@@ -906,9 +902,7 @@ def test_recorded_text_prints_literally(tmp_path):
         r["saved_tensors"][0]["expr"] = "abs([red]w[/red])"
 
     _edit_report(run, inject)
-    proc = subprocess.run(
-        MEMPROBE.split() + ["show", str(run)], capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "400"}
-    )
+    proc = invoke("show", run, env={"COLUMNS": "400"})
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "closing [/] tag [bold]not bold[/bold]" in out and "\x1b]52" not in out and "\\x1b]52" in out
@@ -971,35 +965,31 @@ def test_json_output_is_json_even_when_the_model_prints(tmp_path):
 # -- 10. a signal during the model's import is an interruption -------------------------------------------------
 
 SLOW_IMPORT = """
-import time
+import os, time
+open(os.environ["MEMPROBE_TEST_READY"], "w").close()  # the import has begun: the test signals now
 time.sleep(60)
 def build(device):
     raise RuntimeError("never reached")
 """
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_during_the_model_import_is_an_interruption(tmp_path, sig, code):
     model = tmp_path / "slow.py"
     model.write_text(SLOW_IMPORT)
-    out = tmp_path / "r"
+    out, ready = tmp_path / "r", tmp_path / "ready"
     proc = subprocess.Popen(
         MEMPROBE.split() + ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out), "-q"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        env={**os.environ, "MEMPROBE_TEST_READY": str(ready)},
     )
-    deadline = time.time() + 120
-    while time.time() < deadline:  # the import has begun once the device is known
-        try:
-            if json.loads((out / "report.json").read_text())["device"]["type"]:
-                break
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.1)
-    time.sleep(1.0)
+    while not ready.exists() and proc.poll() is None:  # no clock: whatever the load, the signal lands in the import
+        time.sleep(0.05)
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=600)  # a hang guard only: it ends at once
     assert proc.returncode == code, err
     assert err.count("\n") == 1 and "interrupt" in err.lower() or "terminated" in err, err
     assert json.loads((out / "report.json").read_text())["status"] == "interrupted"
@@ -1023,7 +1013,7 @@ def test_a_signal_during_the_model_import_is_an_interruption(tmp_path, sig, code
     ],
 )
 def test_more_bad_values_exit_2_with_one_line(tmp_path, args, needle):
-    err = _one_line(run_cli(*args, cwd=tmp_path))
+    err = _one_line(invoke(*args, cwd=tmp_path))
     assert needle in err, err
 
 
@@ -1038,5 +1028,5 @@ def test_more_bad_values_exit_2_with_one_line(tmp_path, args, needle):
 def test_budget_values_are_checked_as_run_would_check_them(tmp_path, line, needle, lineno):
     budget = tmp_path / "memprobe.toml"
     budget.write_text(f'[probes.p]\nrecipe = "rowwise"\n{line}\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n')
-    err = _one_line(run_cli("gate", "--budget", budget))
+    err = _one_line(invoke("gate", "--budget", budget))
     assert needle in err and f"{budget}:{lineno}" in err, err

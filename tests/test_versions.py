@@ -12,7 +12,7 @@ from importlib.metadata import PackageNotFoundError, distribution, requires
 from pathlib import Path
 
 import pytest
-from conftest import TINY, run_cli
+from conftest import TINY, invoke, python_over_this_environment, run_cli
 
 from memprobe.compat import installed_versions, needs
 from memprobe.config import ProbeConfig
@@ -179,7 +179,7 @@ def test_another_interpreter_runs_this_memprobe_whatever_its_working_directory_h
     root = Path(__file__).resolve().parent.parent
     assert Path(probe_code_path()) == root  # a source checkout is put on the path as it is
     other = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", other], check=True)
+    python_over_this_environment(other)
     decoy = tmp_path / "memprobe"
     decoy.mkdir()
     (decoy / "__init__.py").write_text("raise SystemExit('the decoy memprobe was imported')\n")
@@ -189,7 +189,7 @@ def test_another_interpreter_runs_this_memprobe_whatever_its_working_directory_h
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     answer = json.loads(proc.stdout.splitlines()[-1])
-    # the venv sees its base interpreter's packages (this one's, or the one this venv was made from)
+    # the venv sees this environment's packages (a virtualenv's or a system-wide install's)
     assert answer["unavailable"] == {} and answer["versions"]["torch"]
     assert answer["executable"] == str(other / "bin" / "python")
 
@@ -238,7 +238,7 @@ def test_a_side_runs_in_an_interpreter_without_memprobe(tmp_path, lean):
 
 def test_a_side_that_cannot_run_fails_in_one_line_before_any_side_runs(tmp_path, lean):
     out = tmp_path / "never"
-    proc = run_cli("diff", "bf16", "rowwise", *TINY_SIDE, "--b-python", lean["torch"], "--out", out)
+    proc = invoke("diff", "bf16", "rowwise", *TINY_SIDE, "--b-python", lean["torch"], "--out", out)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     line = proc.stderr
     assert f"[b] {lean['torch']}: float8 recipe 'rowwise' needs torchao>=" in line and "(nothing was run)" in line

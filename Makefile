@@ -1,0 +1,56 @@
+# The one test entry: `make check` is what CI runs (.ci/run) and what the README tells a newcomer to run.
+#
+#   make check     install (Chromium, memprobe with every extra), lint, the fast lane, the end-to-end lane,
+#                  the fuzz at 10,000 examples per file kind, then the project's own memory gate
+#   make test      both lanes (the whole suite), as installed
+#   make fast      the fast lane: no model compiled (CliRunner, the committed run directories, the fuzz at its
+#                  default count)
+#   make e2e       the end-to-end lane: real CPU compiles
+#   make lint      ruff check + ruff format --check
+#   make fuzz      the fuzz alone at FUZZ_EXAMPLES (default 10000; ~14 min on 2 cores)
+#   make gate      `memprobe gate` on the committed budget file (memprobe.toml, docs/gate.md)
+#   make install   Chromium (Debian's, as root, if missing) and `pip install -e` with every extra
+#
+# PYTHON picks the interpreter (default: the `python` on PATH, an activated virtualenv's). PYTEST_ARGS passes
+# more to pytest (e.g. PYTEST_ARGS="-n 0" to run in one process). docs/benchmarks.md has the lanes' times.
+
+PYTHON ?= python
+# the extras users install; the test extra brings pytest, hypothesis, ruff, pytest-xdist
+EXTRAS ?= test,hf,mcp,torchtitan
+FUZZ_EXAMPLES ?= 10000
+# two workers on the 2-core machine: a probe process leaves a core partly idle (docs/benchmarks.md measures it)
+WORKERS ?= 2
+PYTEST_ARGS ?=
+PYTEST = $(PYTHON) -m pytest -n $(WORKERS) --dist worksteal $(PYTEST_ARGS)
+
+.NOTPARALLEL:
+.PHONY: check install browser lint test fast e2e fuzz gate
+
+check: export MEMPROBE_REQUIRE_BROWSER = 1
+check: export MEMPROBE_REQUIRE_TORCHTITAN = 1
+check: export MEMPROBE_REQUIRE_HF = 1
+check: install lint fast e2e fuzz gate
+
+install: browser
+	$(PYTHON) -m pip install -c constraints-cpu.txt -e ".[$(EXTRAS)]"
+
+browser:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+lint:
+	$(PYTHON) -m ruff check .
+	$(PYTHON) -m ruff format --check .
+
+test: fast e2e
+
+fast:
+	$(PYTEST) -m "not e2e"
+
+e2e:
+	$(PYTEST) -m e2e
+
+fuzz:
+	MEMPROBE_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PYTEST) tests/test_untrusted.py -k test_no_input_makes_an_internal_error
+
+gate:
+	$(PYTHON) -m memprobe gate --budget memprobe.toml --out "$$(mktemp -d)/gate" --force
