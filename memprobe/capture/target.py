@@ -238,7 +238,7 @@ def innermost_cause(error: BaseException) -> str:
     wrapping), the innermost frame it was raised in, and the fix where memprobe knows one."""
     import traceback
 
-    from ..analysis.saved import is_library, short_path
+    from ..analysis.frames import is_library, short_path
 
     chain: list[BaseException] = []
     cur: BaseException | None = error

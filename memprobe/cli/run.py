@@ -107,8 +107,8 @@ def run(
     """
     from ..capture.quiet import model_output_to_stderr
     from ..capture.rundir import default_run_dir, prepare_run_dir
-    from ..capture.runner import run_probe
     from ..report import console as render
+    from ..verbs import run_probe
 
     cfg = config_from_options(kw)
     if trace_path is not None and analysis_only:

@@ -21,7 +21,7 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
     `memprobe diff` (diff.json), `memprobe explain` (explain.json), `memprobe bisect` (bisect.json) or
     `memprobe sweep` (sweep.json).
     Every file is checked as it is read: a directory may come from anyone."""
-    from ..analysis.recorded import load_recorded
+    from ..analysis.plain import load_recorded
     from ..report import console as render
     from ..report.tables import export
 

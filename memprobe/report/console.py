@@ -13,9 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analysis.diff import GROWTH
-from ..analysis.findings import flag_op, label
-from ..analysis.saved import group_rows, layer_pattern, value_names
-from ..analysis.verdict import verdict_of
+from ..analysis.findings import flag_op
+from ..analysis.plain import group_rows, label, value_names, verdict_of
+from ..analysis.saved import layer_pattern
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import Reason, SavedKind
 from .text import markup, plain
@@ -370,7 +370,7 @@ def _print_notes(con: Console, report: dict) -> None:
 
 def _print_float8_coverage(con: Console, report: dict) -> None:
     """Which linears the float8 recipe converted, and which it left in bf16 and why (report.float8)."""
-    from ..analysis.findings import skipped_text
+    from ..analysis.plain import skipped_text
 
     f8 = report.get("float8")
     if not f8:
@@ -513,7 +513,7 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None, *,
     from .markdown import STATUS_LABEL
 
     con = console or make_console()
-    from ..analysis.diff import schedule_line, side_environment, versions_line
+    from ..analysis.plain import schedule_line, side_environment, versions_line
 
     con.print("[bold]memprobe diff[/]")
     print_verdict(con, verdict_of("diff", d))

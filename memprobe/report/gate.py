@@ -6,7 +6,7 @@ from xml.etree import ElementTree as ET
 
 from rich.table import Table
 
-from ..analysis.verdict import verdict_of
+from ..analysis.plain import verdict_of
 from ..budget import limit_name
 from ..units import fmt_bytes
 from ..vocab import Verdict
