@@ -7,12 +7,14 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from .errors import ConfigError
 from .policies import effective_policy, get_policy, normalize_op_name
+from .vocab import AcMode, DeviceChoice, Recipe, Repro
 
-RECIPES = ("bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp")
-RECIPE_ALIASES = {"fp8": "rowwise"}
-AC_MODES = ("none", "full", "op", "budget")
-REPROS = ("ffn", "transformer", "torchtitan")
-DEVICES = ("auto", "cpu", "cuda")
+# each flag's words are its vocabulary's (memprobe/vocab.py), as plain strings: what --help and the files show
+RECIPES = tuple(r.value for r in Recipe)
+RECIPE_ALIASES = {"fp8": Recipe.ROWWISE.value}
+AC_MODES = tuple(m.value for m in AcMode)
+REPROS = tuple(r.value for r in Repro)
+DEVICES = tuple(d.value for d in DeviceChoice)
 
 
 @contextmanager
@@ -60,12 +62,12 @@ def _policy_names() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ProbeConfig:
     recipe: str = _field(
-        "rowwise",
+        Recipe.ROWWISE.value,
         "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
         choices=RECIPES + tuple(RECIPE_ALIASES),
     )
     repro: str = _field(
-        "ffn",
+        Repro.FFN.value,
         "What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style blocks), or torchtitan "
         "(torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).",
         choices=REPROS,
@@ -112,7 +114,7 @@ class ProbeConfig:
     seq: int = _field(256, "Sequence length.")
     seed: int = _field(0, "Seed for weights and the batch.")
     ac: str = _field(
-        "op",
+        AcMode.OP.value,
         "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or budget (the "
         "partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC).",
         choices=AC_MODES,
@@ -140,7 +142,7 @@ class ProbeConfig:
     compile: bool = _field(True, "torch.compile each block.")
     fsdp: bool = _field(True, "FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16.")
     reshard_after_forward: bool = _field(True, "FSDP2 frees unsharded parameters after forward.")
-    device: str = _field("auto", "auto = cuda when a GPU is present, else cpu.", choices=DEVICES)
+    device: str = _field(DeviceChoice.AUTO.value, "auto = cuda when a GPU is present, else cpu.", choices=DEVICES)
     # the first step compiles (and creates the optimizer state), the last one is measured
     steps: int = _field(2, "Training steps: the first compiles (and creates the optimizer state), the last is measured.")
     lr: float = _field(1e-4, "AdamW learning rate.")
@@ -193,7 +195,7 @@ class ProbeConfig:
             raise ConfigError("--model and --hf-config both name the model to probe: give one", field="hf_config")
         if self.hf_config is not None and not self.hf_config.strip():
             raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
-        if self.model is None and self.hf_config is None and self.repro == "transformer":
+        if self.model is None and self.hf_config is None and self.repro == Repro.TRANSFORMER:
             if self.dim % self.heads or self.heads % self.kv_heads:
                 raise ConfigError(
                     f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}",
@@ -203,12 +205,12 @@ class ProbeConfig:
             raise ConfigError(
                 f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
             )
-        if recipe != "bf16" and self.model is None:
+        if recipe != Recipe.BF16 and self.model is None:
             # torchtitan's and Hugging Face models define their own dimensions (linears that torch._scaled_mm cannot
             # run stay in bf16; the run's float8 coverage says which)
-            own_dims = self.repro != "torchtitan" and self.hf_config is None
+            own_dims = self.repro != Repro.TORCHTITAN and self.hf_config is None
             bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
-            if self.repro == "transformer" and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
+            if self.repro == Repro.TRANSFORMER and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
                 bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
             tokens = self.batch * self.seq
             if tokens % 16:
@@ -229,12 +231,12 @@ class ProbeConfig:
             recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
         with _field_of("save_ops"):
             effective_policy(self.ac_policy, save_ops, recompute_ops)
-        if self.ac == "budget":
+        if self.ac == AcMode.BUDGET:
             if not 0 <= self.memory_budget <= 1:
                 raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
             if not self.compile:
                 raise ConfigError("--ac budget is the compiler partitioner's memory budget: it needs --compile", field="ac")
-        if self.repro == "torchtitan" and self.model is None and self.hf_config is None:
+        if self.repro == Repro.TORCHTITAN and self.model is None and self.hf_config is None:
             from .integrations.torchtitan import FLAVORS
 
             if (self.flavor or "debugmodel") not in FLAVORS:
@@ -295,21 +297,21 @@ class ProbeConfig:
             what = f"model={self.model}" + (f" blocks={self.blocks}" if self.blocks else "")
         elif self.hf_config:
             what = f"hf={self.hf_config} layers={self.layers} batch={self.batch} seq={self.seq}"
-        elif self.repro == "torchtitan":
+        elif self.repro == Repro.TORCHTITAN:
             what = f"torchtitan llama3 {self.flavor or 'debugmodel'} layers={self.layers} batch={self.batch} seq={self.seq}"
         else:
             what = (
                 f"{self.repro}"
                 + (f"({self.preset})" if self.preset else "")
                 + f" dim={self.dim} hidden={self.hidden}"
-                + (f" heads={self.heads}/{self.kv_heads}" if self.repro == "transformer" else "")
+                + (f" heads={self.heads}/{self.kv_heads}" if self.repro == Repro.TRANSFORMER else "")
                 + f" layers={self.layers} batch={self.batch} seq={self.seq}"
             )
         parts = [
             self.recipe,
             what,
             f"ac={self.ac}"
-            + (f"/{self.ac_policy}" if self.ac == "op" else f"/{self.memory_budget:g}" if self.ac == "budget" else ""),
+            + (f"/{self.ac_policy}" if self.ac == AcMode.OP else f"/{self.memory_budget:g}" if self.ac == AcMode.BUDGET else ""),
         ]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..rundir import schema as S
-from ..vocab import DiffStatus, Reason, RunMode
+from ..vocab import CheckpointDecision, DiffStatus, Reason, RunMode
 from .diff import GROWTH, diff_reports
 from .recompute import recompute_cost
 from .saved import graph_pairs
@@ -22,7 +22,7 @@ def _summary(report: S.Report, run_dir: Path) -> tuple[int | None, S.RecomputeCo
 
 def candidate_ops(report: S.Report) -> list[str]:
     """Save-list ops that really saved something in this run."""
-    used = {op for op, d in (report.policy_decisions or {}).items() if d.get("MUST_SAVE")}
+    used = {op for op, d in (report.policy_decisions or {}).items() if d.get(CheckpointDecision.MUST_SAVE)}
     named = {r.policy_op for r in report.saved_tensors if r.policy_op}
     return [op for op in (report.policy.save_ops if report.policy else None) or [] if op in used or op in named]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import MemprobeError
 from ..rundir import schema as S
-from ..vocab import AttributionSource, Category, LiveRole
+from ..vocab import AttributionSource, Category, LiveRole, PhaseEdge
 from .peaks import Alive, summarize_alive
 from .saved import prefix_block
 
@@ -326,7 +326,7 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
                 _cached(snap, ("resume", device), lambda i=i, live=live, total=total: (i, dict(live), total))
             if phase_names and len(markers) < len(phase_names):
                 name, edge = phase_names[len(markers)]
-                current = name if edge == "start" else None
+                current = name if edge == PhaseEdge.START else None
                 if current is not None:
                     phases[current] = {"peak_bytes": total, "peak_index": i, "start_index": i}
                 else:

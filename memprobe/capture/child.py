@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..vocab import Recipe
 from .protocol import ERROR, INTERNAL, PROGRESS, READY, say
 
 
@@ -31,7 +32,7 @@ def _prewarm(recipe: str, warm_compile: bool) -> None:
     if warm_compile:
         _warm_compile()
 
-    if recipe != "bf16":
+    if recipe != Recipe.BF16:
         try:
             import torchao.float8  # noqa: F401
         except ImportError:  # the run says so in its own words

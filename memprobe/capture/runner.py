@@ -296,7 +296,8 @@ class Probe:
     def _keep_partial(self, e: BaseException, meter) -> None:
         """Keep what a failure left: where it happened, the phases measured so far, and the allocator history up to
         the failure (CUDA). The reader derives the saved table of the last recorded forward."""
-        self.report["oom" if _is_oom(e) else "failed_at"] = {"phase": self.current_phase, "step": self.current_step}
+        where = "oom" if _is_oom(e) else "failed_at"  # the report's field for where the run stopped
+        self.report[where] = {"phase": self.current_phase, "step": self.current_step}
         if self.report.get("memory") is None and self.measure:
             self.report["memory"] = {**meter.result(), "partial": True}
         snapshot = meter.keep_history()

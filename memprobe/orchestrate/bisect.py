@@ -93,7 +93,7 @@ def held_after_forward(report: S.Report) -> int:
 
 
 @dataclass(frozen=True)
-class _Measured:
+class Measured:
     """A configuration's run: its directory, and its figures or why it could not run."""
 
     run: str
@@ -118,7 +118,7 @@ class Trials:
         self.out, self.envs = out, envs
         self.threshold: int | None = None  # known once the configurations as given are measured
         self.progress, self.verbose, self.slots, self.gpus = progress, verbose, slots, gpus
-        self.runs: dict[tuple, _Measured] = {}
+        self.runs: dict[tuple, Measured] = {}
 
     def _key(self, cfg: ProbeConfig, side: str) -> tuple:
         # per side: an A/A bisection measures both sides, each in its own process
@@ -146,9 +146,9 @@ class Trials:
         for job, key in zip(jobs, keys):
             report = reports[job.label]
             if isinstance(report, MemprobeError):
-                self.runs[key] = _Measured(str(job.out), error=str(report).removeprefix(f"[{job.label}] "))
+                self.runs[key] = Measured(str(job.out), error=str(report).removeprefix(f"[{job.label}] "))
             else:
-                self.runs[key] = _Measured(str(job.out), held_bytes=held_after_forward(report), mode=report.mode)
+                self.runs[key] = Measured(str(job.out), held_bytes=held_after_forward(report), mode=report.mode)
 
     def row(self, label: str, ca: ProbeConfig, cb: ProbeConfig, pass_: BisectPass) -> S.Trial:
         ra, rb = self.runs[self._key(ca, "a")], self.runs[self._key(cb, "b")]

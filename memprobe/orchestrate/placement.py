@@ -31,7 +31,7 @@ from pathlib import Path
 from ..config import ProbeConfig
 from ..rundir import schema as S
 from ..rundir.load import dump, load_gpu_peaks
-from ..vocab import MemorySource
+from ..vocab import MemorySource, Repro
 
 FIT_FRACTION = 0.9
 # a CUDA process's memory outside the caching allocator's counters: its context, NCCL's buffers,
@@ -99,10 +99,10 @@ def _mib(text: str) -> int | None:
 
 def parameter_count(cfg: ProbeConfig) -> int | None:
     """Parameters of a repro's configuration (None where the configuration does not say: --model, torchtitan)."""
-    if cfg.model is not None or cfg.repro not in ("ffn", "transformer"):
+    if cfg.model is not None or cfg.repro not in (Repro.FFN, Repro.TRANSFORMER):
         return None
     ffn = 3 * cfg.dim * cfg.hidden
-    if cfg.repro == "ffn":
+    if cfg.repro == Repro.FFN:
         return cfg.layers * ffn
     kv = cfg.dim // cfg.heads * cfg.kv_heads
     attention = 2 * cfg.dim * cfg.dim + 2 * cfg.dim * kv
@@ -115,7 +115,7 @@ def config_bound(cfg: ProbeConfig) -> int | None:
     if params is None or cfg.nproc > 1:
         return None
     per_token = 3 * cfg.dim + 4 * cfg.hidden  # FFN: its input, output and residual; four hidden-sized values
-    if cfg.repro == "transformer":  # norms in fp32, q/k/v/o, rotary's fp32 copies (fused attention: no seq x seq)
+    if cfg.repro == Repro.TRANSFORMER:  # norms in fp32, q/k/v/o, rotary's fp32 copies (fused attention: no seq x seq)
         per_token += 8 * cfg.dim + 4 * (cfg.dim // cfg.heads * cfg.kv_heads)
     tokens = cfg.batch * cfg.seq
     activations = 3 * 4 * cfg.layers * tokens * per_token + 4 * 4 * tokens * cfg.dim  # + batch and loss in fp32

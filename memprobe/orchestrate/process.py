@@ -247,11 +247,11 @@ def cuda_placement(probes: list[tuple[str, ProbeConfig, SideEnv]], want: int | N
     """Where ``probes`` (label, configuration, side) run on CUDA, up to ``want`` at once (None: one per visible
     GPU); None when none of them runs on CUDA (``cuda``, or ``auto`` with a GPU visible)."""
     configs = [c for _, c, _ in probes]
-    if not any(c.device in ("cuda", "auto") for c in configs):
+    if not any(c.device in (DeviceChoice.CUDA, DeviceChoice.AUTO) for c in configs):
         return None
     gpus = query_gpus()
     if not gpus:
-        if any(c.device == "cuda" for c in configs):
+        if any(c.device == DeviceChoice.CUDA for c in configs):
             return Placement(1, None, "no GPU visible")  # the probe says so in its own words
         return None
     if any(c.nproc > 1 for c in configs):
