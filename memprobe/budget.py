@@ -36,6 +36,7 @@ from pathlib import Path
 from .config import ProbeConfig
 from .errors import ConfigError, MemprobeError
 from .rundir import schema as S
+from .rundir.read import kind_of, out_of_range, read_text
 from .vocab import DeviceType, DiffStatus, Metric, Phase, SavedKind, Verdict
 
 # the figures a limit may name (each one's meaning: its .doc), derived from the graphs or measured
@@ -179,81 +180,91 @@ def _where(path: Path, lines: dict, table: tuple, key: str | None = None) -> str
 def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
     """The budget file, checked: its probes' configurations as `memprobe run` would take them (op names
     resolved against the installed torch unless ``resolve_ops`` is false), its limits by metric."""
-    from .rundir.read import kind_of, out_of_range, read_text
-
     path = Path(path)
-    if kind_of(path) == "missing":
-        raise BudgetError(f"{path}: no such budget file (write one with `memprobe budget`)")
-    try:  # a regular file of at most 1 MiB, never waited on (a FIFO is refused)
-        text = read_text(path, str(path), kind="budget", follow=True)
-    except MemprobeError as e:
-        raise BudgetError(str(e)) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise BudgetError(f"{path}: TOML syntax error: {e}") from None
-    except RecursionError:
-        raise BudgetError(f"{path}: TOML nested too deep") from None
-    except ValueError as e:  # an integer of more than 4,300 digits
-        raise BudgetError(f"{path}: a value TOML cannot hold here ({' '.join(str(e).split())[:120]})") from None
-    lines = _line_index(text)
+    text, data = _read_toml(path)
+    where = _Lines(path, text)
     bad = out_of_range(data, floats=False)  # a float that is not finite is the configuration's to name
     if bad is not None:
         *table, key = bad[0].split("[")[0].split(".")
-        raise BudgetError(f"{_where(path, lines, tuple(table), key)}: {bad[0]}: {bad[1]}")
-
-    def where(table: tuple, key: str | None = None) -> str:
-        return _where(path, lines, table, key)
-
+        raise BudgetError(f"{where(tuple(table), key)}: {bad[0]}: {bad[1]}")
     unknown_top = [k for k in data if k != "probes"]
     if unknown_top:
         raise BudgetError(f"{where((), unknown_top[0])}: unknown key {unknown_top[0]!r} (the file holds [probes.NAME] tables)")
     probes_data = data.get("probes")
     if not isinstance(probes_data, dict) or not probes_data:
         raise BudgetError(f"{path}: no probes: add a [probes.NAME] table")
-    probes: dict[str, Probe] = {}
-    for name, body in probes_data.items():
-        t = ("probes", name)
-        if not PROBE_NAME.fullmatch(name):
-            raise BudgetError(
-                f"{where(('probes',), name)}: probe name {_short(name)}: one word of letters, digits, - and _"
-                " (it names the probe's run directory)"
-            )
-        if not isinstance(body, dict):
-            raise BudgetError(f"{where(('probes',), name)}: probes.{name} must be a table")
-        limits_data = body.get("limits", {})
-        cfg_keys = {k: v for k, v in body.items() if k != "limits"}
-        try:
-            cfg = ProbeConfig.from_dict(cfg_keys).validated()
-            if resolve_ops:
-                from .policies import resolve_ops as check_ops
+    return Budget(path, {name: _probe(name, body, where, resolve_ops) for name, body in probes_data.items()})
 
-                check_ops(cfg_keys)
-        except ConfigError as e:
-            raise BudgetError(f"{where(t, e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
-        probe = Probe(name, cfg, line=lines.get((t, None)))
-        if not isinstance(limits_data, dict) or not limits_data:
-            raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
-        optional = limits_data.get(OPTIONAL, [])
-        for key, value in limits_data.items():
-            lt = t + ("limits",)
-            if key == OPTIONAL:
-                continue
-            if isinstance(value, dict):
-                section = key
-                if section not in DEVICES + ("baseline",):
-                    raise BudgetError(f"{where(lt, key)}: unknown limits section {section!r} (cpu, cuda, baseline)")
-                for metric, v in value.items():
-                    probe.limits.append(
-                        _limit(metric, v, section, where(lt + (section,), metric), lines.get((lt + (section,), metric)))
-                    )
-            else:
-                probe.limits.append(_limit(key, value, None, where(lt, key), lines.get((lt, key))))
-        _mark_optional(probe, optional, where(t + ("limits",), OPTIONAL))
-        if not probe.limits:
-            raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
-        probes[name] = probe
-    return Budget(path, probes)
+
+def _read_toml(path: Path) -> tuple[str, dict]:
+    """The budget file's text and data: a regular file of at most 1 MiB, never waited on (a FIFO is refused)."""
+    if kind_of(path) == "missing":
+        raise BudgetError(f"{path}: no such budget file (write one with `memprobe budget`)")
+    try:
+        text = read_text(path, str(path), kind="budget", follow=True)
+    except MemprobeError as e:
+        raise BudgetError(str(e)) from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BudgetError(f"{path}: TOML syntax error: {e}") from None
+    except RecursionError:
+        raise BudgetError(f"{path}: TOML nested too deep") from None
+    except ValueError as e:  # an integer of more than 4,300 digits
+        raise BudgetError(f"{path}: a value TOML cannot hold here ({' '.join(str(e).split())[:120]})") from None
+
+
+class _Lines:
+    """Where a key of the budget file is: ``where(table, key)`` is its ``file:line``; ``line(table, key)`` its line."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.lines = path, _line_index(text)
+
+    def __call__(self, table: tuple, key: str | None = None) -> str:
+        return _where(self.path, self.lines, table, key)
+
+    def line(self, table: tuple, key: str | None = None) -> int | None:
+        return self.lines.get((table, key))
+
+
+def _probe(name: str, body, where: _Lines, resolve_ops: bool) -> Probe:
+    """One ``[probes.NAME]`` table: its configuration and its limits."""
+    t = ("probes", name)
+    if not PROBE_NAME.fullmatch(name):
+        raise BudgetError(
+            f"{where(('probes',), name)}: probe name {_short(name)}: one word of letters, digits, - and _"
+            " (it names the probe's run directory)"
+        )
+    if not isinstance(body, dict):
+        raise BudgetError(f"{where(('probes',), name)}: probes.{name} must be a table")
+    limits_data = body.get("limits", {})
+    cfg_keys = {k: v for k, v in body.items() if k != "limits"}
+    try:
+        cfg = ProbeConfig.from_dict(cfg_keys).validated()
+        if resolve_ops:
+            from .policies import resolve_ops as check_ops
+
+            check_ops(cfg_keys)
+    except ConfigError as e:
+        raise BudgetError(f"{where(t, e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
+    probe = Probe(name, cfg, line=where.line(t))
+    if not isinstance(limits_data, dict) or not limits_data:
+        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+    lt = t + ("limits",)
+    for key, value in limits_data.items():
+        if key == OPTIONAL:
+            continue
+        if not isinstance(value, dict):
+            probe.limits.append(_limit(key, value, None, where(lt, key), where.line(lt, key)))
+            continue
+        if key not in DEVICES + ("baseline",):
+            raise BudgetError(f"{where(lt, key)}: unknown limits section {key!r} (cpu, cuda, baseline)")
+        for metric, v in value.items():
+            probe.limits.append(_limit(metric, v, key, where(lt + (key,), metric), where.line(lt + (key,), metric)))
+    _mark_optional(probe, limits_data.get(OPTIONAL, []), where(lt, OPTIONAL))
+    if not probe.limits:
+        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+    return probe
 
 
 OPTIONAL = "optional"  # [probes.NAME.limits] optional = ["graph_peak_bytes", "cpu.forward_peak_bytes"]

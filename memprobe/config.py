@@ -178,10 +178,29 @@ class ProbeConfig:
                 raise ConfigError(f"{flag} (config key {f.name!r}) must be {want}, got {str(value)[:60]!r}", field=f.name)
 
     def validated(self) -> ProbeConfig:
-        """A normalized copy (canonical recipe and op names), or ConfigError."""
+        """A normalized copy (canonical recipe and op names), or ConfigError naming the first field that is wrong."""
         self._check_types()
         with _field_of("recipe"):
             recipe = canonical_recipe(self.recipe)
+        self._check_sizes()
+        self._check_model()
+        if self.steps < 2:
+            raise ConfigError(
+                f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
+            )
+        self._check_float8(recipe)
+        if self.ac not in AC_MODES:
+            raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
+        if self.device not in DEVICES:
+            raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
+        save_ops, recompute_ops = self._policy_ops()
+        self._check_budget()
+        self._check_flavor()
+        if self.lr <= 0:
+            raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
+        return replace(self, recipe=recipe, save_ops=save_ops, recompute_ops=recompute_ops)
+
+    def _check_sizes(self) -> None:
         for name in ("dim", "hidden", "heads", "kv_heads", "layers", "batch", "seq", "nproc"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(self, name)})", field=name)
@@ -189,6 +208,9 @@ class ProbeConfig:
             raise ConfigError(f"unknown --repro {self.repro!r}; choose one of: {', '.join(REPROS)}", field="repro")
         if self.preset is not None and self.preset not in _presets():
             raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(_presets())}", field="preset")
+
+    def _check_model(self) -> None:
+        """What is built: a user's model, a Hugging Face config, or a repro whose dimensions fit together."""
         if self.model is not None and ":" not in self.model:
             raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
         if self.model is not None and self.hf_config is not None:
@@ -201,28 +223,27 @@ class ProbeConfig:
                     f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}",
                     field="heads",
                 )
-        if self.steps < 2:
+
+    def _check_float8(self, recipe: str) -> None:
+        """A float8 recipe needs dimensions torch._scaled_mm runs: multiples of 16."""
+        if recipe == Recipe.BF16 or self.model is not None:
+            return
+        # torchtitan's and Hugging Face models define their own dimensions (linears that torch._scaled_mm cannot
+        # run stay in bf16; the run's float8 coverage says which)
+        own_dims = self.repro != Repro.TORCHTITAN and self.hf_config is None
+        bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
+        if self.repro == Repro.TRANSFORMER and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
+            bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
+        tokens = self.batch * self.seq
+        if tokens % 16:
+            bad.append(f"--batch x --seq={tokens}")
+        if bad:
             raise ConfigError(
-                f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
+                f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
             )
-        if recipe != Recipe.BF16 and self.model is None:
-            # torchtitan's and Hugging Face models define their own dimensions (linears that torch._scaled_mm cannot
-            # run stay in bf16; the run's float8 coverage says which)
-            own_dims = self.repro != Repro.TORCHTITAN and self.hf_config is None
-            bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
-            if self.repro == Repro.TRANSFORMER and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
-                bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
-            tokens = self.batch * self.seq
-            if tokens % 16:
-                bad.append(f"--batch x --seq={tokens}")
-            if bad:
-                raise ConfigError(
-                    f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
-                )
-        if self.ac not in AC_MODES:
-            raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
-        if self.device not in DEVICES:
-            raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
+
+    def _policy_ops(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The policy exists, and the ops saved and recomputed on top of it, normalized."""
         with _field_of("ac_policy"):
             get_policy(self.ac_policy)
         with _field_of("save_ops"):
@@ -231,11 +252,17 @@ class ProbeConfig:
             recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
         with _field_of("save_ops"):
             effective_policy(self.ac_policy, save_ops, recompute_ops)
-        if self.ac == AcMode.BUDGET:
-            if not 0 <= self.memory_budget <= 1:
-                raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
-            if not self.compile:
-                raise ConfigError("--ac budget is the compiler partitioner's memory budget: it needs --compile", field="ac")
+        return save_ops, recompute_ops
+
+    def _check_budget(self) -> None:
+        if self.ac != AcMode.BUDGET:
+            return
+        if not 0 <= self.memory_budget <= 1:
+            raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
+        if not self.compile:
+            raise ConfigError("--ac budget is the compiler partitioner's memory budget: it needs --compile", field="ac")
+
+    def _check_flavor(self) -> None:
         if self.repro == Repro.TORCHTITAN and self.model is None and self.hf_config is None:
             from .integrations.torchtitan import FLAVORS
 
@@ -245,9 +272,6 @@ class ProbeConfig:
                 )
         elif self.flavor is not None:
             raise ConfigError("--flavor applies to --repro torchtitan", field="flavor")
-        if self.lr <= 0:
-            raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
-        return replace(self, recipe=recipe, save_ops=save_ops, recompute_ops=recompute_ops)
 
     def policy(self):
         return effective_policy(self.ac_policy, self.save_ops, self.recompute_ops)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from conftest import LEGACY_ROWWISE
@@ -142,6 +144,33 @@ def test_grouping_across_layers(runs):
     wd = [g for g in groups if g.kind == "weight-derived"]
     assert all("layers.*." in g.expr for g in wd)
     assert groups == sorted(groups, key=lambda g: -g.bytes)
+
+
+CPU = Path(__file__).parent / "data" / "cpu"
+# what the reader derives from a run directory's recorded parts (memory.saved_for_backward_bytes too)
+DERIVED = ("saved_tensors", "saved_totals", "findings", "checks", "verdict", "graph_memory", "attribution")
+
+
+@pytest.mark.parametrize("name", ["tiny-rowwise", "tiny-bf16-noac"])
+def test_the_reader_derives_what_the_probe_derived(tmp_path, monkeypatch, name):
+    """Run directories recorded when a probe analysed its own run (memprobe 6430618): their derived sections removed
+    and derived again from the recorded parts (graphs, output code, calls, memory events) are the same, byte for byte
+    as canonical JSON."""
+    from memprobe.analysis.run import analyse
+
+    run = tmp_path / name
+    shutil.copytree(CPU / name, run)
+    recorded = json.loads((run / "report.json").read_text())
+    stripped = {k: v for k, v in recorded.items() if k not in DERIVED}
+    stripped.update(saved_tensors=[], findings=[], saved_totals=None)
+    stripped["memory"] = {k: v for k, v in recorded["memory"].items() if k != "saved_for_backward_bytes"}
+    (run / "report.json").write_text(json.dumps(stripped))
+    monkeypatch.chdir(tmp_path)  # source lines are named relative to the working directory when under it
+    derived = dump(analyse(load_report(run), run))
+    for key in DERIVED:
+        assert json.dumps(derived[key], sort_keys=True) == json.dumps(recorded[key], sort_keys=True), key
+    assert derived["memory"]["saved_for_backward_bytes"] == recorded["memory"]["saved_for_backward_bytes"]
+    assert derived["status"] == "complete" and derived["timings_s"]["analysis"] >= 0
 
 
 def test_load_report_errors(tmp_path):

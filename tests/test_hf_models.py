@@ -87,13 +87,36 @@ def probes(transformers_installed, tmp_path_factory):
 # -- the ground truth, without memprobe ----------------------------------------------------------------------------
 
 
+def _torchtitan_style_context(save: set):
+    """A ``context_fn``: the ops of ``save`` MUST_SAVE, every second mm recomputed (torchtitan's rule), the rest
+    PREFER_RECOMPUTE."""
+    import torch
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+
+    mm = torch.ops.aten.mm.default
+
+    def context_fn():
+        count = defaultdict(int)
+
+        def decide(ctx, func, *args, **kwargs):
+            mode = "recompute" if ctx.is_recompute else "forward"
+            if func == mm:
+                count[mode] += 1
+                if count[mode] % 2 == 0:
+                    return CheckpointPolicy.PREFER_RECOMPUTE
+            return CheckpointPolicy.MUST_SAVE if func in save else CheckpointPolicy.PREFER_RECOMPUTE
+
+        return create_selective_checkpoint_contexts(decide)
+
+    return context_fn
+
+
 def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
     """Saved-for-backward bytes of the config's first LAYERS blocks, graph-derived and at run time."""
     import torch
     from torch._functorch.aot_autograd import make_boxed_func
     from torch._inductor.compile_fx import compile_fx
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
-    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
     from transformers import CONFIG_MAPPING, AutoModelForCausalLM
 
     torch._dynamo.reset()  # no shapes remembered from another model's compile (they would make sizes dynamic)
@@ -119,20 +142,7 @@ def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
     save = {getattr(torch.ops.aten, op).default for op in ops} | {
         torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
     }
-    mm = torch.ops.aten.mm.default
-
-    def context_fn():
-        count = defaultdict(int)
-
-        def decide(ctx, func, *args, **kwargs):
-            mode = "recompute" if ctx.is_recompute else "forward"
-            if func == mm:
-                count[mode] += 1
-                if count[mode] % 2 == 0:
-                    return CheckpointPolicy.PREFER_RECOMPUTE
-            return CheckpointPolicy.MUST_SAVE if func in save else CheckpointPolicy.PREFER_RECOMPUTE
-
-        return create_selective_checkpoint_contexts(decide)
+    context_fn = _torchtitan_style_context(save)
 
     calls, packed = [], []
 

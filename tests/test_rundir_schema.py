@@ -342,7 +342,7 @@ def _check_every_file_under(root: Path) -> int:
 
 
 def test_every_committed_file_fits_its_record():
-    assert _check_every_file_under(DATA) == 10  # two CUDA runs: a report and four graphs each
+    assert _check_every_file_under(DATA) == 16  # two CUDA runs (a report and four graphs each), two CPU runs (two each)
     bisect = DATA / "cuda" / "bisect-h200.json"
     assert dump(load_file(bisect, S.BisectResult)) == json.loads(bisect.read_text())
     baseline = ROOT / "memprobe-baseline.json"
