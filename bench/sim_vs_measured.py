@@ -33,8 +33,10 @@ def main() -> None:
     ap.add_argument("--json-out", default="bench-sim-vs-measured.json")
     args = ap.parse_args()
 
+    from memprobe.analysis.plain import report_data
     from memprobe.capture.runner import run_probe
     from memprobe.config import ProbeConfig
+    from memprobe.orchestrate.finish import finish_run
     from memprobe.units import fmt_bytes
 
     cfg = ProbeConfig(
@@ -51,7 +53,8 @@ def main() -> None:
         device="cuda",
     ).validated()
     with tempfile.TemporaryDirectory() as d:
-        report = run_probe(cfg, Path(d) / "run", cuda_snapshot=False, measure_calls=True)
+        run_probe(cfg, Path(d) / "run", cuda_snapshot=False, measure_calls=True)  # records; then analysed here
+        report = report_data(finish_run(Path(d) / "run", cfg))
     sim = {g["graph_id"]: g for g in report["graph_memory"]}
     rows = []
     for inv in report["invocations"]:

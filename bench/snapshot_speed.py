@@ -28,15 +28,17 @@ def status(key):
             return int(line.split()[1]) * 1024
 mode, path, report_path = sys.argv[1:4]
 if mode == 'memprobe':
+    from pathlib import Path
     from memprobe.analysis.snapshot import attribute_peak, load_snapshot
-    report = json.load(open(report_path))
+    from memprobe.rundir.load import load_report
+    report = load_report(Path(report_path).parent)
 else:
     import pickle
 rss0 = status('VmRSS:')
 t0 = time.perf_counter()
 if mode == 'memprobe':
     result = attribute_peak(load_snapshot(path), report)
-    summary = {'peak_bytes': result['peak_bytes'], 'events': result['events'], 'named_fraction': result['named_fraction']}
+    summary = {'peak_bytes': result.peak_bytes, 'events': result.events, 'named_fraction': result.named_fraction}
 else:
     with open(path, 'rb') as f:
         snap = pickle.load(f)

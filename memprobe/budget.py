@@ -35,21 +35,14 @@ from pathlib import Path
 
 from .config import ProbeConfig
 from .errors import ConfigError, MemprobeError
-from .vocab import DiffStatus, SavedKind, Verdict
+from .rundir import schema as S
+from .rundir.read import kind_of, out_of_range, read_text
+from .vocab import DeviceType, DiffStatus, Metric, Phase, SavedKind, Verdict
 
-GRAPH_METRICS = {
-    "saved_bytes": "saved-for-backward bytes per step (from the compiled graphs)",
-    "weight_derived_saved_bytes": "saved-for-backward bytes computed from parameters only",
-    "graph_peak_bytes": "largest simulated peak of one compiled graph (output code)",
-}
-MEASURED_METRICS = {
-    "forward_peak_bytes": "measured peak of the forward phase",
-    "backward_peak_bytes": "measured peak of the backward phase",
-    "optimizer_peak_bytes": "measured peak of the optimizer step",
-    "forward_end_bytes": "measured level at the end of forward (what is held for backward)",
-    "step_peak_bytes": "measured peak over the whole step",
-}
-DEVICES = ("cpu", "cuda")
+# the figures a limit may name (each one's meaning: its .doc), derived from the graphs or measured
+GRAPH_METRICS = {m: m.doc for m in (Metric.SAVED_BYTES, Metric.WEIGHT_DERIVED_SAVED_BYTES, Metric.GRAPH_PEAK_BYTES)}
+MEASURED_METRICS = {m: m.doc for m in Metric if m not in GRAPH_METRICS}
+DEVICES = tuple(DeviceType)
 ALL_METRICS = {**GRAPH_METRICS, **MEASURED_METRICS}
 
 
@@ -187,81 +180,91 @@ def _where(path: Path, lines: dict, table: tuple, key: str | None = None) -> str
 def load_budget(path: str | Path, *, resolve_ops: bool = True) -> Budget:
     """The budget file, checked: its probes' configurations as `memprobe run` would take them (op names
     resolved against the installed torch unless ``resolve_ops`` is false), its limits by metric."""
-    from .analysis.validate import kind_of, out_of_range, read_text
-
     path = Path(path)
-    if kind_of(path) == "missing":
-        raise BudgetError(f"{path}: no such budget file (write one with `memprobe budget`)")
-    try:  # a regular file of at most 1 MiB, never waited on (a FIFO is refused)
-        text = read_text(path, str(path), kind="budget", follow=True)
-    except MemprobeError as e:
-        raise BudgetError(str(e)) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise BudgetError(f"{path}: TOML syntax error: {e}") from None
-    except RecursionError:
-        raise BudgetError(f"{path}: TOML nested too deep") from None
-    except ValueError as e:  # an integer of more than 4,300 digits
-        raise BudgetError(f"{path}: a value TOML cannot hold here ({' '.join(str(e).split())[:120]})") from None
-    lines = _line_index(text)
+    text, data = _read_toml(path)
+    where = _Lines(path, text)
     bad = out_of_range(data, floats=False)  # a float that is not finite is the configuration's to name
     if bad is not None:
         *table, key = bad[0].split("[")[0].split(".")
-        raise BudgetError(f"{_where(path, lines, tuple(table), key)}: {bad[0]}: {bad[1]}")
-
-    def where(table: tuple, key: str | None = None) -> str:
-        return _where(path, lines, table, key)
-
+        raise BudgetError(f"{where(tuple(table), key)}: {bad[0]}: {bad[1]}")
     unknown_top = [k for k in data if k != "probes"]
     if unknown_top:
         raise BudgetError(f"{where((), unknown_top[0])}: unknown key {unknown_top[0]!r} (the file holds [probes.NAME] tables)")
     probes_data = data.get("probes")
     if not isinstance(probes_data, dict) or not probes_data:
         raise BudgetError(f"{path}: no probes: add a [probes.NAME] table")
-    probes: dict[str, Probe] = {}
-    for name, body in probes_data.items():
-        t = ("probes", name)
-        if not PROBE_NAME.fullmatch(name):
-            raise BudgetError(
-                f"{where(('probes',), name)}: probe name {_short(name)}: one word of letters, digits, - and _"
-                " (it names the probe's run directory)"
-            )
-        if not isinstance(body, dict):
-            raise BudgetError(f"{where(('probes',), name)}: probes.{name} must be a table")
-        limits_data = body.get("limits", {})
-        cfg_keys = {k: v for k, v in body.items() if k != "limits"}
-        try:
-            cfg = ProbeConfig.from_dict(cfg_keys).validated()
-            if resolve_ops:
-                from .policies import resolve_ops as check_ops
+    return Budget(path, {name: _probe(name, body, where, resolve_ops) for name, body in probes_data.items()})
 
-                check_ops(cfg_keys)
-        except ConfigError as e:
-            raise BudgetError(f"{where(t, e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
-        probe = Probe(name, cfg, line=lines.get((t, None)))
-        if not isinstance(limits_data, dict) or not limits_data:
-            raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
-        optional = limits_data.get(OPTIONAL, [])
-        for key, value in limits_data.items():
-            lt = t + ("limits",)
-            if key == OPTIONAL:
-                continue
-            if isinstance(value, dict):
-                section = key
-                if section not in DEVICES + ("baseline",):
-                    raise BudgetError(f"{where(lt, key)}: unknown limits section {section!r} (cpu, cuda, baseline)")
-                for metric, v in value.items():
-                    probe.limits.append(
-                        _limit(metric, v, section, where(lt + (section,), metric), lines.get((lt + (section,), metric)))
-                    )
-            else:
-                probe.limits.append(_limit(key, value, None, where(lt, key), lines.get((lt, key))))
-        _mark_optional(probe, optional, where(t + ("limits",), OPTIONAL))
-        if not probe.limits:
-            raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
-        probes[name] = probe
-    return Budget(path, probes)
+
+def _read_toml(path: Path) -> tuple[str, dict]:
+    """The budget file's text and data: a regular file of at most 1 MiB, never waited on (a FIFO is refused)."""
+    if kind_of(path) == "missing":
+        raise BudgetError(f"{path}: no such budget file (write one with `memprobe budget`)")
+    try:
+        text = read_text(path, str(path), kind="budget", follow=True)
+    except MemprobeError as e:
+        raise BudgetError(str(e)) from None
+    try:
+        return text, tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BudgetError(f"{path}: TOML syntax error: {e}") from None
+    except RecursionError:
+        raise BudgetError(f"{path}: TOML nested too deep") from None
+    except ValueError as e:  # an integer of more than 4,300 digits
+        raise BudgetError(f"{path}: a value TOML cannot hold here ({' '.join(str(e).split())[:120]})") from None
+
+
+class _Lines:
+    """Where a key of the budget file is: ``where(table, key)`` is its ``file:line``; ``line(table, key)`` its line."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.lines = path, _line_index(text)
+
+    def __call__(self, table: tuple, key: str | None = None) -> str:
+        return _where(self.path, self.lines, table, key)
+
+    def line(self, table: tuple, key: str | None = None) -> int | None:
+        return self.lines.get((table, key))
+
+
+def _probe(name: str, body, where: _Lines, resolve_ops: bool) -> Probe:
+    """One ``[probes.NAME]`` table: its configuration and its limits."""
+    t = ("probes", name)
+    if not PROBE_NAME.fullmatch(name):
+        raise BudgetError(
+            f"{where(('probes',), name)}: probe name {_short(name)}: one word of letters, digits, - and _"
+            " (it names the probe's run directory)"
+        )
+    if not isinstance(body, dict):
+        raise BudgetError(f"{where(('probes',), name)}: probes.{name} must be a table")
+    limits_data = body.get("limits", {})
+    cfg_keys = {k: v for k, v in body.items() if k != "limits"}
+    try:
+        cfg = ProbeConfig.from_dict(cfg_keys).validated()
+        if resolve_ops:
+            from .policies import resolve_ops as check_ops
+
+            check_ops(cfg_keys)
+    except ConfigError as e:
+        raise BudgetError(f"{where(t, e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
+    probe = Probe(name, cfg, line=where.line(t))
+    if not isinstance(limits_data, dict) or not limits_data:
+        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+    lt = t + ("limits",)
+    for key, value in limits_data.items():
+        if key == OPTIONAL:
+            continue
+        if not isinstance(value, dict):
+            probe.limits.append(_limit(key, value, None, where(lt, key), where.line(lt, key)))
+            continue
+        if key not in DEVICES + ("baseline",):
+            raise BudgetError(f"{where(lt, key)}: unknown limits section {key!r} (cpu, cuda, baseline)")
+        for metric, v in value.items():
+            probe.limits.append(_limit(metric, v, key, where(lt + (key,), metric), where.line(lt + (key,), metric)))
+    _mark_optional(probe, limits_data.get(OPTIONAL, []), where(lt, OPTIONAL))
+    if not probe.limits:
+        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+    return probe
 
 
 OPTIONAL = "optional"  # [probes.NAME.limits] optional = ["graph_peak_bytes", "cpu.forward_peak_bytes"]
@@ -301,73 +304,66 @@ def _limit(metric: str, value, section: str | None, loc: str, line: int | None) 
         raise BudgetError(f"{loc}: {e}") from None
 
 
-def figures(report: dict) -> dict[str, int | None]:
+def figures(report: S.Report) -> dict[str, int | None]:
     """The gate's metrics for one run report (bytes; None when the run lacks the figure)."""
-    rows = report.get("saved_tensors") or []
-    totals = report.get("saved_totals") or {}
-    graphs = [g["peak_bytes"] for g in report.get("graph_memory") or [] if "peak_bytes" in g]
-    phases = (report.get("memory") or {}).get("phases") or {}
+    rows = report.saved_tensors
+    totals = report.saved_totals
+    graphs = [g.peak_bytes for g in report.graph_memory or [] if g.peak_bytes is not None]
+    phases = (report.memory.phases if report.memory else None) or {}
     out: dict[str, int | None] = {
-        "saved_bytes": totals.get("graph_bytes"),
-        "weight_derived_saved_bytes": sum(r["bytes"] for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED)
+        "saved_bytes": totals.graph_bytes if totals else None,
+        "weight_derived_saved_bytes": sum(r.bytes for r in rows if r.kind == SavedKind.WEIGHT_DERIVED)
         if rows
         else (0 if totals else None),
         "graph_peak_bytes": max(graphs) if graphs else None,
     }
-    for phase in ("forward", "backward", "optimizer"):
-        out[f"{phase}_peak_bytes"] = phases.get(phase, {}).get("peak_bytes")
-    out["forward_end_bytes"] = phases.get("forward", {}).get("end_bytes")
-    peaks = [p["peak_bytes"] for p in phases.values()]
+    for phase in Phase:
+        out[f"{phase}_peak_bytes"] = phases[phase].peak_bytes if phase in phases else None
+    out["forward_end_bytes"] = phases[Phase.FORWARD].end_bytes if Phase.FORWARD in phases else None
+    peaks = [p.peak_bytes for p in phases.values()]
     out["step_peak_bytes"] = max(peaks) if peaks else None
     return out
 
 
-def evaluate(probe: Probe, report: dict, baseline: dict | None) -> list[dict]:
+def evaluate(probe: Probe, report: S.Report, baseline: S.BaselineProbe | None) -> list[dict]:
     """One verdict per limit: PASS, FAIL or SKIP, with measured, limit and headroom in bytes."""
-    device = (report.get("device") or {}).get("type")
+    device = report.device.type
     figs = figures(report)
-    verdicts = []
-    for lim in probe.limits:
-        v = {
-            "probe": probe.name,
-            "metric": lim.metric,
-            "device": lim.device,
-            "kind": lim.kind,
-            "limit_text": lim.text,
-            "line": lim.line,
-            "measured": figs.get(lim.metric),
-        }
-        if lim.device is not None and lim.device != device:
-            v.update(
-                verdict=Verdict.SKIP,
-                limit=int(lim.value),
-                headroom=None,
-                notice=f"limit for {lim.device}; this run was on {device}",
-            )
-        elif v["measured"] is None:  # fails closed: a limit that cannot be checked never passes
-            v.update(limit=None, headroom=None, **_missing(lim, f"the run has no {lim.metric} figure"))
-        elif lim.kind == "relative":
-            flag = baseline_mismatch(baseline, report) if baseline else "no baseline stored (run with --update-baseline)"
-            base = (baseline or {}).get("figures", {}).get(lim.metric)
-            if flag is None and base is None:
-                v.update(limit=None, headroom=None, **_missing(lim, f"the baseline has no {lim.metric} figure"))
-            elif flag is not None:
-                v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice=flag)
-            else:
-                limit = int(base * (1 + lim.value))
-                v.update(
-                    limit=limit,
-                    baseline=base,
-                    headroom=limit - v["measured"],
-                    verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL,
-                )
+    return [_verdict(probe.name, lim, figs.get(lim.metric), device, report, baseline) for lim in probe.limits]
+
+
+def _verdict(name: str, lim: Limit, measured: int | None, device, report: S.Report, baseline: S.BaselineProbe | None) -> dict:
+    v = {
+        "probe": name,
+        "metric": lim.metric,
+        "device": lim.device,
+        "kind": lim.kind,
+        "limit_text": lim.text,
+        "line": lim.line,
+        "measured": measured,
+    }
+    if lim.device is not None and lim.device != device:
+        v.update(
+            verdict=Verdict.SKIP, limit=int(lim.value), headroom=None, notice=f"limit for {lim.device}; this run was on {device}"
+        )
+    elif measured is None:  # fails closed: a limit that cannot be checked never passes
+        v.update(limit=None, headroom=None, **_missing(lim, f"the run has no {lim.metric} figure"))
+    elif lim.kind == "relative":
+        flag = baseline_mismatch(baseline, report) if baseline else "no baseline stored (run with --update-baseline)"
+        base = ((baseline.figures if baseline else None) or {}).get(lim.metric)
+        if flag is None and base is None:
+            v.update(limit=None, headroom=None, **_missing(lim, f"the baseline has no {lim.metric} figure"))
+        elif flag is not None:
+            v.update(verdict=Verdict.SKIP, limit=None, headroom=None, notice=flag)
         else:
-            limit = int(lim.value)
+            limit = int(base * (1 + lim.value))
             v.update(
-                limit=limit, headroom=limit - v["measured"], verdict=Verdict.PASS if v["measured"] <= limit else Verdict.FAIL
+                limit=limit, baseline=base, headroom=limit - measured, verdict=Verdict.PASS if measured <= limit else Verdict.FAIL
             )
-        verdicts.append(v)
-    return verdicts
+    else:
+        limit = int(lim.value)
+        v.update(limit=limit, headroom=limit - measured, verdict=Verdict.PASS if measured <= limit else Verdict.FAIL)
+    return v
 
 
 def _missing(lim: Limit, why: str) -> dict:
@@ -378,79 +374,84 @@ def _missing(lim: Limit, why: str) -> dict:
     return {"verdict": Verdict.FAIL, "notice": f"{why}; a limit that cannot be checked fails (optional = [{name!r}] skips it)"}
 
 
-def baseline_mismatch(baseline: dict, report: dict) -> str | None:
+def baseline_mismatch(baseline: S.BaselineProbe, report: S.Report) -> str | None:
     """Why a baseline must not be compared with this run, or None."""
-    bv, rv = baseline.get("versions") or {}, report.get("versions") or {}
-    bd, rd = baseline.get("device"), (report.get("device") or {}).get("type")
+    bd, rd = baseline.device, report.device.type
     if bd != rd:
         return f"baseline recorded on {bd}, this run on {rd}: not compared"
     for k in ("torch", "torchao"):
-        if bv.get(k) != rv.get(k):
-            return f"baseline recorded with {k} {bv.get(k)}, this run has {rv.get(k)}: not compared"
+        b, r = getattr(baseline.versions, k, None), getattr(report.versions, k, None)
+        if b != r:
+            return f"baseline recorded with {k} {b}, this run has {r}: not compared"
     return None
 
 
 BASELINE_VERSION = 1
 
 
-def baseline_entry(report: dict) -> dict:
+def baseline_entry(report: S.Report) -> S.BaselineProbe:
     """What --update-baseline stores for one probe: its figures, versions and device, and the
     parts of the report a diff needs (so a later breach can be explained against it)."""
     from datetime import datetime
 
-    mem = report.get("memory") or {}
-    att = report.get("attribution") or {}
-    return {
-        "created_utc": datetime.now(UTC).isoformat(timespec="seconds"),
-        "figures": figures(report),
-        "versions": {k: (report.get("versions") or {}).get(k) for k in ("torch", "torchao", "memprobe", "device_name")},
-        "device": (report.get("device") or {}).get("type"),
-        "report": {
-            "config": report["config"],
-            "device": report.get("device"),
-            "versions": report.get("versions"),
-            "status": report.get("status"),
-            "saved_tensors": report.get("saved_tensors"),
-            "saved_totals": report.get("saved_totals"),
-            "graph_memory": [
-                {k: g.get(k) for k in ("graph_id", "kind", "peak_bytes", "saved_bytes")} for g in report.get("graph_memory") or []
+    mem, att, v = report.memory, report.attribution, report.versions
+    return S.BaselineProbe(
+        created_utc=datetime.now(UTC).isoformat(timespec="seconds"),
+        figures=figures(report),
+        versions=S.BaselineVersions(torch=v.torch, torchao=v.torchao, memprobe=v.memprobe, device_name=v.device_name),
+        device=report.device.type,
+        report=S.BaselineReport(
+            config=S.Config.model_validate(report.config.probe().to_dict()),
+            device=report.device,
+            versions=report.versions,
+            status=report.status,
+            saved_tensors=report.saved_tensors,
+            saved_totals=report.saved_totals,
+            graph_memory=[
+                S.BaselineGraphMemory(graph_id=g.graph_id, kind=g.kind, peak_bytes=g.peak_bytes, saved_bytes=g.saved_bytes)
+                for g in report.graph_memory or []
             ],
-            "memory": {k: mem.get(k) for k in ("source", "baseline", "phases")},
-            "attribution": {
-                "source": att.get("source"),
-                "phases": {p: {"by_category_bytes": v["by_category_bytes"]} for p, v in (att.get("phases") or {}).items()},
-            }
+            memory=S.BaselineMemory(
+                source=mem.source if mem else None, baseline=mem.baseline if mem else None, phases=mem.phases if mem else None
+            ),
+            attribution=S.BaselineAttribution(
+                source=att.source,
+                phases={
+                    p: S.BaselineAttributionPhase(by_category_bytes=x.by_category_bytes) for p, x in (att.phases or {}).items()
+                },
+            )
             if att
             else None,
-        },
-    }
+        ),
+    )
 
 
-def load_baseline(path: Path) -> dict:
+def load_baseline(path: Path) -> S.Baseline:
     """The stored baseline (checked like every file memprobe reads), or an empty one if there is none."""
-    from .analysis.validate import BASELINE, kind_of, load_json
+    from .rundir import load
+    from .rundir.read import kind_of
 
     if kind_of(path) == "missing":
-        return {"memprobe_baseline": BASELINE_VERSION, "probes": {}}
-    try:  # a regular file, not through a link (memprobe writes it; one from a pull request may point anywhere)
-        return load_json(path, BASELINE, f"{path} (baseline)", kind="baseline")
+        return S.Baseline(memprobe_baseline=BASELINE_VERSION, probes={})
+    try:
+        return load.load_baseline(path)
     except MemprobeError as e:
         raise BudgetError(str(e)) from None
 
 
-def _names(item: dict) -> list[str]:
+def _names(item) -> list[str]:
     """A saved value's names: the user's terms (``silu(layers.*.ffn.w1)``) and the op chain when it differs."""
     from .analysis.saved import value_names
 
     return [n for n in value_names(item) if n]
 
 
-def _named(item: dict) -> str:
+def _named(item) -> str:
     names = _names(item)
     return names[0] if len(names) == 1 else f"{names[0]} [{names[1]}]"
 
 
-def explain_breach(report: dict, entry: dict | None) -> dict:
+def explain_breach(report: S.Report, entry: S.BaselineProbe | None) -> dict:
     """Why a probe breached its budget: the diff against its stored baseline when it is comparable,
     else the largest saved values and findings. ``exprs`` are the saved values named in ``lines``
     (a renderer sets them as code)."""
@@ -458,15 +459,15 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
     from .analysis.saved import MODULE_STATE, group_rows
     from .units import fmt_bytes
 
-    if entry is not None and entry.get("report") and baseline_mismatch(entry, report) is None:
-        d = diff_reports(entry["report"], report)
-        delta = d["totals"]["saved_bytes"]["delta"]
+    if entry is not None and entry.report and baseline_mismatch(entry, report) is None:
+        d = diff_reports(entry.report, report)
+        delta = d.totals.saved_bytes.delta
         status = {DiffStatus.ONLY_B: "new", DiffStatus.GROWN: DiffStatus.GROWN.value}
-        items = [it for it in d["items"] if it["status"] in status][:5]
+        items = [it for it in d.items if it.status in status][:5]
         lines = [
-            f"{_named(it)} x{it['count']}: {'+' if it['delta_bytes'] > 0 else ''}{fmt_bytes(it['delta_bytes'])}"
-            f" ({status[it['status']]}; {it['reason']}). Hint: "
-            + (it.get("hint") or "").replace("B's", "this run's").replace(" in B ", " here ")
+            f"{_named(it)} x{it.count}: {'+' if it.delta_bytes > 0 else ''}{fmt_bytes(it.delta_bytes)}"
+            f" ({status[it.status]}; {it.reason}). Hint: "
+            + (it.hint or "").replace("B's", "this run's").replace(" in B ", " here ")
             for it in items
         ]
         sign = "+" if (delta or 0) >= 0 else ""
@@ -475,11 +476,11 @@ def explain_breach(report: dict, entry: dict | None) -> dict:
             "lines": lines or ["no saved value grew; the breach is in measured memory outside the saved values"],
             "exprs": [x for it in items for x in _names(it)],
         }
-    findings = (report.get("findings") or [])[:3]
-    lines = [f["message"] for f in findings]
-    exprs = [f["expr"] for f in findings if f.get("expr")]
-    for g in group_rows([r for r in report.get("saved_tensors") or [] if r["kind"] not in MODULE_STATE])[:5]:
-        lines.append(f"{_named(g)} x{g['count']}: {fmt_bytes(g['bytes'])} ({g['kind']}; {g['reason']})")
+    findings = report.findings[:3]
+    lines = [f.message for f in findings]
+    exprs = [f.expr for f in findings if f.expr]
+    for g in group_rows([r for r in report.saved_tensors if r.kind not in MODULE_STATE])[:5]:
+        lines.append(f"{_named(g)} x{g.count}: {fmt_bytes(g.bytes)} ({g.kind}; {g.reason})")
         exprs += _names(g)
     return {
         "headline": "No comparable baseline; the largest saved-for-backward values and findings:",
@@ -530,17 +531,17 @@ def size_text(n: int, headroom: float) -> str:
     return f"{mib:.2f} MiB"
 
 
-def budget_text(name: str, cfg: ProbeConfig, report: dict, headroom: float, headroom_text: str, relative: str) -> str:
+def budget_text(name: str, cfg: ProbeConfig, report: S.Report, headroom: float, headroom_text: str, relative: str) -> str:
     """A starter memprobe.toml for one probe: its flags, and limits with headroom over this run's figures."""
     figs = figures(report)
-    device = report["device"]["type"]
-    v = report.get("versions") or {}
+    device = report.device.type
+    v = report.versions
     defaults = ProbeConfig().to_dict()
     t = ("probes", name)
     header = ".".join(toml_key(k) for k in t)
     lines = [
         f"# memprobe budget, written by `memprobe budget` from a {device} run",
-        f"# ({v.get('device_name')}, torch {v.get('torch')}, torchao {v.get('torchao')})",
+        f"# ({v.device_name}, torch {v.torch}, torchao {v.torchao})",
         f"# with {headroom_text} headroom over the measured figures. Reference: docs/gate.md",
         "",
         f"[{header}]",

@@ -7,13 +7,15 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from .errors import ConfigError
 from .policies import effective_policy, get_policy, normalize_op_name
+from .vocab import AcMode, DeviceChoice, Recipe, Repro
 
-RECIPES = ("bf16", "tensorwise", "rowwise", "rowwise_with_gw_hp")
-RECIPE_ALIASES = {"fp8": "rowwise"}
-AC_MODES = ("none", "full", "op", "memory-budget")
-AC_ALIASES = {"budget": "memory-budget"}  # the name before 0.x: "budget" alone is the gate's budget file
-REPROS = ("ffn", "transformer", "torchtitan")
-DEVICES = ("auto", "cpu", "cuda")
+# each flag's words are its vocabulary's (memprobe/vocab.py), as plain strings: what --help and the files show
+RECIPES = tuple(r.value for r in Recipe)
+RECIPE_ALIASES = {"fp8": Recipe.ROWWISE.value}
+AC_MODES = tuple(m.value for m in AcMode)
+AC_ALIASES = {"budget": AcMode.MEMORY_BUDGET.value}  # its earlier name: "budget" alone is the gate's budget file
+REPROS = tuple(r.value for r in Repro)
+DEVICES = tuple(d.value for d in DeviceChoice)
 
 
 @contextmanager
@@ -66,12 +68,12 @@ def _policy_names() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ProbeConfig:
     recipe: str = _field(
-        "rowwise",
+        Recipe.ROWWISE.value,
         "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
         choices=RECIPES + tuple(RECIPE_ALIASES),
     )
     repro: str = _field(
-        "ffn",
+        Repro.FFN.value,
         "What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style blocks), or torchtitan "
         "(torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).",
         choices=REPROS,
@@ -118,7 +120,7 @@ class ProbeConfig:
     seq: int = _field(256, "Sequence length.")
     seed: int = _field(0, "Seed for weights and the batch.")
     ac: str = _field(
-        "op",
+        AcMode.OP.value,
         "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or memory-budget (the "
         "compiler partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC; "
         "budget is accepted for it).",
@@ -147,7 +149,7 @@ class ProbeConfig:
     compile: bool = _field(True, "torch.compile each block.")
     fsdp: bool = _field(True, "FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16.")
     reshard_after_forward: bool = _field(True, "FSDP2 frees unsharded parameters after forward.")
-    device: str = _field("auto", "auto = cuda when a GPU is present, else cpu.", choices=DEVICES)
+    device: str = _field(DeviceChoice.AUTO.value, "auto = cuda when a GPU is present, else cpu.", choices=DEVICES)
     # the first step compiles (and creates the optimizer state), the last one is measured
     steps: int = _field(2, "Training steps: the first compiles (and creates the optimizer state), the last is measured.")
     lr: float = _field(1e-4, "AdamW learning rate.")
@@ -183,10 +185,30 @@ class ProbeConfig:
                 raise ConfigError(f"{flag} (config key {f.name!r}) must be {want}, got {str(value)[:60]!r}", field=f.name)
 
     def validated(self) -> ProbeConfig:
-        """A normalized copy (canonical recipe and op names), or ConfigError."""
+        """A normalized copy (canonical recipe and op names), or ConfigError naming the first field that is wrong."""
         self._check_types()
         with _field_of("recipe"):
             recipe = canonical_recipe(self.recipe)
+        self._check_sizes()
+        self._check_model()
+        if self.steps < 2:
+            raise ConfigError(
+                f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
+            )
+        self._check_float8(recipe)
+        ac = canonical_ac(self.ac)
+        if ac not in AC_MODES:
+            raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
+        if self.device not in DEVICES:
+            raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
+        save_ops, recompute_ops = self._policy_ops()
+        self._check_budget(ac)
+        self._check_flavor()
+        if self.lr <= 0:
+            raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
+        return replace(self, recipe=recipe, ac=ac, save_ops=save_ops, recompute_ops=recompute_ops)
+
+    def _check_sizes(self) -> None:
         for name in ("dim", "hidden", "heads", "kv_heads", "layers", "batch", "seq", "nproc"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(self, name)})", field=name)
@@ -194,41 +216,42 @@ class ProbeConfig:
             raise ConfigError(f"unknown --repro {self.repro!r}; choose one of: {', '.join(REPROS)}", field="repro")
         if self.preset is not None and self.preset not in _presets():
             raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(_presets())}", field="preset")
+
+    def _check_model(self) -> None:
+        """What is built: a user's model, a Hugging Face config, or a repro whose dimensions fit together."""
         if self.model is not None and ":" not in self.model:
             raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
         if self.model is not None and self.hf_config is not None:
             raise ConfigError("--model and --hf-config both name the model to probe: give one", field="hf_config")
         if self.hf_config is not None and not self.hf_config.strip():
             raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
-        if self.model is None and self.hf_config is None and self.repro == "transformer":
+        if self.model is None and self.hf_config is None and self.repro == Repro.TRANSFORMER:
             if self.dim % self.heads or self.heads % self.kv_heads:
                 raise ConfigError(
                     f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}",
                     field="heads",
                 )
-        if self.steps < 2:
+
+    def _check_float8(self, recipe: str) -> None:
+        """A float8 recipe needs dimensions torch._scaled_mm runs: multiples of 16."""
+        if recipe == Recipe.BF16 or self.model is not None:
+            return
+        # torchtitan's and Hugging Face models define their own dimensions (linears that torch._scaled_mm cannot
+        # run stay in bf16; the run's float8 coverage says which)
+        own_dims = self.repro != Repro.TORCHTITAN and self.hf_config is None
+        bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
+        if self.repro == Repro.TRANSFORMER and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
+            bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
+        tokens = self.batch * self.seq
+        if tokens % 16:
+            bad.append(f"--batch x --seq={tokens}")
+        if bad:
             raise ConfigError(
-                f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
+                f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
             )
-        if recipe != "bf16" and self.model is None:
-            # torchtitan's and Hugging Face models define their own dimensions (linears that torch._scaled_mm cannot
-            # run stay in bf16; the run's float8 coverage says which)
-            own_dims = self.repro != "torchtitan" and self.hf_config is None
-            bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
-            if self.repro == "transformer" and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
-                bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
-            tokens = self.batch * self.seq
-            if tokens % 16:
-                bad.append(f"--batch x --seq={tokens}")
-            if bad:
-                raise ConfigError(
-                    f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
-                )
-        ac = canonical_ac(self.ac)
-        if ac not in AC_MODES:
-            raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
-        if self.device not in DEVICES:
-            raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
+
+    def _policy_ops(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The policy exists, and the ops saved and recomputed on top of it, normalized."""
         with _field_of("ac_policy"):
             get_policy(self.ac_policy)
         with _field_of("save_ops"):
@@ -237,12 +260,18 @@ class ProbeConfig:
             recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
         with _field_of("save_ops"):
             effective_policy(self.ac_policy, save_ops, recompute_ops)
-        if ac == "memory-budget":
-            if not 0 <= self.memory_budget <= 1:
-                raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
-            if not self.compile:
-                raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
-        if self.repro == "torchtitan" and self.model is None and self.hf_config is None:
+        return save_ops, recompute_ops
+
+    def _check_budget(self, ac: str) -> None:
+        if ac != AcMode.MEMORY_BUDGET:
+            return
+        if not 0 <= self.memory_budget <= 1:
+            raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
+        if not self.compile:
+            raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
+
+    def _check_flavor(self) -> None:
+        if self.repro == Repro.TORCHTITAN and self.model is None and self.hf_config is None:
             from .integrations.torchtitan import FLAVORS
 
             if (self.flavor or "debugmodel") not in FLAVORS:
@@ -251,9 +280,6 @@ class ProbeConfig:
                 )
         elif self.flavor is not None:
             raise ConfigError("--flavor applies to --repro torchtitan", field="flavor")
-        if self.lr <= 0:
-            raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
-        return replace(self, recipe=recipe, ac=ac, save_ops=save_ops, recompute_ops=recompute_ops)
 
     def policy(self):
         return effective_policy(self.ac_policy, self.save_ops, self.recompute_ops)
@@ -305,21 +331,21 @@ class ProbeConfig:
             what = f"model={self.model}" + (f" blocks={self.blocks}" if self.blocks else "")
         elif self.hf_config:
             what = f"hf={self.hf_config} layers={self.layers} batch={self.batch} seq={self.seq}"
-        elif self.repro == "torchtitan":
+        elif self.repro == Repro.TORCHTITAN:
             what = f"torchtitan llama3 {self.flavor or 'debugmodel'} layers={self.layers} batch={self.batch} seq={self.seq}"
         else:
             what = (
                 f"{self.repro}"
                 + (f"({self.preset})" if self.preset else "")
                 + f" dim={self.dim} hidden={self.hidden}"
-                + (f" heads={self.heads}/{self.kv_heads}" if self.repro == "transformer" else "")
+                + (f" heads={self.heads}/{self.kv_heads}" if self.repro == Repro.TRANSFORMER else "")
                 + f" layers={self.layers} batch={self.batch} seq={self.seq}"
             )
         parts = [
             self.recipe,
             what,
             f"ac={self.ac}"
-            + (f"/{self.ac_policy}" if self.ac == "op" else f"/{self.memory_budget:g}" if self.ac == "memory-budget" else ""),
+            + (f"/{self.ac_policy}" if self.ac == AcMode.OP else f"/{self.memory_budget:g}" if self.ac == AcMode.MEMORY_BUDGET else ""),
         ]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))

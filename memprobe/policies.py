@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 from .errors import ConfigError
+from .vocab import DeviceType, PolicyDefault
 
 
 @dataclass(frozen=True)
@@ -27,9 +28,9 @@ class Policy:
     name: str
     description: str
     save_ops: tuple[str, ...] = ()
-    # "recompute": ops not in save_ops are PREFER_RECOMPUTE; "save": every op is MUST_SAVE
+    # recompute: ops not in save_ops are PREFER_RECOMPUTE; save: every op is MUST_SAVE
     # unless it is in recompute_ops.
-    default: str = "recompute"
+    default: str = PolicyDefault.RECOMPUTE
     mm_every_second_recomputed: bool = False
     source: str = ""
     recompute_ops: tuple[str, ...] = field(default=())
@@ -74,7 +75,7 @@ def cpu_attention_ops() -> tuple:
 def cpu_attention_note(device_type: str, nodes) -> str | None:
     """The one line a CPU run's header says when its compiled graphs ran the CPU's attention op (``nodes``: the
     recorded graph nodes), None otherwise."""
-    if device_type != "cpu" or not any(n.get("original_aten") == CPU_ATTENTION for n in nodes):
+    if device_type != DeviceType.CPU or not any(n.get("original_aten") == CPU_ATTENTION for n in nodes):
         return None
     return (
         "CPU probe: attention ran as aten._scaled_dot_product_flash_attention_for_cpu, saved or recomputed as the policy"
@@ -120,7 +121,7 @@ POLICIES: dict[str, Policy] = {
         Policy(
             name="save-all",
             description="every op's output is MUST_SAVE (upper bound of what SAC can keep)",
-            default="save",
+            default=PolicyDefault.SAVE,
         ),
         Policy(
             name="recompute-all",
@@ -200,7 +201,7 @@ class EffectivePolicy:
 
     def saves(self, op_name: str) -> bool:
         """Whether the policy's list makes ``op_name`` MUST_SAVE (ignoring the mm parity rule)."""
-        if self.default == "save":
+        if self.default == PolicyDefault.SAVE:
             return op_name not in self.recompute_ops
         return op_name in self.save_ops
 
@@ -212,8 +213,8 @@ def effective_policy(name: str, save_ops=(), recompute_ops=()) -> EffectivePolic
     both = sorted(set(add) & set(remove))
     if both:
         raise ConfigError(f"op(s) both saved and recomputed: {', '.join(both)}")
-    if base.default == "save":
-        return EffectivePolicy(base.name, "save", (), tuple(sorted(set(remove))), False)
+    if base.default == PolicyDefault.SAVE:
+        return EffectivePolicy(base.name, PolicyDefault.SAVE, (), tuple(sorted(set(remove))), False)
     base_ops = base.save_ops
     if base.name == INSTALLED:  # read from the installed torchtitan (imports torch and torchtitan)
         from .integrations.torchtitan import installed_save_ops
@@ -222,7 +223,9 @@ def effective_policy(name: str, save_ops=(), recompute_ops=()) -> EffectivePolic
     ops = [o for o in base_ops if o not in remove]
     ops += [o for o in add if o not in ops]
     ops = with_cpu_attention(ops, remove)
-    return EffectivePolicy(base.name, "recompute", tuple(ops), tuple(sorted(set(remove))), base.mm_every_second_recomputed)
+    return EffectivePolicy(
+        base.name, PolicyDefault.RECOMPUTE, tuple(ops), tuple(sorted(set(remove))), base.mm_every_second_recomputed
+    )
 
 
 def make_context_fn(policy: EffectivePolicy, decisions: dict | None = None):

@@ -100,8 +100,46 @@ def diff_side(label: str, value: str, config: dict, overrides: dict | None = Non
     return config_from_values({**config, **(overrides or {}), "recipe": value})
 
 
+def run_probe(
+    cfg: ProbeConfig,
+    out: Path,
+    *,
+    progress=None,
+    verbose: bool = False,
+    analysis_only: bool = False,
+    nnodes: str | None = None,
+    rdzv_endpoint: str | None = None,
+) -> dict:
+    """``memprobe run`` in this process: the probe records its run directory ``out`` (through torchrun when it has
+    several ranks), then what it recorded is analysed here and written back; its report.json as JSON data. A run
+    that fails is analysed as far as it got before its error is raised."""
+    from .analysis.plain import report_data
+    from .capture.runner import run_probe as record
+    from .errors import MemprobeError
+    from .orchestrate.finish import finish_run
+
+    try:
+        record(
+            cfg,
+            out,
+            progress=progress,
+            verbose=verbose,
+            analysis_only=analysis_only,
+            nnodes=nnodes,
+            rdzv_endpoint=rdzv_endpoint,
+        )
+    except MemprobeError:
+        try:
+            finish_run(out, cfg)
+        except MemprobeError:
+            pass  # the run's own error says why; what could not be analysed is in its report
+        raise
+    return report_data(finish_run(out, cfg))
+
+
 def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> dict:
-    """``memprobe run`` as a probe process of its own (the caller stays free of torch): its report.json."""
+    """``memprobe run`` as a probe process of its own (the caller stays free of torch): its report.json as JSON data."""
+    from .analysis.plain import report_data
     from .capture.rundir import MARKER, check_out_dir, default_run_dir, prepare_run_dir
     from .orchestrate.process import ProbeJob, run_jobs
 
@@ -110,4 +148,4 @@ def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analy
     if out.is_dir() and any(out.iterdir()):
         prepare_run_dir(out, force)  # an earlier memprobe run there is removed, as `memprobe run --force` does
         (out / MARKER).unlink()  # the probe process starts from an empty directory and marks it itself
-    return run_jobs([ProbeJob("run", cfg, out, analysis_only=analysis_only)], progress=progress)["run"]
+    return report_data(run_jobs([ProbeJob("run", cfg, out, analysis_only=analysis_only)], progress=progress)["run"])

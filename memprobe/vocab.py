@@ -124,6 +124,19 @@ class Verdict(_Documented):
     SKIP = "SKIP", "the limit does not apply here (another device, no comparable baseline, a missing optional figure)"
 
 
+class Metric(_Documented):
+    """A figure a budget file limits (``memprobe gate``): derived from the compiled graphs, or measured."""
+
+    SAVED_BYTES = "saved_bytes", "saved-for-backward bytes per step (from the compiled graphs)"
+    WEIGHT_DERIVED_SAVED_BYTES = "weight_derived_saved_bytes", "saved-for-backward bytes computed from parameters only"
+    GRAPH_PEAK_BYTES = "graph_peak_bytes", "largest simulated peak of one compiled graph (output code)"
+    FORWARD_PEAK_BYTES = "forward_peak_bytes", "measured peak of the forward phase"
+    BACKWARD_PEAK_BYTES = "backward_peak_bytes", "measured peak of the backward phase"
+    OPTIMIZER_PEAK_BYTES = "optimizer_peak_bytes", "measured peak of the optimizer step"
+    FORWARD_END_BYTES = "forward_end_bytes", "measured level at the end of forward (what is held for backward)"
+    STEP_PEAK_BYTES = "step_peak_bytes", "measured peak over the whole step"
+
+
 class RunStatus(_Documented):
     """A run directory's status."""
 

@@ -16,6 +16,7 @@ import torch
 import torch.nn as nn
 
 from memprobe.capture.launch import launched_by_torchrun
+from memprobe.vocab import AcMode, Recipe
 
 
 def float8_filter(module: nn.Module, fqn: str) -> bool:
@@ -28,7 +29,7 @@ def apply_float8(model: nn.Module, recipe: str) -> None:
     from memprobe.config import canonical_recipe
 
     recipe = canonical_recipe(recipe)  # fp8 -> rowwise
-    if recipe == "bf16":
+    if recipe == Recipe.BF16:
         return
     from torchao.float8 import Float8LinearConfig, convert_to_float8_training
 
@@ -48,7 +49,7 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
     from memprobe.config import canonical_recipe
     from memprobe.vocab import Float8Skip
 
-    if canonical_recipe(recipe) == "bf16":
+    if canonical_recipe(recipe) == Recipe.BF16:
         return None
     from torchao.float8.float8_linear import Float8Linear
 
@@ -87,14 +88,14 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
 
 def apply_ac(blocks: nn.Module, mode: str, context_fn: Callable | None = None) -> None:
     """Activation checkpointing per block: ``none``, ``full``, or ``op`` (per-op SAC via ``context_fn``)."""
-    if mode == "none":
+    if mode == AcMode.NONE:
         return
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
 
     for name, block in list(blocks.named_children()):
-        if mode == "full":
+        if mode == AcMode.FULL:
             wrapped = checkpoint_wrapper(block, preserve_rng_state=False)
-        elif mode == "op":
+        elif mode == AcMode.OP:
             if context_fn is None:
                 raise ValueError("per-op SAC needs a context_fn")
             wrapped = checkpoint_wrapper(block, context_fn=context_fn, preserve_rng_state=False)
@@ -248,7 +249,7 @@ def apply_stack(
     """
     if not float8_done:
         apply_float8(model, recipe)
-    if ac in ("memory-budget", "budget"):
+    if ac == AcMode.MEMORY_BUDGET:
         apply_memory_budget(0.5 if memory_budget is None else memory_budget)
     elif apply_ac_fn is not None:
         apply_ac_fn(blocks)
@@ -286,7 +287,7 @@ def train(
         out = model(x)
         loss = loss_fn(out)
         # eager checkpointed regions cannot be inspected without consuming what they saved
-        saved = saved_tensor_bytes(loss) if (compile or ac == "none") else None
+        saved = saved_tensor_bytes(loss) if (compile or ac == AcMode.NONE) else None
         loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)

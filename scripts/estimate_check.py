@@ -17,8 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memprobe.analysis.estimate import estimate  # noqa: E402
-from memprobe.analysis.rundir import load_report  # noqa: E402
+from memprobe.analysis.plain import estimate, load_report  # noqa: E402
 
 
 def measured(report: dict) -> dict:

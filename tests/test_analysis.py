@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-import copy
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from conftest import LEGACY_ROWWISE
 
 from memprobe.analysis.findings import find
-from memprobe.analysis.rundir import graph_pairs, load_report
-from memprobe.analysis.saved import build_saved_table, group_rows, layer_pattern, saved_outputs, saved_totals, short_op
+from memprobe.analysis.saved import (
+    build_saved_table,
+    graph_pairs,
+    group_rows,
+    layer_pattern,
+    saved_outputs,
+    saved_totals,
+    short_op,
+)
 from memprobe.capture.compile_hooks import source_to_fqn
 from memprobe.errors import RunDirError
+from memprobe.rundir import schema as S
+from memprobe.rundir.load import dump, load_report
 
 
 def test_source_to_fqn():
@@ -77,11 +87,16 @@ def test_rng_state_placeholders_are_neither_primals_nor_saved_values():
         {"placeholder": "w", "source": "L['self']._parameters['weight']", "kind": "parameter", "fqn": "w.weight"},
         {"placeholder": "x", "source": "L['x']", "kind": "input", "fqn": "x"},
     ]
-    pair = GraphPair(dynamo_graph=0, forward=forward, backward=backward, inputs=inputs)
+    pair = GraphPair(
+        dynamo_graph=0,
+        forward=S.GraphFile.model_validate(forward),
+        backward=S.GraphFile.model_validate(backward),
+        inputs=[S.GraphInput.model_validate(i) for i in inputs],
+    )
     assert saved_outputs(pair) == ["abs_1"]
-    assert primal_inputs(pair)["primals_1"]["fqn"] == "w.weight"
-    rows = build_saved_table({0: pair}, [{"dynamo_graph": 0, "block": "layers.0", "runtime_saved": None}], None)
-    assert [(r["expr"], r["kind"]) for r in rows] == [("abs(layers.0.w.weight)", "weight-derived")]
+    assert primal_inputs(pair)["primals_1"].fqn == "w.weight"
+    rows = build_saved_table({0: pair}, [S.Invocation(dynamo_graph=0, block="layers.0", runtime_saved=None)], None)
+    assert [(r.expr, r.kind) for r in rows] == [("abs(layers.0.w.weight)", "weight-derived")]
 
 
 @pytest.mark.e2e
@@ -90,45 +105,72 @@ def test_table_rebuilt_from_files_equals_the_report(runs):
     report = load_report(run.path)
     pairs = graph_pairs(run.path, report)
     assert pairs, "graphs must be readable from the run directory"
-    rows = build_saved_table(pairs, report["invocations"], report["policy"])
-    assert rows == report["saved_tensors"]
-    assert saved_totals(rows) == report["saved_totals"]
+    rows = build_saved_table(pairs, report.invocations, report.policy, report.model)
+    assert [dump(r) for r in rows] == run.report["saved_tensors"]
+    assert dump(saved_totals(rows)) == run.report["saved_totals"]
 
 
 @pytest.mark.e2e
 def test_saved_split_matches_runtime_count(runs):
     run = runs(*LEGACY_ROWWISE)
-    report = run.report
+    report = load_report(run.path)
     pairs = graph_pairs(run.path, report)
-    for inv in report["invocations"]:
-        saved = saved_outputs(pairs[inv["dynamo_graph"]])
+    for inv in report.invocations:
+        saved = saved_outputs(pairs[inv.dynamo_graph])
         # the forward graph's saved outputs are exactly the tensors the autograd node held, in order
-        assert len(saved) == len(inv["runtime_saved"])
-        fw = {n["name"]: n for n in pairs[inv["dynamo_graph"]].forward["nodes"]}
-        for name, rt in zip(saved, inv["runtime_saved"]):
-            assert fw[name]["shape"] == rt["shape"] and fw[name]["dtype"] == rt["dtype"]
+        assert len(saved) == len(inv.runtime_saved)
+        fw = {n.name: n for n in pairs[inv.dynamo_graph].forward.nodes}
+        for name, rt in zip(saved, inv.runtime_saved):
+            assert fw[name].shape == rt.shape and fw[name].dtype == rt.dtype
 
 
 @pytest.mark.e2e
 def test_mismatch_between_graph_and_runtime_is_a_finding(runs):
-    report = runs(*LEGACY_ROWWISE).report
-    rows = copy.deepcopy(report["saved_tensors"])
-    victim = next(r for r in rows if r["kind"] == "activation" and r["runtime_storage_bytes"])
-    victim["runtime_storage_bytes"] += 4096
+    report = load_report(runs(*LEGACY_ROWWISE).path)
+    rows = [r.model_copy() for r in report.saved_tensors]
+    victim = next(r for r in rows if r.kind == "activation" and r.runtime_storage_bytes)
+    victim.runtime_storage_bytes += 4096
     totals = saved_totals(rows)
-    assert totals["agree"] is False
-    kinds = [f["kind"] for f in find(rows, totals, report["config"])]
+    assert totals.agree is False
+    kinds = [f.kind for f in find(rows, totals, report.config.probe())]
     assert "accounting-mismatch" in kinds
 
 
 @pytest.mark.e2e
 def test_grouping_across_layers(runs):
-    rows = runs(*LEGACY_ROWWISE).report["saved_tensors"]
+    rows = load_report(runs(*LEGACY_ROWWISE).path).saved_tensors
     groups = group_rows(rows)
-    assert sum(g["bytes"] for g in groups) == sum(r["bytes"] for r in rows)
-    wd = [g for g in groups if g["kind"] == "weight-derived"]
-    assert all("layers.*." in g["expr"] for g in wd)
-    assert groups == sorted(groups, key=lambda g: -g["bytes"])
+    assert sum(g.bytes for g in groups) == sum(r.bytes for r in rows)
+    wd = [g for g in groups if g.kind == "weight-derived"]
+    assert all("layers.*." in g.expr for g in wd)
+    assert groups == sorted(groups, key=lambda g: -g.bytes)
+
+
+CPU = Path(__file__).parent / "data" / "cpu"
+# what the reader derives from a run directory's recorded parts (memory.saved_for_backward_bytes too)
+DERIVED = ("saved_tensors", "saved_totals", "findings", "checks", "verdict", "graph_memory", "attribution")
+
+
+@pytest.mark.parametrize("name", ["tiny-rowwise", "tiny-bf16-noac"])
+def test_the_reader_derives_what_the_probe_derived(tmp_path, monkeypatch, name):
+    """Run directories recorded when a probe analysed its own run (memprobe 6430618): their derived sections removed
+    and derived again from the recorded parts (graphs, output code, calls, memory events) are the same, byte for byte
+    as canonical JSON."""
+    from memprobe.analysis.run import analyse
+
+    run = tmp_path / name
+    shutil.copytree(CPU / name, run)
+    recorded = json.loads((run / "report.json").read_text())
+    stripped = {k: v for k, v in recorded.items() if k not in DERIVED}
+    stripped.update(saved_tensors=[], findings=[], saved_totals=None)
+    stripped["memory"] = {k: v for k, v in recorded["memory"].items() if k != "saved_for_backward_bytes"}
+    (run / "report.json").write_text(json.dumps(stripped))
+    monkeypatch.chdir(tmp_path)  # source lines are named relative to the working directory when under it
+    derived = dump(analyse(load_report(run), run))
+    for key in DERIVED:
+        assert json.dumps(derived[key], sort_keys=True) == json.dumps(recorded[key], sort_keys=True), key
+    assert derived["memory"]["saved_for_backward_bytes"] == recorded["memory"]["saved_for_backward_bytes"]
+    assert derived["status"] == "complete" and derived["timings_s"]["analysis"] >= 0
 
 
 def test_load_report_errors(tmp_path):

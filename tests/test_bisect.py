@@ -37,10 +37,10 @@ def _replay(recorded: dict):
                 assert trial[side] == cfg.summary(), f"the recorded trial {label!r} ran another configuration"
                 key = self._key(cfg, side)
                 if "error" in trial and trial["delta_bytes"] is None:
-                    self.runs.setdefault(key, {"run": "recorded", "error": trial["error"]})
+                    self.runs.setdefault(key, bisect_mod.Measured("recorded", error=trial["error"]))
                 else:
                     held = trial[f"held_{side}"]
-                    self.runs.setdefault(key, {"run": "recorded", "held_bytes": held, "mode": "analysis-only"})
+                    self.runs.setdefault(key, bisect_mod.Measured("recorded", held_bytes=held, mode="analysis-only"))
 
     return Replay
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import invoke, python_over_this_environment, run_cli
 
 from memprobe.analysis.diff import diff_reports
+from memprobe.rundir.load import dump, load_report
 from memprobe.units import fmt_delta
 
 LEGACY = ("--ac-policy", "torchtitan-2025-01")
@@ -185,9 +186,7 @@ def test_bad_sides(tmp_path):
 @pytest.mark.e2e
 def test_diff_is_pure_and_symmetric_in_its_totals(legacy_diff):
     out, d = legacy_diff
-    a = json.loads((out / "a" / "report.json").read_text())
-    b = json.loads((out / "b" / "report.json").read_text())
-    back = diff_reports(b, a)
+    back = dump(diff_reports(load_report(out / "b"), load_report(out / "a")))
     assert back["totals"]["saved_bytes"]["delta"] == -d["totals"]["saved_bytes"]["delta"]
     assert {it["status"] for it in back["items"]} <= {"only_a", "shrunk", "only_b", "grown"}
     assert sum(it["delta_bytes"] for it in back["items"]) == back["totals"]["saved_bytes"]["delta"]

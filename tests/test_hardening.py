@@ -16,15 +16,15 @@ from memprobe.errors import ConfigError
 
 
 def test_float8_on_an_old_gpu_is_refused(monkeypatch):
-    from memprobe.capture import runner
+    from memprobe.capture import build
 
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA A100-SXM4-80GB")
     with pytest.raises(
         ConfigError, match=r"compute capability 8.9 or newer; NVIDIA A100-SXM4-80GB is 8.0: use --recipe bf16 or --device cpu"
     ):
-        runner.check_float8_support("rowwise", torch.device("cuda", 0))
-    runner.check_float8_support("bf16", torch.device("cuda", 0))  # bf16 runs anywhere
+        build.check_float8_support("rowwise", torch.device("cuda", 0))
+    build.check_float8_support("bf16", torch.device("cuda", 0))  # bf16 runs anywhere
 
 
 @pytest.mark.parametrize(

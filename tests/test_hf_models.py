@@ -87,13 +87,36 @@ def probes(transformers_installed, tmp_path_factory):
 # -- the ground truth, without memprobe ----------------------------------------------------------------------------
 
 
+def _torchtitan_style_context(save: set):
+    """A ``context_fn``: the ops of ``save`` MUST_SAVE, every second mm recomputed (torchtitan's rule), the rest
+    PREFER_RECOMPUTE."""
+    import torch
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+
+    mm = torch.ops.aten.mm.default
+
+    def context_fn():
+        count = defaultdict(int)
+
+        def decide(ctx, func, *args, **kwargs):
+            mode = "recompute" if ctx.is_recompute else "forward"
+            if func == mm:
+                count[mode] += 1
+                if count[mode] % 2 == 0:
+                    return CheckpointPolicy.PREFER_RECOMPUTE
+            return CheckpointPolicy.MUST_SAVE if func in save else CheckpointPolicy.PREFER_RECOMPUTE
+
+        return create_selective_checkpoint_contexts(decide)
+
+    return context_fn
+
+
 def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
     """Saved-for-backward bytes of the config's first LAYERS blocks, graph-derived and at run time."""
     import torch
     from torch._functorch.aot_autograd import make_boxed_func
     from torch._inductor.compile_fx import compile_fx
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
-    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
     from transformers import CONFIG_MAPPING, AutoModelForCausalLM
 
     torch._dynamo.reset()  # no shapes remembered from another model's compile (they would make sizes dynamic)
@@ -119,20 +142,7 @@ def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
     save = {getattr(torch.ops.aten, op).default for op in ops} | {
         torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
     }
-    mm = torch.ops.aten.mm.default
-
-    def context_fn():
-        count = defaultdict(int)
-
-        def decide(ctx, func, *args, **kwargs):
-            mode = "recompute" if ctx.is_recompute else "forward"
-            if func == mm:
-                count[mode] += 1
-                if count[mode] % 2 == 0:
-                    return CheckpointPolicy.PREFER_RECOMPUTE
-            return CheckpointPolicy.MUST_SAVE if func in save else CheckpointPolicy.PREFER_RECOMPUTE
-
-        return create_selective_checkpoint_contexts(decide)
+    context_fn = _torchtitan_style_context(save)
 
     calls, packed = [], []
 
@@ -231,7 +241,7 @@ def test_the_rotary_inputs_every_block_shares_are_one_value_named_as_inputs(prob
     for r in rows:
         by_value[r["expr"].split(".input.")[1]].add(r["input_id"])
     assert all(len(ids) == 1 for ids in by_value.values())  # one tensor per name, given to both blocks
-    from memprobe.analysis.saved import group_rows
+    from memprobe.analysis.plain import group_rows
 
     for g in group_rows(rows):
         assert g["count"] == LAYERS and g["shared"] and g["bytes"] == g["bytes_each"]
@@ -239,7 +249,8 @@ def test_the_rotary_inputs_every_block_shares_are_one_value_named_as_inputs(prob
 
 @pytest.mark.e2e
 def test_no_group_holds_two_modules_values(probes):
-    from memprobe.analysis.saved import group_rows, layer_pattern
+    from memprobe.analysis.plain import group_rows
+    from memprobe.analysis.saved import layer_pattern
 
     for name in ("llama-rowwise-2025", "qwen2-rowwise", "gpt2-bf16", "stock-gpt2-rowwise"):
         rows = probes[name][0]["saved_tensors"]
@@ -364,6 +375,7 @@ def test_an_rng_state_is_named_as_one_and_is_no_activation(transformers_installe
     from memprobe.analysis.saved import GraphPair, build_saved_table
     from memprobe.capture.compile_hooks import GraphCapture
     from memprobe.policies import effective_policy, make_context_fn
+    from memprobe.rundir import schema as S
 
     config = LlamaConfig(
         hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, vocab_size=64, use_cache=False
@@ -379,15 +391,18 @@ def test_an_rng_state_is_named_as_one_and_is_no_activation(transformers_installe
     model(torch.randint(0, 64, (1, 8))).logits.float().pow(2).mean().backward()
     pairs = {}
     for dyn in capture.dynamo_graphs:
-        docs = {g.kind: {"graph_id": g.graph_id, "nodes": g.nodes} for g in dyn.aot}
-        pairs[dyn.index] = GraphPair(dyn.index, docs["forward"], docs.get("backward"), dyn.inputs)
-    invocations = [{"dynamo_graph": inv.dynamo_graph, "block": inv.block, "runtime_saved": None} for inv in capture.invocations]
+        docs = {g.kind: S.GraphFile(graph_id=g.graph_id, nodes=g.nodes) for g in dyn.aot}
+        inputs = [S.GraphInput.model_validate(i) for i in dyn.inputs]
+        pairs[dyn.index] = GraphPair(dyn.index, docs["forward"], docs.get("backward"), inputs)
+    invocations = [
+        S.Invocation(dynamo_graph=inv.dynamo_graph, block=inv.block, runtime_saved=None) for inv in capture.invocations
+    ]
     rows = build_saved_table(pairs, invocations, None)
-    rng = [r for r in rows if r["dtype"] == "uint8"]
-    assert rng, [r["expr"] for r in rows]
+    rng = [r for r in rows if r.dtype == "uint8"]
+    assert rng, [r.expr for r in rows]
     for r in rng:
-        assert r["kind"] == "other" and r["user"]["op"] == "rng_state"
-        assert r["user"]["label"].startswith("RNG state of scaled_dot_product_attention(model.layers.0.self_attn)")
+        assert r.kind == "other" and r.user.op == "rng_state"
+        assert r.user.label.startswith("RNG state of scaled_dot_product_attention(model.layers.0.self_attn)")
 
 
 def test_without_transformers_hf_config_is_one_line_that_says_how_to_install(monkeypatch):

@@ -204,13 +204,13 @@ def test_a_models_own_traceback_is_kept_as_the_cause(tmp_path):
 
 @pytest.mark.e2e
 def test_an_analysis_bug_after_a_good_step_is_an_internal_error(tmp_path, monkeypatch):
-    from memprobe.capture import runner
+    from memprobe.analysis import run as analysis
     from memprobe.cli.main import cli
 
     def broken(*a, **k):
         raise KeyError("simulated bug in the simulator")
 
-    monkeypatch.setattr(runner, "simulate_run", broken)
+    monkeypatch.setattr(analysis, "simulate_run", broken)
     out = tmp_path / "r"
     result = CliRunner().invoke(
         cli,
@@ -248,9 +248,11 @@ def test_symbolic_sizes_neither_crash_nor_count_as_zero():
 
     from memprobe.analysis.saved import classify, numel
     from memprobe.capture.compile_hooks import GraphCapture
+    from memprobe.rundir import schema as S
 
     assert numel(["s0", 3]) is None and numel([2, 3]) == 6 and numel([]) == 1
-    assert classify({"op": "call_function", "shape": ["s0", 3]}, {"parameter"}) == "weight-derived"
+    node = S.Node(name="mm", op="call_function", inputs=[], shape=["s0", 3])
+    assert classify(node, {"parameter"}) == "weight-derived"
     capture = GraphCapture(codegen=False)
     fn = torch.compile(lambda x, w: (x @ w).relu().sum(), backend=capture, dynamic=True)
     x, w = torch.randn(8, 4), torch.randn(4, 4, requires_grad=True)

@@ -10,26 +10,27 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memprobe.analysis.output_code import OutputCodeError, graph_memory, simulate, simulate_run, storage_bytes
-from memprobe.analysis.rundir import graph_pairs, load_report
+from memprobe.analysis.saved import graph_pairs
+from memprobe.rundir.load import dump, load_report
 
 CUDA = Path(__file__).parent / "data" / "cuda"
 
 
-def _table_bytes_per_graph(report: dict) -> dict[str, int]:
+def _table_bytes_per_graph(report) -> dict[str, int]:
     """Saved bytes per forward graph from the saved table (one call of each graph; graph inputs apart)."""
     first_call: dict[str, int] = {}
-    for r in report["saved_tensors"]:
-        first_call.setdefault(r["graph"], r["call"])
+    for r in report.saved_tensors:
+        first_call.setdefault(r.graph, r.call)
     out: dict[str, int] = {}
-    for r in report["saved_tensors"]:
-        if r["call"] == first_call[r["graph"]] and r["op"] != "input":
-            out[r["graph"]] = out.get(r["graph"], 0) + r["bytes"]
+    for r in report.saved_tensors:
+        if r.call == first_call[r.graph] and r.op != "input":
+            out[r.graph] = out.get(r.graph, 0) + r.bytes
     return out
 
 
 def _check_simulated_saved_equals_table(run_dir: Path) -> list[dict]:
     report = load_report(run_dir)
-    results = simulate_run(run_dir, report, graph_pairs(run_dir, report))
+    results = [dump(g) for g in simulate_run(run_dir, report, graph_pairs(run_dir, report))]
     table = _table_bytes_per_graph(report)
     forwards = [g for g in results if g["kind"] == "forward"]
     assert forwards and set(table) == {g["graph_id"] for g in forwards}
@@ -87,21 +88,21 @@ def test_simulator_counts_reuse_aliases_and_inputs():
     assert sim.unrecognized == []
     # buf0 128 B + buf1 128 B + buf2 128 B live together at the peak
     assert sim.peak_bytes == 128 + 128 + 128
-    assert [k["kernel"] for k in sim.kernels] == ["triton_poi_fused_abs_0", "extern_kernels.mm"]
-    assert sim.kernels[0]["source_nodes"] == ["abs_1"]
-    mem = graph_memory(SMALL, ["view", "primals_1", "abs_1"], n_saved=2)
-    assert mem["output_bytes"] == 128  # buf4 aliases buf2
-    assert mem["saved_bytes"] == 128  # abs_1 -> buf1; primals_1 is a graph input, counted apart
-    assert [r["role"] for r in mem["returned"]] == ["output", "saved", "saved"]
-    assert mem["returned"][1]["is_input"] is True
+    assert [k.kernel for k in sim.kernels] == ["triton_poi_fused_abs_0", "extern_kernels.mm"]
+    assert sim.kernels[0].source_nodes == ["abs_1"]
+    mem = graph_memory(SMALL, ["view", "primals_1", "abs_1"], n_saved=2, graph_id="g0.forward", kind="forward")
+    assert mem.output_bytes == 128  # buf4 aliases buf2
+    assert mem.saved_bytes == 128  # abs_1 -> buf1; primals_1 is a graph input, counted apart
+    assert [r.role for r in mem.returned] == ["output", "saved", "saved"]
+    assert mem.returned[1].is_input is True
 
 
 def test_unknown_statements_are_reported_not_guessed():
     src = SMALL.replace("    del buf3\n", "    buf9 = some_new_allocator(1 << 20)\n    del buf3\n")
     sim = simulate(src)
-    assert [u["line"] for u in sim.unrecognized] and "fallback" in sim.unrecognized[0]["why"]
+    assert [u.line for u in sim.unrecognized] and "fallback" in sim.unrecognized[0].why
     src = SMALL.replace("torch.float32)\n    buf1", "torch.weird_dtype)\n    buf1", 1)
-    assert any("unknown size/dtype" in u["why"] for u in simulate(src).unrecognized)
+    assert any("unknown size/dtype" in u.why for u in simulate(src).unrecognized)
 
 
 def test_not_output_code():

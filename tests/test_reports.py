@@ -19,7 +19,7 @@ import pytest
 from conftest import TINY, invoke, run_cli
 from markupsafe import escape
 
-from memprobe.analysis.verdict import verdict_of
+from memprobe.analysis.plain import verdict_of
 
 DATA = Path(__file__).parent / "data" / "cuda"
 SNAPSHOTS = Path(__file__).parent / "snapshots"

@@ -24,11 +24,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from memprobe.analysis.validate import parse_json
 from memprobe.errors import InternalError, RunDirError
 from memprobe.rundir import as_record, checked, dump, load_file, load_graph, load_report
 from memprobe.rundir import schema as S
 from memprobe.rundir.load import bounds, field_type, unwrap
+from memprobe.rundir.read import parse_json
 from memprobe.vocab import SavedKind
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,12 +42,28 @@ RECORDS = sorted(
 # -- strategies from the records -------------------------------------------------------------------------
 
 
+def _configs() -> st.SearchStrategy:
+    """Recorded configurations: ones `memprobe run` would run (the record checks that), each field there or not."""
+    from memprobe.config import ProbeConfig
+
+    full = [
+        ProbeConfig(recipe=recipe, ac=ac).validated().to_dict()
+        for recipe in ("bf16", "rowwise")
+        for ac in ("none", "op", "budget")
+    ]
+    return st.sampled_from(full).flatmap(
+        lambda cfg: st.sets(st.sampled_from(sorted(cfg))).map(lambda keep: {k: v for k, v in cfg.items() if k in keep})
+    )
+
+
 def strategy(tp) -> st.SearchStrategy:
     """JSON data of type ``tp``: what a writer may put in the file."""
     bare, meta, nullable = unwrap(tp)
     origin = typing.get_origin(bare)
     lo, hi, size = bounds(meta)
-    if bare is int:
+    if bare is S.Config:
+        out = _configs()
+    elif bare is int:
         out = st.integers(min_value=lo, max_value=hi)
     elif bare is float:  # a number, as a float or an integer
         out = st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False) | st.integers(
@@ -327,7 +343,7 @@ def _check_every_file_under(root: Path) -> int:
 
 
 def test_every_committed_file_fits_its_record():
-    assert _check_every_file_under(DATA) == 10  # two CUDA runs: a report and four graphs each
+    assert _check_every_file_under(DATA) == 16  # two CUDA runs (a report and four graphs each), two CPU runs (two each)
     bisect = DATA / "cuda" / "bisect-h200.json"
     assert dump(load_file(bisect, S.BisectResult)) == json.loads(bisect.read_text())
     baseline = ROOT / "memprobe-baseline.json"
@@ -398,40 +414,66 @@ def test_the_configuration_record_is_probe_config_and_its_vocabularies_are_confi
 
 
 def test_the_phases_are_the_meters():
-    from memprobe.vocab import Phase
+    """The meters measure the vocabulary's phases, and the training step names them by it: no phase is spelled out in
+    capture/ (memory.py and step.py import torch: their source is read)."""
+    from memprobe.vocab import Phase, PhaseEdge
 
-    # memory.py imports torch: its PHASES read from the source
     tree = ast.parse((ROOT / "memprobe" / "capture" / "memory.py").read_text())
     phases = next(
-        ast.literal_eval(node.value)
+        node.value
         for node in tree.body
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PHASES" for t in node.targets)
     )
-    assert tuple(Phase) == phases
+    assert ast.unparse(phases) == "tuple(Phase)"
+    words = {str(p) for p in Phase} | {str(e) for e in PhaseEdge}
+    for name in ("memory.py", "step.py", "runner.py"):
+        source = ast.parse((ROOT / "memprobe" / "capture" / name).read_text())
+        spelled = [n.value for n in ast.walk(source) if isinstance(n, ast.Constant) and n.value in words]
+        assert not spelled, (name, spelled)
+
+
+def _optional(node: ast.Try) -> bool:
+    """A ``try`` whose handler catches ImportError: what it imports is used when it is there, done without when not."""
+    names = {"ImportError", "ModuleNotFoundError"}
+    return any(
+        isinstance(h.type, ast.Name)
+        and h.type.id in names
+        or isinstance(h.type, ast.Tuple)
+        and any(isinstance(e, ast.Name) and e.id in names for e in h.type.elts)
+        for h in node.handlers
+    )
+
+
+def _imports(tree: ast.AST, package: str) -> set[str]:
+    """The modules a module imports wherever it imports them (in a function too), optional imports apart."""
+    out: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Try) and _optional(node):
+            stack.extend(node.handlers + node.orelse + node.finalbody)
+            continue
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            out |= {base} | {f"{base}.{a.name}" for a in node.names}
+        stack.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def test_a_probes_process_needs_no_pydantic():
     """A probe's process may run in another environment, with torch but not memprobe's other dependencies: nothing it
-    imports (at the top or inside a function) imports the schema or pydantic. The parent validates what it wrote."""
+    imports (at the top or inside a function) needs the schema or pydantic, and it analyses nothing: it records, and
+    the process that reads its run directory validates and analyses it. (Its compile records are read with the schema
+    when pydantic is there: an optional import.)"""
     modules = {
         ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
         for p in (ROOT / "memprobe").rglob("*.py")
     }
-
-    def imports(name: str) -> set[str]:
-        path, out = modules[name], set()
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                out |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")
-                    base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
-                out |= {base} | {f"{base}.{a.name}" for a in node.names}
-        return out
-
     seen: set[str] = set()
     todo = ["memprobe.capture.child", "memprobe.capture.rank_main"]
     while todo:
@@ -439,7 +481,14 @@ def test_a_probes_process_needs_no_pydantic():
         if name in seen:
             continue
         seen.add(name)
-        found = imports(name)
-        assert not any(m == "pydantic" or m.startswith(("pydantic.", "memprobe.rundir")) for m in found), name
+        path = modules[name]
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = _imports(ast.parse(path.read_text()), package)
+        needs_schema = [
+            m for m in found if m == "pydantic" or m.startswith(("pydantic.", "memprobe.rundir.schema", "memprobe.rundir.load"))
+        ]
+        assert not needs_schema, (name, needs_schema)
         todo += [m for m in found if m in modules]
-    assert "memprobe.capture.runner" in seen and "memprobe.analysis.saved" in seen  # the closure is the real one
+    assert "memprobe.capture.runner" in seen and "memprobe.rundir.read" in seen  # the closure is the real one
+    analysing = sorted(m for m in seen if m.startswith("memprobe.analysis.") and m != "memprobe.analysis.frames")
+    assert not analysing, analysing

@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memprobe.analysis.output_code import simulate_run
-from memprobe.analysis.rundir import graph_pairs, load_report
+from memprobe.analysis.saved import graph_pairs
 from memprobe.analysis.snapshot import SnapshotError, attribute_peak, load_snapshot, replay
+from memprobe.rundir import schema as S
+from memprobe.rundir.load import dump, load_report
 
 CUDA = Path(__file__).parent / "data" / "cuda"
 
@@ -21,9 +23,9 @@ def _attribution(name: str) -> tuple[dict, dict]:
     run_dir = CUDA / name
     report = load_report(run_dir)
     # recompute everything the attribution needs from the files, not from the stored results
-    report = {**report, "graph_memory": simulate_run(run_dir, report, graph_pairs(run_dir, report))}
-    report.pop("attribution", None)
-    return report, attribute_peak(load_snapshot(run_dir / "snapshot.pickle"), report)
+    report.graph_memory = simulate_run(run_dir, report, graph_pairs(run_dir, report))
+    report.attribution = None
+    return dump(report), dump(attribute_peak(load_snapshot(run_dir / "snapshot.pickle"), report))
 
 
 @pytest.mark.parametrize("name", ["bf16-legacy", "rowwise-legacy"])
@@ -156,5 +158,5 @@ def test_replay_and_attribution_never_crash_on_odd_traces(events, blocks):
     snap = {"segments": [{"device": 0, "blocks": blocks}], "device_traces": [events]}
     rep = replay(snap)
     assert rep["events"] <= len(events)
-    att = attribute_peak(snap, {"graphs": [], "invocations": []})
-    assert att["alive_bytes"] >= 0
+    att = attribute_peak(snap, S.Report.model_construct(graphs=[], invocations=[]))
+    assert att.alive_bytes >= 0

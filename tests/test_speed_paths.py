@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from conftest import TINY, run_cli, saved_table
 
-from memprobe.analysis.diff import diff_reports, schedule_line
+from memprobe.analysis.diff import diff_reports
+from memprobe.analysis.plain import schedule_line
 from memprobe.config import ProbeConfig
 from memprobe.errors import ConfigError
 from memprobe.orchestrate.diff import diff_placement
@@ -34,6 +35,7 @@ from memprobe.orchestrate.placement import (
     query_gpus,
 )
 from memprobe.orchestrate.process import ProbeJob, SideEnv, run_jobs
+from memprobe.rundir.load import dump
 
 ROOT = Path(__file__).resolve().parent.parent
 MIB = 2**20
@@ -118,10 +120,11 @@ def test_a_recorded_peak_replaces_the_bound_and_a_bad_peaks_file_is_ignored(fake
     assert need.basis == "recorded peak" and need.bytes == int(1.25 * 300 * MIB) + PROCESS_OVERHEAD_BYTES
     # the same configuration with other side settings is another probe
     assert probe_need("a", cfg, {}, None, peaks).basis == "configuration bound"
-    peaks.path.write_text('{"k": {"peak_reserved_bytes": -1}}')
+    bad = '{"memprobe_peaks": 1, "peaks": {"k": {"peak_reserved_bytes": -1}}}'
+    peaks.path.write_text(bad)
     assert probe_need("a", cfg, dict(env.env), None, peaks).basis == "configuration bound"
     peaks.put("other", 1, None)
-    assert peaks.path.read_text() == '{"k": {"peak_reserved_bytes": -1}}'  # not ours to rewrite: left as it is
+    assert peaks.path.read_text() == bad  # not ours to rewrite: left as it is
 
 
 def test_the_configuration_bound_holds_for_every_measured_h200_run():
@@ -173,15 +176,15 @@ def test_probes_sharing_a_gpu_slot_run_at_once_and_measure_as_alone(tmp_path):
     jobs = [ProbeJob(label, cfg, tmp_path / label) for label in ("a", "b")]
     reports = run_jobs(jobs, progress=lambda msg: None, slots=2, gpus=["0", "0"])
     a, b = reports["a"], reports["b"]
-    assert a["process"]["pid"] != b["process"]["pid"]
-    assert a["process"]["gpus"] == b["process"]["gpus"] == "0"
-    assert a["process"]["gpu_probes_at_once"] == b["process"]["gpu_probes_at_once"] == 2
+    assert a.process.pid != b.process.pid
+    assert a.process.gpus == b.process.gpus == "0"
+    assert a.process.gpu_probes_at_once == b.process.gpu_probes_at_once == 2
 
     def when(r, key):
-        return datetime.fromisoformat(r[key])
+        return datetime.fromisoformat(getattr(r, key))
 
     assert when(a, "created_utc") <= when(b, "finished_utc") and when(b, "created_utc") <= when(a, "finished_utc")
-    d = diff_reports(a, b)
+    d = dump(diff_reports(a, b))
     assert d["differences"] == 0 and d["totals"]["saved_bytes"]["delta"] == 0
     assert d["phases"]["comparable"] and set(d["phases"]["phases"]) == {"forward", "backward", "optimizer"}
     for figures in d["phases"]["phases"].values():
@@ -201,13 +204,11 @@ def test_probes_one_after_the_other_on_one_gpu_hold_the_next_one_ready(tmp_path)
     cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu").validated()
     jobs = [ProbeJob(label, cfg, tmp_path / label, analysis_only=True) for label in ("p0", "p1", "p2")]
     reports = run_jobs(jobs, progress=lambda msg: None, slots=1, gpus=["0"])
-    assert [r["status"] for r in reports.values()] == ["complete"] * 3
-    assert {r["process"]["gpus"] for r in reports.values()} == {"0"}
-    assert {r["process"]["gpu_probes_at_once"] for r in reports.values()} == {1}
-    assert "held" not in reports["p0"]["timings_s"]  # only a held probe's wait is set apart from its startup
-    spans = sorted(
-        (datetime.fromisoformat(r["created_utc"]), datetime.fromisoformat(r["finished_utc"])) for r in reports.values()
-    )
+    assert [r.status for r in reports.values()] == ["complete"] * 3
+    assert {r.process.gpus for r in reports.values()} == {"0"}
+    assert {r.process.gpu_probes_at_once for r in reports.values()} == {1}
+    assert reports["p0"].timings_s.held is None  # only a held probe's wait is set apart from its startup
+    spans = sorted((datetime.fromisoformat(r.created_utc), datetime.fromisoformat(r.finished_utc)) for r in reports.values())
     assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))  # never two at once
 
 

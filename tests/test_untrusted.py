@@ -332,11 +332,13 @@ _event = st.one_of(
 def test_hostile_snapshot_shapes_never_crash_the_analysis(events, segments):
     from memprobe.analysis.snapshot import Snapshot, SnapshotError, attribute_peak, replay
     from memprobe.analysis.timeline import _cuda_timeline  # noqa: F401 (imported: the path report takes)
+    from memprobe.rundir import schema as S
 
     snap = Snapshot({"segments": segments, "device_traces": [events]})
     try:
         replay(snap)
-        attribute_peak(snap, {"graphs": [], "invocations": [], "memory": {"snapshot": {"phase_markers": []}}})
+        meta = S.Memory.model_construct(snapshot=S.SnapshotMeta.model_construct(phase_markers=[]))
+        attribute_peak(snap, S.Report.model_construct(graphs=[], invocations=[], memory=meta))
     except SnapshotError:
         pass
 
@@ -533,16 +535,17 @@ def _strict_json(obj) -> None:
 
 
 def _report_renderers() -> dict:
-    from memprobe.analysis.estimate import estimate
     from memprobe.analysis.explain import explain_runs
-    from memprobe.analysis.recorded import load_recorded
-    from memprobe.analysis.rundir import graph_pairs, load_report
+    from memprobe.analysis.plain import estimate, load_recorded
+    from memprobe.analysis.plain import load_report as load_data
+    from memprobe.analysis.saved import graph_pairs
     from memprobe.report.diff import print_diff
     from memprobe.report.estimate import print_estimate
     from memprobe.report.markdown import diff_markdown
     from memprobe.report.pages import write_html, write_trace
     from memprobe.report.run import print_run
     from memprobe.report.tables import export
+    from memprobe.rundir.load import dump, load_report
 
     def show(d):
         kind, data = load_recorded(d)
@@ -552,7 +555,7 @@ def _report_renderers() -> dict:
     def diff(d):
         from memprobe.analysis.diff import diff_reports
 
-        result = diff_reports(load_report(BF16), load_report(d))
+        result = dump(diff_reports(load_report(BF16), load_report(d)))
         _strict_json(result)
         diff_markdown(result)
         print_diff(result, None, console=_console())
@@ -563,13 +566,13 @@ def _report_renderers() -> dict:
         graph_pairs(d, report)
 
     def est(d):
-        report = load_report(d)
+        report = load_data(d)
         result = estimate(report, layers=4, world=2)
         print_estimate(result, report, console=_console())
 
     return {
         "show": show,
-        "csv": lambda d: export("run", load_report(d), d.parent / "t.csv", None),
+        "csv": lambda d: export("run", load_data(d), d.parent / "t.csv", None),
         "html": lambda d: write_html(d, d.parent / "x.html"),
         "trace": lambda d: write_trace(d, d.parent / "t.json"),
         "diff": diff,
@@ -578,21 +581,26 @@ def _report_renderers() -> dict:
     }
 
 
-def _snapshot_renderers(report: dict) -> dict:
+def _snapshot_renderers(report) -> dict:
     """What `memprobe report` does with a run's snapshot: its timeline (chart and trace) and the attribution."""
+    from memprobe.analysis.plain import report_data
     from memprobe.analysis.snapshot import attribute_peak, load_snapshot
     from memprobe.analysis.timeline import timeline
     from memprobe.report.trace import chrome_trace
+    from memprobe.rundir.load import dump
 
     def trace(d):
         tl = timeline(report, d)
-        _strict_json(chrome_trace(report, tl) if tl else None)
+        _strict_json(chrome_trace(report_data(report), tl) if tl else None)
 
-    return {"trace": trace, "attribution": lambda d: _strict_json(attribute_peak(load_snapshot(d / "snapshot.pickle"), report))}
+    def attribution(d):
+        _strict_json(dump(attribute_peak(load_snapshot(d / "snapshot.pickle"), report)))
+
+    return {"trace": trace, "attribution": attribution}
 
 
 def _recorded_renderers(kind: str) -> dict:
-    from memprobe.analysis.recorded import load_recorded
+    from memprobe.analysis.plain import load_recorded
     from memprobe.report.bisect import print_bisect
     from memprobe.report.diff import print_diff
     from memprobe.report.explain import print_explain
@@ -747,9 +755,9 @@ EXPLAIN_SAMPLE = {
 @pytest.fixture(scope="module")
 def fuzz_kinds(tmp_path_factory):
     """Every kind of file memprobe reads, each in a directory of its own, and what verbs do with it."""
-    from memprobe.analysis.rundir import load_report
     from memprobe.analysis.snapshot import load_snapshot
     from memprobe.budget import baseline_entry
+    from memprobe.rundir.load import dump, load_report
 
     root = tmp_path_factory.mktemp("fuzz")
     outside = shutil.copytree(BF16, root / "outside")
@@ -772,7 +780,7 @@ def fuzz_kinds(tmp_path_factory):
     d.mkdir(parents=True)
     from memprobe.analysis.diff import diff_reports
 
-    diff = diff_reports(load_report(BF16), load_report(ROWWISE))
+    diff = dump(diff_reports(load_report(BF16), load_report(ROWWISE)))
     diff["a"]["source"], diff["b"]["source"] = str(BF16), str(ROWWISE)
     (d / "diff.json").write_text(json.dumps(diff))
     kinds["diff.json"] = FuzzKind("diff.json", d, d / "diff.json", diff, _recorded_renderers("diff"))
@@ -843,7 +851,7 @@ def fuzz_kinds(tmp_path_factory):
         }
     }
     (g / "memprobe.toml").write_text(_toml(budget_doc))
-    baseline = {"memprobe_baseline": 1, "probes": {"p": baseline_entry(load_report(BF16))}}
+    baseline = {"memprobe_baseline": 1, "probes": {"p": dump(baseline_entry(load_report(BF16)))}}
     (g / "memprobe-baseline.json").write_text(json.dumps(baseline))
     renderers = _gate_renderers(g / "memprobe.toml", g / "memprobe-baseline.json")
     kinds["baseline"] = FuzzKind("baseline", g, g / "memprobe-baseline.json", baseline, renderers)

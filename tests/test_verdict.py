@@ -20,11 +20,13 @@ from rich.console import Console
 
 from memprobe.analysis.diff import diff_reports
 from memprobe.analysis.findings import find, label, names_phrase
+from memprobe.analysis.plain import verdict_of
 from memprobe.analysis.saved import group_rows
-from memprobe.analysis.verdict import diff_verdict, run_verdict, verdict_of
+from memprobe.analysis.verdict import diff_verdict, run_verdict
 from memprobe.report.console import TOP_ROWS
 from memprobe.report.diff import print_diff
 from memprobe.report.run import print_run
+from memprobe.rundir.load import dump, load_report
 
 DATA = Path(__file__).parent / "data" / "cuda"
 DEFAULT_BF16 = ("--recipe", "bf16", *LEGACY_ROWWISE[2:])  # the same step in bf16
@@ -66,37 +68,42 @@ def test_names_are_said_once():
 
 
 def test_one_finding_per_kind_and_cause_with_its_values_listed():
-    r = json.loads((DATA / "rowwise-legacy" / "report.json").read_text())
-    findings = find(r["saved_tensors"], r["saved_totals"], r["config"], policy=r["policy"])
-    (f,) = [f for f in findings if f["kind"] == "weight-derived-saved"]  # three weights, one cause: one finding
-    wd = [row for row in r["saved_tensors"] if row["kind"] == "weight-derived"]
-    assert f["bytes"] == sum(row["bytes"] for row in wd) and f["count"] == len(wd) == 5
-    assert [it["label"] for it in f["items"]] == [label(g) for g in group_rows(wd)]
-    assert f["what"] == "abs() of layers.*.ffn.{w1,w2,w3}.weight" and f["flag"] == "--recompute-op aten.abs"
-    assert f["message"].count("--recompute-op") == 0 and f["hint"].count("--recompute-op") == 1
+    r = load_report(DATA / "rowwise-legacy")
+    findings = find(r.saved_tensors, r.saved_totals, r.config.probe(), policy=r.policy)
+    (f,) = [f for f in findings if f.kind == "weight-derived-saved"]  # three weights, one cause: one finding
+    wd = [row for row in r.saved_tensors if row.kind == "weight-derived"]
+    assert f.bytes == sum(row.bytes for row in wd) and f.count == len(wd) == 5
+    assert [it.label for it in f.items] == [label(g) for g in group_rows(wd)]
+    assert f.what == "abs() of layers.*.ffn.{w1,w2,w3}.weight" and f.flag == "--recompute-op aten.abs"
+    assert f.message.count("--recompute-op") == 0 and f.hint.count("--recompute-op") == 1
 
 
 def test_verdicts_are_derived_from_the_data():
-    r = json.loads((DATA / "rowwise-legacy" / "report.json").read_text())
-    r["findings"] = find(r["saved_tensors"], r["saved_totals"], r["config"], policy=r["policy"])
+    r = load_report(DATA / "rowwise-legacy")
+    r.findings = find(r.saved_tensors, r.saved_totals, r.config.probe(), policy=r.policy)
     v = run_verdict(r)
-    wd = sum(row["bytes"] for row in r["saved_tensors"] if row["kind"] == "weight-derived")
-    assert v["bytes"] == wd and v["total_bytes"] == r["saved_totals"]["graph_bytes"] == 3278848
-    assert v["text"].startswith("1.88 MiB of the 3.13 MiB saved for backward per step are abs() of layers.*.ffn.")
-    assert v["flag"] == "--recompute-op aten.abs" and v["text"].endswith("fix: recompute it (--recompute-op aten.abs).")
+    wd = sum(row.bytes for row in r.saved_tensors if row.kind == "weight-derived")
+    assert v.bytes == wd and v.total_bytes == r.saved_totals.graph_bytes == 3278848
+    assert v.text.startswith("1.88 MiB of the 3.13 MiB saved for backward per step are abs() of layers.*.ffn.")
+    assert v.flag == "--recompute-op aten.abs" and v.text.endswith("fix: recompute it (--recompute-op aten.abs).")
     # without findings: the largest value, named, with its share
-    r["findings"] = []
+    r.findings = []
     v = run_verdict(r)
-    top = group_rows([row for row in r["saved_tensors"] if row["kind"] != "parameter"])[0]
-    assert v["text"].startswith("No finding") and label(top) in v["text"] and v["bytes"] == top["bytes"]
+    top = group_rows([row for row in r.saved_tensors if row.kind != "parameter"])[0]
+    assert v.text.startswith("No finding") and label(top) in v.text and v.bytes == top.bytes
     # a report recorded before verdicts gets one computed; a recorded one is used as it is
-    assert verdict_of("run", {**r, "verdict": {"text": "recorded"}})["text"] == "recorded"
+    data = json.loads((DATA / "rowwise-legacy" / "report.json").read_text())
+    assert verdict_of("run", {**data, "verdict": {"text": "recorded"}})["text"] == "recorded"
+    assert (
+        verdict_of("run", {k: v for k, v in data.items() if k != "verdict"})["text"]
+        == run_verdict(load_report(DATA / "rowwise-legacy")).text
+    )
 
 
 def test_an_a_a_diff_has_a_verdict_of_no_difference():
-    r = json.loads((DATA / "rowwise-legacy" / "report.json").read_text())
+    r = load_report(DATA / "rowwise-legacy")
     v = diff_verdict(diff_reports(r, r))
-    assert v["bytes"] == 0 and v["text"].startswith("No difference: A and B save the same 3.13 MiB")
+    assert v.bytes == 0 and v.text.startswith("No difference: A and B save the same 3.13 MiB")
 
 
 # -- the default repro, rendered at 100 and 80 columns -------------------------------------------------------
@@ -109,7 +116,7 @@ def test_run_fits_one_screen_with_the_verdict_first(runs):
     truth = _wd_ground_truth(report)
     assert v["bytes"] == truth and v["total_bytes"] == report["saved_totals"]["graph_bytes"]
     assert v["flag"] == "--recompute-op aten.abs"
-    labels = [label(g) for g in group_rows(report["saved_tensors"])[:TOP_ROWS]]
+    labels = [label(g) for g in group_rows(load_report(runs(*LEGACY_ROWWISE).path).saved_tensors)[:TOP_ROWS]]
     for width in (100, 80):
         lines = _render(print_run, report, width)
         assert all(len(line) <= width for line in lines)
@@ -127,8 +134,10 @@ def test_run_fits_one_screen_with_the_verdict_first(runs):
 @pytest.mark.e2e
 def test_diff_bf16_fp8_fits_one_screen_with_the_verdict_first(runs):
     a, b = runs(*DEFAULT_BF16).report, runs(*LEGACY_ROWWISE).report
-    d = diff_reports(a, b)
-    d["verdict"] = diff_verdict(d)
+    typed_a, typed_b = load_report(runs(*DEFAULT_BF16).path), load_report(runs(*LEGACY_ROWWISE).path)
+    record = diff_reports(typed_a, typed_b)
+    record.verdict = diff_verdict(record)
+    d = dump(record)
     truth = _wd_ground_truth(b)
     assert d["verdict"]["bytes"] == truth  # abs() of the weights: B only
     assert d["verdict"]["total_bytes"] == b["saved_totals"]["graph_bytes"] - a["saved_totals"]["graph_bytes"]
@@ -139,10 +148,10 @@ def test_diff_bf16_fp8_fits_one_screen_with_the_verdict_first(runs):
         assert "abs() of layers.*.ffn.{w1,w2,w3}.weight" in head and f"{truth / 2**20:.2f} MiB" in head
         if width == 100:
             assert len(lines) <= 40 and "--recompute-op aten.abs" in head, "\n".join(lines)
-        _no_cut_word(lines, [label(it) for it in d["items"][:TOP_ROWS]])
+        _no_cut_word(lines, [label(it) for it in record.items[:TOP_ROWS]])
     # A/A: the same run on both sides shows exactly zero
-    same = diff_reports(b, b)
-    assert same["differences"] == 0 and same["totals"]["saved_bytes"]["delta"] == 0 and diff_verdict(same)["bytes"] == 0
+    same = diff_reports(typed_b, typed_b)
+    assert same.differences == 0 and same.totals.saved_bytes.delta == 0 and diff_verdict(same).bytes == 0
 
 
 @pytest.mark.e2e
@@ -156,13 +165,13 @@ def test_one_value_has_one_name_everywhere(runs, tmp_path):
     name = finding["items"][0]["label"]
     assert name == finding["label"] == "abs(t(layers.*.ffn.w2.weight))"
     # the table
-    table = [g for g in group_rows(report["saved_tensors"]) if label(g) == name]
+    table = [g for g in group_rows(load_report(rw.path).saved_tensors) if label(g) == name]
     assert len(table) == 1 and any(name in line for line in _render(print_run, report, 160))
     # the finding's message names it the same way, never by its op chain
-    assert name in finding["message"] and table[0]["expr"] not in finding["message"]
+    assert name in finding["message"] and table[0].expr not in finding["message"]
     # the diff item, its Markdown and both HTML pages
-    d = diff_reports(runs(*DEFAULT_BF16).report, report)
-    (item,) = [it for it in d["items"] if it["expr"] == table[0]["expr"]]
+    d = dump(diff_reports(load_report(runs(*DEFAULT_BF16).path), load_report(rw.path)))
+    (item,) = [it for it in d["items"] if it["expr"] == table[0].expr]
     assert item["label"] == name
     assert f"`{name}`" in diff_markdown(d)
     assert html.escape(name) in render_diff(d, None, None)

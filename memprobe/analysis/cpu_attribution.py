@@ -10,8 +10,11 @@ measured; the categories are inferred from those regions.
 
 from __future__ import annotations
 
-from ..vocab import AttributionSource, Category
-from .peaks import summarize_alive
+from dataclasses import dataclass
+
+from ..rundir import schema as S
+from ..vocab import AttributionSource, Category, ReturnRole
+from .peaks import Alive, summarize_alive
 from .saved import prefix_block
 
 
@@ -31,7 +34,7 @@ def _category_for(annotation: str | None) -> str:
     return Category.OTHER
 
 
-def _innermost(annotations: list[list], ts: float) -> str | None:
+def _innermost(annotations: list[tuple], ts: float) -> str | None:
     best = None
     for name, t0, t1 in annotations:
         if t0 <= ts <= t1 and (best is None or (t1 - t0) < (best[2] - best[1])):
@@ -39,80 +42,90 @@ def _innermost(annotations: list[list], ts: float) -> str | None:
     return best[0] if best else None
 
 
-def name_cpu_events(report: dict) -> tuple[list, list, dict[int, dict]] | None:
-    """The profiler's memory events, the annotated regions, and a name for each allocation event
-    that a compiled graph call made (index -> {"category", "item"}); None without events."""
-    mem = report.get("memory") or {}
-    ev = mem.get("events")
-    if not ev or "addr" not in (ev.get("columns") or []):
+@dataclass(frozen=True)
+class Named:
+    """What an allocation is: its category and, when a rule gives one, its item."""
+
+    category: str
+    item: str | None
+
+
+@dataclass
+class CpuEvents:
+    """The profiler's memory events, the annotated regions, and a name for each allocation a compiled graph call
+    made (by event index)."""
+
+    rows: list[tuple]  # (ts_us, bytes, total_allocated, addr)
+    annotations: list[tuple]  # (name, start_us, end_us)
+    names: dict[int, Named]
+
+    def category_of(self, index: int) -> Named:
+        """The name of allocation event ``index``: from a graph call, else from its innermost region."""
+        return self.names.get(index) or Named(_category_for(_innermost(self.annotations, self.rows[index][0])), None)
+
+
+def name_cpu_events(report: S.Report) -> CpuEvents | None:
+    """The run's memory events with each allocation named; None without events."""
+    ev = report.memory.events if report.memory else None
+    if not ev or "addr" not in (ev.columns or []):
         return None
-    rows = ev["rows"]
     annotations = [
         a
-        for a in ev.get("annotations") or []
+        for a in ev.annotations or []
         if not a[0].startswith("memprobe::") or a[0].startswith("memprobe::call") or a[0] == "memprobe::backward"
     ]
-    gm = {g["graph_id"]: g for g in report.get("graph_memory") or [] if "allocations" in g}
-    invocations = report.get("invocations") or []
+    gm = {g.graph_id: g for g in report.graph_memory or [] if g.allocations is not None}
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
-
-    # name each allocation event
-    names: dict[int, dict] = {}
+    names: dict[int, Named] = {}
     for k, (name, t0, t1) in enumerate(calls):
         graph = f"{name.split()[-1]}.forward"
-        sim = gm.get(graph)
-        block = invocations[k]["block"] if k < len(invocations) else None
-        expected = list(sim["allocations"]) if sim else []
-        roles = {r["storage"]: r for r in (sim or {}).get("returned", []) if r.get("storage") and not r.get("is_input")}
-        window = [i for i, row in enumerate(rows) if t0 <= row[0] <= t1]
-        freed_in_call = set()
-        alive: dict[int, int] = {}
-        for i in window:
-            if rows[i][1] > 0:
-                alive[rows[i][3]] = i
-            elif rows[i][3] in alive:
-                freed_in_call.add(alive.pop(rows[i][3]))
-        allocs = [i for i in window if rows[i][1] > 0]
-        pos = 0
-        for _line, storage, nbytes in expected:
-            # the wrapper's allocations come in statement order; a returned storage outlives the call,
-            # a temporary does not. Allocations that match neither came from inside a kernel.
-            returned = storage in roles
-            for k in range(pos, len(allocs)):
-                i = allocs[k]
-                if rows[i][1] == nbytes and (i not in freed_in_call) == returned:
-                    pos = k + 1
-                    ret = roles.get(storage)
-                    if ret is None:
-                        names[i] = {"category": Category.INDUCTOR_TEMPORARY, "item": f"{storage} ({graph})"}
-                    elif ret["role"] == "saved":
-                        names[i] = {
-                            "category": Category.SAVED_FOR_BACKWARD,
-                            "item": _with_block(ret.get("expr") or ret["fx_node"], block),
-                        }
-                    else:
-                        names[i] = {
-                            "category": Category.GRAPH_OUTPUT,
-                            "item": _with_block(ret.get("expr") or ret["fx_node"], block),
-                        }
-                    break
-        for i in allocs:
-            names.setdefault(i, {"category": Category.INDUCTOR_TEMPORARY, "item": f"allocated inside a kernel of {graph}"})
-
-    return rows, annotations, names
+        block = report.invocations[k].block if k < len(report.invocations) else None
+        names.update(_call_names(ev.rows, t0, t1, graph, gm.get(graph), block))
+    return CpuEvents(ev.rows, annotations, names)
 
 
-def category_of(row: list, index: int, annotations: list, names: dict[int, dict]) -> dict:
-    """The name of allocation event ``index``: from a graph call, else from its innermost region."""
-    return names.get(index) or {"category": _category_for(_innermost(annotations, row[0])), "item": None}
+def _call_names(rows: list[tuple], t0: float, t1: float, graph: str, sim: S.GraphMemory | None, block: str | None) -> dict:
+    """The allocations of one graph call (between ``t0`` and ``t1``) matched to its output code's: the wrapper's
+    allocations come in statement order; a returned storage outlives the call, a temporary does not. Allocations
+    that match neither came from inside a kernel."""
+    expected = list(sim.allocations) if sim else []
+    roles = {r.storage: r for r in (sim.returned if sim else None) or [] if r.storage and not r.is_input}
+    window = [i for i, row in enumerate(rows) if t0 <= row[0] <= t1]
+    freed_in_call = set()
+    alive: dict[int, int] = {}
+    for i in window:
+        if rows[i][1] > 0:
+            alive[rows[i][3]] = i
+        elif rows[i][3] in alive:
+            freed_in_call.add(alive.pop(rows[i][3]))
+    allocs = [i for i in window if rows[i][1] > 0]
+    names: dict[int, Named] = {}
+    pos = 0
+    for _line, storage, nbytes in expected:
+        returned = storage in roles
+        for k in range(pos, len(allocs)):
+            i = allocs[k]
+            if rows[i][1] == nbytes and (i not in freed_in_call) == returned:
+                pos = k + 1
+                names[i] = _returned_name(roles.get(storage), storage, graph, block)
+                break
+    for i in allocs:
+        names.setdefault(i, Named(Category.INDUCTOR_TEMPORARY, f"allocated inside a kernel of {graph}"))
+    return names
 
 
-def attribute_cpu(report: dict, top: int = 15) -> dict | None:
-    named_events = name_cpu_events(report)
-    if named_events is None:
+def _returned_name(ret: S.ReturnedValue | None, storage: str, graph: str, block: str | None) -> Named:
+    if ret is None:
+        return Named(Category.INDUCTOR_TEMPORARY, f"{storage} ({graph})")
+    category = Category.SAVED_FOR_BACKWARD if ret.role == ReturnRole.SAVED else Category.GRAPH_OUTPUT
+    return Named(category, _with_block(ret.expr or ret.fx_node, block))
+
+
+def attribute_cpu(report: S.Report, top: int = 15) -> S.Attribution | None:
+    events = name_cpu_events(report)
+    if events is None:
         return None
-    rows, annotations, names = named_events
-    ev = report["memory"]["events"]
+    rows = events.rows
 
     def live_at(index: int) -> dict[int, int]:
         live: dict[int, int] = {}
@@ -124,14 +137,13 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
                 live.pop(addr, None)
         return live
 
-    def at(index: int) -> dict:
+    def at(index: int) -> Alive:
         def named():
             for _addr, i in live_at(index).items():
-                row = rows[i]
-                n = category_of(row, i, annotations, names)
-                yield n["category"], n["item"] or n["category"], row[1], None
+                n = events.category_of(i)
+                yield n.category, n.item or n.category, rows[i][1], None
 
-        return {"event_index": index, **summarize_alive(named(), top)}
+        return summarize_alive(named(), index, top)
 
     def peak_index(t0: float = float("-inf"), t1: float = float("inf")) -> tuple[int, int]:
         best, best_i = None, -1
@@ -141,35 +153,35 @@ def attribute_cpu(report: dict, top: int = 15) -> dict | None:
         return best_i, best if best is not None else 0
 
     step_i, step_peak = peak_index()
-    windows = ev.get("phase_windows_us") or {}
+    windows = report.memory.events.phase_windows_us or {}
     phases = {}
     for name, (t0, t1) in windows.items():
         i, peak = peak_index(t0, t1)
         if i >= 0:
             end = at(max((k for k, row in enumerate(rows) if row[0] <= t1), default=-1))
-            phases[name] = {
-                "peak_bytes": peak,
-                **at(i),
-                "at_end": {k: end[k] for k in ("event_index", "alive_bytes", "by_category_bytes", "top_items")},
-            }
+            phases[name] = at(i).at_peak(peak).model_copy(update={"at_end": end.at_end()})
     step = at(step_i) if step_i >= 0 else at(-1)
     peak_phase = next((n for n, (t0, t1) in windows.items() if step_i >= 0 and t0 <= rows[step_i][0] <= t1), None)
-    return {
-        "source": AttributionSource.CPU_PROFILER,
-        "events": len(rows),
-        "peak_bytes": step_peak,
-        "peak_phase": peak_phase,
-        **{k: step[k] for k in ("alive_bytes", "named_fraction", "by_category_bytes", "top_items", "saved_for_backward")},
-        "alive_at_peak_bytes": step["alive_bytes"],
-        "phases": phases,
-        "baseline": "bytes allocated since the measured step began (earlier allocations are not seen)",
-        "measured": ["allocation sizes, addresses and times (profiler memory events)"],
-        "inferred": [
+    return S.Attribution(
+        source=AttributionSource.CPU_PROFILER,
+        events=len(rows),
+        peak_bytes=step_peak,
+        peak_phase=peak_phase,
+        alive_bytes=step.alive_bytes,
+        named_fraction=step.named_fraction,
+        by_category_bytes=step.by_category_bytes,
+        top_items=step.top_items,
+        saved_for_backward=step.saved_for_backward,
+        alive_at_peak_bytes=step.alive_bytes,
+        phases=phases,
+        baseline="bytes allocated since the measured step began (earlier allocations are not seen)",
+        measured=["allocation sizes, addresses and times (profiler memory events)"],
+        inferred=[
             "categories from the annotated region an allocation happened in (FSDP::*, Optimizer.*, memprobe::call gN)",
             "saved-for-backward / graph-output / temporary: allocations in a graph call matched in order and size"
             " to the output code's empty_strided statements",
         ],
-    }
+    )
 
 
 def _with_block(expr: str, block: str | None) -> str:

@@ -30,28 +30,29 @@ logits unless the probed model has them.
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..vocab import MemorySource, SavedKind
+from ..rundir import schema as S
+from ..vocab import MemorySource, Phase, RunStatus, SavedKind
 
 
-def _block_share(report: dict) -> tuple[float, int, int]:
+def _block_share(report: S.Report) -> tuple[float, int, int]:
     """(share of parameters inside the blocks, block count, numel of one block)."""
-    model = report.get("model") or {}
-    per_block = list((model.get("block_parameters") or {}).values())
-    other = model.get("other_parameters") or 0
+    model = report.model
+    per_block = list(((model.block_parameters if model else None) or {}).values())
+    other = (model.other_parameters if model else None) or 0
     total = sum(per_block) + other
     if not per_block or not total:
         raise ConfigError("this run directory records no per-block parameter counts (re-run it with this memprobe)")
     return sum(per_block) / total, len(per_block), max(per_block)
 
 
-def _per_block_saved(report: dict, kind: str, k: int) -> tuple[int, float]:
+def _per_block_saved(report: S.Report, kind: str, k: int) -> tuple[int, float]:
     """(bytes the first block saves, bytes each later block saves) of one kind: the first block's compiled graph
     often differs (its input needs no gradient), so a probe's blocks are not all alike."""
     by_block: dict[str, int] = {}
-    for row in report.get("saved_tensors") or []:
-        if row["kind"] == kind:
-            by_block[row.get("block") or ""] = by_block.get(row.get("block") or "", 0) + row["bytes"]
-    blocks = (report.get("model") or {}).get("block_parameters") or {}
+    for row in report.saved_tensors:
+        if row.kind == kind:
+            by_block[row.block or ""] = by_block.get(row.block or "", 0) + row.bytes
+    blocks = (report.model.block_parameters if report.model else None) or {}
     order = list(blocks) or sorted(by_block)
     if k < 2 or not order:
         total = sum(by_block.values())
@@ -65,35 +66,36 @@ def _scale_blocks(first: int, each: float, layers: int) -> int:
     return round(first + each * (layers - 1)) if layers >= 1 else 0
 
 
-def estimate(report: dict, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
+def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
     """Components at the probe's configuration (measured or derived) and at the target one (estimated)."""
-    if report.get("status") != "complete":
-        raise ConfigError(f"the run's status is {report.get('status')!r}; an estimate needs a complete run")
-    mem = report.get("memory") or {}
-    phases = mem.get("phases") or {}
-    if not phases.get("forward"):
+    if report.status != RunStatus.COMPLETE:
+        raise ConfigError(f"the run's status is {str(report.status)!r}; an estimate needs a complete run")
+    mem = report.memory
+    phases = (mem.phases if mem else None) or {}
+    if not phases.get(Phase.FORWARD):
         raise ConfigError("the run measured no forward phase (analysis-only runs cannot be extrapolated)")
     if layers < 1 or world < 1:
         raise ConfigError("--layers and --world must be at least 1")
-    cfg = report["config"]
+    cfg = report.config.probe()
     share, k, block_numel = _block_share(report)
-    w0 = (report.get("distributed") or {}).get("world_size") or 1
-    t0 = cfg["batch"] * cfg["seq"]
-    t1 = (batch or cfg["batch"]) * (seq or cfg["seq"])
-    absolute = mem.get("source") == MemorySource.CUDA_ALLOCATOR  # CUDA figures are absolute, the CPU profiler's relative
-    pers = mem.get("persistent") or {}
-    params, opt = pers.get("parameters_bytes") or 0, pers.get("optimizer_state_bytes") or 0
-    by_kind = (report.get("saved_totals") or {}).get("by_kind_bytes") or {}
-    fwd = phases["forward"]
-    fixed = max(0, fwd["start_bytes"] - params - opt) if absolute else 0
-    temporaries = max(0, fwd["peak_bytes"] - fwd["end_bytes"])
+    w0 = (report.distributed.world_size if report.distributed else None) or 1
+    t0 = cfg.batch * cfg.seq
+    t1 = (batch or cfg.batch) * (seq or cfg.seq)
+    absolute = mem.source == MemorySource.CUDA_ALLOCATOR  # CUDA figures are absolute, the CPU profiler's relative
+    pers = mem.persistent
+    params = (pers.parameters_bytes if pers else None) or 0
+    opt = (pers.optimizer_state_bytes if pers else None) or 0
+    by_kind = (report.saved_totals.by_kind_bytes if report.saved_totals else None) or {}
+    fwd = phases[Phase.FORWARD]
+    fixed = max(0, fwd.start_bytes - params - opt) if absolute else 0
+    temporaries = max(0, fwd.peak_bytes - fwd.end_bytes)
     saved_measured = by_kind.get(SavedKind.WEIGHT_DERIVED, 0) + by_kind.get(SavedKind.ACTIVATION, 0)
-    held = max(0, fwd["end_bytes"] - (fwd["start_bytes"] if absolute else 0) - saved_measured)
-    in_flight = 2 * block_numel * 2 if cfg.get("fsdp", True) else 0
+    held = max(0, fwd.end_bytes - (fwd.start_bytes if absolute else 0) - saved_measured)
+    in_flight = 2 * block_numel * 2 if cfg.fsdp else 0
     grads_measured = params
     # what the optimizer step allocates while it runs (AdamW's foreach temporaries: about the parameters' size)
-    opt_phase = phases.get("optimizer") or {}
-    opt_temps = max(0, opt_phase["peak_bytes"] - opt_phase["start_bytes"]) if opt_phase else 0
+    opt_phase = phases.get(Phase.OPTIMIZER)
+    opt_temps = max(0, opt_phase.peak_bytes - opt_phase.start_bytes) if opt_phase else 0
     wd_blocks = _per_block_saved(report, SavedKind.WEIGHT_DERIVED, k)
     act_blocks = _per_block_saved(report, SavedKind.ACTIVATION, k)
 
@@ -133,13 +135,13 @@ def estimate(report: dict, *, layers: int, world: int, batch: int | None = None,
     at_probe = components(k, w0, t0)
     at_target = components(layers, world, t1)
     measured = {
-        "forward_end_bytes": fwd["end_bytes"] + (0 if absolute else params + opt),
-        "peak_bytes": max(p["peak_bytes"] for p in phases.values()) + (0 if absolute else params + opt),
+        "forward_end_bytes": fwd.end_bytes + (0 if absolute else params + opt),
+        "peak_bytes": max(p.peak_bytes for p in phases.values()) + (0 if absolute else params + opt),
     }
     return {
         "kind": "estimate",
-        "probe": {"layers": k, "world": w0, "tokens": t0, "batch": cfg["batch"], "seq": cfg["seq"]},
-        "target": {"layers": layers, "world": world, "tokens": t1, "batch": batch or cfg["batch"], "seq": seq or cfg["seq"]},
+        "probe": {"layers": k, "world": w0, "tokens": t0, "batch": cfg.batch, "seq": cfg.seq},
+        "target": {"layers": layers, "world": world, "tokens": t1, "batch": batch or cfg.batch, "seq": seq or cfg.seq},
         "block_parameter_share": share,
         "components": {"probe": at_probe, "target": at_target},
         "totals": {"probe_measured": measured, "probe_estimated": totals(at_probe), "target_estimated": totals(at_target)},

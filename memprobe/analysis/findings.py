@@ -9,11 +9,14 @@ name in a string: ops, kinds, dtypes and categories are the recorded fields them
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
+from ..config import ProbeConfig
+from ..rundir import schema as S
 from ..units import fmt_bytes
-from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, Reason, SavedKind
+from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SavedKind
 from .output_code import DTYPE_BYTES
-from .saved import MODULE_STATE, group_rows, layer_pattern, short_op, value_names
+from .saved import MODULE_STATE, SavedGroup, group_rows, layer_pattern, short_op, value_names
 
 # what each check looks at, in the order they run (a run without findings lists them)
 CHECKS = (
@@ -55,18 +58,17 @@ def _fix(reason_kind: str, policy_op: str | None) -> tuple[str, str | None]:
     return "save its inputs or recompute it in the policy (`memprobe explain` ranks the edits)", None
 
 
-def _fix_hint(group: dict) -> str:
-    op = group.get("policy_op")
-    if group["reason_kind"] == Reason.POLICY and op:
+def _fix_hint(reason_kind: str, op: str | None) -> str:
+    if reason_kind == Reason.POLICY and op:
         return f"recompute it instead: --recompute-op {op} (or remove {op} from the SAC save list)"
-    if group["reason_kind"] == Reason.POLICY:
+    if reason_kind == Reason.POLICY:
         return "find the save-list op that tagged it (see the graph's recompute tags) and move it to recompute"
     return "the partitioner chose to save it; a policy that saves its inputs, or recomputes it, changes that"
 
 
-def label(item: dict) -> str:
-    """The one name of a saved value (a row, a group, a diff item), layer index as ``*``: what every table,
-    finding and page shows for it."""
+def label(item) -> str:
+    """The one name of a saved value (a row, a group, a diff item: anything with its ``expr`` and ``user`` terms),
+    layer index as ``*``: what every table, finding and page shows for it."""
     return layer_pattern(value_names(item)[0])
 
 
@@ -97,56 +99,61 @@ def names_phrase(names: list[str]) -> str:
     return ".".join(head + ["{" + ",".join(middles) + "}"] + tail)
 
 
-def _cause_groups(rows: list[dict], cause) -> list[tuple[tuple, list[dict]]]:
+def _finding(**fields) -> S.Finding:
+    """A finding, its texts kept within their bounds (they quote saved values' names, of any length)."""
+    return S.Finding(**{k: S.clip(v) if isinstance(v, str) else v for k, v in fields.items()})
+
+
+def _cause_groups(rows: list[S.SavedRow], cause) -> list[tuple[tuple, list[S.SavedRow]]]:
     """Rows split by their cause (``cause(row)`` -> key), largest total first."""
-    parts: dict[tuple, list[dict]] = defaultdict(list)
+    parts: dict[tuple, list[S.SavedRow]] = defaultdict(list)
     for r in rows:
         parts[cause(r)].append(r)
-    return sorted(parts.items(), key=lambda kv: -sum(r["bytes"] for r in kv[1]))
+    return sorted(parts.items(), key=lambda kv: -sum(r.bytes for r in kv[1]))
 
 
-def _op_of(row: dict) -> str:
-    return (row.get("user") or {}).get("op") or row["op"]
+def _op_of(row: S.SavedRow) -> str:
+    return (row.user.op if row.user else None) or row.op
 
 
-def _items(groups: list[dict]) -> list[dict]:
+def _items(groups: list[SavedGroup]) -> list[S.FindingItem]:
     """The values of a grouped finding, one per row of the saved table, each by its one name."""
     return [
-        {
-            "label": label(g),
-            "expr": g["expr"],
-            "bytes": g["bytes"],
-            "count": g["count"],
-            "bytes_each": g["bytes_each"],
-            "dtype": g["dtype"],
-            "shape": g["shape"],
-            "module": (g.get("user") or {}).get("module"),
-        }
+        S.FindingItem(
+            label=label(g),
+            expr=g.expr,
+            bytes=g.bytes,
+            count=g.count,
+            bytes_each=g.bytes_each,
+            dtype=g.dtype,
+            shape=g.shape,
+            module=g.user.module if g.user else None,
+        )
         for g in groups
     ]
 
 
-def _what(op: str, part: list[dict], items: list[dict], *, roots: bool) -> str:
+def _what(op: str, part: list[S.SavedRow], items: list[S.FindingItem], *, roots: bool) -> str:
     """What a group of saved values is, in the user's terms: one value by its name; several by their op and the
     parameters (``roots``) or modules they come from."""
     if len(items) == 1:
-        return items[0]["label"]
+        return items[0].label
     if roots:
-        names = [layer_pattern(x) for r in part for x in r.get("roots") or []]
+        names = [layer_pattern(x) for r in part for x in r.roots or []]
     else:
-        names = [layer_pattern(m) for r in part if (m := (r.get("user") or {}).get("module"))]
+        names = [layer_pattern(m) for r in part if (m := (r.user.module if r.user else None))]
     where = names_phrase(names)
     return f"{op}() of {where}" if where else f"{op}() ({len(items)} values)"
 
 
-def _spread(part: list[dict]) -> str:
-    blocks = {r["block"] for r in part if r.get("block") is not None}
+def _spread(part: list[S.SavedRow]) -> str:
+    blocks = {r.block for r in part if r.block is not None}
     n = len(part)
     return f"{n} value{'s' if n != 1 else ''}" + (f" in {len(blocks)} block{'s' if len(blocks) != 1 else ''}" if blocks else "")
 
 
-def _listing(items: list[dict]) -> str:
-    return "; ".join(f"{it['label']} x{it['count']} {fmt_bytes(it['bytes'])}" for it in items)
+def _listing(items: list[S.FindingItem]) -> str:
+    return "; ".join(f"{it.label} x{it.count} {fmt_bytes(it.bytes)}" for it in items)
 
 
 def _share_of(n: int, total: int) -> str:
@@ -157,130 +164,142 @@ def _share_of(n: int, total: int) -> str:
     )
 
 
-def _grouped(kind: str, part: list[dict], cause: tuple, totals: dict, *, roots: bool) -> dict:
-    """One finding for saved values of one kind and one cause (op, reason, save-list op), the values listed."""
+@dataclass
+class _Group:
+    """Saved values of one kind and one cause (op, reason, save-list op), as a finding lists them."""
+
+    fields: dict  # the finding's fields so far
+    what: str
+    items: list[S.FindingItem]
+    reason: str  # why the first value was saved, in words
+
+
+def _grouped(kind: FindingKind, part: list[S.SavedRow], cause: tuple, totals: S.SavedTotals, *, roots: bool) -> _Group:
+    """One finding's values for saved values of one kind and one cause, the values listed."""
     reason_kind, policy_op = cause[-2], cause[-1]
     groups = group_rows(part)
     items = _items(groups)
-    total = sum(r["bytes"] for r in part)
+    total = sum(r.bytes for r in part)
     what = _what(_op_of(part[0]), part, items, roots=roots)
     why = _why(reason_kind, policy_op)
     fix, flag = _fix(reason_kind, policy_op)
-    saved = totals.get("graph_bytes") or 0
-    return {
+    saved = totals.graph_bytes or 0
+    fields = {
         "kind": kind,
         "bytes": total,
-        "expr": groups[0]["expr"],
-        "label": items[0]["label"],
+        "expr": groups[0].expr,
+        "label": items[0].label,
         "count": len(part),
-        **({"bytes_each": part[0]["bytes"]} if len({r["bytes"] for r in part}) == 1 else {}),
+        **({"bytes_each": part[0].bytes} if len({r.bytes for r in part}) == 1 else {}),
         "policy_op": policy_op,
         "items": items,
         "what": what,
         "summary": f"{_share_of(total, saved)} {'are' if len(part) > 1 else 'is'} {what} ({_spread(part)}), {why}",
         "fix": fix,
         **({"flag": flag} if flag else {}),
-        "_reason": groups[0]["reason"],
     }
+    return _Group(fields, what, items, groups[0].reason)
 
 
-def _weight_derived(rows: list[dict], config: dict, totals: dict) -> list[dict]:
+def _weight_derived(rows: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> list[S.Finding]:
     out = []
-    fsdp = bool(config.get("fsdp"))
     fsdp_note = (
         " It is computed from FSDP-unsharded parameters only, so it does not shrink with batch or sequence,"
         " and saving it keeps a weight-sized copy alive through backward in every layer, defeating reshard-after-forward."
-        if fsdp
+        if config.fsdp
         else " It is computed from parameters only, so it costs the same at any batch or sequence length, in every layer."
     )
-    wd = [r for r in rows if r["kind"] == SavedKind.WEIGHT_DERIVED]
-    for cause, part in _cause_groups(wd, lambda r: (_op_of(r), r["reason_kind"], r["policy_op"])):
-        f = _grouped(FindingKind.WEIGHT_DERIVED_SAVED, part, cause, totals, roots=True)
-        f["message"] = (
-            f"{f['what']} {'are' if len(part) > 1 else 'is'} saved for backward: {fmt_bytes(f['bytes'])} per step ({_spread(part)}: {_listing(f['items'])})."
-            f" Why: {f.pop('_reason')}."
+    wd = [r for r in rows if r.kind == SavedKind.WEIGHT_DERIVED]
+    for cause, part in _cause_groups(wd, lambda r: (_op_of(r), r.reason_kind, r.policy_op)):
+        g = _grouped(FindingKind.WEIGHT_DERIVED_SAVED, part, cause, totals, roots=True)
+        total = g.fields["bytes"]
+        message = (
+            f"{g.what} {'are' if len(part) > 1 else 'is'} saved for backward: {fmt_bytes(total)} per step ({_spread(part)}: {_listing(g.items)})."
+            f" Why: {g.reason}."
         )
-        f["detail"] = "A weight-derived saved value." + fsdp_note
-        f["hint"] = _fix_hint({"reason_kind": cause[1], "policy_op": cause[2]})
-        out.append(f)
+        detail = "A weight-derived saved value." + fsdp_note
+        out.append(_finding(**g.fields, message=message, detail=detail, hint=_fix_hint(cause[1], cause[2])))
     return out
 
 
-def _save_op_costs_more(rows: list[dict], policy: dict | None, totals: dict) -> list[dict]:
+def _save_op_costs_more(rows: list[S.SavedRow], policy: S.Policy | None, totals: S.SavedTotals) -> list[S.Finding]:
     """A save-list op whose saved pieces (its decomposition's intermediates, whether the policy tagged them or the
     partitioner kept them) outweigh the op's own output."""
     out = []
-    for op in (policy or {}).get("save_ops") or []:
+    saved = [r for r in rows if r.kind not in MODULE_STATE]
+    for op in (policy.save_ops if policy else None) or []:
         name = short_op(op)
-        saved = [r for r in rows if r["kind"] not in MODULE_STATE]
         # what the op itself saved (its output, and pieces of its decomposition) ...
-        mine = [r for r in saved if r["op"] == name and not (r.get("user") or {}).get("backward_work")]
+        mine = [r for r in saved if r.op == name and not (r.user and r.user.backward_work)]
         # ... and the backward work the partitioner computed from it in forward, to keep instead
-        hoisted = [r for r in saved if (r.get("user") or {}).get("backward_work") and op in r["user"].get("from_ops", [])]
+        hoisted = [r for r in saved if r.user and r.user.backward_work and op in (r.user.from_ops or [])]
         if not mine:
             continue
-        own = [r for r in mine if not (r.get("user") or {}).get("piece")]
-        pieces = [r for r in mine if (r.get("user") or {}).get("piece")] + hoisted
-        cost, own_bytes = sum(r["bytes"] for r in mine + hoisted), sum(r["bytes"] for r in own)
+        own = [r for r in mine if not (r.user and r.user.piece)]
+        pieces = [r for r in mine if r.user and r.user.piece] + hoisted
+        cost, own_bytes = sum(r.bytes for r in mine + hoisted), sum(r.bytes for r in own)
         if not pieces or cost <= own_bytes:
             continue
-        kinds = defaultdict(int)
-        for r in pieces:
-            what = "backward work computed from it" if r in hoisted else "intermediates inside it"
-            kinds[(what, r["dtype"], r["reason_kind"])] += r["bytes"]
-        parts = "; ".join(
-            f"{fmt_bytes(b)} {dt} {what}, kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
-            for (what, dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1])
-        )
-        items = _items(group_rows(pieces))
-        flag = f"--recompute-op {flag_op(op)}"
-        extra = cost - own_bytes
-        out.append(
-            {
-                "kind": FindingKind.SAVE_OP_COSTS_MORE,
-                "bytes": extra,
-                "policy_op": op,
-                "expr": items[0]["expr"],
-                "label": items[0]["label"],
-                "items": items,
-                "what": f"pieces of {name} kept besides its output",
-                "summary": (
-                    f"{_share_of(extra, totals.get('graph_bytes') or 0)} are pieces of {name} beyond its own output "
-                    f"({fmt_bytes(own_bytes)}), because the SAC policy saves {flag_op(op)}"
-                ),
-                "fix": f"recompute {name} ({flag})",
-                "flag": flag,
-                "message": (
-                    f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
-                    f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(extra)} are {parts}; "
-                    f"e.g. {items[0]['label']}."
-                ),
-                "detail": (
-                    f"{name} is decomposed into several aten ops; saving it saves (or makes the partitioner keep) "
-                    "pieces of that decomposition, or backward work computed from them in forward, often in "
-                    "float32, not only its result."
-                ),
-                "hint": (
-                    f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
-                    f"work); `memprobe explain` measures the edit"
-                ),
-            }
-        )
+        out.append(_costs_more(op, name, pieces, hoisted, cost, own_bytes, totals))
     return out
 
 
-def _unsharded_after_forward(attribution: dict | None, config: dict) -> list[dict]:
-    end = (((attribution or {}).get("phases") or {}).get("forward") or {}).get("at_end") or {}
-    held = (end.get("by_category_bytes") or {}).get(Category.FSDP_UNSHARDED_PARAMETER, 0)
+def _costs_more(
+    op: str, name: str, pieces: list[S.SavedRow], hoisted: list[S.SavedRow], cost: int, own_bytes: int, totals: S.SavedTotals
+) -> S.Finding:
+    kinds: dict[tuple, int] = defaultdict(int)
+    for r in pieces:
+        what = "backward work computed from it" if r in hoisted else "intermediates inside it"
+        kinds[(what, r.dtype, r.reason_kind)] += r.bytes
+    parts = "; ".join(
+        f"{fmt_bytes(b)} {dt} {what}, kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
+        for (what, dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1])
+    )
+    items = _items(group_rows(pieces))
+    flag = f"--recompute-op {flag_op(op)}"
+    extra = cost - own_bytes
+    return _finding(
+        kind=FindingKind.SAVE_OP_COSTS_MORE,
+        bytes=extra,
+        policy_op=op,
+        expr=items[0].expr,
+        label=items[0].label,
+        items=items,
+        what=f"pieces of {name} kept besides its output",
+        summary=(
+            f"{_share_of(extra, totals.graph_bytes or 0)} are pieces of {name} beyond its own output "
+            f"({fmt_bytes(own_bytes)}), because the SAC policy saves {flag_op(op)}"
+        ),
+        fix=f"recompute {name} ({flag})",
+        flag=flag,
+        message=(
+            f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
+            f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(extra)} are {parts}; "
+            f"e.g. {items[0].label}."
+        ),
+        detail=(
+            f"{name} is decomposed into several aten ops; saving it saves (or makes the partitioner keep) "
+            "pieces of that decomposition, or backward work computed from them in forward, often in "
+            "float32, not only its result."
+        ),
+        hint=(
+            f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
+            f"work); `memprobe explain` measures the edit"
+        ),
+    )
+
+
+def _unsharded_after_forward(attribution: S.Attribution | None, config: ProbeConfig) -> list[S.Finding]:
+    forward = (attribution.phases or {}).get(Phase.FORWARD) if attribution else None
+    end = forward.at_end if forward else None
+    held = ((end.by_category_bytes if end else None) or {}).get(Category.FSDP_UNSHARDED_PARAMETER, 0)
     if held <= 0:
         return []
     source = (
-        "the allocator's history"
-        if attribution.get("source") == AttributionSource.CUDA_SNAPSHOT
-        else "the profiler's memory events"
+        "the allocator's history" if attribution.source == AttributionSource.CUDA_SNAPSHOT else "the profiler's memory events"
     )
     flag = None
-    if config.get("reshard_after_forward") is False:
+    if config.reshard_after_forward is False:
         why = "reshard-after-forward is off: FSDP2 keeps every block's all-gathered parameters until backward"
         hint = (
             "reshard them after forward: --reshard-after-forward (fully_shard(reshard_after_forward=True)); "
@@ -293,100 +312,97 @@ def _unsharded_after_forward(attribution: dict | None, config: dict) -> list[dic
         hint = "find what holds it in the items at the end of forward (memprobe report RUN_DIR: memory over the step)"
         fix = "find what holds it (memprobe report RUN_DIR: memory over the step)"
     return [
-        {
-            "kind": FindingKind.UNSHARDED_AFTER_FORWARD,
-            "bytes": held,
-            "what": "unsharded parameters alive when forward ends",
-            "summary": f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured): {why}",
-            "fix": fix,
+        _finding(
+            kind=FindingKind.UNSHARDED_AFTER_FORWARD,
+            bytes=held,
+            what="unsharded parameters alive when forward ends",
+            summary=f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured): {why}",
+            fix=fix,
             **({"flag": flag} if flag else {}),
-            "message": f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured, from {source}): {why}.",
-            "detail": "What is alive at the end of forward is what the step holds through backward.",
-            "hint": hint,
-        }
+            message=f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured, from {source}): {why}.",
+            detail="What is alive at the end of forward is what the step holds through backward.",
+            hint=hint,
+        )
     ]
 
 
-def _wide_weight_copies(rows: list[dict], totals: dict) -> list[dict]:
+def _wide_weight_copies(rows: list[S.SavedRow], totals: S.SavedTotals) -> list[S.Finding]:
     out = []
     wide = [
         r
         for r in rows
-        if r["kind"] == SavedKind.WEIGHT_DERIVED
-        and r.get("root_dtypes")
-        and DTYPE_BYTES.get(r["dtype"], 0) > max(DTYPE_BYTES.get(d, 0) for d in r["root_dtypes"])
+        if r.kind == SavedKind.WEIGHT_DERIVED
+        and r.root_dtypes
+        and DTYPE_BYTES.get(r.dtype, 0) > max(DTYPE_BYTES.get(d, 0) for d in r.root_dtypes)
     ]
-    for cause, part in _cause_groups(wide, lambda r: (_op_of(r), r["dtype"], r["reason_kind"], r["policy_op"])):
-        f = _grouped(FindingKind.WIDE_WEIGHT_COPY, part, cause, totals, roots=True)
+    for cause, part in _cause_groups(wide, lambda r: (_op_of(r), r.dtype, r.reason_kind, r.policy_op)):
+        g = _grouped(FindingKind.WIDE_WEIGHT_COPY, part, cause, totals, roots=True)
         dtype = cause[1]
-        src = sorted({d for r in part for d in r["root_dtypes"]})
+        src = sorted({d for r in part for d in r.root_dtypes})
         ratio = DTYPE_BYTES[dtype] // max(1, min(DTYPE_BYTES.get(d, 1) for d in src))
-        reason = f.pop("_reason")
-        f["summary"] = f"{f['summary']}: {dtype} copies of {', '.join(src)} parameters, {ratio}x their size"
-        f["message"] = (
-            f"{f['what']}: {'each ' if len(part) > 1 else ''}a {dtype} copy of "
-            f"{', '.join(src)} parameters, saved for backward: {fmt_bytes(f['bytes'])} per step ({_spread(part)}: "
-            f"{_listing(f['items'])}), {ratio}x the parameters' own size. Why: {reason}."
+        g.fields.pop("flag", None)
+        g.fields["summary"] = f"{g.fields['summary']}: {dtype} copies of {', '.join(src)} parameters, {ratio}x their size"
+        g.fields["fix"] = "compute in the parameters' dtype, or recompute the upcast"
+        message = (
+            f"{g.what}: {'each ' if len(part) > 1 else ''}a {dtype} copy of "
+            f"{', '.join(src)} parameters, saved for backward: {fmt_bytes(g.fields['bytes'])} per step ({_spread(part)}: "
+            f"{_listing(g.items)}), {ratio}x the parameters' own size. Why: {g.reason}."
         )
-        f["detail"] = (
+        detail = (
             "An upcast of a weight (weight.float(), a float32 matmul) saved for backward costs the parameter's "
             "size again, in a wider dtype, in every layer."
         )
-        f["hint"] = "compute in the parameters' dtype (no .float() on the weight), or recompute the upcast in backward"
-        f["fix"] = "compute in the parameters' dtype, or recompute the upcast"
-        f.pop("flag", None)
-        out.append(f)
+        hint = "compute in the parameters' dtype (no .float() on the weight), or recompute the upcast in backward"
+        out.append(_finding(**g.fields, message=message, detail=detail, hint=hint))
     return out
 
 
-def _float32_activations(rows: list[dict], totals: dict) -> list[dict]:
-    weights = {d for r in rows for d in r.get("root_dtypes") or []}
+def _float32_activations(rows: list[S.SavedRow], totals: S.SavedTotals) -> list[S.Finding]:
+    weights = {d for r in rows for d in r.root_dtypes or []}
     if not weights or not weights <= set(LOW_PRECISION):
         return []  # not a low-precision step
-    saved = totals.get("graph_bytes") or 0
+    saved = totals.graph_bytes or 0
     out = []
-    f32 = [r for r in rows if r["kind"] == SavedKind.ACTIVATION and r["dtype"] == "float32"]
-    for cause, part in _cause_groups(f32, lambda r: (_op_of(r), r["reason_kind"], r["policy_op"])):
-        if saved and sum(r["bytes"] for r in part) < FLOAT32_MIN_SHARE * saved:
+    f32 = [r for r in rows if r.kind == SavedKind.ACTIVATION and r.dtype == "float32"]
+    for cause, part in _cause_groups(f32, lambda r: (_op_of(r), r.reason_kind, r.policy_op)):
+        if saved and sum(r.bytes for r in part) < FLOAT32_MIN_SHARE * saved:
             continue
-        f = _grouped(FindingKind.FLOAT32_ACTIVATION, part, cause, totals, roots=False)
-        reason = f.pop("_reason")
+        g = _grouped(FindingKind.FLOAT32_ACTIVATION, part, cause, totals, roots=False)
         step = "/".join(sorted(weights))
-        f["summary"] = f"{f['summary']}: float32 activations in a {step} step"
-        f["message"] = (
-            f"{f['what']} {'are' if len(part) > 1 else 'is'} saved for backward in float32 in a {step} step: "
-            f"{fmt_bytes(f['bytes'])} per step ({_spread(part)}: {_listing(f['items'])}), 2x its low-precision size."
-            f" Why: {reason}."
+        g.fields["summary"] = f"{g.fields['summary']}: float32 activations in a {step} step"
+        message = (
+            f"{g.what} {'are' if len(part) > 1 else 'is'} saved for backward in float32 in a {step} step: "
+            f"{fmt_bytes(g.fields['bytes'])} per step ({_spread(part)}: {_listing(g.items)}), 2x its low-precision size."
+            f" Why: {g.reason}."
         )
-        f["detail"] = (
+        detail = (
             "A float32 activation saved for backward costs twice a bf16 one; it usually comes from an op that "
             "computes in float32 inside (silu, softmax, norms) or an explicit .float()."
         )
-        f["hint"] = _fix_hint({"reason_kind": cause[1], "policy_op": cause[2]})
-        out.append(f)
+        out.append(_finding(**g.fields, message=message, detail=detail, hint=_fix_hint(cause[1], cause[2])))
     return out
 
 
-def _accounting(totals: dict) -> list[dict]:
-    if totals.get("agree") is not False:
+def _accounting(totals: S.SavedTotals) -> list[S.Finding]:
+    if totals.agree is not False:
         return []
-    diff = abs(totals["runtime_bytes"] - totals["graph_bytes"])
+    diff = abs(totals.runtime_bytes - totals.graph_bytes)
     return [
-        {
-            "kind": FindingKind.ACCOUNTING_MISMATCH,
-            "bytes": diff,
-            "what": "a difference between graph-derived and run-time saved bytes",
-            "summary": (
-                f"the graphs say {fmt_bytes(totals['graph_bytes'])} are saved for backward, autograd held "
-                f"{fmt_bytes(totals['runtime_bytes'])} at run time"
+        _finding(
+            kind=FindingKind.ACCOUNTING_MISMATCH,
+            bytes=diff,
+            what="a difference between graph-derived and run-time saved bytes",
+            summary=(
+                f"the graphs say {fmt_bytes(totals.graph_bytes)} are saved for backward, autograd held "
+                f"{fmt_bytes(totals.runtime_bytes)} at run time"
             ),
-            "fix": "compare runtime_storage_bytes with bytes per row in report.json",
-            "message": (
-                f"graph-derived saved bytes ({totals['graph_bytes']}) differ from the run-time saved storages"
-                f" ({totals['runtime_bytes']}): a saved value aliases another or a view holds a larger storage"
+            fix="compare runtime_storage_bytes with bytes per row in report.json",
+            message=(
+                f"graph-derived saved bytes ({totals.graph_bytes}) differ from the run-time saved storages"
+                f" ({totals.runtime_bytes}): a saved value aliases another or a view holds a larger storage"
             ),
-            "hint": "compare runtime_storage_bytes with bytes per row in report.json",
-        }
+            hint="compare runtime_storage_bytes with bytes per row in report.json",
+        )
     ]
 
 
@@ -404,17 +420,17 @@ _SKIP_FIX = {
 FLOAT8_MIN_SHARE = 0.5
 
 
-def skipped_linears(float8: dict) -> list[tuple[str, str, str, int, int]]:
+def skipped_linears(float8: S.Float8Coverage) -> list[tuple[str, str, str, int, int]]:
     """The blocks' linears float8 left in bf16, grouped over layers: (module pattern, type, reason, count, parameters),
     largest first."""
     groups: dict[tuple, list[int]] = {}
-    for x in float8.get("linears") or []:
-        if x["in_blocks"] and not x["converted"]:
-            groups.setdefault((layer_pattern(x["fqn"] + "."), x["type"], x["skipped"]), []).append(x["parameters"])
+    for x in float8.linears or []:
+        if x.in_blocks and not x.converted:
+            groups.setdefault((layer_pattern(x.fqn + "."), x.type, x.skipped), []).append(x.parameters)
     return sorted(((k[0].rstrip("."), k[1], k[2], len(v), sum(v)) for k, v in groups.items()), key=lambda t: (-t[4], t[0]))
 
 
-def skipped_text(float8: dict, limit: int = 4) -> str:
+def skipped_text(float8: S.Float8Coverage, limit: int = 4) -> str:
     """The blocks' linears float8 left in bf16, in a line: ``model.layers.*.mlp.down_proj x2 (Linear: in or out
     features not multiples of 16); ...``."""
     skipped = skipped_linears(float8)
@@ -422,48 +438,48 @@ def skipped_text(float8: dict, limit: int = 4) -> str:
     return text + (f"; and {len(skipped) - limit} more" if len(skipped) > limit else "")
 
 
-def _float8_coverage(float8: dict | None) -> list[dict]:
+def _float8_coverage(float8: S.Float8Coverage | None) -> list[S.Finding]:
     """A float8 recipe that converted none, or a minority, of the blocks' linear parameters (report.float8)."""
-    if not float8 or not float8.get("block_linear_parameters"):
+    if not float8 or not float8.block_linear_parameters:
         return []
-    total, converted = float8["block_linear_parameters"], float8["block_converted_parameters"]
+    total, converted = float8.block_linear_parameters, float8.block_converted_parameters
     if converted >= FLOAT8_MIN_SHARE * total:
         return []
     reasons = list(dict.fromkeys(s[2] for s in skipped_linears(float8)))
     left = total - converted
     return [
-        {
-            "kind": FindingKind.FLOAT8_COVERAGE,
+        _finding(
+            kind=FindingKind.FLOAT8_COVERAGE,
             # the bf16 size of the weights it left out (FSDP's bf16 parameters), derived from the model
-            "bytes": 2 * left,
-            "message": (
-                f"float8 recipe {float8.get('recipe')} converted {100 * converted / total:.0f}% of the blocks' linear"
+            bytes=2 * left,
+            message=(
+                f"float8 recipe {float8.recipe} converted {100 * converted / total:.0f}% of the blocks' linear"
                 f" parameters ({converted:,} of {total:,}): {left:,} ({fmt_bytes(2 * left)} in bf16) stay in bf16, in"
                 f" {skipped_text(float8)}. The saved values and memory of this run are mostly bf16's."
             ),
-            "detail": "torchao's float8 training converts nn.Linear layers whose dimensions torch._scaled_mm accepts; "
+            detail="torchao's float8 training converts nn.Linear layers whose dimensions torch._scaled_mm accepts; "
             "report.json (float8.linears) lists each linear, converted or skipped, and why.",
-            "hint": "for float8 on these layers use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
-            "summary": (
-                f"float8 recipe {float8.get('recipe')} converted {100 * converted / total:.0f}% of the blocks' linear"
+            hint="for float8 on these layers use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
+            summary=(
+                f"float8 recipe {float8.recipe} converted {100 * converted / total:.0f}% of the blocks' linear"
                 f" parameters; {fmt_bytes(2 * left)} of weights stay in bf16 ({skipped_text(float8, limit=2)})"
             ),
-            "fix": "use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
-        }
+            fix="use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
+        )
     ]
 
 
 def find(
-    rows: list[dict],
-    totals: dict,
-    config: dict,
+    rows: list[S.SavedRow],
+    totals: S.SavedTotals,
+    config: ProbeConfig,
     *,
-    policy: dict | None = None,
-    attribution: dict | None = None,
-    float8: dict | None = None,
-) -> list[dict]:
-    """Ranked findings for a run: its saved table and totals, its policy, what the attribution measured, and
-    which linears float8 converted.
+    policy: S.Policy | None = None,
+    attribution: S.Attribution | None = None,
+    float8: S.Float8Coverage | None = None,
+) -> list[S.Finding]:
+    """Ranked findings for a run: its saved table and totals, its configuration and policy, what the attribution
+    measured, and which linears float8 converted.
 
     Values of one kind and one cause (the op that made them, why they were kept) are one finding, its
     values listed (``items``), so a fix is said once."""
@@ -476,10 +492,10 @@ def find(
         + _accounting(totals)
         + _float8_coverage(float8)
     )
-    findings.sort(key=lambda f: -f["bytes"])
+    findings.sort(key=lambda f: -f.bytes)
     return findings
 
 
-def checks() -> list[dict]:
+def checks() -> list[S.Check]:
     """What :func:`find` checks, for a run to say so when nothing was found."""
-    return [{"kind": kind, "title": title} for kind, title in CHECKS]
+    return [S.Check(kind=kind, title=title) for kind, title in CHECKS]

@@ -1,89 +1,90 @@
 """The run directory of a multi-rank probe: each rank's ``rank<R>/`` merged into the top-level report.
 
 Rank 0's graphs and table; the memory figures as the max over the ranks of this node; a
-per-rank table with the skew. Pure: it reads the ranks' run directories.
+per-rank table with the skew. Pure: it reads the ranks' reports, already analysed.
 """
 
 from __future__ import annotations
 
-import copy
-from pathlib import Path
+from ..errors import RunFailed
+from ..rundir import schema as S
+from ..vocab import RunStatus
 
-from ..errors import RunDirError, RunFailed
-from .rundir import load_report
-
-_FIGURES = {
-    "parameters_bytes": lambda r: ((r.get("memory") or {}).get("persistent") or {}).get("parameters_bytes"),
-    "optimizer_state_bytes": lambda r: ((r.get("memory") or {}).get("persistent") or {}).get("optimizer_state_bytes"),
-    "saved_graph_bytes": lambda r: (r.get("saved_totals") or {}).get("graph_bytes"),
-    "saved_runtime_bytes": lambda r: (r.get("saved_totals") or {}).get("runtime_bytes"),
-}
+# a rank's figures in the per-rank table, besides its phases' peaks
+_PHASE_PEAKS = ("forward_peak_bytes", "backward_peak_bytes", "optimizer_peak_bytes")
 
 
-def _phase_figures(report: dict) -> dict[str, int]:
-    phases = ((report.get("memory") or {}).get("phases")) or {}
-    return {f"{name}_peak_bytes": p["peak_bytes"] for name, p in phases.items() if p.get("peak_bytes") is not None}
+def _rank_row(rank: int, rep: S.Report) -> S.RankRow:
+    pers = rep.memory.persistent if rep.memory else None
+    totals = rep.saved_totals
+    phases = (rep.memory.phases if rep.memory else None) or {}
+    peaks = {f"{name}_peak_bytes": p.peak_bytes for name, p in phases.items() if p.peak_bytes is not None}
+    return S.RankRow(
+        rank=rank,
+        status=rep.status,
+        run_dir=f"rank{rank}",
+        parameters_bytes=pers.parameters_bytes if pers else None,
+        optimizer_state_bytes=pers.optimizer_state_bytes if pers else None,
+        saved_graph_bytes=totals.graph_bytes if totals else None,
+        saved_runtime_bytes=totals.runtime_bytes if totals else None,
+        **{k: v for k, v in peaks.items() if k in _PHASE_PEAKS},
+    )
 
 
-def merge_rank_dirs(out: Path, nproc: int) -> dict:
-    """The top-level report of a multi-rank run from ``out/rank*/report.json``."""
-    ranks: dict[int, dict] = {}
-    for d in sorted(out.glob("rank*")):
-        if d.is_dir() and d.name[4:].isdigit():
-            try:
-                ranks[int(d.name[4:])] = load_report(d)
-            except RunDirError:
-                continue
+def _status(ranks: dict[int, S.Report], nproc: int) -> RunStatus:
+    statuses = [rep.status for rep in ranks.values()]
+    if all(s == RunStatus.COMPLETE for s in statuses) and len(ranks) == nproc:
+        return RunStatus.COMPLETE
+    if RunStatus.OOM in statuses:
+        return RunStatus.OOM
+    return RunStatus.INTERRUPTED if RunStatus.INTERRUPTED in statuses else RunStatus.FAILED
+
+
+def merge_ranks(ranks: dict[int, S.Report], nproc: int, where: str) -> S.Report:
+    """The top-level report of a multi-rank run from its ranks' reports (by rank); RunFailed without rank 0's."""
     if 0 not in ranks:
-        raise RunFailed(f"rank 0 wrote no report in {out / 'rank0'}; run with --verbose to see the ranks' output")
-    merged = copy.deepcopy(ranks[0])
-    for g in merged.get("graphs") or []:
-        g["files"] = {k: f"rank0/{v}" for k, v in g["files"].items()}
-    snap = (merged.get("memory") or {}).get("snapshot") or {}
-    if snap.get("file"):
-        snap["file"] = f"rank0/{snap['file']}"
-    rows = []
-    for rank, rep in sorted(ranks.items()):
-        figures = {name: fn(rep) for name, fn in _FIGURES.items()}
-        figures.update(_phase_figures(rep))
-        rows.append({"rank": rank, "status": rep["status"], "run_dir": f"rank{rank}", **figures})
-    keys = [k for k in rows[0] if k.endswith("_bytes")]
+        raise RunFailed(f"rank 0 wrote no report in {where}/rank0; run with --verbose to see the ranks' output")
+    merged = ranks[0].model_copy(deep=True)
+    for g in merged.graphs:
+        g.files = S.GraphFiles(**{k: f"rank0/{getattr(g.files, k)}" for k in g.files.model_fields_set})
+    snap = merged.memory.snapshot if merged.memory else None
+    if snap and snap.file:
+        snap.file = f"rank0/{snap.file}"
+    rows = [_rank_row(rank, rep) for rank, rep in sorted(ranks.items())]
+    keys = [k for k in S.RankRow.model_fields if k.endswith("_bytes") and k in rows[0].model_fields_set]
     maximum, skew = {}, {}
     for k in keys:
-        values = [r[k] for r in rows if isinstance(r.get(k), int)]
+        values = [getattr(r, k) for r in rows if isinstance(getattr(r, k), int)]
         if values:
             maximum[k] = max(values)
             skew[k] = max(values) - min(values)
     # the headline: every phase figure is the max over the ranks
-    for name, phase in ((merged.get("memory") or {}).get("phases") or {}).items():
-        for fig in [k for k in phase if k.endswith("_bytes")]:
-            values = [((rep.get("memory") or {}).get("phases") or {}).get(name, {}).get(fig) for rep in ranks.values()]
+    for name, phase in ((merged.memory.phases if merged.memory else None) or {}).items():
+        for fig in [k for k in S.PhaseMemory.model_fields if k.endswith("_bytes") and k in phase.model_fields_set]:
+            values = [
+                getattr(rep.memory.phases.get(name), fig, None) if rep.memory and rep.memory.phases else None
+                for rep in ranks.values()
+            ]
             values = [v for v in values if isinstance(v, int)]
             if values:
-                phase[fig] = max(values)
-    statuses = [rep["status"] for rep in ranks.values()]
-    status = (
-        "complete"
-        if all(s == "complete" for s in statuses) and len(ranks) == nproc
-        else ("oom" if "oom" in statuses else "interrupted" if "interrupted" in statuses else "failed")
-    )
-    merged["status"] = status
-    if status != "complete":
-        errors = [f"rank {r}: {rep.get('error')}" for r, rep in sorted(ranks.items()) if rep.get("error")]
+                setattr(phase, fig, max(values))
+    merged.status = _status(ranks, nproc)
+    if merged.status != RunStatus.COMPLETE:
+        errors = [f"rank {r}: {rep.error}" for r, rep in sorted(ranks.items()) if rep.error]
         missing = sorted(set(range(nproc)) - set(ranks))
         if missing:
             errors.append(f"no report from rank(s) {', '.join(map(str, missing))}")
-        merged["error"] = "; ".join(errors) or None
-    world = (ranks[0].get("distributed") or {}).get("world_size")
-    merged["distributed"] = {
-        "world_size": world,
-        "nproc_per_node": nproc,
-        "backend": (ranks[0].get("distributed") or {}).get("backend"),
-        "launcher": "torchrun (torch.distributed.run)",
-        "ranks": rows,
-        "max_bytes": maximum,
-        "skew_bytes": skew,
-        "headline": "memory phase figures are the max over this node's ranks; graphs, output code and the "
+        merged.error = "; ".join(errors) or None
+    first = ranks[0].distributed
+    merged.distributed = S.Distributed(
+        world_size=first.world_size if first else None,
+        nproc_per_node=nproc,
+        backend=first.backend if first else None,
+        launcher="torchrun (torch.distributed.run)",
+        ranks=rows,
+        max_bytes=maximum,
+        skew_bytes=skew,
+        headline="memory phase figures are the max over this node's ranks; graphs, output code and the "
         "saved table are rank 0's (per-rank run dirs under rank<R>/)",
-    }
+    )
     return merged

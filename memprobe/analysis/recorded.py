@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import RunDirError
-from .rundir import load_report
-from .validate import check_directory, kind_of, load_bisect, load_diff, load_explain, load_sweep
+from ..rundir import schema as S
+from ..rundir.load import load_bisect, load_diff, load_explain, load_report, load_sweep
+from ..rundir.read import check_directory, kind_of
 
 _RESULTS = (
     ("diff", "diff.json", load_diff),
@@ -16,8 +17,8 @@ _RESULTS = (
 )
 
 
-def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain", "bisect", "sweep")) -> tuple[str, dict]:
-    """``(kind, data)`` of the directory at ``path``, checked as it is read; RunDirError if it holds none of ``kinds``."""
+def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain", "bisect", "sweep")) -> tuple[str, S.Record]:
+    """``(kind, record)`` of the directory at ``path``, checked as it is read; RunDirError if it holds none of ``kinds``."""
     path = check_directory(Path(path), "directory")
     # what is there decides (a link or a FIFO in place of a file is refused by its loader, in one line)
     if "run" in kinds and kind_of(path / "report.json") != "missing":

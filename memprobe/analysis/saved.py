@@ -9,12 +9,16 @@ the reason it was saved.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..vocab import InputKind, Reason, SavedKind
+from ..errors import RunDirError
+from ..rundir import schema as S
+from ..rundir.load import load_graph
+from ..vocab import CheckpointDecision, GraphKind, InputKind, NodeOp, PolicyDefault, Reason, RootKind, SavedKind
+from .frames import frame_text, is_library, parse_stack
 
 MAX_EXPR_CHARS = 160
 _WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))
@@ -35,13 +39,34 @@ class GraphPair:
     """A Dynamo graph's forward graph, its backward graph (if compiled) and its inputs."""
 
     dynamo_graph: int
-    forward: dict  # graph doc: {"graph_id", "nodes": [...]}
-    backward: dict | None
-    inputs: list[dict]  # Dynamo placeholders in order: {"placeholder", "source", "kind", "fqn"}
+    forward: S.GraphFile
+    backward: S.GraphFile | None
+    inputs: list[S.GraphInput]  # the Dynamo graph's placeholders, in order
 
 
-def _nodes_by_name(doc: dict) -> dict[str, dict]:
-    return {n["name"]: n for n in doc["nodes"]}
+def graph_pairs(run_dir: str | Path, report: S.Report) -> dict[int, GraphPair]:
+    """The forward/backward graph pairs a run recorded, keyed by Dynamo graph index (each graph file read and
+    checked: inside the run directory, every node it names existing, one output node in a forward graph)."""
+    run_dir = Path(run_dir)
+    by_dynamo: dict[int, dict[str, S.GraphEntry]] = {}
+    for entry in report.graphs:
+        by_dynamo.setdefault(entry.dynamo_graph, {})[entry.kind] = entry
+    pairs = {}
+    for index, kinds in sorted(by_dynamo.items()):
+        fw = kinds.get(GraphKind.FORWARD)
+        if fw is None:
+            continue
+        bw = kinds.get(GraphKind.BACKWARD)
+        forward = load_graph(run_dir, fw)
+        if sum(1 for n in forward.nodes if n.op == NodeOp.OUTPUT) != 1:
+            raise RunDirError(f"{run_dir / fw.files.graph_json}: a forward graph has exactly one output node")
+        backward = load_graph(run_dir, bw) if bw else None
+        pairs[index] = GraphPair(dynamo_graph=index, forward=forward, backward=backward, inputs=fw.inputs)
+    return pairs
+
+
+def _nodes_by_name(doc: S.GraphFile) -> dict[str, S.Node]:
+    return {n.name: n for n in doc.nodes}
 
 
 def saved_outputs(pair: GraphPair) -> list[str] | None:
@@ -52,20 +77,18 @@ def saved_outputs(pair: GraphPair) -> list[str] | None:
     """
     if pair.backward is None:
         return None
-    out = next(n for n in pair.forward["nodes"] if n["op"] == "output")["outputs"]
+    out = next(n for n in pair.forward.nodes if n.op == NodeOp.OUTPUT).outputs or []
     # the backward's inputs are the saved values, then tangents; RNG states for recomputed random ops
     # (bwd_rng_state_i, e.g. SDPA on CUDA) are handed over by the runtime, not saved by the forward
     n_saved = sum(
-        1
-        for n in pair.backward["nodes"]
-        if n["op"] == "placeholder" and not n["name"].startswith(("tangents_", "bwd_rng_state_"))
+        1 for n in pair.backward.nodes if n.op == NodeOp.PLACEHOLDER and not n.name.startswith(("tangents_", "bwd_rng_state_"))
     )
     return [o for o in out[len(out) - n_saved :]] if n_saved else []
 
 
 def primal_inputs(pair: GraphPair) -> dict[str, dict]:
     """Map the forward graph's ``primals_i`` to the Dynamo inputs they stand for (same order)."""
-    primals = [n["name"] for n in pair.forward["nodes"] if n["op"] == "placeholder"]
+    primals = [n.name for n in pair.forward.nodes if n.op == NodeOp.PLACEHOLDER]
     if len(primals) != len(pair.inputs):  # extra placeholders: RNG states (fwd_rng_state_i) of random ops
         primals = [p for p in primals if p.startswith("primals_")]
     if len(primals) != len(pair.inputs):
@@ -97,10 +120,18 @@ def input_label(fqn: str, arguments: list[str] | None = None) -> str:
 def _display_root(inp: dict | None, placeholder: str, block: str | None, arguments: list[str] | None = None) -> str:
     if inp is None:
         return placeholder
-    if inp["kind"] in (InputKind.PARAMETER, InputKind.BUFFER):
-        return f"{block}.{inp['fqn']}" if block else inp["fqn"]
-    label = input_label(inp["fqn"], arguments)
+    if inp.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+        return f"{block}.{inp.fqn}" if block else inp.fqn
+    label = input_label(inp.fqn, arguments)
     return f"{block}.{label}" if block else label
+
+
+@dataclass(frozen=True)
+class RngState:
+    """A saved RNG state that a random op's recompute replays: the node of that op's own result, when the graph
+    has one (it names the module and the op)."""
+
+    op_node: S.Node | None
 
 
 class Provenance:
@@ -135,35 +166,35 @@ class Provenance:
                 memo[cur] = _digest(f"?{cur}")
                 stack.pop()
                 continue
-            if node["op"] == "placeholder":
+            if node.op == NodeOp.PLACEHOLDER:
                 inp = self.inputs.get(cur)
-                memo[cur] = _digest(f"input|{inp['kind']}|{layer_pattern(self.root_label(cur, None))}" if inp else f"input|{cur}")
+                memo[cur] = _digest(f"input|{inp.kind}|{layer_pattern(self.root_label(cur, None))}" if inp else f"input|{cur}")
                 stack.pop()
                 continue
-            missing = [i for i in node["inputs"] if i not in memo]
+            missing = [i for i in node.inputs if i not in memo]
             if missing:
                 stack.extend(missing)
                 continue
-            module = layer_pattern(node.get("module") or "")
-            memo[cur] = _digest(f"{node.get('target')}|{node.get('index')}|{module}|" + ",".join(memo[i] for i in node["inputs"]))
+            module = layer_pattern(node.module or "")
+            memo[cur] = _digest(f"{node.target}|{node.index}|{module}|" + ",".join(memo[i] for i in node.inputs))
             stack.pop()
         return memo[name]
 
-    def rng_state_of(self, name: str) -> dict | None:
+    def rng_state_of(self, name: str) -> RngState | None:
         """For the RNG state a random op's recompute replays (``getitem(run_and_save_rng_state(...))``, uint8): the
         node of that op's own result (its module and aten op); None for any other value."""
         node = self.nodes.get(name)
-        if node is None or node.get("target") != "getitem" or node.get("dtype") != "uint8" or len(node["inputs"]) != 1:
+        if node is None or node.target != "getitem" or node.dtype != "uint8" or len(node.inputs) != 1:
             return None
-        producer = self.nodes.get(node["inputs"][0])
-        if producer is None or short_op(producer.get("target")) != "run_and_save_rng_state":
+        producer = self.nodes.get(node.inputs[0])
+        if producer is None or short_op(producer.target) != "run_and_save_rng_state":
             return None
         siblings = [
             n
             for n in self.nodes.values()
-            if n is not node and producer["name"] in n["inputs"] and n.get("target") == "getitem" and n.get("original_aten")
+            if n is not node and producer.name in n.inputs and n.target == "getitem" and n.original_aten
         ]
-        return siblings[0] if siblings else {}
+        return RngState(siblings[0] if siblings else None)
 
     def roots(self, name: str) -> frozenset[str]:
         """Placeholders this node is computed from."""
@@ -178,9 +209,9 @@ class Provenance:
             node = self.nodes.get(cur)
             if node is None:
                 continue
-            if node["op"] == "placeholder":
+            if node.op == NodeOp.PLACEHOLDER:
                 found.add(cur)
-            stack.extend(node["inputs"])
+            stack.extend(node.inputs)
         self._roots[name] = frozenset(found)
         return self._roots[name]
 
@@ -199,69 +230,26 @@ class Provenance:
         node = self.nodes.get(name)
         if node is None:
             return name
-        if node["op"] == "placeholder":
+        if node.op == NodeOp.PLACEHOLDER:
             return self.root_label(name, block)
         if depth <= 0:
             return "…"
-        args = ", ".join(self._render(a, block, depth - 1) for a in node["inputs"])
-        return f"{short_op(node['target'])}({args})"
+        args = ", ".join(self._render(a, block, depth - 1) for a in node.inputs)
+        return f"{short_op(node.target)}({args})"
 
 
 # -- in the user's terms ------------------------------------------------------------------------------
 
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)\s*$')
-# a frame in these is the libraries' code, not the user's model
-_LIBRARY_PARTS = ("/site-packages/", "/dist-packages/", "/torch/", "/torchao/", "/torchtitan/", "/lib/python3")
 # Python calls that only wrap the real op (an autograd.Function's apply): name the aten op instead
 _WRAPPER_CALLS = frozenset(("trampoline_autograd_apply", "apply", "forward", "checkpoint", "_fn"))
 _SUFFIX = re.compile(r"_\d+$")
-
-
-def parse_stack(trace: str | None) -> list[dict]:
-    """The frames of an FX node's ``stack_trace``, outermost first: file, line, function, code."""
-    frames: list[dict] = []
-    for line in (trace or "").splitlines():
-        m = _FRAME.match(line)
-        if m:
-            frames.append({"file": m["file"], "line": int(m["line"]), "func": m["func"], "code": None})
-        elif frames and frames[-1]["code"] is None and line.strip() and not set(line.strip()) <= set("^~ "):
-            frames[-1]["code"] = line.strip()
-    return frames
-
-
-def is_library(path: str) -> bool:
-    return any(part in path for part in _LIBRARY_PARTS)
 
 
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def short_path(path: str) -> str:
-    """A library file from its package (``torchao/float8/float8_utils.py``,
-    ``transformers/models/llama/modeling_llama.py``); a user's file relative to the working directory when it is
-    under it."""
-    for root in ("/site-packages/", "/dist-packages/"):
-        i = path.rfind(root)
-        if i >= 0:
-            return path[i + len(root) :]
-    for pkg in ("torchao/", "torchtitan/", "torch/"):
-        i = path.rfind("/" + pkg)
-        if i >= 0 and is_library(path):
-            return path[i + 1 :]
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
-
-
-def _frame_text(f: dict, with_code: bool) -> str:
-    where = f"{short_path(f['file'])}:{f['line']}"
-    return f"{where}  {f['code']}" if with_code and f.get("code") else f"{where} in {f['func']}"
-
-
-class UserTerms:
+class UserView:
     """A saved value as the user wrote it: the call that made it (``silu``, ``abs`` inside torchao's
     float8 cast), the module (``layers.0.ffn.w1``), the line of the user's model, the library frame the
     op ran in, and the user-level values it was computed from."""
@@ -270,46 +258,44 @@ class UserTerms:
         self.prov = prov
         # the model's own code (its classes' files): a frame there is the user's, even in site-packages
         self.code_files = code_files
-        self.users: dict[str, list[dict]] = defaultdict(list)
+        self.users: dict[str, list[S.Node]] = defaultdict(list)
         for n in prov.nodes.values():
-            if n["op"] != "output":
-                for i in n["inputs"]:
+            if n.op != NodeOp.OUTPUT:
+                for i in n.inputs:
                     self.users[i].append(n)
 
-    def _call(self, node: dict) -> str:
-        fn = _SUFFIX.sub("", node.get("source_fn") or "")  # Dynamo numbers repeated calls: float_1, linear_2
-        aten = short_op(node.get("original_aten") or node.get("target"))
-        if fn and node.get("source_fn_kind") == "function" and fn not in _WRAPPER_CALLS and not fn.startswith("_"):
+    def _call(self, node: S.Node) -> str:
+        fn = _SUFFIX.sub("", node.source_fn or "")  # Dynamo numbers repeated calls: float_1, linear_2
+        aten = short_op(node.original_aten or node.target)
+        if fn and node.source_fn_kind == "function" and fn not in _WRAPPER_CALLS and not fn.startswith("_"):
             return fn
         return aten
 
-    def _same_call(self, a: dict, b: dict) -> bool:
-        return (a.get("source_fn"), a.get("module")) == (b.get("source_fn"), b.get("module")) and a["op"] != "placeholder"
+    def _same_call(self, a: S.Node, b: S.Node) -> bool:
+        return (a.source_fn, a.module) == (b.source_fn, b.module) and a.op != NodeOp.PLACEHOLDER
 
-    def _forward_users(self, node: dict) -> list[dict]:
+    def _forward_users(self, node: S.Node) -> list[S.Node]:
         """The nodes that use ``node`` in the forward itself (the graph output is never a user here; backward work
         the partitioner moved into forward is left out)."""
-        return [u for u in self.users.get(node["name"]) or [] if not u.get("backward_work")]
+        return [u for u in self.users.get(node.name) or [] if not u.backward_work]
 
-    def _inside_its_call(self, node: dict, *, only: bool = True) -> bool:
+    def _inside_its_call(self, node: S.Node, *, only: bool = True) -> bool:
         """A step inside one Python call (the weight's transpose inside ``F.linear``), not the call's result: it
         has a call, and its forward users (the graph output apart) belong to that same call: all of them
         (``only``), or at least one (a step that a later call reuses too, as Dynamo shares a float8 cast of
         one input between two linears). Not a value of the user's own."""
-        if not node.get("source_fn") or node["op"] == "placeholder":
+        if not node.source_fn or node.op == NodeOp.PLACEHOLDER:
             return False
         users = self._forward_users(node)
         same = [self._same_call(u, node) for u in users]
         return bool(users) and (all(same) if only else any(same))
 
-    def _leaves_its_module(self, node: dict) -> bool:
+    def _leaves_its_module(self, node: S.Node) -> bool:
         """The result of a module's forward (an RMSNorm's final ``mul``): no forward user is in that module or
         below it."""
-        module = node["module"]
+        module = node.module
         users = self._forward_users(node)
-        return bool(users) and not any(
-            (u.get("module") or "") == module or (u.get("module") or "").startswith(module + ".") for u in users
-        )
+        return bool(users) and not any((u.module or "") == module or (u.module or "").startswith(module + ".") for u in users)
 
     def _producers(self, name: str, block: str | None, limit: int = 3, depth: int = 3) -> list[str]:
         """The user-level values a node is computed from: its inputs, climbing through the nodes of the
@@ -317,28 +303,28 @@ class UserTerms:
         the call that made them (``float(blocks.0.up.weight)``, ``depth`` calls deep)."""
         nodes, start = self.prov.nodes, self.prov.nodes[name]
         out: list[str] = []
-        stack, seen = list(start["inputs"]), {name}
+        stack, seen = list(start.inputs), {name}
         while stack and len(out) < limit and len(seen) < 2000:
             cur = stack.pop(0)
             if cur in seen or cur not in nodes:
                 continue
             seen.add(cur)
             node = nodes[cur]
-            if node["op"] == "placeholder":
+            if node.op == NodeOp.PLACEHOLDER:
                 desc = self.prov.root_label(cur, block)
             elif self._same_call(node, start) or self._inside_its_call(node, only=False):
-                stack.extend(node["inputs"])  # a step of the same call, or inside another: what it was made from
+                stack.extend(node.inputs)  # a step of the same call, or inside another: what it was made from
                 continue
             elif (
-                node.get("module")
-                and node.get("module") != start.get("module")
+                node.module
+                and node.module != start.module
                 and (
-                    node.get("source_fn_kind") == "module"
-                    or _SUFFIX.sub("", node.get("source_fn") or "") in _WRAPPER_CALLS
+                    node.source_fn_kind == "module"
+                    or _SUFFIX.sub("", node.source_fn or "") in _WRAPPER_CALLS
                     or self._leaves_its_module(node)
                 )
             ):
-                desc = f"{block}.{node['module']}" if block else node["module"]  # another module's output
+                desc = f"{block}.{node.module}" if block else node.module  # another module's output
             else:
                 inner = self._producers(cur, block, limit=2, depth=depth - 1) if depth > 1 else []
                 desc = f"{self._call(node)}({', '.join(inner) if inner else '…'})"
@@ -350,99 +336,99 @@ class UserTerms:
         """For backward work the partitioner moved into the forward graph: the aten ops of the forward values it
         was computed from (climbing through the other backward nodes)."""
         nodes, out = self.prov.nodes, set()
-        stack, seen = list(nodes[name]["inputs"]), {name}
+        stack, seen = list(nodes[name].inputs), {name}
         while stack and len(seen) < 2000:
             cur = stack.pop()
             if cur in seen or cur not in nodes:
                 continue
             seen.add(cur)
             node = nodes[cur]
-            if node.get("backward_work"):
-                stack.extend(node["inputs"])
-            elif node.get("original_aten"):
-                out.add(node["original_aten"])
+            if node.backward_work:
+                stack.extend(node.inputs)
+            elif node.original_aten:
+                out.add(node.original_aten)
         return sorted(out)
 
     def _is_piece(self, name: str) -> bool:
         """An intermediate inside one decomposed aten op (silu's float32 upcast, say): its users, but the
         output, are all nodes of that same op."""
         node, users = self.prov.nodes[name], self.users.get(name) or []
-        op = node.get("original_aten")
-        return bool(op and users) and all(u.get("original_aten") == op and u.get("module") == node.get("module") for u in users)
+        op = node.original_aten
+        return bool(op and users) and all(u.original_aten == op and u.module == node.module for u in users)
 
     def _is_model_frame(self, path: str) -> bool:
         return path in self.code_files or not is_library(path)
 
-    def describe(self, name: str, block: str | None) -> dict:
+    def describe(self, name: str, block: str | None) -> S.UserTerms:
         node = self.prov.nodes[name]
-        if node["op"] == "placeholder":
+        if node.op == NodeOp.PLACEHOLDER:
             root = self.prov.root_label(name, block)
-            return {"op": "input", "label": root, "module": None, "source": None, "library": None, "of": []}
+            return S.UserTerms(op="input", label=root, module=None, source=None, library=None, of=[])
         rng = self.prov.rng_state_of(name)
         if rng is not None:  # named by the random op it replays, which has the module and the stack
-            return self._describe_rng_state(rng, block)
-        if short_op(node.get("target")) == "inductor_seeds":  # the seeds of the block's random ops (dropout)
+            return self._describe_rng_state(rng.op_node, block)
+        if short_op(node.target) == "inductor_seeds":  # the seeds of the block's random ops (dropout)
             label = "RNG seeds of the random ops (inductor_seeds) · saved to replay them in backward"
-            return {"op": "rng_state", "label": label, "module": block, "source": None, "library": None, "of": []}
-        frames = parse_stack(node.get("stack_trace"))
-        user_frames = [f for f in frames if self._is_model_frame(f["file"])]
+            return S.UserTerms(op="rng_state", label=label, module=block, source=None, library=None, of=[])
+        frames = parse_stack(node.stack_trace)
+        user_frames = [f for f in frames if self._is_model_frame(f.file)]
         user = user_frames[-1] if user_frames else None
         deeper = frames[frames.index(user) + 1 :] if user else frames
-        library = next((f for f in reversed(deeper) if not self._is_model_frame(f["file"])), None)
+        library = next((f for f in reversed(deeper) if not self._is_model_frame(f.file)), None)
         call = self._call(node)
-        piece = short_op(node.get("target")) if self._is_piece(name) else None
+        piece = short_op(node.target) if self._is_piece(name) else None
         # not the call's result but a step inside it (linear's input, reshaped): named by its own op
-        inside = call if not piece and self._inside_its_call(node) and call != short_op(node.get("target")) else None
+        inside = call if not piece and self._inside_its_call(node) and call != short_op(node.target) else None
         if inside:
-            call = short_op(node.get("target"))
-        module = node.get("module")
+            call = short_op(node.target)
+        module = node.module
         module = f"{block}.{module}" if block and module else (module or block)
         of = self._producers(name, block)
         label = f"{call}({', '.join(of)})" if of else call
-        if node.get("target") == "getitem" and node.get("index"):
-            label += f" · output {node['index']}"  # of a multi-output op: attention's logsumexp beside its output
+        if node.target == "getitem" and node.index:
+            label += f" · output {node.index}"  # of a multi-output op: attention's logsumexp beside its output
         if piece:
             label += f" · intermediate {piece}"
         if inside:
             label += f" · inside {inside}"
-        hoisted = bool(node.get("backward_work"))
+        hoisted = bool(node.backward_work)
         if hoisted:
             label += " · backward work done in forward"
-        return {
-            "op": call,
-            "label": label,
-            "module": module,
-            "piece": piece,
-            "backward_work": hoisted,
-            "from_ops": self._forward_producer_ops(name) if hoisted else [],
-            "source": _frame_text(user, with_code=True) if user else None,
-            "library": _frame_text(library, with_code=False) if library else None,
-            "of": of,
-        }
+        return S.UserTerms(
+            op=call,
+            label=label,
+            module=module,
+            piece=piece,
+            backward_work=hoisted,
+            from_ops=self._forward_producer_ops(name) if hoisted else [],
+            source=frame_text(user, with_code=True) if user else None,
+            library=frame_text(library, with_code=False) if library else None,
+            of=of,
+        )
 
-    def _describe_rng_state(self, op_node: dict, block: str | None) -> dict:
-        module = op_node.get("module")
+    def _describe_rng_state(self, op_node: S.Node | None, block: str | None) -> S.UserTerms:
+        module = op_node.module if op_node else None
         module = f"{block}.{module}" if block and module else (module or block)
         op = self._call(op_node) if op_node else "a random op"
-        frames = parse_stack(op_node.get("stack_trace"))
-        user = next((f for f in reversed(frames) if self._is_model_frame(f["file"])), None)
-        return {
-            "op": "rng_state",
-            "label": f"RNG state of {op}" + (f"({module})" if module else "") + " · saved to replay it in backward",
-            "module": module,
-            "source": _frame_text(user, with_code=True) if user else None,
-            "library": None,
-            "of": [],
-        }
+        frames = parse_stack(op_node.stack_trace if op_node else None)
+        user = next((f for f in reversed(frames) if self._is_model_frame(f.file)), None)
+        return S.UserTerms(
+            op="rng_state",
+            label=f"RNG state of {op}" + (f"({module})" if module else "") + " · saved to replay it in backward",
+            module=module,
+            source=frame_text(user, with_code=True) if user else None,
+            library=None,
+            of=[],
+        )
 
 
-def classify(node: dict, root_kinds: set[str]) -> str:
+def classify(node: S.Node, root_kinds: set[str]) -> SavedKind:
     """weight-derived | activation | parameter | buffer | scalar | other."""
-    if node["op"] == "placeholder":
+    if node.op == NodeOp.PLACEHOLDER:
         if root_kinds == {InputKind.BUFFER}:
             return SavedKind.BUFFER
         return SavedKind.PARAMETER if root_kinds <= _WEIGHTS and root_kinds else SavedKind.ACTIVATION
-    shape = node.get("shape")
+    shape = node.shape
     elements = numel(shape) if shape is not None else None
     if elements is not None and elements <= 1:
         return SavedKind.SCALAR
@@ -464,15 +450,15 @@ def numel(shape) -> int | None:
     return n
 
 
-def explain_reason(node: dict, policy: dict | None) -> tuple[str, str, str | None]:
+def explain_reason(node: S.Node, policy: S.Policy | None) -> tuple[Reason, str, str | None]:
     """(reason_kind, reason text, policy_op) for why a saved value was saved."""
-    if node["op"] == "placeholder":
+    if node.op == NodeOp.PLACEHOLDER:
         return Reason.GRAPH_INPUT, "graph input: backward reads it directly", None
-    tag = node.get("recompute")
-    op = node.get("original_aten") or node.get("target")
-    if tag == "MUST_SAVE":
-        name = policy.get("name") if policy else "?"
-        in_list = policy is not None and (policy.get("default") == "save" or op in (policy.get("save_ops") or []))
+    tag = node.recompute
+    op = node.original_aten or node.target
+    if tag == CheckpointDecision.MUST_SAVE:
+        name = policy.name if policy else "?"
+        in_list = policy is not None and (policy.default == PolicyDefault.SAVE or op in (policy.save_ops or []))
         if in_list:
             return Reason.POLICY, f"MUST_SAVE: {op} is in the save list of SAC policy '{name}'", op
         return (
@@ -480,107 +466,119 @@ def explain_reason(node: dict, policy: dict | None) -> tuple[str, str, str | Non
             f"MUST_SAVE: tagged by SAC policy '{name}' on {op} (traced from a saved op through a tensor subclass)",
             None,
         )
-    if tag in ("MUST_RECOMPUTE", "PREFER_RECOMPUTE"):
+    if tag in (CheckpointDecision.MUST_RECOMPUTE, CheckpointDecision.PREFER_RECOMPUTE):
         return Reason.PARTITIONER, f"chosen by the min-cut partitioner (policy said {tag} for {op})", None
     return Reason.PARTITIONER, f"chosen by the min-cut partitioner ({op} was not under SAC)", None
 
 
+def _root_kind(root_kinds: set[str]) -> RootKind:
+    if root_kinds and root_kinds <= _WEIGHTS:
+        return RootKind.PARAMETER
+    if root_kinds == {InputKind.INPUT}:
+        return RootKind.INPUT
+    return RootKind.PARAMETER_AND_INPUT if root_kinds else RootKind.NONE
+
+
 def build_saved_table(
-    pairs: dict[int, GraphPair], invocations: list[dict], policy: dict | None, model: dict | None = None
-) -> list[dict]:
+    pairs: dict[int, GraphPair], invocations: list[S.Invocation], policy: S.Policy | None, model: S.ModelShape | None = None
+) -> list[S.SavedRow]:
     """One row per saved value per compiled-graph call, in call order.
 
-    ``invocations``: ``[{"dynamo_graph", "block", "runtime_saved": [{"storage_bytes", ...}] | None,
-    "input_ids": [...]}]``; ``model``: the report's model description (its blocks' argument names and its code
-    files name the inputs and the user's frames).
+    ``invocations``: each compiled call of the measured step's forward (its block, what its autograd node saved,
+    the tensors it was given); ``model``: what the probe built (its blocks' argument names and its code files
+    name the inputs and the user's frames).
     """
-    model = model or {}
-    code_files = frozenset(model.get("code_files") or ())
-    provs = {i: Provenance(p, model.get("block_arguments")) for i, p in pairs.items()}
-    users = {i: UserTerms(p, code_files) for i, p in provs.items()}
-    rows: list[dict] = []
+    code_files = frozenset((model.code_files if model else None) or ())
+    provs = {i: Provenance(p, model.block_arguments if model else None) for i, p in pairs.items()}
+    users = {i: UserView(p, code_files) for i, p in provs.items()}
+    rows: list[S.SavedRow] = []
     for call_index, inv in enumerate(invocations):
-        pair = pairs.get(inv["dynamo_graph"])
-        if pair is None:
-            continue
-        saved = saved_outputs(pair)
+        pair = pairs.get(inv.dynamo_graph)
+        saved = saved_outputs(pair) if pair is not None else None
         if not saved:
             continue
-        prov = provs[inv["dynamo_graph"]]
-        block = inv.get("block")
-        runtime = inv.get("runtime_saved") or []
-        runtime_ok = len(runtime) == len(saved)
-        input_ids = inv.get("input_ids") or []
-        occurrences: dict[str, int] = defaultdict(int)
-        for pos, name in enumerate(saved):
-            node = prov.nodes[name]
-            root_names = prov.roots(name)
-            root_inputs = [prov.inputs.get(r) for r in sorted(root_names)]
-            root_kinds = {i["kind"] for i in root_inputs if i is not None}
-            kind = SavedKind.OTHER if prov.rng_state_of(name) is not None else classify(node, root_kinds)
-            # a graph input saved for backward stays alive through forward: a later call given the same storage was
-            # given the same tensor. Not parameters: FSDP frees each block's unsharded ones, and the next block's
-            # may take the same address
-            index = prov.input_index.get(name) if node["op"] == "placeholder" and kind != SavedKind.PARAMETER else None
-            # values a graph computes alike (ops that differ only in a constant argument) told apart by their order
-            value_id = prov.identity(name)
-            occurrences[value_id] += 1
-            if occurrences[value_id] > 1:
-                value_id = f"{value_id}#{occurrences[value_id] - 1}"
-            reason_kind, reason, policy_op = explain_reason(node, policy)
-            root = (
-                "parameter"
-                if root_kinds and root_kinds <= _WEIGHTS
-                else "input"
-                if root_kinds == {"input"}
-                else "parameter+input"
-                if root_kinds
-                else "none"
-            )
-            rows.append(
-                {
-                    "call": call_index,
-                    "graph": pair.forward["graph_id"],
-                    "block": block,
-                    "name": name,
-                    "shape": node.get("shape"),
-                    "dtype": node.get("dtype"),
-                    "bytes": node.get("bytes", 0),
-                    "expr": prov.expr(name, block),
-                    "op": short_op(node.get("original_aten") or node.get("target")) if node["op"] != "placeholder" else "input",
-                    "root": root,
-                    "roots": [prov.root_label(r, block) for r in sorted(root_names)],
-                    # the dtypes of the parameters it is computed from, as the compiled graph received them
-                    "root_dtypes": sorted(
-                        {
-                            prov.nodes[r].get("dtype")
-                            for r, i in zip(sorted(root_names), root_inputs)
-                            if i is not None and i["kind"] in _WEIGHTS and prov.nodes[r].get("dtype")
-                        }
-                    ),
-                    "kind": kind,
-                    "reason_kind": reason_kind,
-                    "reason": reason,
-                    "policy_op": policy_op,
-                    "recompute_tag": node.get("recompute"),
-                    "user": users[inv["dynamo_graph"]].describe(name, block),
-                    "runtime_storage_bytes": runtime[pos]["storage_bytes"] if runtime_ok else None,
-                    "runtime_storage_id": runtime[pos].get("storage_id") if runtime_ok else None,
-                    "value_id": value_id,
-                    # a graph input: which tensor the call was given (one passed to several blocks is one value)
-                    "input_id": input_ids[index] if index is not None and index < len(input_ids) else None,
-                }
-            )
+        prov = provs[inv.dynamo_graph]
+        runtime = inv.runtime_saved or []
+        rows += _call_rows(call_index, inv, pair, prov, users[inv.dynamo_graph], saved, policy, runtime)
     return rows
 
 
-def distinct_rows(rows: list[dict]) -> list[dict]:
+def _call_rows(
+    call_index: int,
+    inv: S.Invocation,
+    pair: GraphPair,
+    prov: Provenance,
+    users: UserView,
+    saved: list[str],
+    policy: S.Policy | None,
+    runtime: list[S.RuntimeSaved],
+) -> list[S.SavedRow]:
+    """The rows of one compiled call: one per value its forward saved, in the graph's output order."""
+    block = inv.block
+    runtime_ok = len(runtime) == len(saved)
+    input_ids = inv.input_ids or []
+    occurrences: dict[str, int] = defaultdict(int)
+    rows = []
+    for pos, name in enumerate(saved):
+        node = prov.nodes[name]
+        root_names = sorted(prov.roots(name))
+        root_inputs = [prov.inputs.get(r) for r in root_names]
+        root_kinds = {i.kind for i in root_inputs if i is not None}
+        kind = SavedKind.OTHER if prov.rng_state_of(name) is not None else classify(node, root_kinds)
+        # a graph input saved for backward stays alive through forward: a later call given the same storage was
+        # given the same tensor. Not parameters: FSDP frees each block's unsharded ones, and the next block's
+        # may take the same address
+        index = prov.input_index.get(name) if node.op == NodeOp.PLACEHOLDER and kind != SavedKind.PARAMETER else None
+        # values a graph computes alike (ops that differ only in a constant argument) told apart by their order
+        value_id = prov.identity(name)
+        occurrences[value_id] += 1
+        if occurrences[value_id] > 1:
+            value_id = f"{value_id}#{occurrences[value_id] - 1}"
+        reason_kind, reason, policy_op = explain_reason(node, policy)
+        rows.append(
+            S.SavedRow(
+                call=call_index,
+                graph=pair.forward.graph_id,
+                block=block,
+                name=name,
+                shape=node.shape,
+                dtype=node.dtype,
+                bytes=node.bytes or 0,
+                expr=prov.expr(name, block),
+                op=short_op(node.original_aten or node.target) if node.op != NodeOp.PLACEHOLDER else "input",
+                root=_root_kind(root_kinds),
+                roots=[prov.root_label(r, block) for r in root_names],
+                # the dtypes of the parameters it is computed from, as the compiled graph received them
+                root_dtypes=sorted(
+                    {
+                        prov.nodes[r].dtype
+                        for r, i in zip(root_names, root_inputs)
+                        if i is not None and i.kind in _WEIGHTS and prov.nodes[r].dtype
+                    }
+                ),
+                kind=kind,
+                reason_kind=reason_kind,
+                reason=reason,
+                policy_op=policy_op,
+                recompute_tag=node.recompute,
+                user=users.describe(name, block),
+                runtime_storage_bytes=runtime[pos].storage_bytes if runtime_ok else None,
+                runtime_storage_id=runtime[pos].storage_id if runtime_ok else None,
+                value_id=value_id,
+                # a graph input: which tensor the call was given (one passed to several blocks is one value)
+                input_id=input_ids[index] if index is not None and index < len(input_ids) else None,
+            )
+        )
+    return rows
+
+
+def distinct_rows(rows: list[S.SavedRow]) -> list[S.SavedRow]:
     """The rows of distinct values: a graph input given to several calls (the rotary cos/sin a model passes to
     every block, token positions) is one tensor, counted at its first call."""
     seen: set = set()
     out = []
     for r in rows:
-        key = r.get("input_id")
+        key = r.input_id
         if key is not None:
             if key in seen:
                 continue
@@ -589,7 +587,7 @@ def distinct_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-def saved_totals(rows: list[dict]) -> dict:
+def saved_totals(rows: list[S.SavedRow]) -> S.SavedTotals:
     """Graph-derived and run-time bytes held for backward, per step.
 
     Parameters and buffers saved as graph inputs are counted apart: they are alive anyway, and
@@ -597,33 +595,33 @@ def saved_totals(rows: list[dict]) -> dict:
     A graph input given to several calls counts once; run-time bytes count each distinct storage once.
     """
     distinct = distinct_rows(rows)
-    graph = sum(r["bytes"] for r in distinct if r["kind"] not in MODULE_STATE)
-    params_graph = sum(r["bytes"] for r in distinct if r["kind"] in MODULE_STATE)
-    have_runtime = bool(rows) and all(r["runtime_storage_bytes"] is not None for r in rows)
+    graph = sum(r.bytes for r in distinct if r.kind not in MODULE_STATE)
+    params_graph = sum(r.bytes for r in distinct if r.kind in MODULE_STATE)
+    have_runtime = bool(rows) and all(r.runtime_storage_bytes is not None for r in rows)
     runtime = params_runtime = None
     if have_runtime:
         seen: set = set()
         runtime = params_runtime = 0
         for r in rows:
-            key = r["runtime_storage_id"]
+            key = r.runtime_storage_id
             if key in seen:
                 continue
             seen.add(key)
-            if r["kind"] in MODULE_STATE:
-                params_runtime += r["runtime_storage_bytes"]
+            if r.kind in MODULE_STATE:
+                params_runtime += r.runtime_storage_bytes
             else:
-                runtime += r["runtime_storage_bytes"]
-    by_kind: dict[str, int] = defaultdict(int)
+                runtime += r.runtime_storage_bytes
+    by_kind: dict[SavedKind, int] = defaultdict(int)
     for r in distinct:
-        by_kind[r["kind"]] += r["bytes"]
-    return {
-        "graph_bytes": graph,
-        "runtime_bytes": runtime,
-        "agree": runtime == graph if runtime is not None else None,
-        "parameter_graph_bytes": params_graph,
-        "parameter_runtime_bytes": params_runtime,
-        "by_kind_bytes": dict(sorted(by_kind.items())),
-    }
+        by_kind[r.kind] += r.bytes
+    return S.SavedTotals(
+        graph_bytes=graph,
+        runtime_bytes=runtime,
+        agree=runtime == graph if runtime is not None else None,
+        parameter_graph_bytes=params_graph,
+        parameter_runtime_bytes=params_runtime,
+        by_kind_bytes=dict(sorted(by_kind.items())),
+    )
 
 
 _RELATIVE_FQN = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+(?:weight|bias)\b|(?<![\w.])input\b")
@@ -645,73 +643,103 @@ def layer_pattern(expr: str) -> str:
     return _NAME_RE.sub(lambda m: _INDEX_RE.sub(".*", m.group(0), count=1), expr)
 
 
-def value_names(item: dict) -> tuple[str, str | None]:
-    """How a saved value (a row, a group, a diff item) is named for people: the user's terms, and the op chain
-    when it says something else (None when there is no label, or the label is the chain itself)."""
-    label = (item.get("user") or {}).get("label")
-    if not label or label == item["expr"]:
-        return item["expr"], None
-    return label, item["expr"]
+def value_names(item) -> tuple[str, str | None]:
+    """How a saved value (a row, a group, a diff item: anything with its ``expr`` and its ``user`` terms) is named
+    for people: the user's terms, and the op chain when it says something else (None when there is no label, or
+    the label is the chain itself)."""
+    label = item.user.label if item.user else None
+    if not label or label == item.expr:
+        return item.expr, None
+    return label, item.expr
 
 
-def user_pattern(user: dict | None) -> dict | None:
+def user_pattern(user: S.UserTerms | None) -> S.UserTerms | None:
     """A row's user terms with the layer index made ``*`` (for a group of identical layers)."""
     if not user:
         return None
-    return {
-        **user,
-        "label": layer_pattern(user["label"]),
-        **({"module": layer_pattern(user["module"])} if user.get("module") else {}),
-        "of": [layer_pattern(o) for o in user.get("of") or []],
-    }
+    return user.model_copy(
+        update={
+            "label": layer_pattern(user.label),
+            **({"module": layer_pattern(user.module)} if user.module else {}),
+            "of": [layer_pattern(o) for o in user.of or []],
+        }
+    )
 
 
-def group_key(row: dict) -> str:
+def group_key(row: S.SavedRow) -> str:
     """What a saved value is, whatever layer computed it: its structural identity (``value_id``: the whole op chain
     with the modules that ran it), or for a report without one its op chain with the layer index made ``*``."""
-    return row.get("value_id") or layer_pattern(row["expr"])
+    return row.value_id or layer_pattern(row.expr)
 
 
-def group_rows(rows: list[dict]) -> list[dict]:
+@dataclass
+class SavedGroup:
+    """Saved values that differ only in their layer index (``abs(layers.*.ffn.w1.weight) x 4``)."""
+
+    expr: str  # the op chain, layers as ``*``
+    value_id: str
+    kind: SavedKind
+    bytes_each: int
+    shape: list | None
+    dtype: str | None
+    reason_kind: Reason
+    reason: str
+    policy_op: str | None
+    user: S.UserTerms | None  # layers as ``*``
+    count: int = 0
+    bytes: int = 0  # a graph input given to several calls counts once
+    blocks: list[str] = field(default_factory=list)
+    shared: bool = False  # a later call was given the same tensor as an earlier one
+
+    def as_data(self) -> dict:
+        """The group as JSON data (``shared`` only when true), for the renderers."""
+        data = {
+            "expr": self.expr,
+            "value_id": self.value_id,
+            "kind": self.kind,
+            "bytes_each": self.bytes_each,
+            "count": self.count,
+            "bytes": self.bytes,
+            "shape": self.shape,
+            "dtype": self.dtype,
+            "reason_kind": self.reason_kind,
+            "reason": self.reason,
+            "policy_op": self.policy_op,
+            "blocks": self.blocks,
+            "user": self.user.model_dump(mode="json", exclude_unset=True) if self.user else None,
+        }
+        return {**data, "shared": True} if self.shared else data
+
+
+def group_rows(rows: list[S.SavedRow]) -> list[SavedGroup]:
     """Rows that differ only in their layer index, grouped (never two modules' values: see :func:`group_key`);
     largest total first. A graph input given to several calls counts its bytes once (``shared``)."""
-    groups: dict[tuple, dict] = {}
+    groups: dict[tuple, SavedGroup] = {}
     seen_inputs: set = set()
     for r in rows:
-        key = (
-            group_key(r),
-            r["kind"],
-            r["bytes"],
-            r["dtype"],
-            tuple(r["shape"] or ()),
-            r["reason_kind"],
-            r["policy_op"],
-        )
+        key = (group_key(r), r.kind, r.bytes, r.dtype, tuple(r.shape or ()), r.reason_kind, r.policy_op)
         g = groups.get(key)
         if g is None:
-            g = groups[key] = {
-                "expr": layer_pattern(r["expr"]),
-                "value_id": key[0],
-                "kind": r["kind"],
-                "bytes_each": r["bytes"],
-                "count": 0,
-                "bytes": 0,
-                "shape": r["shape"],
-                "dtype": r["dtype"],
-                "reason_kind": r["reason_kind"],
-                "reason": r["reason"],
-                "policy_op": r["policy_op"],
-                "blocks": [],
-                "user": user_pattern(r.get("user")),
-            }
-        g["count"] += 1
-        if r.get("input_id") is not None and r["input_id"] in seen_inputs:
-            g["shared"] = True  # the same tensor as an earlier call's: no bytes of its own
+            g = groups[key] = SavedGroup(
+                expr=layer_pattern(r.expr),
+                value_id=key[0],
+                kind=r.kind,
+                bytes_each=r.bytes,
+                shape=r.shape,
+                dtype=r.dtype,
+                reason_kind=r.reason_kind,
+                reason=r.reason,
+                policy_op=r.policy_op,
+                user=user_pattern(r.user),
+            )
+        g.count += 1
+        if r.input_id is not None and r.input_id in seen_inputs:
+            g.shared = True  # the same tensor as an earlier call's: no bytes of its own
         else:
-            g["bytes"] += r["bytes"]
-            if r.get("input_id") is not None:
-                seen_inputs.add(r["input_id"])
-        if r["block"] is not None:
-            g["blocks"].append(r["block"])
+            g.bytes += r.bytes
+            if r.input_id is not None:
+                seen_inputs.add(r.input_id)
+        if r.block is not None:
+            g.blocks.append(r.block)
     # largest first; on a tie, weight-derived values (the usual anomaly) before the rest
-    return sorted(groups.values(), key=lambda g: (-g["bytes"], g["kind"] != SavedKind.WEIGHT_DERIVED, g["expr"]))
+    return sorted(groups.values(), key=lambda g: (-g.bytes, g.kind != SavedKind.WEIGHT_DERIVED, g.expr))

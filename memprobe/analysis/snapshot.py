@@ -16,11 +16,13 @@ import os
 import pickle
 from collections import defaultdict
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemprobeError
-from ..vocab import AttributionSource, Category
-from .peaks import summarize_alive
+from ..rundir import schema as S
+from ..vocab import AttributionSource, Category, LiveRole, PhaseEdge
+from .peaks import Alive, summarize_alive
 from .saved import prefix_block
 
 
@@ -57,7 +59,7 @@ def load_snapshot(path: str | Path, *, trusted: bool = False) -> Snapshot:
 
     Unless ``trusted`` (a snapshot this process just wrote), loading is bounded to
     ``LOAD_BYTES_PER_FILE_BYTE`` x the file's size + ``LOAD_HEADROOM_BYTES`` of memory."""
-    from .validate import read_bytes
+    from ..rundir.read import read_bytes
 
     path = Path(path)
     try:
@@ -324,7 +326,7 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
                 _cached(snap, ("resume", device), lambda i=i, live=live, total=total: (i, dict(live), total))
             if phase_names and len(markers) < len(phase_names):
                 name, edge = phase_names[len(markers)]
-                current = name if edge == "start" else None
+                current = name if edge == PhaseEdge.START else None
                 if current is not None:
                     phases[current] = {"peak_bytes": total, "peak_index": i, "start_index": i}
                 else:
@@ -362,87 +364,70 @@ def live_at(snap: dict, indices, device: int | None = None) -> dict[int, dict[in
     return out
 
 
+@dataclass(frozen=True)
+class Named:
+    """What a block of memory is: its category, its item, and the evidence for the name."""
+
+    category: str
+    item: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class CodeLine:
+    """What the storage allocated at one output-code line becomes."""
+
+    storage: str
+    role: str  # saved, output or temporary
+    fx_node: str | None
+    expr: str | None
+
+
 class Classifier:
     """Names what a block is, from its stack, the run's output code and the tensor registry."""
 
-    def __init__(self, report: dict, output_code_lines: dict[str, dict[int, dict]]):
-        # output_code_lines: graph_id -> {line: {"storage", "role", "fx_node", "expr"}}
-        self.registry = ((report.get("memory") or {}).get("snapshot") or {}).get("tensor_registry") or {}
+    def __init__(self, report: S.Report, output_code_lines: dict[str, dict[int, CodeLine]]):
+        snapshot = report.memory.snapshot if report.memory else None
+        self.registry = (snapshot.tensor_registry if snapshot else None) or {}
         self.by_path: dict[str, str] = {}
-        for g in report.get("graphs") or []:
-            if g.get("output_code_loaded_from"):
-                self.by_path[g["output_code_loaded_from"]] = g["graph_id"]
+        for g in report.graphs:
+            if g.output_code_loaded_from:
+                self.by_path[g.output_code_loaded_from] = g.graph_id
         self.lines = output_code_lines
-        self.invocations: dict[int, list[dict]] = defaultdict(list)
-        for inv in report.get("invocations") or []:
-            self.invocations[inv["dynamo_graph"]].append(inv)
+        self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
+        for inv in report.invocations:
+            self.invocations[inv.dynamo_graph].append(inv)
 
-    def classify(self, addr: int, block: dict) -> dict:
+    def classify(self, addr: int, block: dict) -> Named:
         reg = self.registry.get(str(addr))
         if reg is not None:
-            return {"category": reg["category"], "item": reg["name"], "evidence": "tensor registry (alive before the step)"}
+            return Named(reg.category, reg.name, "tensor registry (alive before the step)")
         frames = _frames(block)
         funcs = " ".join(f["name"] for f in frames)
         if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
-            return {
-                "category": Category.LIBRARY_WORKSPACE,
-                "item": _workspace_owner(funcs),
-                "evidence": "workspace allocation in C++ stack",
-            }
+            return Named(Category.LIBRARY_WORKSPACE, _workspace_owner(funcs), "workspace allocation in C++ stack")
         for f in frames:
             graph_id = self.by_path.get(f.get("filename"))
-            if graph_id is None:
-                continue
-            line = f.get("line")
-            info = self.lines.get(graph_id, {}).get(line)
-            where = f"{graph_id} output code line {line}"
-            if info is None:
-                return {"category": Category.INDUCTOR_TEMPORARY, "item": where, "evidence": where}
-            role = info["role"]
-            if role == "saved":
-                item = info.get("expr") or info["fx_node"]
-                block_name = self._block_for(graph_id, line, block)
-                if block_name:
-                    item = prefix_block(item, block_name)
-                return {
-                    "category": Category.SAVED_FOR_BACKWARD,
-                    "item": item,
-                    "evidence": f"{where} -> {info['storage']} -> {info['fx_node']}",
-                }
-            if role == "output":
-                cat = Category.GRADIENT if graph_id.endswith(".backward") else Category.GRAPH_OUTPUT
-                return {"category": cat, "item": info.get("expr") or info["fx_node"], "evidence": f"{where} -> {info['storage']}"}
-            return {"category": Category.INDUCTOR_TEMPORARY, "item": f"{info['storage']} ({graph_id})", "evidence": where}
-        names = [(f["filename"], f["name"]) for f in frames]
-        files = " ".join(fn for fn, _ in names)
-        if "_fsdp_param.py" in files:
-            return {
-                "category": Category.FSDP_UNSHARDED_PARAMETER,
-                "item": "FSDP unsharded parameters",
-                "evidence": "_fsdp_param.py in stack",
-            }
-        if "_fsdp_collectives.py" in files:
-            return {
-                "category": Category.FSDP_COLLECTIVE_BUFFER,
-                "item": "FSDP all-gather / reduce-scatter buffer",
-                "evidence": "_fsdp_collectives.py in stack",
-            }
-        if "torch/optim/" in files:
-            return {"category": Category.OPTIMIZER_TEMPORARY, "item": "optimizer step", "evidence": "torch/optim in stack"}
-        if any(n in ("backward", "_engine_run_backward", "run_backward") for _, n in names) or "torch/autograd/" in files:
-            return {"category": Category.EAGER_AUTOGRAD, "item": "autograd engine", "evidence": "autograd in stack"}
-        user = next(
-            (
-                f"{fn}:{f.get('line')} {n}"
-                for (fn, n), f in zip(names, frames)
-                if fn.endswith(".py") and "/torch/" not in fn and "/torchao/" not in fn
-            ),
-            None,
-        )
-        if user is not None:
-            return {"category": Category.EAGER_AUTOGRAD, "item": user, "evidence": "allocated in eager Python code"}
-        top = next((f"{fn}:{f.get('line')} {n}" for (fn, n), f in zip(names, frames) if fn.endswith(".py")), None)
-        return {"category": Category.OTHER, "item": top or "no Python frame", "evidence": "no rule matched"}
+            if graph_id is not None:
+                return self._from_output_code(graph_id, f.get("line"), block)
+        return _from_stack(frames)
+
+    def _from_output_code(self, graph_id: str, line, block: dict) -> Named:
+        """A block allocated by a line of a graph's output code: what that line's storage becomes."""
+        info = self.lines.get(graph_id, {}).get(line)
+        where = f"{graph_id} output code line {line}"
+        if info is None:
+            return Named(Category.INDUCTOR_TEMPORARY, where, where)
+        if info.role == LiveRole.SAVED:
+            item = info.expr or info.fx_node
+            block_name = self._block_for(graph_id, line, block)
+            if block_name:
+                item = prefix_block(item, block_name)
+            return Named(Category.SAVED_FOR_BACKWARD, item, f"{where} -> {info.storage} -> {info.fx_node}")
+        if info.role == LiveRole.OUTPUT:
+            cat = Category.GRADIENT if graph_id.endswith(".backward") else Category.GRAPH_OUTPUT
+            return Named(cat, info.expr or info.fx_node, f"{where} -> {info.storage}")
+        return Named(Category.INDUCTOR_TEMPORARY, f"{info.storage} ({graph_id})", where)
 
     def _block_for(self, graph_id: str, line: int, block: dict) -> str | None:
         dyn = int(graph_id.split(".")[0][1:])
@@ -450,8 +435,34 @@ class Classifier:
         # the k-th allocation from this line in the trace is the k-th call of the graph
         order = block.get("call_ordinal")
         if order is not None and order < len(invs):
-            return invs[order].get("block")
+            return invs[order].block
         return None
+
+
+def _from_stack(frames: list[dict]) -> Named:
+    """A block no output code allocated: named by the libraries and code in its stack."""
+    names = [(f["filename"], f["name"]) for f in frames]
+    files = " ".join(fn for fn, _ in names)
+    if "_fsdp_param.py" in files:
+        return Named(Category.FSDP_UNSHARDED_PARAMETER, "FSDP unsharded parameters", "_fsdp_param.py in stack")
+    if "_fsdp_collectives.py" in files:
+        return Named(Category.FSDP_COLLECTIVE_BUFFER, "FSDP all-gather / reduce-scatter buffer", "_fsdp_collectives.py in stack")
+    if "torch/optim/" in files:
+        return Named(Category.OPTIMIZER_TEMPORARY, "optimizer step", "torch/optim in stack")
+    if any(n in ("backward", "_engine_run_backward", "run_backward") for _, n in names) or "torch/autograd/" in files:
+        return Named(Category.EAGER_AUTOGRAD, "autograd engine", "autograd in stack")
+    user = next(
+        (
+            f"{fn}:{f.get('line')} {n}"
+            for (fn, n), f in zip(names, frames)
+            if fn.endswith(".py") and "/torch/" not in fn and "/torchao/" not in fn
+        ),
+        None,
+    )
+    if user is not None:
+        return Named(Category.EAGER_AUTOGRAD, user, "allocated in eager Python code")
+    top = next((f"{fn}:{f.get('line')} {n}" for (fn, n), f in zip(names, frames) if fn.endswith(".py")), None)
+    return Named(Category.OTHER, top or "no Python frame", "no rule matched")
 
 
 def _workspace_owner(funcs: str) -> str:
@@ -461,77 +472,73 @@ def _workspace_owner(funcs: str) -> str:
     return "library workspace"
 
 
-def output_code_line_map(graph_memory: list[dict]) -> dict[str, dict[int, dict]]:
+def output_code_line_map(graph_memory: list[S.GraphMemory]) -> dict[str, dict[int, CodeLine]]:
     """graph_id -> {allocation line: what the storage allocated there becomes}."""
-    out: dict[str, dict[int, dict]] = {}
+    out: dict[str, dict[int, CodeLine]] = {}
     for gm in graph_memory:
-        if "allocations" not in gm:
+        if gm.allocations is None:
             continue
-        by_storage = {r["storage"]: r for r in gm.get("returned") or [] if r.get("storage") and not r.get("is_input")}
-        lines: dict[int, dict] = {}
-        for line, storage, _nbytes in gm["allocations"]:
+        by_storage = {r.storage: r for r in gm.returned or [] if r.storage and not r.is_input}
+        lines: dict[int, CodeLine] = {}
+        for line, storage, _nbytes in gm.allocations:
             ret = by_storage.get(storage)
-            lines[line] = {
-                "storage": storage,
-                "role": ret["role"] if ret else "temporary",
-                "fx_node": ret["fx_node"] if ret else None,
-                "expr": ret.get("expr") if ret else None,
-            }
-        out[gm["graph_id"]] = lines
+            lines[line] = CodeLine(
+                storage=storage,
+                role=ret.role if ret else LiveRole.TEMPORARY,
+                fx_node=ret.fx_node if ret else None,
+                expr=ret.expr if ret else None,
+            )
+        out[gm.graph_id] = lines
     return out
 
 
-def attribute_peak(snap: dict, report: dict, top: int = 15) -> dict:
+def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution:
     """What is alive at the step's peak and at each phase's peak, by category and item.
 
-    Needs ``report["graph_memory"]`` (the simulated output code) to name what Inductor allocated.
+    Needs the report's ``graph_memory`` (the simulated output code) to name what Inductor allocated.
     """
-    meta = (report.get("memory") or {}).get("snapshot") or {}
-    rep = replay(snap, phase_names=meta.get("phase_markers"))
-    classifier = Classifier(report, output_code_line_map(report.get("graph_memory") or []))
+    meta = report.memory.snapshot if report.memory else None
+    rep = replay(snap, phase_names=(meta.phase_markers if meta else None))
+    classifier = Classifier(report, output_code_line_map(report.graph_memory or []))
     ordinal_of_index = call_ordinals(snap, classifier)
 
     ends = [ph["end_index"] for ph in rep["phases"].values() if "end_index" in ph]
     moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values()), *ends])
 
-    def at(index: int) -> dict:
+    def at(index: int) -> Alive:
         def named():
             for addr, block in moments[index].items():
                 if "index" in block:
                     block = {**block, "call_ordinal": ordinal_of_index.get(block["index"])}
                 c = classifier.classify(addr, block)
-                yield c["category"], c["item"], block["size"], c["evidence"]
+                yield c.category, c.item, block["size"], c.evidence
 
-        return {"event_index": index, **summarize_alive(named(), top)}
+        return summarize_alive(named(), index, top)
+
+    def phase(ph: dict) -> S.AttributionPhase:
+        out = at(ph["peak_index"]).at_peak(ph["peak_bytes"])
+        return out.model_copy(update={"at_end": at(ph["end_index"]).at_end()}) if "end_index" in ph else out
 
     step = at(rep["peak_index"])
-    return {
-        "source": AttributionSource.CUDA_SNAPSHOT,
-        "events": rep["events"],
-        "start_bytes": rep["start_bytes"],
-        "peak_bytes": rep["peak_bytes"],
-        "peak_phase": _phase_at(rep["peak_index"], rep["phases"]),
-        **{k: step[k] for k in ("alive_bytes", "named_fraction", "by_category_bytes", "top_items", "saved_for_backward")},
-        "alive_at_peak_bytes": step["alive_bytes"],
-        "phases": {
-            name: {
-                "peak_bytes": ph["peak_bytes"],
-                **at(ph["peak_index"]),
-                **({"at_end": _at_end(at(ph["end_index"]))} if "end_index" in ph else {}),
-            }
-            for name, ph in rep["phases"].items()
-        },
-        "measured": ["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],
-        "inferred": [
+    return S.Attribution(
+        source=AttributionSource.CUDA_SNAPSHOT,
+        events=rep["events"],
+        start_bytes=rep["start_bytes"],
+        peak_bytes=rep["peak_bytes"],
+        peak_phase=_phase_at(rep["peak_index"], rep["phases"]),
+        alive_bytes=step.alive_bytes,
+        named_fraction=step.named_fraction,
+        by_category_bytes=step.by_category_bytes,
+        top_items=step.top_items,
+        saved_for_backward=step.saved_for_backward,
+        alive_at_peak_bytes=step.alive_bytes,
+        phases={name: phase(ph) for name, ph in rep["phases"].items()},
+        measured=["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],
+        inferred=[
             "saved-for-backward / graph-output / temporary: stack line -> output-code statement -> returned position",
             "which layer: the k-th allocation from an output-code line is the k-th call of that graph",
         ],
-    }
-
-
-def _at_end(moment: dict) -> dict:
-    """What is alive when a phase ends (the end of forward: what the step holds for backward), by category."""
-    return {k: moment[k] for k in ("event_index", "alive_bytes", "by_category_bytes", "top_items")}
+    )
 
 
 def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:

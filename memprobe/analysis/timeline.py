@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..rundir import schema as S
+from ..rundir.read import inside, kind_of
 from ..vocab import AttributionSource, Category
-from .validate import inside, kind_of
 
 
 def _downsample(points: list[list], limit: int) -> list[list]:
@@ -28,15 +29,14 @@ def _downsample(points: list[list], limit: int) -> list[list]:
     return out
 
 
-def timeline(report: dict, run_dir: str | Path, limit: int = 3000) -> dict | None:
+def timeline(report: S.Report, run_dir: str | Path, limit: int = 3000) -> dict | None:
     """``{"source", "phases": [{"name", "start_us", "end_us"}], "total": [[t_us, bytes]],
     "categories": {name: [[t_us, bytes]]}, "peak": {"t_us", "bytes"}, "events"}``, or None when
     the run measured no memory events (analysis-only, or an older run)."""
-    mem = report.get("memory") or {}
-    snap_meta = mem.get("snapshot") or {}
+    snap_meta = report.memory.snapshot if report.memory else None
     snap_path = (
-        inside(Path(run_dir), snap_meta["file"], f"{Path(run_dir) / 'report.json'}: memory.snapshot.file")
-        if snap_meta.get("file")
+        inside(Path(run_dir), snap_meta.file, f"{Path(run_dir) / 'report.json'}: memory.snapshot.file")
+        if snap_meta and snap_meta.file
         else None
     )
     if snap_path is not None and kind_of(snap_path) != "missing":  # one that cannot be read is an error, said so
@@ -68,15 +68,15 @@ def _series(events, limit: int) -> dict:
     }
 
 
-def _cpu_timeline(report: dict, limit: int) -> dict | None:
-    from .cpu_attribution import category_of, name_cpu_events
+def _cpu_timeline(report: S.Report, limit: int) -> dict | None:
+    from .cpu_attribution import name_cpu_events
 
     named = name_cpu_events(report)
     if named is None:
         return None
-    rows, annotations, names = named
-    ev = report["memory"]["events"]
-    windows = ev.get("phase_windows_us") or {}
+    rows = named.rows
+    ev = report.memory.events
+    windows = ev.phase_windows_us or {}
     t0 = min([w[0] for w in windows.values()] + ([rows[0][0]] if rows else [0.0]))
     cat_of_addr: dict[int, str] = {}
 
@@ -84,7 +84,7 @@ def _cpu_timeline(report: dict, limit: int) -> dict | None:
         for i, row in enumerate(rows):
             ts, nbytes, _total, addr = row[:4]
             if nbytes > 0:
-                cat = category_of(row, i, annotations, names)["category"]
+                cat = named.category_of(i).category
                 cat_of_addr[addr] = cat
             else:
                 cat = cat_of_addr.pop(addr, Category.OTHER)
@@ -96,14 +96,14 @@ def _cpu_timeline(report: dict, limit: int) -> dict | None:
     out["phases"] = [{"name": n, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)} for n, (a, b) in windows.items()]
     out["regions"] = [
         {"name": name, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)}
-        for name, a, b in ev.get("annotations") or []
+        for name, a, b in ev.annotations or []
         if not name.startswith("memprobe::") or name.startswith("memprobe::call")
     ]
-    out["ops"] = [{"name": name, "start_us": round(ts - t0, 1), "dur_us": round(dur, 1)} for name, ts, dur in ev.get("ops") or []]
+    out["ops"] = [{"name": name, "start_us": round(ts - t0, 1), "dur_us": round(dur, 1)} for name, ts, dur in ev.ops or []]
     return out
 
 
-def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
+def _cuda_timeline(report: S.Report, snap_path: Path, limit: int) -> dict:
     from .snapshot import (
         Classifier,
         call_ordinals,
@@ -116,14 +116,14 @@ def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
     )
 
     snap = load_snapshot(snap_path)
-    meta = (report.get("memory") or {}).get("snapshot") or {}
-    rep = replay(snap, phase_names=meta.get("phase_markers"))
+    meta = report.memory.snapshot
+    rep = replay(snap, phase_names=meta.phase_markers)
     trace = trace_events(snap, None)
     phases = rep["phases"]
     starts = [ph["start_index"] for ph in phases.values()]
     ends = [ph.get("end_index", len(trace) - 1) for ph in phases.values()]
     first, last = (min(starts), max(ends)) if starts else (0, len(trace) - 1)
-    classifier = Classifier(report, output_code_line_map(report.get("graph_memory") or []))
+    classifier = Classifier(report, output_code_line_map(report.graph_memory or []))
     ordinals = call_ordinals(snap, classifier)
     t0 = trace[first].get("time_us", 0) if trace else 0
 
@@ -133,7 +133,7 @@ def _cuda_timeline(report: dict, snap_path: Path, limit: int) -> dict:
     def category(addr: int, block: dict) -> str:
         if "index" in block:
             block = {**block, "call_ordinal": ordinals.get(block["index"])}
-        return classifier.classify(addr, block)["category"]
+        return classifier.classify(addr, block).category
 
     cat_of_addr: dict[int, str] = {}
     start_by_cat: dict[str, int] = {}

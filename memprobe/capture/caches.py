@@ -14,7 +14,7 @@ serialized them, their readable form, Inductor's output code and the SAC policy'
 The key is AOTAutograd's own cache key for the graph, combined with what that key leaves out
 and the records hold (each node's stack trace and module path, memprobe's serializer).
 A record is read like any other file memprobe did not write in this process: checked against
-its shape, and ignored (the graph is compiled again, without the AOTAutograd cache) when it
+its schema, and ignored (the graph is compiled again, without the AOTAutograd cache) when it
 does not fit.
 """
 
@@ -106,23 +106,15 @@ class GraphRecords:
         return self.directory / f"{key}.json"
 
     def load(self, key: str) -> dict | None:
-        """The record of ``key``, or None when there is none or it does not have a record's shape."""
-        from ..analysis.rundir import check_node_references
-        from ..analysis.validate import RECORD, load_json
-        from ..errors import RunDirError
-
-        path = self._path(key)
-        if not path.is_file():
-            return None
+        """The record of ``key`` as plain data, or None when there is none or it does not fit its schema
+        (:class:`~memprobe.rundir.schema.CompileRecord`). The schema needs pydantic: a probe running in an
+        environment without it does not read records (its graphs are compiled again)."""
         try:
-            record = load_json(path, RECORD)
-            for i, graph in enumerate(record["graphs"]):
-                check_node_references(graph["nodes"], f"{path}: graphs[{i}]")
-        except RunDirError:
+            from ..rundir.load import dump, load_compile_record
+        except ImportError:
             return None
-        if sorted(g["kind"] for g in record["graphs"]) not in (["backward", "forward"], ["inference"]):
-            return None  # a compile is a forward and its backward, or one inference graph
-        return record if record.get("key") == key else None
+        record = load_compile_record(self._path(key), key)
+        return dump(record) if record is not None else None
 
     def store(self, key: str, record: dict) -> None:
         """Write a record (atomically; a failure to write leaves the cache as it was)."""

@@ -1,16 +1,11 @@
 """One probe in a process of its own: what the orchestrating verbs start for each side, trial or probe.
 
 Started by :mod:`memprobe.orchestrate.process` as ``python -m memprobe.capture.child --job JSON``;
-not meant to be run by hand. It speaks to its parent in lines on stderr:
-
-- ``memprobe: ready``: its imports are done. With ``"hold": true`` in the job it then waits for
-  a line on stdin before it builds anything (the parent lets the next probe import while the
-  current one runs, and starts it only when that one is finished: probes never overlap);
-- ``memprobe: progress: MSG``: a stage of the run;
-- ``memprobe: error: MSG`` and the error's exit code, or ``memprobe: internal error: ...`` and 70.
-
-Everything else on stderr (library warnings, the model's own output) is the parent's to show
-or drop. The run directory in the job is written as by ``memprobe run``.
+not meant to be run by hand. It speaks to its parent in the lines of :mod:`.protocol`; with
+``"hold": true`` in the job it waits, once ready, for a line on stdin before it builds anything
+(the parent lets the next probe import while the current one runs, and starts it only when that
+one is finished: probes never overlap). The run directory in the job is recorded as by
+``memprobe run``; the parent analyses it.
 """
 
 from __future__ import annotations
@@ -21,16 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-READY = "memprobe: ready"
-PROGRESS = "memprobe: progress: "
-ERROR = "memprobe: error: "
-INTERNAL = "memprobe: internal error: "
-
-
-def _say(line: str) -> None:
-    # one protocol line; newlines inside a message would split it
-    sys.stderr.write(" ".join(line.split("\n")) + "\n")
-    sys.stderr.flush()
+from ..vocab import Recipe
+from .protocol import ERROR, INTERNAL, PROGRESS, READY, say
 
 
 def _prewarm(recipe: str, warm_compile: bool) -> None:
@@ -45,7 +32,7 @@ def _prewarm(recipe: str, warm_compile: bool) -> None:
     if warm_compile:
         _warm_compile()
 
-    if recipe != "bf16":
+    if recipe != Recipe.BF16:
         try:
             import torchao.float8  # noqa: F401
         except ImportError:  # the run says so in its own words
@@ -83,10 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         cfg = ProbeConfig.from_dict(job["config"]).validated()
         out = Path(job["out"])
     except MemprobeError as e:
-        _say(ERROR + str(e))
+        say(ERROR + str(e))
         return e.exit_code
     except (ValueError, KeyError, TypeError) as e:
-        _say(INTERNAL + f"a bad job for a probe process: {type(e).__name__}: {e}")
+        say(INTERNAL + f"a bad job for a probe process: {type(e).__name__}: {e}")
         return 70
     try:
         from .caches import use_compile_cache
@@ -98,9 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             _prewarm(cfg.recipe, warm_compile=bool(job.get("hold")))
         except ImportError as e:
-            _say(ERROR + f"this Python ({sys.executable}) cannot import what a probe needs: {e}")
+            say(ERROR + f"this Python ({sys.executable}) cannot import what a probe needs: {e}")
             return 2
-        _say(READY)
+        say(READY)
         if job.get("hold"):
             t0 = time.perf_counter()
             if not sys.stdin.readline():
@@ -113,20 +100,20 @@ def main(argv: list[str] | None = None) -> int:
         run_probe(
             cfg,
             out,
-            progress=lambda msg: _say(PROGRESS + msg),
+            progress=lambda msg: say(PROGRESS + msg),
             verbose=bool(job.get("verbose")),
             analysis_only=bool(job.get("analysis_only")),
             measure=job.get("measure"),
         )
     except MemprobeError as e:
-        _say(ERROR + str(e))
+        say(ERROR + str(e))
         return e.exit_code
     except KeyboardInterrupt:
-        _say(ERROR + f"interrupted; what was recorded is in {out}")
+        say(ERROR + f"interrupted; what was recorded is in {out}")
         return 130
     except Exception as e:  # a bug in memprobe: the parent says so with exit 70
         first = (str(e).splitlines() or [""])[0]
-        _say(INTERNAL + f"{type(e).__name__}: {first}")
+        say(INTERNAL + f"{type(e).__name__}: {first}")
         if job.get("verbose"):
             import traceback
 

@@ -19,8 +19,26 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from ..errors import Interrupted
+
+
+@contextmanager
+def on_signals(handler: Callable, *signals: int) -> Iterator[None]:
+    """While the block runs, ``handler`` handles ``signals`` (Python can set handlers in the main thread only: in
+    another one this does nothing); the previous handlers are restored after. Every handler memprobe sets is set
+    here: a probe's (:class:`RunGuard`) and an orchestrating verb's."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, handler) for signum in signals}
+    try:
+        yield
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 class ModelExit(SystemExit):
@@ -42,16 +60,12 @@ class RunGuard:
 
     def __init__(self):
         self.signum: int | None = None
-        self._previous: dict[int, object] = {}
+        self._signals = on_signals(self._on_signal, signal.SIGTERM, signal.SIGINT)
         self._exit = None
         self._pid = os.getpid()
 
     def __enter__(self) -> RunGuard:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {
-                signal.SIGTERM: signal.signal(signal.SIGTERM, self._on_signal),
-                signal.SIGINT: signal.signal(signal.SIGINT, self._on_signal),
-            }
+        self._signals.__enter__()
         self._exit = os._exit
         real, pid = os._exit, self._pid
 
@@ -66,8 +80,7 @@ class RunGuard:
     def __exit__(self, *exc) -> None:
         if self._exit is not None:
             os._exit = self._exit
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
+        self._signals.__exit__(None, None, None)
 
     def _on_signal(self, signum, frame):
         self.signum = self.signum or signum

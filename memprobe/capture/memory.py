@@ -20,9 +20,9 @@ import time
 
 import torch
 
-from ..vocab import Category, MemorySource
+from ..vocab import Category, MemorySource, Phase, PhaseEdge
 
-PHASES = ("forward", "backward", "optimizer")
+PHASES = tuple(Phase)
 _PREFIX = "memprobe::"
 
 
@@ -89,7 +89,7 @@ class CudaPhases:
             yield self
         finally:
             if self.recording:
-                self._dump_history()
+                self.dump_history()
 
     def stop(self) -> None:
         """Stop recording without writing a snapshot (the run failed before the measured step)."""
@@ -97,7 +97,19 @@ class CudaPhases:
             torch.cuda.memory._record_memory_history(enabled=None)
             self.recording = False
 
-    def _dump_history(self) -> None:
+    def keep_history(self) -> str | None:
+        """After a failure: the allocator history recorded so far, written as the snapshot (best effort: the device
+        may be what failed); its file name, or None when there is none."""
+        if not self.recording or self.snapshot_path is None:
+            return None
+        try:
+            self.dump_history()
+        except Exception:
+            return None
+        return self.snapshot_path.name
+
+    def dump_history(self) -> None:
+        """Write the allocator history recorded so far as the snapshot, and stop recording."""
         torch.cuda.synchronize(self.device)
         path = self.snapshot_path
         tmp = path.with_name(f".{path.name}.tmp")
@@ -118,11 +130,11 @@ class CudaPhases:
         start_reserved = torch.cuda.memory_reserved(self.device)
         if self.recording:
             _phase_marker(self.device)
-            self.markers.append([name, "start"])
+            self.markers.append([name, PhaseEdge.START])
         yield
         if self.recording:
             _phase_marker(self.device)
-            self.markers.append([name, "end"])
+            self.markers.append([name, PhaseEdge.END])
         torch.cuda.synchronize(self.device)
         stats = torch.cuda.memory_stats(self.device)
         self.phases[name] = {
@@ -190,6 +202,13 @@ class CpuPhases:
             finally:
                 os.unlink(path)
         self._read_trace(trace["traceEvents"])
+
+    def stop(self) -> None:
+        """Nothing to stop: the profiler runs only inside the measured step."""
+
+    def keep_history(self) -> None:
+        """The CPU profiler keeps no history beyond the measured step: nothing to write after a failure."""
+        return None
 
     @contextlib.contextmanager
     def phase(self, name: str):

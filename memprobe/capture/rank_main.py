@@ -12,6 +12,7 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     from ..config import ProbeConfig
     from ..errors import MemprobeError
+    from .protocol import ERROR, PROGRESS, say
     from .rundir import prepare_run_dir
     from .runner import Probe, RunDir
 
@@ -25,26 +26,14 @@ def main(argv: list[str] | None = None) -> int:
     rank = int(os.environ["RANK"])
     cfg = ProbeConfig.from_dict(json.loads(a.config))
     rank_dir = a.out / f"rank{rank}"
-    progress = None
-    if rank == 0 and not a.quiet:
-        from ..progress import progress_printer
-
-        progress = progress_printer(enabled=True)
+    # rank 0's stages, in the probe protocol: the launching process shows them as its own progress
+    progress = (lambda m: say(PROGRESS + m)) if rank == 0 and not a.quiet else None
     try:
         prepare_run_dir(rank_dir, force=True)
-        Probe(
-            cfg,
-            RunDir(rank_dir),
-            progress=progress and (lambda m: progress(f"[rank 0] {m}")),
-            verbose=a.verbose,
-            analysis_only=a.analysis_only,
-        ).run()
+        Probe(cfg, RunDir(rank_dir), progress=progress, verbose=a.verbose, analysis_only=a.analysis_only).run()
     except MemprobeError as e:
-        print(f"memprobe: error: rank {rank}: {e}", file=sys.stderr)
+        say(f"{ERROR}rank {rank}: {e}")
         return e.exit_code
-    finally:
-        if progress is not None:
-            progress.close()
     return 0
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..vocab import Repro
 
 
 @dataclass
@@ -139,7 +140,7 @@ def build_target(cfg: ProbeConfig, device) -> Target:
 
         model, batch, notes = build_causal_lm(cfg.hf_config, cfg.layers, device, cfg.batch, cfg.seq, cfg.seed)
         return Target(model, batch, find_blocks(model, cfg.blocks or decoder_blocks(model)), notes=notes)
-    if cfg.repro == "torchtitan":
+    if cfg.repro == Repro.TORCHTITAN:
         from ..integrations.torchtitan import build_llama3
 
         model, batch, float8_done = build_llama3(
@@ -238,7 +239,7 @@ def innermost_cause(error: BaseException) -> str:
     wrapping), the innermost frame it was raised in, and the fix where memprobe knows one."""
     import traceback
 
-    from ..analysis.saved import is_library, short_path
+    from ..analysis.frames import is_library, short_path
 
     chain: list[BaseException] = []
     cur: BaseException | None = error

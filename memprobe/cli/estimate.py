@@ -39,8 +39,8 @@ def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
       memprobe run --repro transformer --preset llama3-8b --batch 1 --seq 8192 --out probe8b
       memprobe estimate probe8b --layers 32 --world 8
     """
-    from ..analysis.estimate import estimate as make_estimate
-    from ..analysis.rundir import load_report
+    from ..analysis.plain import estimate as make_estimate
+    from ..analysis.plain import load_report
     from ..errors import ConfigError
     from ..report.estimate import print_estimate
 

@@ -25,9 +25,9 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *,
 
 
 def _run_here(cfg, out: Path, **kw) -> dict:
-    """The probe in this process, whatever the model prints going to stderr."""
+    """The probe in this process, whatever the model prints going to stderr; then what it recorded, analysed."""
     from ..capture.quiet import model_output_to_stderr
-    from ..capture.runner import run_probe
+    from ..verbs import run_probe
 
     with model_output_to_stderr():
         return run_probe(cfg, out, **kw)

@@ -20,7 +20,8 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-from ..vocab import EnvNeed
+from ..policies import INSTALLED
+from ..vocab import AcMode, EnvNeed, Recipe
 
 PACKAGES = ("torch", "torchao", "torchtitan", "triton", "transformers")
 
@@ -30,9 +31,9 @@ def needs(cfg) -> frozenset[EnvNeed]:
     from ..config import canonical_recipe
 
     out = {EnvNeed.TORCH}
-    if canonical_recipe(cfg.recipe) != "bf16":
+    if canonical_recipe(cfg.recipe) != Recipe.BF16:
         out.add(EnvNeed.FLOAT8)
-    if cfg.ac == "op" and cfg.ac_policy == "torchtitan-installed":
+    if cfg.ac == AcMode.OP and cfg.ac_policy == INSTALLED:
         out.add(EnvNeed.TORCHTITAN_SAC)
     if cfg.repro == "torchtitan":
         out.add(EnvNeed.TORCHTITAN_LLAMA3)

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import importlib
 
+from ..vocab import Recipe
+
 # the first torch release a probe runs with (2.6 has every API above, but its FSDP2 cannot run on the CPU, where
 # memprobe is tested): measured by the compatibility matrix, docs/compat-matrix.md
 FIRST_SUPPORTED = "2.7"
@@ -82,11 +84,11 @@ def why_no_cpu_float8(recipe: str) -> str | None:
     """None when this torch's CPU ``_scaled_mm`` computes with the scaling ``recipe`` uses (one scale per tensor
     for tensorwise, one per row and column for the rowwise recipes); else one line saying what to do. Asked of
     torch with a 16x32 product (torch 2.9.1's CPU kernel, for one, refuses row-wise scales)."""
-    if recipe == "bf16":
+    if recipe == Recipe.BF16:
         return None
     import torch
 
-    rowwise = recipe.startswith("rowwise")
+    rowwise = recipe in (Recipe.ROWWISE, Recipe.ROWWISE_WITH_GW_HP)
     a = torch.ones(16, 32).to(torch.float8_e4m3fn)
     b = torch.ones(16, 32).to(torch.float8_e4m3fn).t()  # column-major, as _scaled_mm wants its second operand
     scale_a, scale_b = (torch.ones(16, 1), torch.ones(1, 16)) if rowwise else (torch.tensor(1.0), torch.tensor(1.0))

@@ -8,6 +8,8 @@ has the lookup, it knows the recipe), never read from its version number.
 
 from __future__ import annotations
 
+from ..vocab import Recipe
+
 # the first torchao release whose Float8LinearConfig looks recipes up by name, rowwise included
 FIRST_SUPPORTED = "0.9"
 
@@ -49,7 +51,7 @@ def why_unavailable(recipe: str) -> str | None:
 
 def require(recipe: str) -> None:
     """Raise a one-line ConfigError if a float8 ``recipe`` cannot run with the installed torchao (bf16 always can)."""
-    if recipe == "bf16":
+    if recipe == Recipe.BF16:
         return
     why = why_unavailable(recipe)
     if why:

@@ -59,7 +59,7 @@ def read_config(path: str) -> dict:
         raise ConfigError(f"--hf-config {path}: no such file (give a config.json, or a directory holding one)")
     if p.stat().st_size > MAX_CONFIG_BYTES:
         raise ConfigError(f"--hf-config {p}: {p.stat().st_size} bytes is not a model configuration (over 4 MiB)")
-    from ..analysis.validate import parse_json, read_text
+    from ..rundir.read import parse_json, read_text
 
     doc = parse_json(read_text(p, f"--hf-config {p}"), f"--hf-config {p}")  # bounded: no NaN, no runaway nesting
     if not isinstance(doc, dict) or not isinstance(doc.get("model_type"), str):

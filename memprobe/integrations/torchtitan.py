@@ -30,6 +30,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from ..errors import ConfigError
+from ..vocab import DeviceType, Recipe
 
 POLICY_NAME = "torchtitan-installed"
 INSTALL_HINT = (
@@ -314,7 +315,7 @@ def build_llama3(flavor: str, layers: int, recipe: str, device, batch: int, seq:
     import torch
 
     _require("llama3")
-    float8 = recipe != "bf16" and device.type == "cuda" and torch.cuda.get_device_capability(device) >= (8, 9)
+    float8 = recipe != Recipe.BF16 and device.type == DeviceType.CUDA and torch.cuda.get_device_capability(device) >= (8, 9)
     torch.manual_seed(seed)
     model, vocab_size, make_batch = _generation().build_llama3(flavor, layers, recipe, device, float8)
     g = torch.Generator(device="cpu").manual_seed(seed + 1)

@@ -151,7 +151,7 @@ def build_server() -> MCPServer:
     async def show(path: str, ctx: Context | None = None) -> dict[str, Any]:
         """A recorded run (report.json) or diff / explain / bisect result, checked as it is read (as `memprobe
         show PATH --json`)."""
-        from ..analysis.recorded import load_recorded
+        from ..analysis.plain import load_recorded
 
         return await _call(ctx, lambda _progress: load_recorded(Path(path))[1])
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import MemprobeError, RunFailed
+from ..rundir import schema as S
+from ..rundir.load import dump
 from ..units import fmt_bytes
+from ..vocab import AcMode, BisectPass, Phase, Recipe, RunMode
 from .process import ProbeJob, Progress, SideEnv, run_jobs
 
 METRIC = "bytes held at the end of forward (measured)"
@@ -72,16 +75,31 @@ FEATURES = (
         "aten.abs in the SAC save list",
         lambda c: replace(c, recompute_ops=c.recompute_ops + ("aten.abs.default",)),
         True,
-        lambda a, b: b.ac == "op" and "aten.abs.default" in b.policy().save_ops,
+        lambda a, b: b.ac == AcMode.OP and "aten.abs.default" in b.policy().save_ops,
     ),
-    Feature("op-level SAC", lambda c: replace(c, ac="none"), True, lambda a, b: b.ac == "op"),
-    Feature("rowwise scaling", lambda c: replace(c, recipe="tensorwise"), False, lambda a, b: b.recipe.startswith("rowwise")),
+    Feature("op-level SAC", lambda c: replace(c, ac=AcMode.NONE), True, lambda a, b: b.ac == AcMode.OP),
+    Feature(
+        "rowwise scaling",
+        lambda c: replace(c, recipe=Recipe.TENSORWISE),
+        False,
+        lambda a, b: b.recipe in (Recipe.ROWWISE, Recipe.ROWWISE_WITH_GW_HP),
+    ),
 )
 
 
-def held_after_forward(report: dict) -> int:
+def held_after_forward(report: S.Report) -> int:
     """The metric: bytes held at the end of forward (measured): what the step keeps for backward."""
-    return report["memory"]["phases"]["forward"]["end_bytes"]
+    return report.memory.phases[Phase.FORWARD].end_bytes
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A configuration's run: its directory, and its figures or why it could not run."""
+
+    run: str
+    held_bytes: int | None = None
+    mode: RunMode | None = None
+    error: str | None = None
 
 
 class Trials:
@@ -100,7 +118,7 @@ class Trials:
         self.out, self.envs = out, envs
         self.threshold: int | None = None  # known once the configurations as given are measured
         self.progress, self.verbose, self.slots, self.gpus = progress, verbose, slots, gpus
-        self.runs: dict[tuple, dict] = {}
+        self.runs: dict[tuple, Measured] = {}
 
     def _key(self, cfg: ProbeConfig, side: str) -> tuple:
         # per side: an A/A bisection measures both sides, each in its own process
@@ -128,43 +146,40 @@ class Trials:
         for job, key in zip(jobs, keys):
             report = reports[job.label]
             if isinstance(report, MemprobeError):
-                self.runs[key] = {"run": str(job.out), "error": str(report).removeprefix(f"[{job.label}] ")}
-                continue
-            self.runs[key] = {
-                "run": str(job.out),
-                "held_bytes": held_after_forward(report),
-                "mode": report["mode"],
-                "saved_bytes": (report.get("saved_totals") or {}).get("graph_bytes"),
-            }
+                self.runs[key] = Measured(str(job.out), error=str(report).removeprefix(f"[{job.label}] "))
+            else:
+                self.runs[key] = Measured(str(job.out), held_bytes=held_after_forward(report), mode=report.mode)
 
-    def row(self, label: str, ca: ProbeConfig, cb: ProbeConfig) -> dict:
+    def row(self, label: str, ca: ProbeConfig, cb: ProbeConfig, pass_: BisectPass) -> S.Trial:
         ra, rb = self.runs[self._key(ca, "a")], self.runs[self._key(cb, "b")]
-        row = {"removed": label, "a": ca.summary(), "b": cb.summary(), "runs": [ra["run"], rb["run"]]}
-        failed = [f"{side}: {r['error']}" for side, r in (("A", ra), ("B", rb)) if "error" in r]
+        tried = {"removed": label, "pass_": pass_, "a": ca.summary(), "b": cb.summary(), "runs": [ra.run, rb.run]}
+        failed = [f"{side}: {r.error}" for side, r in (("A", ra), ("B", rb)) if r.error is not None]
         if failed:
-            row.update(
-                held_a=ra.get("held_bytes"),
-                held_b=rb.get("held_bytes"),
+            row = S.Trial(
+                **tried,
+                held_a=ra.held_bytes,
+                held_b=rb.held_bytes,
                 delta_bytes=None,
                 exceeds=None,
-                modes=[ra.get("mode"), rb.get("mode")],
+                modes=[ra.mode, rb.mode],
                 error="; ".join(failed),
             )
-            self.progress(f"{label}: could not be tried ({row['error']})")
+            self.progress(f"{label}: could not be tried ({row.error})")
             return row
-        delta = rb["held_bytes"] - ra["held_bytes"]
-        row.update(
-            held_a=ra["held_bytes"],
-            held_b=rb["held_bytes"],
+        delta = rb.held_bytes - ra.held_bytes
+        row = S.Trial(
+            **tried,
+            held_a=ra.held_bytes,
+            held_b=rb.held_bytes,
             delta_bytes=delta,
             exceeds=None if self.threshold is None else delta > 0 and delta >= self.threshold,
-            modes=[ra["mode"], rb["mode"]],
+            modes=[ra.mode, rb.mode],
         )
         if self.threshold is None:
             self.progress(f"{label}: B - A = {fmt_bytes(delta)}")
             return row
         self.progress(
-            f"{label}: B - A = {fmt_bytes(delta)} ({'still exceeds' if row['exceeds'] else 'below'} {fmt_bytes(self.threshold)})"
+            f"{label}: B - A = {fmt_bytes(delta)} ({'still exceeds' if row.exceeds else 'below'} {fmt_bytes(self.threshold)})"
         )
         return row
 
@@ -192,76 +207,94 @@ def run_bisect(
     slots: int = 1,
     gpus: list[str] | None = None,
 ) -> tuple[dict, Path]:
-    """Find the features B needs to exceed A by ``min_delta`` at the end of forward; writes bisect.json."""
+    """Find the features B needs to exceed A by ``min_delta`` at the end of forward; writes bisect.json and returns
+    it (JSON data: what ``--json`` prints) with its directory."""
     out = out or default_run_dir("bisect")
     prepare_run_dir(out, force)
     trials = Trials(out, envs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     trials.measure([(cfg_a, "a", "as given"), (cfg_b, "b", "as given")])
-    rows = [trials.row("nothing (as given)", cfg_a, cfg_b)]
-    rows[0]["pass"] = "given"
-    given = rows[0]["delta_bytes"]
+    given_row = trials.row("nothing (as given)", cfg_a, cfg_b, BisectPass.GIVEN)
+    given = given_row.delta_bytes
     if given is None:
-        raise RunFailed(f"the configurations as given could not be run: {rows[0]['error']}")
+        raise RunFailed(f"the configurations as given could not be run: {given_row.error}")
     threshold = trials.threshold = min_delta.threshold(given)
-    rows[0]["exceeds"] = given > 0 and given >= threshold
+    given_row.exceeds = given > 0 and given >= threshold
+    found = _Found(rows=[given_row])
+    if given_row.exceeds:
+        cfg_a, cfg_b = _bisect(trials, cfg_a, cfg_b, found)
+    result = S.BisectResult(
+        threshold_bytes=threshold,
+        min_delta=min_delta.text,
+        given_delta_bytes=given,
+        metric=METRIC,
+        trials=found.rows,
+        necessary=found.necessary,
+        unnecessary=found.unnecessary,
+        not_applicable=found.not_applicable,
+        untested=found.untested,
+        minimal=S.Minimal(a=cfg_a.summary(), b=cfg_b.summary(), a_flags=cfg_a.to_flags(), b_flags=cfg_b.to_flags()),
+        envs={k: S.SideEnvRecord(**v.to_dict()) for k, v in envs.items() if not v.empty},
+        conclusion=_conclusion(given, given_row.exceeds, min_delta, threshold, found),
+    )
+    data = dump(result)
+    atomic_write_json(out / "bisect.json", data)
+    return data, out
+
+
+@dataclass
+class _Found:
+    """What a bisection found so far: the trials, and the features by what they turned out to be."""
+
+    rows: list[S.Trial]
+    necessary: list[str] = field(default_factory=list)
+    unnecessary: list[str] = field(default_factory=list)
+    not_applicable: list[str] = field(default_factory=list)
+    untested: list[str] = field(default_factory=list)
+
+
+def _bisect(trials: Trials, cfg_a: ProbeConfig, cfg_b: ProbeConfig, found: _Found) -> tuple[ProbeConfig, ProbeConfig]:
+    """The two passes over the features of a regression that exceeds the bar as given; the minimal configurations."""
+    # 1. each feature alone, removed from the configuration as given: is it necessary there? (independent trials)
+    singles = []
+    for feature in FEATURES:
+        if feature.applies(cfg_a, cfg_b):
+            singles.append((feature, *_removed(feature, cfg_a, cfg_b)))
+        else:
+            found.not_applicable.append(feature.name)
+    trials.measure([(c, side, f.name) for f, ca, cb in singles for c, side in ((ca, "a"), (cb, "b"))])
+    for feature, ca, cb in singles:
+        row = trials.row(feature.name, ca, cb, BisectPass.SINGLE)
+        found.rows.append(row)
+        if row.exceeds is None:
+            found.untested.append(feature.name)
+        else:
+            (found.unnecessary if row.exceeds else found.necessary).append(feature.name)
+    # 2. the unnecessary ones removed together, one after another: a minimal configuration
+    for feature in FEATURES:
+        if feature.name not in found.unnecessary:
+            continue
+        ca, cb = _removed(feature, cfg_a, cfg_b)
+        trials.measure([(ca, "a", f"+ {feature.name}"), (cb, "b", f"+ {feature.name}")])
+        row = trials.row(f"+ {feature.name}", ca, cb, BisectPass.CUMULATIVE)
+        found.rows.append(row)
+        if row.exceeds:
+            cfg_a, cfg_b = ca, cb
+    return cfg_a, cfg_b
+
+
+def _conclusion(given: int, exceeds: bool, min_delta: MinDelta, threshold: int, found: _Found) -> str:
     bar = fmt_bytes(threshold) + (f" ({min_delta.text} of that)" if min_delta.share is not None else "")
-    necessary, unnecessary, not_applicable, untested = [], [], [], []
-    if rows[0]["exceeds"]:
-        # 1. each feature alone, removed from the configuration as given: is it necessary there? (independent trials)
-        singles = []
-        for feature in FEATURES:
-            if feature.applies(cfg_a, cfg_b):
-                singles.append((feature, *_removed(feature, cfg_a, cfg_b)))
-            else:
-                not_applicable.append(feature.name)
-        trials.measure([(c, side, f.name) for f, ca, cb in singles for c, side in ((ca, "a"), (cb, "b"))])
-        for feature, ca, cb in singles:
-            row = trials.row(feature.name, ca, cb)
-            row["pass"] = "single"
-            rows.append(row)
-            if row["exceeds"] is None:
-                untested.append(feature.name)
-            else:
-                (unnecessary if row["exceeds"] else necessary).append(feature.name)
-        # 2. the unnecessary ones removed together, one after another: a minimal configuration
-        for feature in FEATURES:
-            if feature.name not in unnecessary:
-                continue
-            ca, cb = _removed(feature, cfg_a, cfg_b)
-            trials.measure([(ca, "a", f"+ {feature.name}"), (cb, "b", f"+ {feature.name}")])
-            row = trials.row(f"+ {feature.name}", ca, cb)
-            row["pass"] = "cumulative"
-            rows.append(row)
-            if row["exceeds"]:
-                cfg_a, cfg_b = ca, cb
-        conclusion = (
-            f"In the configuration as given, B holds {fmt_bytes(given)} more than A after forward; it stays at least "
-            f"{bar} above A only with {', '.join(necessary) or 'none of the features tried'} (removing any one of them "
-            f"removes it); it does not need {', '.join(unnecessary) or 'any feature that could be removed'}."
+    if not exceeds:
+        if given <= 0:
+            return f"B holds no more than A at the end of forward ({fmt_bytes(given)}): nothing to bisect."
+        return f"B holds {fmt_bytes(given)} more than A at the end of forward, less than --min-delta {bar}: nothing to bisect."
+    conclusion = (
+        f"In the configuration as given, B holds {fmt_bytes(given)} more than A after forward; it stays at least "
+        f"{bar} above A only with {', '.join(found.necessary) or 'none of the features tried'} (removing any one of them "
+        f"removes it); it does not need {', '.join(found.unnecessary) or 'any feature that could be removed'}."
+    )
+    if found.untested:
+        conclusion += (
+            f" Not tried, because the run without it failed: {', '.join(found.untested)} (each trial's error is in bisect.json)."
         )
-        if untested:
-            conclusion += (
-                f" Not tried, because the run without it failed: {', '.join(untested)} (each trial's error is in bisect.json)."
-            )
-    else:
-        conclusion = (
-            f"B holds no more than A at the end of forward ({fmt_bytes(given)}): nothing to bisect."
-            if given <= 0
-            else f"B holds {fmt_bytes(given)} more than A at the end of forward, less than --min-delta {bar}: nothing to bisect."
-        )
-    result = {
-        "threshold_bytes": threshold,
-        "min_delta": min_delta.text,
-        "given_delta_bytes": given,
-        "metric": METRIC,
-        "trials": rows,
-        "necessary": necessary,
-        "unnecessary": unnecessary,
-        "not_applicable": not_applicable,
-        "untested": untested,
-        "minimal": {"a": cfg_a.summary(), "b": cfg_b.summary(), "a_flags": cfg_a.to_flags(), "b_flags": cfg_b.to_flags()},
-        "envs": {k: v.to_dict() for k, v in envs.items() if not v.empty},
-        "conclusion": conclusion,
-    }
-    atomic_write_json(out / "bisect.json", result)
-    return result, out
+    return conclusion

@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis.diff import diff_reports
-from ..analysis.rundir import load_report
 from ..analysis.verdict import diff_verdict
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..rundir import schema as S
+from ..rundir.load import dump, load_report
 from .placement import Placement
 from .process import ProbeJob, Progress, SideEnv, check_environments, cuda_placement, run_jobs
 
@@ -51,7 +52,8 @@ def run_diff(
     progress: Progress,
     verbose: bool = False,
 ) -> tuple[dict, Path | None]:
-    """Diff B against A; returns the result and the directory it was written to (None if nothing ran)."""
+    """Diff B against A; returns the result (JSON data: what ``--json`` prints) and the directory it was written to
+    (None if nothing ran)."""
     to_run = {k: v for k, v in sides.items() if isinstance(v, ProbeConfig)}
     for key, env in envs.items():
         if not env.empty and key not in to_run:
@@ -66,7 +68,7 @@ def run_diff(
         progress(f"sides {' and '.join(k.upper() for k in to_run)}: {placement.why}")
     jobs = [ProbeJob(key, cfg, out / key, envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
     ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=placement.slots, gpus=placement.gpus)
-    reports = {}
+    reports: dict[str, S.Report] = {}
     for key, side in sides.items():
         if isinstance(side, Path):
             reports[key] = load_report(side)
@@ -74,11 +76,12 @@ def run_diff(
         else:
             reports[key] = ran[key]
     result = diff_reports(reports["a"], reports["b"])
-    for key, side in sides.items():
-        result[key]["source"] = str(side) if isinstance(side, Path) else str(out / key)
-    result["verdict"] = diff_verdict(result)
+    result.a.source = str(sides["a"]) if isinstance(sides["a"], Path) else str(out / "a")
+    result.b.source = str(sides["b"]) if isinstance(sides["b"], Path) else str(out / "b")
+    result.verdict = diff_verdict(result)
     if len(to_run) > 1:
-        result["schedule"] = {"at_once": placement.slots > 1, **placement.to_dict()}
+        result.schedule = S.Schedule(at_once=placement.slots > 1, **placement.to_dict())
+    data = dump(result)
     if out is not None:
-        atomic_write_json(out / "diff.json", result)
-    return result, out
+        atomic_write_json(out / "diff.json", data)
+    return data, out

@@ -7,16 +7,18 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.explain import candidate_ops, explain_runs
-from ..analysis.rundir import graph_pairs, load_report
+from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..rundir.load import dump, load_report
+from ..vocab import AcMode, RunMode
 from .process import ProbeJob, Progress, run_jobs
 
 
 def check_explainable(cfg: ProbeConfig) -> None:
-    if cfg.ac != "op":
+    if cfg.ac != AcMode.OP:
         raise ConfigError("explain edits a per-op SAC policy: the configuration needs --ac op")
 
 
@@ -32,12 +34,13 @@ def run_explain(
     slots: int = 1,
     gpus: list[str] | None = None,
 ) -> tuple[dict, Path]:
-    """Explain a finished run (``run_dir``) or a configuration (``cfg``, run first); writes explain.json."""
+    """Explain a finished run (``run_dir``) or a configuration (``cfg``, run first); writes explain.json and returns
+    it (JSON data: what ``--json`` prints) with the directory it was written to."""
     analysis_only = not full
     if run_dir is not None:  # every argument is checked before --out is touched
         base = load_report(run_dir)
         graph_pairs(run_dir, base)  # its graphs read and checked now, not after the edited runs
-        cfg = ProbeConfig.from_dict(base["config"]).validated()
+        cfg = base.config.probe()
     check_explainable(cfg)
     out = out or default_run_dir("explain")
     prepare_run_dir(out, force)
@@ -58,8 +61,9 @@ def run_explain(
         for op in candidate_ops(base)
     ]
     reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
-    result = explain_runs(base, base_dir, {job.label: (reports[job.label], job.out) for job in jobs})
-    result["mode"] = "analysis-only" if analysis_only else "full"
-    result["verdict"] = explain_verdict(result)
-    atomic_write_json(out / "explain.json", result)
-    return result, out
+    mode = RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL
+    result = explain_runs(base, base_dir, {job.label: (reports[job.label], job.out) for job in jobs}, mode)
+    result.verdict = explain_verdict(result)
+    data = dump(result)
+    atomic_write_json(out / "explain.json", data)
+    return data, out

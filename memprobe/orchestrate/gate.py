@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.rundir import load_report
-from ..analysis.verdict import gate_verdict, verdict_of
+from ..analysis.verdict import gate_verdict, run_verdict
 from ..budget import PROBE_NAME, Budget, BudgetError, baseline_entry, evaluate, explain_breach, load_baseline
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import MemprobeError
-from ..vocab import Verdict
+from ..rundir import schema as S
+from ..rundir.load import dump, load_report
+from ..vocab import RunStatus, Verdict
 from .process import ProbeJob, Progress, run_jobs
 
 
@@ -31,7 +32,7 @@ def match_finished(entries: tuple[str, ...], budget: Budget, wanted: dict) -> di
             if name not in budget.probes:
                 raise BudgetError(f"{budget.path}: no probe {name!r} (probes: {', '.join(budget.probes)})")
         else:
-            cfg = ProbeConfig.from_dict(report["config"]).validated()
+            cfg = report.config.probe()
             names = [n for n, p in wanted.items() if p.config == cfg]
             if not names:
                 raise BudgetError(f"{budget.path}: run {path} matches no probe's configuration; name it: --from NAME={path}")
@@ -54,7 +55,7 @@ def run_gate(
     slots: int = 1,
     gpus: list[str] | None = None,
 ) -> dict:
-    """Run (or load) each wanted probe and evaluate its limits; the gate's result as data."""
+    """Run (or load) each wanted probe and evaluate its limits; the gate's result as JSON data."""
     baseline = load_baseline(baseline_path)
     for name in wanted:  # each names a directory under --out: never a path (load_budget checks it too)
         if not PROBE_NAME.fullmatch(name):
@@ -65,7 +66,7 @@ def run_gate(
         prepare_run_dir(out, force)
     jobs = [ProbeJob(name, wanted[name].config, out / name) for name in to_run]
     ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus, keep_going=True)
-    reports: dict[str, dict] = {}
+    reports: dict[str, S.Report] = {}
     for name in wanted:
         if name in finished:
             reports[name] = load_report(finished[name])
@@ -76,13 +77,13 @@ def run_gate(
             raise ProbeFailed(f"probe {name!r} gave no verdict: {res}")
         reports[name] = res
     for name in wanted:  # a probe without a complete report never passes
-        status = (reports.get(name) or {}).get("status")
-        if status != "complete":
+        status = reports[name].status if name in reports else None
+        if status != RunStatus.COMPLETE:
             raise ProbeFailed(f"probe {name!r} gave no verdict: its run is {status or 'missing'}, not complete")
 
     verdicts, explanations = [], {}
     for name, report in reports.items():
-        entry = baseline["probes"].get(name)
+        entry = baseline.probes.get(name)
         vs = evaluate(wanted[name], report, entry)
         if not vs:
             raise ProbeFailed(f"probe {name!r} gave no verdict: it has no limits")
@@ -98,11 +99,11 @@ def run_gate(
         "counts": counts,
         "runs": {n: str(finished.get(n) or out / n) for n in reports},
     }
-    result["verdict"] = gate_verdict(result, {n: verdict_of("run", r) for n, r in reports.items()})
+    result["verdict"] = dump(gate_verdict(result, {n: r.verdict or run_verdict(r) for n, r in reports.items()}))
     if update_baseline:
         for name, report in reports.items():
-            baseline["probes"][name] = baseline_entry(report)
-        atomic_write_json(baseline_path, baseline)
+            baseline.probes[name] = baseline_entry(report)
+        atomic_write_json(baseline_path, dump(baseline))
         result["baseline_updated"] = True
     return result
 
@@ -118,7 +119,7 @@ def select_probes(budget: Budget, names: tuple[str, ...]) -> dict:
 def check_baseline_slot(baseline_path: Path, name: str, *, force: bool) -> None:
     """Before ``memprobe budget`` runs: the baseline beside the budget reads, and holds no entry for ``name`` (unless
     ``force``); the other probes' entries are kept."""
-    if name in load_baseline(baseline_path)["probes"] and not force:
+    if name in load_baseline(baseline_path).probes and not force:
         raise BudgetError(f"{baseline_path} already holds a baseline for probe {name!r}; pass --force to replace it")
 
 
@@ -134,9 +135,11 @@ def write_budget(
     progress: Progress,
     verbose: bool = False,
 ) -> dict:
-    """Run ``cfg`` once (in its own process) and write a starter budget for it, and its baseline entry."""
+    """Run ``cfg`` once (in its own process) and write a starter budget for it, and its baseline entry; the run's
+    report as JSON data."""
     import tempfile
 
+    from ..analysis.plain import report_data
     from ..budget import budget_text, load_budget
     from ..capture.rundir import atomic_write_text
 
@@ -145,6 +148,6 @@ def write_budget(
     atomic_write_text(budget_path, budget_text(name, cfg, report, headroom, headroom_text, relative))
     load_budget(budget_path)  # what we wrote must read back
     baseline = load_baseline(baseline_path)
-    baseline["probes"][name] = baseline_entry(report)
-    atomic_write_json(baseline_path, baseline)
-    return report
+    baseline.probes[name] = baseline_entry(report)
+    atomic_write_json(baseline_path, dump(baseline))
+    return report_data(report)

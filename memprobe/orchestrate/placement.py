@@ -29,6 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ProbeConfig
+from ..rundir import schema as S
+from ..rundir.load import dump, load_gpu_peaks
+from ..vocab import MemorySource, Repro
 
 FIT_FRACTION = 0.9
 # a CUDA process's memory outside the caching allocator's counters: its context, NCCL's buffers,
@@ -39,7 +42,7 @@ PROCESS_OVERHEAD_BYTES = 2 * 2**30
 # temporaries 16: an upper bound on what one parameter costs a probe of one rank
 STATE_BYTES_PER_PARAMETER = 48
 PEAK_MARGIN = 1.25
-PEAKS_FILE = "peaks.json"
+PEAKS_FILE = "gpu-peaks.json"
 
 
 @dataclass(frozen=True)
@@ -96,10 +99,10 @@ def _mib(text: str) -> int | None:
 
 def parameter_count(cfg: ProbeConfig) -> int | None:
     """Parameters of a repro's configuration (None where the configuration does not say: --model, torchtitan)."""
-    if cfg.model is not None or cfg.repro not in ("ffn", "transformer"):
+    if cfg.model is not None or cfg.repro not in (Repro.FFN, Repro.TRANSFORMER):
         return None
     ffn = 3 * cfg.dim * cfg.hidden
-    if cfg.repro == "ffn":
+    if cfg.repro == Repro.FFN:
         return cfg.layers * ffn
     kv = cfg.dim // cfg.heads * cfg.kv_heads
     attention = 2 * cfg.dim * cfg.dim + 2 * cfg.dim * kv
@@ -112,7 +115,7 @@ def config_bound(cfg: ProbeConfig) -> int | None:
     if params is None or cfg.nproc > 1:
         return None
     per_token = 3 * cfg.dim + 4 * cfg.hidden  # FFN: its input, output and residual; four hidden-sized values
-    if cfg.repro == "transformer":  # norms in fp32, q/k/v/o, rotary's fp32 copies (fused attention: no seq x seq)
+    if cfg.repro == Repro.TRANSFORMER:  # norms in fp32, q/k/v/o, rotary's fp32 copies (fused attention: no seq x seq)
         per_token += 8 * cfg.dim + 4 * (cfg.dim // cfg.heads * cfg.kv_heads)
     tokens = cfg.batch * cfg.seq
     activations = 3 * 4 * cfg.layers * tokens * per_token + 4 * 4 * tokens * cfg.dim  # + batch and loss in fp32
@@ -130,40 +133,30 @@ def peak_key(cfg: ProbeConfig, env: dict | None = None, python: str | None = Non
 
 class PeakRecords:
     """The peak each configuration reached on this machine's GPUs, in memprobe's cache directory
-    (``peaks.json``: ``{key: {"peak_reserved_bytes": N, "device_name": NAME}}``). A file that is not of
-    that shape is ignored and left as it is."""
+    (``gpu-peaks.json``, :class:`~memprobe.rundir.schema.GpuPeaks`). A file that is not of that shape is
+    ignored and left as it is."""
 
     def __init__(self, path: Path | None = None):
         from ..capture.caches import memprobe_cache_dir
 
         self.path = path or memprobe_cache_dir() / PEAKS_FILE
 
-    def _read(self) -> dict | None:
-        from ..analysis.validate import COUNT, NAME, MapOf, Obj, Opt, load_json
-        from ..errors import RunDirError
-
-        if not self.path.is_file():
-            return {}
-        try:
-            return load_json(self.path, MapOf(Obj({"peak_reserved_bytes": COUNT}, {"device_name": Opt(NAME)})))
-        except RunDirError:
-            return None
-
     def get(self, key: str) -> int | None:
-        entry = (self._read() or {}).get(key)
-        return entry["peak_reserved_bytes"] if entry else None
+        peaks = load_gpu_peaks(self.path)
+        entry = peaks.peaks.get(key) if peaks else None
+        return entry.peak_reserved_bytes if entry else None
 
     def put(self, key: str, peak: int, device_name: str | None) -> None:
         from ..capture.rundir import atomic_write_json
 
         with _PUT:  # probes that end at once are waited for by threads of one process
-            peaks = self._read()
+            peaks = load_gpu_peaks(self.path)
             if peaks is None:
                 return
-            peaks[key] = {"peak_reserved_bytes": int(peak), "device_name": device_name}
+            peaks.peaks[key] = S.GpuPeak(peak_reserved_bytes=int(peak), device_name=device_name)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write_json(self.path, peaks)
+                atomic_write_json(self.path, dump(peaks))
             except OSError:
                 pass
 
@@ -171,13 +164,13 @@ class PeakRecords:
 _PUT = threading.Lock()
 
 
-def recorded_peak(report: dict) -> int | None:
+def recorded_peak(report: S.Report) -> int | None:
     """The peak reserved bytes a finished CUDA probe reached over its whole process (None otherwise)."""
-    memory = report.get("memory") or {}
-    if memory.get("source") != "cuda-allocator":
+    memory = report.memory
+    if memory is None or memory.source != MemorySource.CUDA_ALLOCATOR:
         return None
-    peaks = [p.get("peak_reserved_bytes") or 0 for p in (memory.get("phases") or {}).values()]
-    peaks.append(memory.get("process_peak_reserved_bytes") or 0)
+    peaks = [p.peak_reserved_bytes or 0 for p in (memory.phases or {}).values()]
+    peaks.append(memory.process_peak_reserved_bytes or 0)
     return max(peaks) or None
 
 

@@ -36,10 +36,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..capture.caches import compile_cache_env
-from ..capture.child import ERROR, INTERNAL, PROGRESS, READY
+from ..capture.guard import on_signals
 from ..capture.process_info import COMMAND_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
+from ..capture.protocol import ERROR, INTERNAL, PROGRESS, READY
 from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
+from ..rundir import schema as S
+from ..vocab import DeviceChoice, Recipe, RunStatus
+from .finish import finish_run, mark_killed
 from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
 
 Progress = Callable[[str], None]
@@ -153,54 +157,18 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
     Skipped when every probe runs in this interpreter and needs the same: the first probe is then the check
     (nothing has run before it fails)."""
     from ..compat import needs
-    from ..config import canonical_recipe
 
     groups: dict[tuple, list[ProbeJob]] = {}
     for job in jobs:
         groups.setdefault((job.side.python or sys.executable, job.side.env), []).append(job)
     if len(groups) == 1 and all(j.side.python is None for j in jobs) and len({needs(j.cfg) for j in jobs}) == 1:
         return
-    specs = {
-        key: json.dumps(
-            {
-                "needs": sorted(str(n) for n in set().union(*(needs(j.cfg) for j in group))),
-                "recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group} - {"bf16"}),
-                "cpu_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device != "cuda"} - {"bf16"}),
-                "auto_recipes": sorted({canonical_recipe(j.cfg.recipe) for j in group if j.cfg.device == "auto"} - {"bf16"}),
-                "cpu_fsdp": any(j.cfg.fsdp and j.cfg.device != "cuda" for j in group),
-                "cpu_fsdp_auto_only": not any(j.cfg.fsdp and j.cfg.device == "cpu" for j in group),
-            }
-        )
-        for key, group in groups.items()
-    }
+    specs = {key: _env_spec(group) for key, group in groups.items()}
     groups = {key: group for key, group in groups.items() if (key, specs[key]) not in _checked}
     answers: dict[tuple, dict | str] = {}
 
     def ask(key: tuple) -> None:
-        python, side_env_vars = key
-        spec = specs[key]
-        if python == sys.executable and not side_env_vars:
-            # this interpreter: what is installed, without a process (the probe checks the APIs itself, first thing)
-            from ..compat import not_installed
-
-            answers[key] = {"unavailable": not_installed(json.loads(spec)["needs"]), "versions": {}, "python": None}
-            return
-        cmd, env = probe_process(python, "memprobe.compat.envcheck", [spec], {**os.environ, **dict(side_env_vars)})
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=env)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            answers[key] = f"cannot run it ({type(e).__name__}: {e})"
-            return
-        if proc.returncode != 0:
-            if "-P" in proc.stderr and "nknown option" in proc.stderr:
-                answers[key] = "is older than Python 3.11: memprobe's probe code needs Python 3.11 or newer there"
-            else:
-                answers[key] = f"cannot run memprobe's environment check ({_last_line(proc.stderr)})"
-            return
-        try:
-            answers[key] = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            answers[key] = f"its environment check said nothing readable ({_last_line(proc.stdout + proc.stderr)})"
+        answers[key] = _ask_environment(key, specs[key])
 
     threads = [threading.Thread(target=ask, args=(key,), daemon=True) for key in groups]
     for t in threads:
@@ -224,6 +192,49 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
     _checked.update((key, specs[key]) for key in groups)
 
 
+def _env_spec(group: list[ProbeJob]) -> str:
+    """What the probes of one interpreter need of it, as the environment check's argument (JSON)."""
+    from ..compat import needs
+    from ..config import canonical_recipe
+
+    def float8(keep) -> list[str]:
+        return sorted({canonical_recipe(j.cfg.recipe) for j in group if keep(j)} - {Recipe.BF16})
+
+    return json.dumps(
+        {
+            "needs": sorted(str(n) for n in set().union(*(needs(j.cfg) for j in group))),
+            "recipes": float8(lambda j: True),
+            "cpu_recipes": float8(lambda j: j.cfg.device != DeviceChoice.CUDA),
+            "auto_recipes": float8(lambda j: j.cfg.device == DeviceChoice.AUTO),
+            "cpu_fsdp": any(j.cfg.fsdp and j.cfg.device != DeviceChoice.CUDA for j in group),
+            "cpu_fsdp_auto_only": not any(j.cfg.fsdp and j.cfg.device == DeviceChoice.CPU for j in group),
+        }
+    )
+
+
+def _ask_environment(key: tuple, spec: str) -> dict | str:
+    """An interpreter's answer (its versions and what it lacks), or why it gave none, in words."""
+    python, side_env_vars = key
+    if python == sys.executable and not side_env_vars:
+        # this interpreter: what is installed, without a process (the probe checks the APIs itself, first thing)
+        from ..compat import not_installed
+
+        return {"unavailable": not_installed(json.loads(spec)["needs"]), "versions": {}, "python": None}
+    cmd, env = probe_process(python, "memprobe.compat.envcheck", [spec], {**os.environ, **dict(side_env_vars)})
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=600, env=env)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"cannot run it ({type(e).__name__}: {e})"
+    if proc.returncode != 0:
+        if "-P" in proc.stderr and "nknown option" in proc.stderr:
+            return "is older than Python 3.11: memprobe's probe code needs Python 3.11 or newer there"
+        return f"cannot run memprobe's environment check ({_last_line(proc.stderr)})"
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return f"its environment check said nothing readable ({_last_line(proc.stdout + proc.stderr)})"
+
+
 _checked: set[tuple] = set()  # (interpreter and settings, what was asked of it) found able, in this process
 
 
@@ -236,11 +247,11 @@ def cuda_placement(probes: list[tuple[str, ProbeConfig, SideEnv]], want: int | N
     """Where ``probes`` (label, configuration, side) run on CUDA, up to ``want`` at once (None: one per visible
     GPU); None when none of them runs on CUDA (``cuda``, or ``auto`` with a GPU visible)."""
     configs = [c for _, c, _ in probes]
-    if not any(c.device in ("cuda", "auto") for c in configs):
+    if not any(c.device in (DeviceChoice.CUDA, DeviceChoice.AUTO) for c in configs):
         return None
     gpus = query_gpus()
     if not gpus:
-        if any(c.device == "cuda" for c in configs):
+        if any(c.device == DeviceChoice.CUDA for c in configs):
             return Placement(1, None, "no GPU visible")  # the probe says so in its own words
         return None
     if any(c.nproc > 1 for c in configs):
@@ -369,10 +380,9 @@ class ChildProbe:
             except (BrokenPipeError, OSError):
                 pass
 
-    def wait(self) -> dict:
-        """The child's report, or the error that ended it (one line, with its exit code)."""
-        from ..analysis.rundir import load_report
-
+    def wait(self) -> S.Report:
+        """The child's report, analysed here once it has ended (:func:`~.finish.finish_run`: what it recorded is
+        finished whatever became of it), or the error that ended it (one line, with its exit code)."""
         rc = self.proc.wait()
         self._reader.join()
         if self.proc.stdin is not None:
@@ -380,46 +390,44 @@ class ChildProbe:
                 self.proc.stdin.close()
             except OSError:
                 pass
+        error = None if rc == 0 else self._error(rc)
+        try:
+            report = finish_run(self.job.out, self.job.cfg)
+        except InternalError as e:
+            raise InternalError(f"[{self.job.label}] {e}") from None
+        except MemprobeError:
+            if error is None:
+                raise
+            raise error from None  # the child said why it recorded nothing readable
+        if error is not None:
+            raise error
+        if report.status != RunStatus.COMPLETE:
+            raise RunFailed(f"[{self.job.label}] the probe ended with status {str(report.status)!r}; see {self.job.out}")
+        _record_peak(self.job, report)
+        return report
+
+    def _error(self, rc: int) -> MemprobeError:
+        """What ended the child with ``rc``: the error it said, the signal that killed it, or its exit code."""
         label = self.job.label
-        if rc == 0:
-            report = load_report(self.job.out)
-            if report.get("status") != "complete":
-                raise RunFailed(f"[{label}] the probe ended with status {report.get('status')!r}; see {self.job.out}")
-            _record_peak(self.job, report)
-            return report
         kind, message = self.errors[-1] if self.errors else (None, None)
         if kind == "internal":
-            raise InternalError(
+            return InternalError(
                 f"[{label}] internal error in the probe process: {message} (run again with --debug --verbose for the traceback)"
             )
         if message is not None:
             cls = EXIT_CODES.get(rc, RunFailed)
-            raise cls(f"[{label}] {message}", exit_code=rc if rc in EXIT_CODES else None)
+            return cls(f"[{label}] {message}", exit_code=rc if rc in EXIT_CODES else None)
         if rc < 0:
             name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else f"signal {-rc}"
-            self._mark_killed(name)
+            mark_killed(self.job.out, name)
             if -rc in (signal.SIGINT, signal.SIGTERM):
-                raise Interrupted(
+                return Interrupted(
                     f"[{label}] the probe process was stopped by {name}; what it recorded is in {self.job.out}",
                     exit_code=128 - rc,
                 )
             oom = " (the kernel's out-of-memory killer sends it)" if -rc == signal.SIGKILL else ""
-            raise RunFailed(f"[{label}] the probe process was killed by {name}{oom}; partial run directory {self.job.out}")
-        raise RunFailed(f"[{label}] the probe process exited with {rc} without saying why; run with --verbose to see its output")
-
-    def _mark_killed(self, how: str) -> None:
-        """A child killed by a signal could not mark its report: say so in it (status failed)."""
-        from ..capture.rundir import atomic_write_json
-
-        path = self.job.out / "report.json"
-        try:
-            report = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return
-        if isinstance(report, dict) and report.get("status") == "running":
-            report["status"] = "failed"
-            report["error"] = f"the probe process was killed by {how}"
-            atomic_write_json(path, report)
+            return RunFailed(f"[{label}] the probe process was killed by {name}{oom}; partial run directory {self.job.out}")
+        return RunFailed(f"[{label}] the probe process exited with {rc} without saying why; run with --verbose to see its output")
 
     def stop(self) -> None:
         """Ask the child to stop (SIGTERM: it marks its run interrupted), then make sure it is gone."""
@@ -433,12 +441,12 @@ class ChildProbe:
         self._reader.join(timeout=5)
 
 
-def _record_peak(job: ProbeJob, report: dict) -> None:
+def _record_peak(job: ProbeJob, report: S.Report) -> None:
     """A finished CUDA probe's peak, kept for the next time its configuration needs a place on a GPU."""
     peak = recorded_peak(report)
     if peak is not None:
         key = peak_key(job.cfg, dict(job.side.env), job.side.python)
-        PeakRecords().put(key, peak, (report.get("versions") or {}).get("device_name"))
+        PeakRecords().put(key, peak, report.versions.device_name)
 
 
 def run_jobs(
@@ -449,12 +457,13 @@ def run_jobs(
     slots: int = 1,
     gpus: list[str] | None = None,
     keep_going: bool = False,
-) -> dict[str, dict | MemprobeError]:
+) -> dict[str, S.Report | MemprobeError]:
     """Run each job in its own process; return ``{label: report}`` in job order.
 
     ``slots`` probes run at once (each on its own GPU from ``gpus`` when given, or with
     ``cpu_count // slots`` threads on the CPU); with one slot the next probe's process is
-    started and held while the current one runs. On the first failure the others are
+    started and held while the current one runs. Each probe's run directory is analysed as
+    its process ends (while the next one runs). On the first failure the others are
     stopped and the failure is raised, unless ``keep_going`` (then the error stands in
     the result in place of the report).
     """
@@ -467,97 +476,102 @@ def run_jobs(
         if job.out.exists() and any(job.out.iterdir()):
             raise RunDirError(f"{job.out} is not empty: a probe writes a fresh run directory")
     check_environments(jobs, progress)
-    lock = threading.Lock()
-    results: dict[str, dict | MemprobeError] = {}
-    pending = list(jobs)
-    running: dict[str, ChildProbe] = {}
-    held: ChildProbe | None = None
-    free_gpus = list(gpus or [])  # a GPU appears once per probe it may hold at once
-    slots = max(1, min(slots, len(jobs), len(free_gpus) if gpus else slots))
-    threads = max(1, (os.cpu_count() or 1) // slots) if slots > 1 and not gpus else None
-    compile_threads = max(1, (os.cpu_count() or 1) // slots) if slots > 1 and gpus else None
-    done = threading.Condition()
-    finished: list[str] = []
+    schedule = _Schedule(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
 
-    def waiter(child: ChildProbe) -> None:
+    def terminated(signum, frame):
+        raise Interrupted("terminated (SIGTERM); what the probes recorded is in their run directories", exit_code=128 + signum)
+
+    try:
+        with on_signals(terminated, signal.SIGTERM):  # SIGTERM to the orchestrator stops its probes and exits 143
+            schedule.run(keep_going)
+    except BaseException as e:
+        schedule.stop_all()
+        if isinstance(e, KeyboardInterrupt):
+            raise Interrupted("interrupted; what the probes recorded is in their run directories") from None
+        raise
+    return {label: schedule.results[label] for label in labels}
+
+
+class _Schedule:
+    """The probes of one verb, started, held, released and waited for (see :func:`run_jobs`)."""
+
+    def __init__(self, jobs: list[ProbeJob], *, progress: Progress, verbose: bool, slots: int, gpus: list[str] | None):
+        self.pending = list(jobs)
+        self.progress, self.verbose, self.gpus = progress, verbose, gpus
+        self.lock = threading.Lock()
+        self.results: dict[str, S.Report | MemprobeError] = {}
+        self.running: dict[str, ChildProbe] = {}
+        self.held: ChildProbe | None = None
+        self.free_gpus = list(gpus or [])  # a GPU appears once per probe it may hold at once
+        self.slots = max(1, min(slots, len(jobs), len(self.free_gpus) if gpus else slots))
+        share = max(1, (os.cpu_count() or 1) // self.slots)
+        self.threads = share if self.slots > 1 and not gpus else None
+        self.compile_threads = share if self.slots > 1 and gpus else None
+        self.done = threading.Condition()
+        self.finished: list[str] = []
+
+    def run(self, keep_going: bool) -> None:
+        while self.pending or self.running or self.held:
+            self._fill()
+            with self.done:
+                while not self.finished:
+                    self.done.wait(0.5)
+                label = self.finished.pop(0)
+            child = self.running.pop(label)
+            if child.gpu is not None:
+                self.free_gpus.append(child.gpu)
+            if isinstance(self.results[label], MemprobeError) and not keep_going:
+                raise self.results[label]
+
+    def _fill(self) -> None:
+        """Start (or release the held) probes while slots are free; with one slot, hold the next one."""
+        while len(self.running) < self.slots and (self.pending or self.held):
+            if self.held is not None:
+                child, self.held = self.held, None
+                if child.gpu is not None:
+                    self.free_gpus.remove(child.gpu)  # its GPU is free now: nothing runs (one slot)
+                child.release()
+            else:
+                child = self._start(self.pending.pop(0), hold=False)
+            self.running[child.job.label] = child
+            threading.Thread(target=self._wait_for, args=(child,), daemon=True).start()
+        if self.slots == 1 and self.held is None and self.pending:
+            self.held = self._start(self.pending.pop(0), hold=True)  # imports while the current probe runs
+
+    def _start(self, job: ProbeJob, hold: bool) -> ChildProbe:
+        # a held probe (one slot) imports beside the running one and is given the first GPU, which it takes
+        # from the pool when it is released; it touches no GPU before
+        gpus = self.gpus
+        gpu = (gpus[0] if hold else self.free_gpus.pop(0)) if gpus else None
+        return ChildProbe(
+            job,
+            progress=self.progress,
+            verbose=self.verbose,
+            hold=hold,
+            gpu=gpu,
+            threads=self.threads,
+            lock=self.lock,
+            gpu_probes=(gpus or []).count(gpu),
+            compile_threads=self.compile_threads,
+        )
+
+    def _wait_for(self, child: ChildProbe) -> None:
         try:
-            res: dict | MemprobeError = child.wait()
+            res: S.Report | MemprobeError = child.wait()
         except MemprobeError as e:
             res = e
         except Exception as e:  # reading the child's run directory failed: our bug, said as such
             res = InternalError(f"[{child.job.label}] reading its run directory: {type(e).__name__}: {e}")
-        with done:
-            results[child.job.label] = res
-            finished.append(child.job.label)
-            done.notify()
+        with self.done:
+            self.results[child.job.label] = res
+            self.finished.append(child.job.label)
+            self.done.notify()
 
-    def start(job: ProbeJob, hold: bool) -> ChildProbe:
-        # a held probe (one slot) imports beside the running one and is given the first GPU, which it takes
-        # from the pool when it is released; it touches no GPU before
-        gpu = (gpus[0] if hold else free_gpus.pop(0)) if gpus else None
-        return ChildProbe(
-            job,
-            progress=progress,
-            verbose=verbose,
-            hold=hold,
-            gpu=gpu,
-            threads=threads,
-            lock=lock,
-            gpu_probes=(gpus or []).count(gpu),
-            compile_threads=compile_threads,
-        )
-
-    previous = _raise_on_sigterm()
-    try:
-        while pending or running or held:
-            while len(running) < slots and (pending or held):
-                if held is not None:
-                    child, held = held, None
-                    if child.gpu is not None:
-                        free_gpus.remove(child.gpu)  # its GPU is free now: nothing runs (one slot)
-                    child.release()
-                else:
-                    child = start(pending.pop(0), hold=False)
-                running[child.job.label] = child
-                threading.Thread(target=waiter, args=(child,), daemon=True).start()
-            if slots == 1 and held is None and pending:
-                held = start(pending.pop(0), hold=True)  # imports while the current probe runs
-            with done:
-                while not finished:
-                    done.wait(0.5)
-                label = finished.pop(0)
-            child = running.pop(label)
-            if child.gpu is not None:
-                free_gpus.append(child.gpu)
-            if isinstance(results[label], MemprobeError) and not keep_going:
-                raise results[label]
-    except BaseException as e:
-        for child in list(running.values()) + ([held] if held else []):
+    def stop_all(self) -> None:
+        for child in list(self.running.values()) + ([self.held] if self.held else []):
             child.stop()
-        if isinstance(e, KeyboardInterrupt):
-            raise Interrupted("interrupted; what the probes recorded is in their run directories") from None
-        raise
-    finally:
-        _restore(previous)
-    return {label: results[label] for label in labels}
 
 
-def _raise_on_sigterm():
-    """SIGTERM to the orchestrator stops its probes (each marks its run interrupted) and exits 143."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def handler(signum, frame):
-        raise Interrupted("terminated (SIGTERM); what the probes recorded is in their run directories", exit_code=128 + signum)
-
-    return signal.signal(signal.SIGTERM, handler)
-
-
-def _restore(previous) -> None:
-    if previous is not None:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def run_one(job: ProbeJob, *, progress: Progress, verbose: bool = False) -> dict:
+def run_one(job: ProbeJob, *, progress: Progress, verbose: bool = False) -> S.Report | MemprobeError:
     """One probe in its own process; its report, or its error."""
     return run_jobs([job], progress=progress, verbose=verbose)[job.label]

@@ -9,6 +9,9 @@ from pathlib import Path
 from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..rundir import schema as S
+from ..rundir.load import dump
+from ..vocab import AcMode, Phase
 from .process import ProbeJob, Progress, run_jobs
 
 
@@ -23,34 +26,37 @@ def parse_budgets(text: str) -> list[float]:
     return values
 
 
-def _point(budget: float, report: dict, run: Path) -> dict:
-    phases = (report.get("memory") or {}).get("phases") or {}
-    peaks = [p["peak_bytes"] for p in phases.values()]
-    return {
-        "budget": budget,
-        "run": str(run),
-        "saved_bytes": (report.get("saved_totals") or {}).get("graph_bytes"),
-        "step_peak_bytes": max(peaks) if peaks else None,
-        "forward_end_bytes": (phases.get("forward") or {}).get("end_bytes"),
-        "source": (report.get("memory") or {}).get("source"),
-    }
+def _point(budget: float, report: S.Report, run: Path) -> S.SweepPoint:
+    memory = report.memory
+    phases = (memory.phases if memory else None) or {}
+    peaks = [p.peak_bytes for p in phases.values()]
+    forward = phases.get(Phase.FORWARD)
+    return S.SweepPoint(
+        budget=budget,
+        run=str(run),
+        saved_bytes=report.saved_totals.graph_bytes if report.saved_totals else None,
+        step_peak_bytes=max(peaks) if peaks else None,
+        forward_end_bytes=forward.end_bytes if forward else None,
+        source=memory.source if memory else None,
+    )
 
 
-def inversions(points: list[dict], key: str) -> list[dict]:
+def inversions(points: list[S.SweepPoint], key: str) -> list[S.Inversion]:
     """Pairs where less budget gave more bytes (``key``): the partitioner's budget is not monotonic there."""
     out = []
     for i, lo in enumerate(points):
         for hi in points[i + 1 :]:
-            if lo[key] is not None and hi[key] is not None and lo[key] > hi[key]:
+            low, high = getattr(lo, key), getattr(hi, key)
+            if low is not None and high is not None and low > high:
                 out.append(
-                    {
-                        "metric": key,
-                        "lower_budget": lo["budget"],
-                        "higher_budget": hi["budget"],
-                        "lower_budget_bytes": lo[key],
-                        "higher_budget_bytes": hi[key],
-                        "excess_bytes": lo[key] - hi[key],
-                    }
+                    S.Inversion(
+                        metric=key,
+                        lower_budget=lo.budget,
+                        higher_budget=hi.budget,
+                        lower_budget_bytes=low,
+                        higher_budget_bytes=high,
+                        excess_bytes=low - high,
+                    )
                 )
     return out
 
@@ -66,24 +72,27 @@ def run_sweep(
     slots: int = 1,
     gpus: list[str] | None = None,
 ) -> tuple[dict, Path]:
+    """Sweep ``budgets``: writes sweep.json and returns it (JSON data: what ``--json`` prints) with its directory."""
     if not cfg.compile:
         raise ConfigError("the memory budget is the compiler partitioner's: the sweep needs --compile")
     out = out or default_run_dir("sweep")
     prepare_run_dir(out, force)
     jobs = [
-        ProbeJob(f"budget {b:g}", replace(cfg, ac="budget", memory_budget=b).validated(), out / f"budget-{b:g}") for b in budgets
+        ProbeJob(f"budget {b:g}", replace(cfg, ac=AcMode.MEMORY_BUDGET, memory_budget=b).validated(), out / f"budget-{b:g}")
+        for b in budgets
     ]
     reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     points = [_point(b, reports[job.label], job.out) for b, job in zip(budgets, jobs)]
     flagged = inversions(points, "step_peak_bytes") + inversions(points, "saved_bytes")
-    result = {
-        "sweep_schema_version": 1,
-        "config": cfg.to_dict(),
-        "summary": cfg.summary(),
-        "points": points,
-        "inversions": flagged,
-        "note": "budget 0: the partitioner recomputes what it can; 1: its runtime-optimal partition "
+    result = S.SweepResult(
+        sweep_schema_version=1,
+        config=S.Config.model_validate(cfg.to_dict()),
+        summary=cfg.summary(),
+        points=points,
+        inversions=flagged,
+        note="budget 0: the partitioner recomputes what it can; 1: its runtime-optimal partition "
         "(torch._functorch.config.activation_memory_budget, torchtitan's MemoryBudgetAC)",
-    }
-    atomic_write_json(out / "sweep.json", result)
-    return result, out
+    )
+    data = dump(result)
+    atomic_write_json(out / "sweep.json", data)
+    return data, out

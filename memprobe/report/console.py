@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..analysis.findings import flag_op
-from ..analysis.saved import value_names
+from ..analysis.plain import value_names
 from ..text import markup, plain
 from ..vocab import Reason
 

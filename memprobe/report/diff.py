@@ -8,9 +8,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.diff import GROWTH, schedule_line, side_environment, versions_line
-from ..analysis.findings import label
-from ..analysis.verdict import verdict_of
+from ..analysis.diff import GROWTH
+from ..analysis.plain import label, schedule_line, side_environment, verdict_of, versions_line
 from ..text import markup
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import SavedKind

@@ -7,8 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.findings import label
-from ..analysis.verdict import verdict_of
+from ..analysis.plain import label, verdict_of
 from ..text import markup
 from ..units import fmt_bytes, fmt_flops
 from .console import compact_table, make_console, print_verdict

@@ -7,7 +7,7 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.verdict import verdict_of
+from ..analysis.plain import verdict_of
 from ..budget import limit_name
 from ..text import markup, md_code, md_text, xml_text
 from ..units import fmt_bytes

@@ -17,11 +17,9 @@ from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ..analysis.findings import label
-from ..analysis.rundir import run_file
-from ..analysis.saved import value_names
-from ..analysis.validate import read_text
-from ..analysis.verdict import verdict_of
+from ..analysis.plain import label, value_names, verdict_of
+from ..rundir.load import run_file
+from ..rundir.read import read_text
 from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import SavedKind, Verdict
@@ -261,7 +259,7 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
 
 
 def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) -> str:
-    from ..analysis.diff import schedule_line, side_environment, versions_line
+    from ..analysis.plain import schedule_line, side_environment, versions_line
 
     subtitle = [
         f"{k.upper()}: {(result.get(k) or {}).get('summary', '')} — {side_environment(result.get(k) or {})}" for k in ("a", "b")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..analysis.findings import label
-from ..analysis.verdict import verdict_of
+from ..analysis.plain import label, verdict_of
 from ..text import md_code, md_text
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
@@ -46,7 +45,7 @@ def _verdict(kind: str, data: dict) -> list[str]:
 def diff_markdown(d: dict) -> str:
     t = d["totals"]
     saved = t["saved_bytes"]
-    from ..analysis.diff import schedule_line, side_environment, versions_line
+    from ..analysis.plain import schedule_line, side_environment, versions_line
 
     lines = [
         "### memprobe diff",

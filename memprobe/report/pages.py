@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.rundir import load_report
-from ..analysis.timeline import timeline
+from ..analysis.plain import load_report, timeline
 from ..capture.rundir import atomic_write_json, atomic_write_text
 from ..errors import RunDirError
 
 
 def write_html(path: Path, out: Path) -> Path:
     """Render the run or diff directory ``path`` into ``out`` (one HTML file); returns ``out``."""
-    from ..analysis.recorded import load_recorded
+    from ..analysis.plain import load_recorded
     from .html import render_run
 
     kind, data = load_recorded(path, kinds=("run", "diff"))

@@ -9,9 +9,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.findings import flag_op, label
-from ..analysis.saved import group_rows, layer_pattern, value_names
-from ..analysis.verdict import verdict_of
+from ..analysis.findings import flag_op
+from ..analysis.plain import group_rows, label, value_names, verdict_of
+from ..analysis.saved import layer_pattern
 from ..text import markup
 from ..units import fmt_bytes
 from ..vocab import SavedKind
@@ -245,7 +245,7 @@ def _print_notes(con: Console, report: dict) -> None:
 
 def _print_float8_coverage(con: Console, report: dict) -> None:
     """Which linears the float8 recipe converted, and which it left in bf16 and why (report.float8)."""
-    from ..analysis.findings import skipped_text
+    from ..analysis.plain import skipped_text
 
     f8 = report.get("float8")
     if not f8:

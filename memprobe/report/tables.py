@@ -64,7 +64,7 @@ def _frame(records: list[dict], columns: list[str]):
 
 def saved_frame(report: dict):
     """A run's saved-for-backward table, a row per value per call; ``group`` numbers the console's groups."""
-    from ..analysis.saved import group_key
+    from ..analysis.plain import group_key
 
     rows = report.get("saved_tensors") or []
     groups: dict[str, int] = {}

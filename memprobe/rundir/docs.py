@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from .. import SCHEMA_VERSION
-from ..analysis.validate import MAX_INT
 from .load import bounds, field_type, unwrap
+from .read import MAX_INT
 from .schema import FILES, Record
 
 INTRO = f"""\

@@ -1,9 +1,9 @@
 """Read memprobe's files into typed records, and write records back as plain JSON data.
 
-Every file is parsed with bounds and paths in it are resolved inside its directory by
-:mod:`memprobe.analysis.validate` (:func:`~memprobe.analysis.validate.parse_json`,
-:func:`~memprobe.analysis.validate.inside`), then validated against its record type
-(:mod:`.schema`). A file that does not fit is one line, :class:`~memprobe.errors.RunDirError`
+Every file is read with bounds and paths in it are resolved inside its directory by :mod:`.read`
+(:func:`~.read.read_text`, :func:`~.read.parse_json`, :func:`~.read.inside`), then validated against its record
+type (:mod:`.schema`), and what one part of a file says about another is checked (graph ids unique, rows naming
+recorded graphs, nodes naming nodes). A file that does not fit is one line, :class:`~memprobe.errors.RunDirError`
 (exit 2), naming the file and the field::
 
     run/report.json: saved_tensors[3].bytes: expected a non-negative integer, got -1
@@ -24,15 +24,18 @@ from annotated_types import Ge, Le, MaxLen
 from pydantic import BaseModel, ValidationError
 
 from .. import SCHEMA_VERSION
-from ..analysis.validate import MAX_INT, inside, parse_json, read_text
 from ..errors import InternalError, RunDirError
+from .read import MAX_INT, check_directory, inside, kind_of, parse_json, read_text
 from .schema import (
     Baseline,
     BisectResult,
+    CompileRecord,
     DiffResult,
     ExplainResult,
+    GpuPeaks,
     GraphEntry,
     GraphFile,
+    Node,
     Record,
     Report,
     SweepResult,
@@ -70,24 +73,23 @@ def checked(model: type[R], data: Any, what: str) -> dict:
 # -- loading ----------------------------------------------------------------------------------------------
 
 
-def load_file(path: str | Path, model: type[R], where: str | None = None) -> R:
-    """A JSON file of a known kind: bounded parsing, then its record type."""
+def load_file(path: str | Path, model: type[R], where: str | None = None, *, kind: str = "result", follow: bool = False) -> R:
+    """A JSON file of a known kind (``kind``: its size limit, :data:`~.read.FILE_LIMITS`): bounded parsing, then its
+    record type. Not through a symbolic link unless ``follow`` (a path the user named)."""
     path = Path(path)
     where = where or str(path)
-    return as_record(model, parse_json(read_text(path, where), where), where)
+    return as_record(model, parse_json(read_text(path, where, kind=kind, follow=follow), where), where)
 
 
 def load_report(run_dir: str | Path) -> Report:
     """report.json of a run directory, typed, or RunDirError naming what is wrong. The configuration it records
     must be one memprobe can run, and its parts must agree (graph ids unique, rows naming recorded graphs)."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise RunDirError(f"run directory {run_dir} does not exist")
+    run_dir = check_directory(Path(run_dir))
     path = run_dir / "report.json"
-    if not path.is_file():
+    if kind_of(path) == "missing":
         raise RunDirError(f"{run_dir} is not a memprobe run directory (no report.json)")
     where = str(path)
-    data = parse_json(read_text(path, where), where)
+    data = parse_json(read_text(path, where, kind="report"), where)
     if not isinstance(data, dict) or "schema_version" not in data:
         raise RunDirError(f"{path} has no schema_version; not a memprobe report")
     version = data["schema_version"]
@@ -98,19 +100,8 @@ def load_report(run_dir: str | Path) -> Report:
             f"this memprobe reads version {SCHEMA_VERSION}"
         )
     report = as_record(Report, data, where)
-    _check_config(report, where)
     _check_references(report, where)
     return report
-
-
-def _check_config(report: Report, where: str) -> None:
-    from ..config import ProbeConfig
-    from ..errors import ConfigError
-
-    try:
-        ProbeConfig.from_dict(dump(report.config)).validated()
-    except ConfigError as e:
-        raise RunDirError(f"{where}: config: {e}") from None
 
 
 def _check_references(report: Report, where: str) -> None:
@@ -132,13 +123,18 @@ def load_graph(run_dir: str | Path, entry: GraphEntry) -> GraphFile:
     run_dir = Path(run_dir)
     field = f"{run_dir / 'report.json'}: graphs ({entry.graph_id}) files.graph_json"
     path = inside(run_dir, entry.files.graph_json, field)
-    graph = load_file(path, GraphFile)
-    names = {n.name for n in graph.nodes}
-    for i, n in enumerate(graph.nodes):
+    graph = load_file(path, GraphFile, kind="graph")
+    check_node_references(graph.nodes, str(path))
+    return graph
+
+
+def check_node_references(nodes: list[Node], where: str) -> None:
+    """Every input and output a node names is a node of the graph; RunDirError naming the first that is not."""
+    names = {n.name for n in nodes}
+    for i, n in enumerate(nodes):
         missing = [x for x in [*n.inputs, *(o for o in n.outputs or [] if o is not None)] if x not in names]
         if missing:
-            raise RunDirError(f"{path}: nodes[{i}] ({n.name}) refers to no such node {missing[0]!r}")
-    return graph
+            raise RunDirError(f"{where}: nodes[{i}] ({n.name}) refers to no such node {missing[0]!r}")
 
 
 def run_file(run_dir: str | Path, rel: str | None, field: str) -> Path:
@@ -164,8 +160,39 @@ def load_sweep(path: str | Path) -> SweepResult:
 
 
 def load_baseline(path: str | Path) -> Baseline:
+    """A stored baseline: a regular file, not through a link (memprobe writes it; one from a pull request may
+    point anywhere)."""
     path = Path(path)
-    return load_file(path, Baseline, f"{path} (baseline)")
+    return load_file(path, Baseline, f"{path} (baseline)", kind="baseline")
+
+
+def load_compile_record(path: str | Path, key: str) -> CompileRecord | None:
+    """memprobe's record of a compile, or None when there is none or it does not fit (the graph is compiled again):
+    its key is ``key``, it is a forward and its backward or one inference graph, and every node it names exists."""
+    path = Path(path)
+    if kind_of(path) == "missing":
+        return None
+    try:
+        record = load_file(path, CompileRecord, kind="compile record")
+        for i, graph in enumerate(record.graphs):
+            check_node_references(graph.nodes, f"{path}: graphs[{i}]")
+    except RunDirError:
+        return None
+    if sorted(g.kind for g in record.graphs) not in (["backward", "forward"], ["inference"]):
+        return None
+    return record if record.key == key else None
+
+
+def load_gpu_peaks(path: str | Path) -> GpuPeaks | None:
+    """The GPU peaks memprobe recorded on this machine: empty when there is no file, None when there is one that
+    does not fit (it is left as it is)."""
+    path = Path(path)
+    if kind_of(path) == "missing":
+        return GpuPeaks(memprobe_peaks=1, peaks={})
+    try:
+        return load_file(path, GpuPeaks, kind="peaks")
+    except RunDirError:
+        return None
 
 
 # -- pydantic's errors as one line ------------------------------------------------------------------------
@@ -292,6 +319,8 @@ def _message(error: dict, tp: Any) -> str:
     kind, value = error["type"], error.get("input")
     got = f"got {_show(value)}"
     bare, meta, _ = unwrap(tp)
+    if kind == "config":  # a recorded configuration `memprobe run` would refuse: its own words
+        return error["msg"]
     if kind == "extra_forbidden":
         return "not a field of this file (written by another version of memprobe?)"
     if kind in ("missing", "too_short", "too_long") and typing.get_origin(bare) is tuple:

@@ -23,10 +23,10 @@ from dataclasses import fields as dataclass_fields
 from typing import Annotated, Any, Literal
 
 from annotated_types import Ge, Le, MaxLen
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Discriminator, Field, Strict, Tag, create_model
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Discriminator, Field, Strict, Tag, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
 from .. import SCHEMA_VERSION
-from ..analysis.validate import MAX_INT, MAX_STR
 from ..vocab import (
     AcMode,
     AttributionSource,
@@ -43,6 +43,7 @@ from ..vocab import (
     InputKind,
     LiveRole,
     MemorySource,
+    Metric,
     NodeOp,
     Phase,
     PhaseEdge,
@@ -57,6 +58,7 @@ from ..vocab import (
     SavedKind,
     SourceFnKind,
 )
+from .read import MAX_INT, MAX_STR
 
 # -- scalars ----------------------------------------------------------------------------------------------
 
@@ -66,7 +68,15 @@ Number = Annotated[float, Strict(), AllowInfNan(False)]  # finite; an integer is
 NonNegative = Annotated[float, Strict(), AllowInfNan(False), Ge(0)]
 Share = Annotated[float, Strict(), AllowInfNan(False), Ge(0), Le(1)]
 Text = Annotated[str, Strict(), MaxLen(MAX_STR)]  # a message, an op chain, a command-line argument
-Name = Annotated[str, Strict(), MaxLen(10_000)]  # an identifier: a node, an op, a dtype, a module path
+Name = Annotated[str, Strict(), MaxLen(10_000)]
+
+
+def clip(text: str, limit: int = MAX_STR) -> str:
+    """A text memprobe derives (a verdict, a finding's message), kept within a field's bound: the values it names
+    come from files of any size, and a record of them refuses a longer one."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"  # an identifier: a node, an op, a dtype, a module path
+
+
 FilePath = Annotated[str, Strict(), MaxLen(4096)]  # a file named in a file: resolved inside its directory on use
 GraphIndex = Annotated[int, Strict(), Ge(0), Le(10**6)]
 Version1 = Annotated[int, Strict(), Ge(1), Le(1)]
@@ -113,6 +123,27 @@ ConfigText = Annotated[str, Strict(), MaxLen(4095)]
 def _config_record() -> type[Record]:
     """The configuration record, one field per :class:`~memprobe.config.ProbeConfig` field, typed from its
     default and documented by its flag's help. Every field is optional: an older report lacks the newer ones."""
+
+    class ConfigRecord(Record):
+        """A recorded configuration is one `memprobe run` would run: checked as it is read (a file may come from anyone)."""
+
+        @model_validator(mode="after")
+        def _runnable(self):
+            from ..errors import ConfigError
+
+            try:
+                self.probe()
+            except ConfigError as e:
+                raise PydanticCustomError("config", "{why}", {"why": str(e)}) from None
+            return self
+
+        def probe(self):
+            """The configuration as memprobe runs it: a validated :class:`~memprobe.config.ProbeConfig`, every field
+            present (an older file lacks the newer ones: their defaults)."""
+            from ..config import ProbeConfig
+
+            return ProbeConfig.from_dict(self.model_dump(mode="json", exclude_unset=True)).validated()
+
     from ..config import ProbeConfig
 
     declared: dict[str, Any] = {}
@@ -133,7 +164,7 @@ def _config_record() -> type[Record]:
         if default is None:
             tp = tp | None
         declared[f.name] = (tp, optional(f.metadata.get("help", "")))
-    model = create_model("Config", __base__=Record, __module__=__name__, **declared)
+    model = create_model("Config", __base__=ConfigRecord, __module__=__name__, **declared)
     model.__doc__ = (
         "The probe configuration (`memprobe.config.ProbeConfig`; each field is a `memprobe run` flag). "
         "Older reports lack the newer fields: read as their defaults."
@@ -760,7 +791,7 @@ class DiffSide(Record):
     """One side of a diff."""
 
     config: Config = required("its configuration")
-    summary: Text = optional("it in one line")
+    summary: Text = required("it in one line")
     device: DeviceType | None = optional("the device it ran on")
     versions: Versions | None = optional("the software it ran with")
     status: RunStatus | None = optional("its run's status")
@@ -808,15 +839,46 @@ class PhaseDelta(Record):
     peak_reserved_bytes: Delta = optional("CUDA: the reserved peak (depends on each process's history)")
 
 
-class PhaseDeltas(Record):
-    """The measured phases on both sides."""
+class ComparedPhase(Record):
+    """A phase's measured figures on both sides, compared: its peak at least."""
 
-    comparable: Annotated[bool, Strict()] = optional("false when the sides were measured differently")
+    peak_bytes: Delta = required("the peak")
+    end_bytes: Delta = optional("the level at its end")
+    peak_reserved_bytes: Delta = optional("CUDA: the reserved peak (depends on each process's history)")
+
+
+class PhaseDeltas(Record):
+    """The measured phases on both sides, measured the same way: compared."""
+
+    comparable: Literal[True] = required("`true`")
+    source: MemorySource | None = required("how both were measured")
+    phases: dict[Phase, ComparedPhase] = required("per phase")
+    why: Text = optional("why not comparable")
+    baseline: Text | None = optional("what the figures are relative to")
+    history_dependent: list[Name] = optional("figures that depend on each process's history")
+
+
+class PhasesNotCompared(Record):
+    """The measured phases of sides measured differently (one on the CPU, one on CUDA): not compared."""
+
+    comparable: Literal[False] = optional("`false`")
     why: Text = optional("why not comparable")
     source: MemorySource | None = optional("how both were measured")
     baseline: Text | None = optional("what the figures are relative to")
     phases: dict[Phase, PhaseDelta] = optional("per phase")
     history_dependent: list[Name] = optional("figures that depend on each process's history")
+
+
+def _phases_form(value: Any) -> str:
+    comparable = value.get("comparable") if isinstance(value, dict) else getattr(value, "comparable", None)
+    return "compared" if comparable is True else "not compared"
+
+
+# a diff's measured phases: compared (each phase's peak at least) when the sides were measured the same way
+MeasuredPhases = Annotated[
+    Annotated[PhaseDeltas, Tag("compared")] | Annotated[PhasesNotCompared, Tag("not compared")],
+    Discriminator(_phases_form),
+]
 
 
 class GraphDelta(Record):
@@ -865,7 +927,7 @@ class DiffResult(Record):
     unchanged_items: Count = required("matched saved values that did not change (parameters apart)")
     items: list[DiffItem] = required("the differences, ranked")
     totals: DiffTotals = required("totals")
-    phases: PhaseDeltas | None = optional("measured phases")
+    phases: MeasuredPhases | None = optional("measured phases")
     graphs: list[GraphDelta] = optional("simulated graphs")
     alive_at_peak: AliveDeltas | None = optional("what is alive at the peaks")
     verdict: Verdict | None = optional("the answer first (`bytes`: the cause that grew most; `total_bytes`: B - A)")
@@ -909,11 +971,11 @@ class Edit(Record):
     """One save-list op moved to recompute."""
 
     op: Name = required("the op")
-    edit: Text = optional("the edit in words")
-    flag: Text = optional("the flag that makes it")
+    edit: Text = required("the edit in words")
+    flag: Text = required("the flag that makes it")
     bytes_saved: Signed = required("saved bytes it frees per step")
-    recompute_flops_added: Signed = optional("recompute FLOPs it adds (estimate)")
-    recompute_bytes_added: Signed = optional("recompute bytes moved it adds (estimate)")
+    recompute_flops_added: Signed = required("recompute FLOPs it adds (estimate)")
+    recompute_bytes_added: Signed | None = required("recompute bytes moved it adds (estimate)")
     bytes_saved_per_flop: Number = optional("the ranking ratio")
     freed: list[EditItem] = optional("values it frees")
     added: list[EditItem] = optional("values it adds")
@@ -937,7 +999,7 @@ class ExplainResult(Record):
     base: ExplainBase = required("the base run")
     edits: list[Edit] = required("best first")
     partitioner_items: list[PartitionerItem] = required("values the partitioner saved on its own")
-    mode: RunMode = optional("how the edited runs ran")
+    mode: RunMode = required("how the edited runs ran")
     verdict: Verdict | None = optional("the answer first: the best edit, what it frees, its flag")
 
 
@@ -963,8 +1025,8 @@ class Trial(Record):
 class Minimal(Record):
     """The minimal configurations found."""
 
-    a: Text = optional("A in one line")
-    b: Text = optional("B in one line")
+    a: Text = required("A in one line")
+    b: Text = required("B in one line")
     a_flags: list[Text] = optional("A's `memprobe run` flags")
     b_flags: list[Text] = optional("B's")
 
@@ -988,7 +1050,7 @@ class BisectResult(Record):
     unnecessary: list[Text] = optional("features it does not need")
     not_applicable: list[Text] = optional("features the configurations lack")
     untested: list[Text] = optional("features whose trial could not run")
-    minimal: Minimal = optional("the minimal configurations")
+    minimal: Minimal = required("the minimal configurations")
     envs: dict[Name, SideEnvRecord] = optional("the sides' own settings")
     conclusion: Text = required("in words")
 
@@ -1030,15 +1092,6 @@ class SweepResult(Record):
 
 
 # -- memprobe-baseline.json --------------------------------------------------------------------------------
-
-
-def _metric_names() -> Any:
-    from ..budget import ALL_METRICS
-
-    return Literal[tuple(ALL_METRICS)]
-
-
-Metric = _metric_names()
 
 
 class BaselineVersions(Record):
@@ -1111,6 +1164,44 @@ class Baseline(Record):
     probes: dict[Name, BaselineProbe] = required("by probe name")
 
 
+# -- memprobe's caches (read back by later probes and verbs) ------------------------------------------------
+
+
+class RecordedGraph(Record):
+    """A partitioned graph of one compile, as the probe that compiled it serialized it."""
+
+    kind: GraphKind = required("forward, backward or inference")
+    nodes: list[Node] = required("its nodes, in order")
+    readable: Text = required("the readable graph")
+    output_code: Text | None = optional("Inductor's output code for it")
+
+
+class CompileRecord(Record):
+    """memprobe's record of one compile, beside AOTAutograd's cache entry: an AOTAutograd cache hit hands a probe no
+    graph, so the graphs come from here (a record that does not fit is ignored: the graph is compiled again)."""
+
+    format: Version1 = optional("`1`")
+    key: Name = required("its name: AOTAutograd's key for the graph with what that key leaves out")
+    graphs: list[RecordedGraph] = required("a forward and its backward, or one inference graph")
+    decisions: dict[Name, dict[CheckpointDecision, Count]] = required(
+        "what the SAC policy answered per op while the graphs were traced"
+    )
+
+
+class GpuPeak(Record):
+    """The peak a configuration reached on a GPU of this machine."""
+
+    peak_reserved_bytes: Count = required("the most its process reserved (*measured*)")
+    device_name: Name | None = optional("the GPU's name")
+
+
+class GpuPeaks(Record):
+    """The peak each configuration reached on this machine's GPUs: how the verbs place probes that share one."""
+
+    memprobe_peaks: Version1 = required("`1`")
+    peaks: dict[Name, GpuPeak] = required("by configuration key (a digest of the configuration, settings and Python)")
+
+
 # every file memprobe writes, by its name in a directory, with the verb that writes it
 FILES: dict[str, tuple[type[Record], str]] = {
     "report.json": (Report, "`memprobe run`, and each probe a verb runs"),
@@ -1120,4 +1211,9 @@ FILES: dict[str, tuple[type[Record], str]] = {
     "bisect.json": (BisectResult, "`memprobe bisect`"),
     "sweep.json": (SweepResult, "`memprobe sweep`"),
     "memprobe-baseline.json": (Baseline, "`memprobe gate --update-baseline` and `memprobe budget`, beside the budget file"),
+    "memprobe-graphs/<key>.json": (
+        CompileRecord,
+        "each probe that compiled a graph, in the Inductor cache directory beside AOTAutograd's entry",
+    ),
+    "gpu-peaks.json": (GpuPeaks, "the verbs that run probes on CUDA, after each one, in memprobe's cache directory"),
 }

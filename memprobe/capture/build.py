@@ -1,0 +1,160 @@
+"""What a probe builds and how, in torchtitan's order: the target, then float8 -> activation checkpointing ->
+per-block torch.compile -> FSDP2 (or a bf16 cast without it). Each step has one place here; the steps
+themselves are the shared builders of :mod:`repros.common` (a standalone repro applies the same ones).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..config import ProbeConfig
+from ..errors import ConfigError
+from ..vocab import AcMode, DeviceChoice, DeviceType, Recipe
+
+
+def resolve_device(requested: str):
+    import torch
+
+    if requested == DeviceChoice.AUTO:
+        requested = DeviceType.CUDA if torch.cuda.is_available() else DeviceType.CPU
+    if requested == DeviceType.CUDA:
+        if not torch.cuda.is_available():
+            raise ConfigError(
+                "--device cuda: no CUDA device is available (this torch build or machine has none); use --device cpu"
+            )
+        if "LOCAL_RANK" in os.environ:  # one GPU per rank under torchrun
+            return torch.device("cuda", int(os.environ["LOCAL_RANK"]))
+        return torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def check_float8_support(recipe: str, device) -> None:
+    import torch
+
+    if recipe == Recipe.BF16:
+        return
+    if device.type == DeviceType.CPU:
+        from ..compat.torch import why_no_cpu_float8
+
+        why = why_no_cpu_float8(recipe)
+        if why:
+            raise ConfigError(why)
+        return
+    if device.type != DeviceType.CUDA:
+        return
+    cap = torch.cuda.get_device_capability(device)
+    if cap < (8, 9):
+        name = torch.cuda.get_device_name(device)
+        raise ConfigError(
+            f"float8 recipe {recipe!r} needs a GPU of compute capability 8.9 or newer; {name} is {cap[0]}.{cap[1]}:"
+            " use --recipe bf16 or --device cpu"
+        )
+
+
+def check_runnable(cfg: ProbeConfig, device) -> None:
+    """What this process's torch, torchao and device can run of ``cfg``: ConfigError, before anything is built."""
+    from ..compat import torch as torch_compat
+    from ..compat.torchao import require as require_float8
+
+    if why := torch_compat.why_unavailable():  # an API a probe uses
+        raise ConfigError(why)
+    check_float8_support(cfg.recipe, device)
+    require_float8(cfg.recipe)
+    if cfg.fsdp and device.type == DeviceType.CPU and (why := torch_compat.why_no_cpu_fsdp()):
+        raise ConfigError(why)
+
+
+def start_compile_workers() -> None:
+    """Start Inductor's pool of compile worker processes now, while the model is built and traced: it takes
+    seconds to start. torch's own ``inductor`` backend starts it when Dynamo first calls it; memprobe's
+    backend calls ``compile_fx`` itself, so without this the pool would start at the first kernel, and the
+    kernels before it were ready would compile one by one in this process."""
+    try:
+        from torch._inductor.async_compile import maybe_warm_pool
+    except ImportError:  # a torch without it: the pool starts at the first kernel
+        return
+    maybe_warm_pool()
+
+
+@dataclass
+class Built:
+    """The probe's model as it trains: the target, its blocks, the batch (cast as the model runs it), and whether
+    building created the default process group (to destroy when the probe ends)."""
+
+    target: object  # capture.target.Target
+    model: object  # nn.Module
+    blocks: object  # the block container
+    batch: tuple
+    created_process_group: bool
+
+
+def float8_step(model, target, cfg: ProbeConfig) -> None:
+    """torchao float8 training on the eligible linears (a model built with float8 linears already is left)."""
+    from repros import common
+
+    if not target.float8_done:
+        common.apply_float8(model, cfg.recipe)
+
+
+def ac_step(blocks, target, cfg: ProbeConfig, decisions: dict) -> None:
+    """Activation checkpointing per block: the partitioner's memory budget, torchtitan's own SelectiveAC
+    (``--ac-policy torchtitan-installed``), memprobe's per-op policy (its decisions counted in ``decisions``),
+    full, or none."""
+    from repros import common
+
+    from ..policies import INSTALLED, cpu_attention_ops, make_context_fn, resolve_op
+
+    if cfg.ac == AcMode.MEMORY_BUDGET:
+        common.apply_memory_budget(cfg.memory_budget)
+    elif cfg.ac == AcMode.OP and cfg.ac_policy == INSTALLED:
+        from ..integrations.torchtitan import apply_selective_ac
+
+        add = frozenset(resolve_op(o) for o in cfg.save_ops)
+        drop = frozenset(resolve_op(o) for o in cfg.recompute_ops)
+        apply_selective_ac(blocks, add, drop, base_fqn=target.blocks_attr, parity=cpu_attention_ops())
+    else:
+        context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == AcMode.OP else None
+        common.apply_ac(blocks, cfg.ac, context_fn)
+
+
+def compile_step(blocks, cfg: ProbeConfig, backend: Callable) -> None:
+    """torch.compile each block with memprobe's recording backend."""
+    from repros import common
+
+    if cfg.compile:
+        common.apply_compile(blocks, backend=backend)
+
+
+def fsdp_step(model, blocks, cfg: ProbeConfig, device) -> bool:
+    """FSDP2 per block and at the root (its process group made when there is none), or the model cast to bf16;
+    True when it created the default process group."""
+    from repros import common
+
+    from .launch import launched_by_torchrun
+
+    created = common.init_process_group(device) if cfg.fsdp or launched_by_torchrun() else False
+    if cfg.fsdp:
+        common.apply_fsdp(model, blocks, reshard_after_forward=cfg.reshard_after_forward)
+    else:
+        import torch
+
+        model.to(torch.bfloat16)
+    return created
+
+
+def build(cfg: ProbeConfig, device, backend: Callable, decisions: dict) -> Built:
+    """The target of ``cfg`` on ``device``, with the steps applied in torchtitan's order."""
+    import torch
+
+    from .target import build_target, cast_batch
+
+    target = build_target(cfg, device)
+    model, blocks = target.model, target.blocks
+    float8_step(model, target, cfg)
+    ac_step(blocks, target, cfg, decisions)
+    compile_step(blocks, cfg, backend)
+    created = fsdp_step(model, blocks, cfg, device)
+    batch = target.batch if cfg.fsdp else cast_batch(target.batch, torch.bfloat16)
+    return Built(target, model, blocks, batch, created)

@@ -1,0 +1,25 @@
+"""How a probe's process speaks to the process that started it: one line each on stderr.
+
+- ``memprobe: ready``: its imports are done (a held probe then waits for a line on stdin before it builds);
+- ``memprobe: progress: MSG``: a stage of the run;
+- ``memprobe: error: MSG`` and the error's exit code, or ``memprobe: internal error: ...`` and 70.
+
+Everything else on stderr (library warnings, the model's own output) is the parent's to show or drop.
+Spoken by :mod:`.child` (a verb's probe) and :mod:`.rank_main` (a rank under torchrun); heard by
+:mod:`memprobe.orchestrate.process` and :mod:`.launch`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+READY = "memprobe: ready"
+PROGRESS = "memprobe: progress: "
+ERROR = "memprobe: error: "
+INTERNAL = "memprobe: internal error: "
+
+
+def say(line: str) -> None:
+    """One protocol line on stderr (newlines inside a message would split it)."""
+    sys.stderr.write(" ".join(line.split("\n")) + "\n")
+    sys.stderr.flush()

@@ -1,0 +1,105 @@
+"""A probe's report.json while it runs: consistent at every moment, its status said in the vocabulary.
+
+It is written first (status ``running``) before anything is imported or built; then as the run learns
+its device and records its graphs; last with the status the run ended in (``complete``, ``failed``,
+``oom``, ``interrupted``) and, for a failure, the one line the user reads. It holds what the probe
+measured and recorded, as plain JSON data (a probe's process may have no pydantic): the derived
+sections (the saved table, findings, verdict) are filled in by whoever reads the run directory
+(:mod:`memprobe.analysis.run`).
+"""
+
+from __future__ import annotations
+
+import platform
+from datetime import UTC, datetime
+
+from .. import SCHEMA_VERSION, __version__
+from ..config import ProbeConfig
+from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunFailed
+from ..vocab import AcMode, RunMode, RunStatus
+from .guard import describe_exit
+from .process_info import process_record, user_command
+from .rundir import RunDir
+
+
+def now_utc() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class RunRecord:
+    """The report of one probe as it runs, and where it is written."""
+
+    def __init__(self, cfg: ProbeConfig, run_dir: RunDir, *, analysis_only: bool):
+        self.run_dir = run_dir
+        self.data: dict = {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "memprobe", "version": __version__},
+            "status": RunStatus.RUNNING,
+            "created_utc": now_utc(),
+            "command": user_command(),
+            "process": process_record(),
+            "config": cfg.to_dict(),
+            # analysis-only: graphs traced and partitioned as for Inductor, then run uncompiled (no output
+            # code); the saved table is the full run's, measured temporaries are not the kernels'
+            "mode": RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL,
+            "device": {"type": None},  # until torch says which
+            "versions": {"memprobe": __version__, "python": platform.python_version()},
+            "policy": cfg.policy().to_dict() if cfg.ac == AcMode.OP else None,
+            "graphs": [],
+            "invocations": [],
+            # derived by the reader (memprobe.analysis.run) from what the probe records
+            "saved_tensors": [],
+            "saved_totals": None,
+            "findings": [],
+            "notes": [],  # what memprobe changed in the model, or where this device differs from another: one line each
+            "memory": None,
+            "timings_s": {},
+        }
+
+    def __getitem__(self, key: str):
+        return self.data[key]
+
+    def __setitem__(self, key: str, value) -> None:
+        self.data[key] = value
+
+    def get(self, key: str, default=None):
+        return self.data.get(key, default)
+
+    def write(self) -> None:
+        self.run_dir.write_report(self.data)
+
+    def ended(self, status: RunStatus, error: str | None = None) -> None:
+        """The status the run ended in (and why, for a failure); written by :meth:`close`."""
+        self.data["status"] = status
+        if error is not None:
+            self.data["error"] = error
+
+    def close(self) -> None:
+        """The run is over, whatever its status: when it ended, written."""
+        self.data["finished_utc"] = now_utc()
+        self.write()
+
+    def failed(self, e: BaseException, phase: str | None, oom: bool) -> MemprobeError:
+        """Mark the run failed (or oom) by ``e``, which ended it during ``phase``: the error the user reads."""
+        where = self.run_dir.path
+        if isinstance(e, (ConfigError, InternalError)):
+            self.ended(RunStatus.FAILED, f"{type(e).__name__}: {e}")
+            return e
+        if not isinstance(e, Exception):  # sys.exit, os._exit or a BaseException of the user's code
+            self.ended(RunStatus.FAILED, f"the model {describe_exit(e)}")
+            return RunFailed(
+                f"the run failed: the model {describe_exit(e)} during {phase or 'the run'}; partial report in {where}"
+            )
+        # a failure inside torch: keep what was recorded
+        first = str(e).splitlines()[0] if str(e) else ""
+        if oom:
+            self.ended(RunStatus.OOM, f"{type(e).__name__}: {first}")
+            # "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has ..." -> its first two sentences
+            short = ". ".join(first.split(". ")[:2]).rstrip(".")
+            at = (self.data.get("oom") or {}).get("phase")
+            return OutOfMemory(f"out of memory during {at or 'the run'}: {short}; partial report in {where} (status: oom)")
+        from .target import innermost_cause
+
+        cause = innermost_cause(e)
+        self.ended(RunStatus.FAILED, cause)
+        return RunFailed(f"the run failed: {cause}; partial report in {where}")

@@ -1,0 +1,70 @@
+"""A probe's run directory, finished: what its process recorded, analysed in memprobe's own environment.
+
+The probe records (it may run in another Python environment, without memprobe's dependencies); whoever
+reads its run directory here analyses it (:func:`memprobe.analysis.run.analyse`) and writes report.json
+back: ``memprobe run`` right after its probe, the verbs after each probe's process ends (while the next
+one runs), and for a probe of several ranks each rank's directory before their merge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..analysis.ranks import merge_ranks
+from ..analysis.run import analyse
+from ..capture.rundir import RunDir
+from ..config import ProbeConfig
+from ..errors import InternalError, RunDirError
+from ..rundir import schema as S
+from ..rundir.load import dump, load_report
+from ..vocab import RunStatus
+
+
+def finish_run(out: Path, cfg: ProbeConfig) -> S.Report:
+    """The run directory ``out`` a probe of ``cfg`` recorded, analysed and written back (each rank's, then their
+    merge, for a probe of several ranks): its report. RunDirError when it holds no readable report; InternalError
+    when a complete run's analysis fails (its report.json then says so, status failed)."""
+    if cfg.nproc > 1:
+        return _finish_ranks(Path(out), cfg.nproc)
+    report, error = _finish_one(Path(out))
+    if error is not None:
+        raise error
+    return report
+
+
+def _finish_one(run_dir: Path) -> tuple[S.Report, InternalError | None]:
+    report = load_report(run_dir)
+    try:
+        analyse(report, run_dir, trusted_snapshot=True)  # the probe's own snapshot: written by this memprobe
+    except InternalError as e:
+        return _write(run_dir, report), e
+    return _write(run_dir, report), None
+
+
+def _finish_ranks(out: Path, nproc: int) -> S.Report:
+    """Each rank's run directory finished (a rank whose analysis failed is a failed rank), then the merge."""
+    ranks: dict[int, S.Report] = {}
+    for d in sorted(out.glob("rank*")):
+        if d.is_dir() and d.name[4:].isdigit():
+            try:
+                ranks[int(d.name[4:])] = _finish_one(d)[0]
+            except RunDirError:
+                continue
+    return _write(out, merge_ranks(ranks, nproc, str(out)))
+
+
+def _write(run_dir: Path, report: S.Report) -> S.Report:
+    RunDir(run_dir).write_report(dump(report))
+    return report
+
+
+def mark_killed(run_dir: Path, how: str) -> None:
+    """A probe's process killed by a signal could not mark its report: say so in it (status failed)."""
+    try:
+        report = load_report(run_dir)
+    except RunDirError:
+        return
+    if report.status == RunStatus.RUNNING:
+        report.status = RunStatus.FAILED
+        report.error = f"the probe process was killed by {how}"
+        _write(run_dir, report)

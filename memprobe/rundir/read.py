@@ -1,0 +1,189 @@
+"""Read a file someone else may have written: bounded, never blocking, never outside its directory.
+
+No pydantic and no torch here: a probe's process (which may run in a lean environment) reads with it too
+(a Hugging Face config.json, its compile records). :mod:`.load` checks what is read against its record type.
+
+- :func:`read_bytes` / :func:`read_text`: a regular file only (a FIFO or a device is refused, never waited
+  on), not through a symbolic link unless the user named the path, at most ``FILE_LIMITS[kind]`` bytes;
+- :func:`parse_json`: JSON with bounds (nesting depth, integers within +-2**63, no NaN or infinities);
+- :func:`inside`: a path recorded in a file, resolved, refused unless it stays inside the directory holding it;
+- :func:`kind_of` / :func:`check_directory`: what is at a path, without following its last link.
+
+Every refusal is one line, :class:`~memprobe.errors.RunDirError` (exit 2), naming the file.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import math
+import os
+import stat
+from pathlib import Path
+
+from ..errors import RunDirError
+
+MAX_INT = 2**63  # bytes, counts and addresses fit in 64 bits
+MAX_STR = 10_000_000
+
+
+def _show(value) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+        return f"an integer of {_digits(value)} digits"
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
+    text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value[:40])
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _digits(n: int) -> int:
+    return int(abs(n).bit_length() * 0.30103) + 1  # str() of a long integer is refused past 4,300 digits
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number memprobe accepts")
+
+
+def parse_json(text: str, where: str):
+    """JSON with bounds: no NaN/Infinity, integers of at most 4300 digits (Python's limit), nesting within
+    Python's recursion limit (a deeper file is refused, not a crash); then every number in range
+    (:func:`check_numbers`), naming the first that is not."""
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError; so is an integer too long
+        why = "nested too deep" if isinstance(e, RecursionError) else " ".join(str(e).split())[:200]
+        raise RunDirError(f"{where} is not valid JSON ({why})") from None
+    check_numbers(doc, where)
+    return doc
+
+
+def check_numbers(doc, where: str) -> None:
+    """Every number in ``doc`` is one memprobe can compute with: an integer within +-2**63, a finite float
+    (``1e309`` parses as infinity). RunDirError naming the first field that is not."""
+    bad = out_of_range(doc)
+    if bad is not None:
+        raise RunDirError(f"{where}: {bad[0] or '(top level)'}: {bad[1]}")
+
+
+def out_of_range(doc, *, floats: bool = True) -> tuple[str, str] | None:
+    """``(field path, why)`` of the first number in ``doc`` out of range (an integer beyond +-2**63; with
+    ``floats``, a float that is not finite), or None. Iterative: a deeply nested document is no crash."""
+    stack = [(doc, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((v, f"{path}.{k}" if path else str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(value))
+        elif floats and isinstance(value, float) and not math.isfinite(value):
+            return path, f"a number out of range ({value})"
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
+            return path, f"an integer out of range ({_digits(value)} digits; at most 2**63)"
+    return None
+
+
+# The most memprobe reads of each kind of file: a larger one is refused before it is read (the largest
+# seen: a report.json of ~40 MB with the CPU profiler's events, a snapshot of ~0.7 GB).
+MiB = 2**20
+FILE_LIMITS = {
+    "report": 512 * MiB,
+    "graph": 256 * MiB,
+    "output code": 64 * MiB,
+    "result": 256 * MiB,  # diff.json, explain.json, bisect.json, sweep.json
+    "baseline": 256 * MiB,
+    "budget": 1 * MiB,
+    "compile record": 256 * MiB,  # a compile's graphs and output code, in the Inductor cache
+    "peaks": 16 * MiB,  # the GPU peaks of every configuration run here
+    "snapshot": 4096 * MiB,
+}
+
+
+def read_bytes(path: Path, where: str | None = None, *, kind: str, follow: bool = False) -> bytes:
+    """The bytes of a regular file, at most ``FILE_LIMITS[kind]`` of them, or RunDirError in one line. The
+    file is opened without blocking (a FIFO or a device is refused, never waited on) and, unless
+    ``follow`` (a path the user named), not through a symbolic link."""
+    where = where or str(path)
+    limit = FILE_LIMITS[kind]
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno == errno.ELOOP and not follow:
+            raise RunDirError(f"{where} is a symbolic link; memprobe reads only the files themselves") from None
+        raise RunDirError(f"{where}: cannot read it ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a FIFO, socket or device)"
+            raise RunDirError(f"{where} is {what}; memprobe reads only regular files")
+        if st.st_size > limit:
+            raise RunDirError(f"{where} is {st.st_size} bytes; memprobe reads at most {limit} for a {kind} file")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 24, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise RunDirError(
+                    f"{where} grew past {limit} bytes while being read; memprobe reads at most that for a {kind} file"
+                )
+        return b"".join(chunks)
+    except OSError as e:
+        raise RunDirError(f"{where}: cannot read it ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
+
+
+def kind_of(path: Path) -> str:
+    """What is at ``path``, without following a last symbolic link and without raising: "missing", "file",
+    "dir", "link", "other" (a FIFO, socket or device), or "unreadable" (a directory above it denies access)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except NotADirectoryError:
+        return "missing"
+    except OSError:
+        return "unreadable"
+    if stat.S_ISLNK(mode):
+        return "link"
+    return "file" if stat.S_ISREG(mode) else "dir" if stat.S_ISDIR(mode) else "other"
+
+
+def check_directory(path: Path, what: str = "run directory") -> Path:
+    """``path`` if it is a directory memprobe may list; RunDirError saying what it is instead. The path the
+    user named may be a symbolic link to a directory."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise RunDirError(f"{what} {path} does not exist") from None
+    except OSError as e:
+        raise RunDirError(f"{what} {path}: cannot read it ({e.strerror or e})") from None
+    if not stat.S_ISDIR(mode):
+        raise RunDirError(f"{path} is not a directory" + (f" (a {what} is)" if what != "directory" else ""))
+    if not os.access(path, os.R_OK | os.X_OK):
+        raise RunDirError(f"{what} {path}: cannot read it (Permission denied)")
+    return path
+
+
+def read_text(path: Path, where: str | None = None, *, kind: str = "result", follow: bool = False) -> str:
+    """A UTF-8 text file read by :func:`read_bytes`."""
+    where = where or str(path)
+    data = read_bytes(path, where, kind=kind, follow=follow)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RunDirError(f"{where} is not UTF-8 text (byte {e.start})") from None
+
+
+def inside(root: Path, rel, where: str) -> Path:
+    """``root / rel`` if it stays inside ``root`` (symbolic links resolved); RunDirError otherwise."""
+    if not isinstance(rel, str) or not rel or "\0" in rel:
+        raise RunDirError(f"{where}: not a file name: {_show(rel)}")
+    base = root.resolve()
+    path = (root / rel).resolve()
+    if Path(rel).is_absolute() or (path != base and base not in path.parents):
+        raise RunDirError(f"{where}: {rel!r} is outside the run directory; memprobe reads only files inside it")
+    return path
