@@ -138,6 +138,99 @@ def aa_check(diff: dict) -> dict:
     }
 
 
+def acceptance(by: dict, aa: dict | None, device: str) -> dict:
+    """Each target of issue 26 against the rows measured: met or missed, with the figures."""
+
+    def secs(name):
+        r = by.get(name)
+        return r["seconds"] if r and r["rc"] == 0 else None
+
+    accept = {}
+    for name, target in TARGETS.items():
+        s = secs(name)
+        accept[name] = {"seconds": s, "target_s": target, "met": s is not None and s <= target}
+    run_w, repro_w = secs("run bf16 warm"), secs("repro bf16 warm")
+    accept["run warm / repro warm"] = {
+        "ratio": round(run_w / repro_w, 3) if run_w and repro_w else None,
+        "target": RUN_OVER_REPRO,
+        "met": bool(run_w and repro_w and run_w / repro_w <= RUN_OVER_REPRO),
+    }
+    for state in ("cold", "warm"):
+        full, only = secs(f"diff 1 GPU {state}"), secs(f"diff --analysis-only 1 GPU {state}")
+        accept[f"analysis-only faster, {state}"] = {
+            "full_s": full,
+            "analysis_only_s": only,
+            "met": bool(full and only and only < full),
+        }
+    if aa is not None and "check" in aa:
+        c = aa["check"]
+        shared = bool((aa.get("schedule") or {}).get("shared_gpu"))
+        accept["A/A 1 GPU sides at once"] = {
+            "met": aa["rc"] == 0
+            and not c["nonzero"]
+            and c["saved_delta_bytes"] == 0
+            and c["differences"] == 0
+            and (shared or device != "cuda"),
+            "shared_gpu": shared,
+            **c,
+        }
+    return accept
+
+
+def print_summary(rows: list[dict], aa: dict | None, accept: dict, info: dict, results: Path) -> None:
+    """The rows with each probe's own timings, the A/A check and the acceptance, as a table."""
+    print()
+    print(f"{'row':<34} {'wall':>8}  probes' own timings: startup / build / first step / measured (snapshot) / analysis; cache")
+    for r in rows:
+        if "skipped" in r:
+            print(f"{r['name']:<34} skipped: {r['skipped']}")
+            continue
+        parts = []
+        for key, side in (r.get("sides") or {}).items():
+            if side and side.get("timings_s"):
+                t = side["timings_s"]
+                parts.append(
+                    f"{key}: {t.get('startup', 0):.1f}/{t.get('build', 0):.1f}/{t.get('first_step', 0):.1f}"
+                    f"/{t.get('measured_step', 0):.1f} ({t.get('snapshot_dump', 0):.1f})/{t.get('analysis', 0):.1f}"
+                    f" {side.get('compile_cache')}"
+                )
+        sched = r.get("schedule") or {}
+        where = " shared GPU" if sched.get("shared_gpu") else (" at once" if sched.get("at_once") else "")
+        print(f"{r['name']:<34} {r['seconds']:7.1f}s  {'; '.join(parts)}{where}" + ("" if r["rc"] == 0 else f"  EXIT {r['rc']}"))
+    if aa is not None:
+        c = aa.get("check") or {}
+        print(
+            f"\nA/A (diff fp8 fp8, one GPU, sides at once: {(aa.get('schedule') or {}).get('why')}): exit {aa['rc']}, "
+            f"{aa['seconds']} s; {c.get('figures_compared')} allocated figures and {c.get('categories_compared')} categories "
+            f"compared, nonzero: {c.get('nonzero') or 'none'}; saved delta {c.get('saved_delta_bytes')} B; "
+            f"reserved deltas {c.get('reserved_deltas')}"
+        )
+    print("\nacceptance:")
+    for name, v in accept.items():
+        print(
+            f"  {'met   ' if v['met'] else 'MISSED'} {name}: "
+            + ", ".join(f"{k}={v[k]}" for k in v if k not in ("met", "nonzero"))
+        )
+    for name, v in info.items():
+        print(f"  info   {name}: " + ", ".join(f"{k}={v[k]}" for k in v))
+    print(f"\nresults: {results}")
+
+
+def startup_info(out: Path, by: dict) -> dict:
+    """What memprobe adds to torch's own start (a probe's time before building against the imports alone), and
+    whether the warm run recorded what the cold one did."""
+    info = {}
+    cold_dir, warm_dir = out / "run_bf16-cold", out / "run_bf16-warm"
+    if (cold_dir / "report.json").is_file() and (warm_dir / "report.json").is_file():
+        info["run bf16 warm against cold"] = cold_warm_check(cold_dir, warm_dir)
+    for probe, floor_row in (("run bf16 warm", "imports bf16 warm"), ("diff 1 GPU warm", "imports fp8 warm")):
+        r, f = by.get(probe), by.get(floor_row)
+        starts = [s["timings_s"].get("startup") for s in (r or {}).get("sides", {}).values() if s and s.get("timings_s")]
+        if f and starts and None not in starts:
+            info[f"startup of {probe} over {floor_row}"] = {"startup_s": max(starts), "imports_s": f["seconds"]}
+    return info
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
@@ -230,49 +323,8 @@ def main() -> None:
     if by.get("diff --analysis-only 1 GPU warm"):
         by["diff --analysis-only 1 GPU warm"]["name"] += " (cache of the full diff)"
 
-    def secs(name):
-        r = by.get(name)
-        return r["seconds"] if r and r["rc"] == 0 else None
-
-    accept = {}
-    for name, target in TARGETS.items():
-        s = secs(name)
-        accept[name] = {"seconds": s, "target_s": target, "met": s is not None and s <= target}
-    run_w, repro_w = secs("run bf16 warm"), secs("repro bf16 warm")
-    accept["run warm / repro warm"] = {
-        "ratio": round(run_w / repro_w, 3) if run_w and repro_w else None,
-        "target": RUN_OVER_REPRO,
-        "met": bool(run_w and repro_w and run_w / repro_w <= RUN_OVER_REPRO),
-    }
-    for state in ("cold", "warm"):
-        full, only = secs(f"diff 1 GPU {state}"), secs(f"diff --analysis-only 1 GPU {state}")
-        accept[f"analysis-only faster, {state}"] = {
-            "full_s": full,
-            "analysis_only_s": only,
-            "met": bool(full and only and only < full),
-        }
-    if aa is not None and "check" in aa:
-        c = aa["check"]
-        shared = bool((aa.get("schedule") or {}).get("shared_gpu"))
-        accept["A/A 1 GPU sides at once"] = {
-            "met": aa["rc"] == 0
-            and not c["nonzero"]
-            and c["saved_delta_bytes"] == 0
-            and c["differences"] == 0
-            and (shared or a.device != "cuda"),
-            "shared_gpu": shared,
-            **c,
-        }
-    # what memprobe adds to torch's own start: a probe's time before "building" against the imports alone
-    info = {}
-    cold_dir, warm_dir = a.out / "run_bf16-cold", a.out / "run_bf16-warm"
-    if (cold_dir / "report.json").is_file() and (warm_dir / "report.json").is_file():
-        info["run bf16 warm against cold"] = cold_warm_check(cold_dir, warm_dir)
-    for probe, floor_row in (("run bf16 warm", "imports bf16 warm"), ("diff 1 GPU warm", "imports fp8 warm")):
-        r, f = by.get(probe), by.get(floor_row)
-        starts = [s["timings_s"].get("startup") for s in (r or {}).get("sides", {}).values() if s and s.get("timings_s")]
-        if f and starts and None not in starts:
-            info[f"startup of {probe} over {floor_row}"] = {"startup_s": max(starts), "imports_s": f["seconds"]}
+    accept = acceptance(by, aa, a.device)
+    info = startup_info(a.out, by)
     result = {
         "device": a.device,
         "gpus_visible": gpus,
@@ -283,41 +335,7 @@ def main() -> None:
         "info": info,
     }
     (a.out / "time_to_answer.json").write_text(json.dumps(result, indent=1))
-    print()
-    print(f"{'row':<34} {'wall':>8}  probes' own timings: startup / build / first step / measured (snapshot) / analysis; cache")
-    for r in rows:
-        if "skipped" in r:
-            print(f"{r['name']:<34} skipped: {r['skipped']}")
-            continue
-        parts = []
-        for key, side in (r.get("sides") or {}).items():
-            if side and side.get("timings_s"):
-                t = side["timings_s"]
-                parts.append(
-                    f"{key}: {t.get('startup', 0):.1f}/{t.get('build', 0):.1f}/{t.get('first_step', 0):.1f}"
-                    f"/{t.get('measured_step', 0):.1f} ({t.get('snapshot_dump', 0):.1f})/{t.get('analysis', 0):.1f}"
-                    f" {side.get('compile_cache')}"
-                )
-        sched = r.get("schedule") or {}
-        where = " shared GPU" if sched.get("shared_gpu") else (" at once" if sched.get("at_once") else "")
-        print(f"{r['name']:<34} {r['seconds']:7.1f}s  {'; '.join(parts)}{where}" + ("" if r["rc"] == 0 else f"  EXIT {r['rc']}"))
-    if aa is not None:
-        c = aa.get("check") or {}
-        print(
-            f"\nA/A (diff fp8 fp8, one GPU, sides at once: {(aa.get('schedule') or {}).get('why')}): exit {aa['rc']}, "
-            f"{aa['seconds']} s; {c.get('figures_compared')} allocated figures and {c.get('categories_compared')} categories "
-            f"compared, nonzero: {c.get('nonzero') or 'none'}; saved delta {c.get('saved_delta_bytes')} B; "
-            f"reserved deltas {c.get('reserved_deltas')}"
-        )
-    print("\nacceptance:")
-    for name, v in accept.items():
-        print(
-            f"  {'met   ' if v['met'] else 'MISSED'} {name}: "
-            + ", ".join(f"{k}={v[k]}" for k in v if k not in ("met", "nonzero"))
-        )
-    for name, v in info.items():
-        print(f"  info   {name}: " + ", ".join(f"{k}={v[k]}" for k in v))
-    print(f"\nresults: {a.out / 'time_to_answer.json'}")
+    print_summary(rows, aa, accept, info, a.out / "time_to_answer.json")
 
 
 if __name__ == "__main__":

@@ -177,7 +177,8 @@ def test_two_modules_of_equal_shapes_are_two_rows_and_equal_figures_agree(tmp_pa
     """Issue 21: torchtitan's wqkv and feed_forward.w1 make _scaled_mm outputs of one shape ([tokens, 768]); they
     are two rows, each of one module. Token positions, given to every block, are one value: the graphs' total and
     the run time's agree."""
-    from memprobe.analysis.saved import group_rows, layer_pattern
+    from memprobe.analysis.plain import group_rows
+    from memprobe.analysis.saved import layer_pattern
 
     out = tmp_path / "tt"
     proc = run_cli(

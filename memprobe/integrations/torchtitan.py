@@ -27,6 +27,7 @@ imports torchtitan's train spec), so ``--repro torchtitan`` with torchtitan 0.2 
 
 from __future__ import annotations
 
+import contextlib
 from importlib.metadata import PackageNotFoundError, version
 
 from ..errors import ConfigError
@@ -224,6 +225,11 @@ def _generation():
     import importlib
 
     ac_module = importlib.import_module(AC_MODULE)
+    # torchtitan's list takes some ops only if they are registered when it is read: torch's variable-length
+    # attention op (torch_attn._varlen_attn) registers when torch.nn.attention.varlen is imported, which its models
+    # do. Loaded here, the list is the same whatever the process imported before (`memprobe policies`, a probe).
+    with contextlib.suppress(ImportError):
+        importlib.import_module("torch.nn.attention.varlen")
     for generation in GENERATIONS:
         if generation.detect(ac_module):
             return generation()
