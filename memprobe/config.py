@@ -345,7 +345,13 @@ class ProbeConfig:
             self.recipe,
             what,
             f"ac={self.ac}"
-            + (f"/{self.ac_policy}" if self.ac == AcMode.OP else f"/{self.memory_budget:g}" if self.ac == AcMode.MEMORY_BUDGET else ""),
+            + (
+                f"/{self.ac_policy}"
+                if self.ac == AcMode.OP
+                else f"/{self.memory_budget:g}"
+                if self.ac == AcMode.MEMORY_BUDGET
+                else ""
+            ),
         ]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))
