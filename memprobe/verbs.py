@@ -140,8 +140,8 @@ def run_probe(
 def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> dict:
     """``memprobe run`` as a probe process of its own (the caller stays free of torch): its report.json as JSON data."""
     from .analysis.plain import report_data
-    from .capture.rundir import MARKER, check_out_dir, default_run_dir, prepare_run_dir
     from .orchestrate.process import ProbeJob, run_jobs
+    from .rundir.write import MARKER, check_out_dir, default_run_dir, prepare_run_dir
 
     out = Path(out) if out is not None else default_run_dir(cfg.recipe)
     check_out_dir(out, force)  # refused unless absent or empty, or force and memprobe's own

@@ -93,8 +93,8 @@ def test_force_replaces_an_older_run_directory_of_memprobes_own(tmp_path):
 
 
 def test_force_removes_exactly_the_manifest(tmp_path):
-    from memprobe.capture.rundir import MARKER, atomic_write_json, atomic_write_text, prepare_run_dir
     from memprobe.errors import RunDirError
+    from memprobe.rundir.write import MARKER, atomic_write_json, atomic_write_text, prepare_run_dir
 
     out = tmp_path / "G"
     prepare_run_dir(out, force=False)
@@ -121,7 +121,7 @@ def test_force_removes_exactly_the_manifest(tmp_path):
 
 
 def test_a_marker_naming_files_elsewhere_is_no_marker(tmp_path):
-    from memprobe.capture.rundir import MANIFEST_HEADER, MARKER, MARKER_TEXT
+    from memprobe.rundir.write import MANIFEST_HEADER, MARKER, MARKER_TEXT
 
     victim = tmp_path / "home" / "thesis.tex"
     victim.parent.mkdir()

@@ -114,14 +114,10 @@ NOT_IMPORTED_BY = {
     "memprobe.analysis": _ABOVE,
     "memprobe.capture": _ABOVE + ("memprobe.report",),
     "memprobe.report": _ABOVE,
+    # the run directory's records, reads and atomic writes: below every layer that writes or reads one
+    "memprobe.rundir": _LAYERS,
     # the helpers every layer shares sit below all of them
     **{m: _LAYERS for m in ("memprobe.progress", "memprobe.text", "memprobe.units", "memprobe.errors", "memprobe.vocab")},
-}
-# arrows known to point the wrong way, each with where it goes: the test fails when one is gone, so the list shrinks
-KNOWN_WRONG_WAY: set[tuple[str, str]] = {
-    # atomic writes: to move below report/ and capture/ (memprobe/rundir/), then import them from there
-    ("memprobe.report.pages", "memprobe.capture.rundir"),
-    ("memprobe.report.gate", "memprobe.capture.rundir"),
 }
 
 
@@ -137,10 +133,8 @@ def test_imports_point_down_only():
             if _in(m, layer):
                 wrong |= {(m, t) for t, _ in _imports(m, p, mods) if any(_in(t, b) for b in banned)}
         if _in(m, "memprobe.report"):  # report renders what was recorded: it runs nothing
-            wrong |= {(m, t) for t, _ in _imports(m, p, mods) if _in(t, "memprobe.capture")} - KNOWN_WRONG_WAY
+            wrong |= {(m, t) for t, _ in _imports(m, p, mods) if _in(t, "memprobe.capture")}
     assert not wrong, sorted(wrong)
-    still = {(m, t) for m, t in KNOWN_WRONG_WAY if m in mods and t in {x for x, _ in _imports(m, mods[m], mods)}}
-    assert still == KNOWN_WRONG_WAY, f"fixed, remove from KNOWN_WRONG_WAY: {sorted(KNOWN_WRONG_WAY - still)}"
 
 
 def test_the_vocabulary_is_defined_once():

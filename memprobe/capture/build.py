@@ -80,14 +80,16 @@ def start_compile_workers() -> None:
 
 @dataclass
 class Built:
-    """The probe's model as it trains: the target, its blocks, the batch (cast as the model runs it), and whether
-    building created the default process group (to destroy when the probe ends)."""
+    """The probe's model as it trains: the target, its blocks, the batch (cast as the model runs it), whether
+    building created the default process group (to destroy when the probe ends), and report.json's ``model``
+    (described as built, before float8, AC and compile wrapped its blocks: their signatures name graph inputs)."""
 
     target: object  # capture.target.Target
     model: object  # nn.Module
     blocks: object  # the block container
     batch: tuple
     created_process_group: bool
+    described: dict
 
 
 def float8_step(model, target, cfg: ProbeConfig) -> None:
@@ -148,13 +150,14 @@ def build(cfg: ProbeConfig, device, backend: Callable, decisions: dict) -> Built
     """The target of ``cfg`` on ``device``, with the steps applied in torchtitan's order."""
     import torch
 
-    from .target import build_target, cast_batch
+    from .target import build_target, cast_batch, describe
 
     target = build_target(cfg, device)
+    described = describe(target)
     model, blocks = target.model, target.blocks
     float8_step(model, target, cfg)
     ac_step(blocks, target, cfg, decisions)
     compile_step(blocks, cfg, backend)
     created = fsdp_step(model, blocks, cfg, device)
     batch = target.batch if cfg.fsdp else cast_batch(target.batch, torch.bfloat16)
-    return Built(target, model, blocks, batch, created)
+    return Built(target, model, blocks, batch, created, described)

@@ -118,7 +118,7 @@ class GraphRecords:
 
     def store(self, key: str, record: dict) -> None:
         """Write a record (atomically; a failure to write leaves the cache as it was)."""
-        from .rundir import atomic_write_json
+        from ..rundir.write import atomic_write_json
 
         try:
             self.directory.mkdir(parents=True, exist_ok=True)

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             if not sys.stdin.readline():
                 return 130  # the parent went away before this probe's turn
             note_wait(time.perf_counter() - t0)
-        from .rundir import prepare_run_dir
+        from ..rundir.write import prepare_run_dir
         from .runner import run_probe
 
         prepare_run_dir(out, force=False)

@@ -12,8 +12,8 @@ from pathlib import Path
 def main(argv: list[str] | None = None) -> int:
     from ..config import ProbeConfig
     from ..errors import MemprobeError
+    from ..rundir.write import prepare_run_dir
     from .protocol import ERROR, PROGRESS, say
-    from .rundir import prepare_run_dir
     from .runner import Probe, RunDir
 
     ap = argparse.ArgumentParser(description=__doc__)

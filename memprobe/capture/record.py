@@ -16,10 +16,10 @@ from datetime import UTC, datetime
 from .. import SCHEMA_VERSION, __version__
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunFailed
+from ..rundir.write import RunDir
 from ..vocab import AcMode, RunMode, RunStatus
 from .guard import describe_exit
 from .process_info import process_record, user_command
-from .rundir import RunDir
 
 
 def now_utc() -> str:

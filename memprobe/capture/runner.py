@@ -20,13 +20,13 @@ from pathlib import Path
 
 from ..config import ProbeConfig
 from ..errors import Interrupted
+from ..rundir.write import RunDir
 from ..vocab import DeviceType, RunStatus
 from .caches import use_compile_cache
 from .guard import RunGuard
 from .process_info import process_age_s, waited_s
 from .quiet import quiet_logs
 from .record import RunRecord
-from .rundir import RunDir
 
 Progress = Callable[[str], None]
 
@@ -190,12 +190,11 @@ class Probe:
         from repros import common
 
         from .build import build
-        from .target import describe
 
         self.progress(f"building {self.cfg.summary()} on {device.type}")
         built = build(self.cfg, device, capture, decisions)
         target = built.target
-        self.report["model"] = describe(target)
+        self.report["model"] = built.described
         self.report["notes"] += target.notes
         converter = "torchtitan" if target.float8_done else "torchao"
         self.report["float8"] = common.float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)

@@ -16,8 +16,8 @@ import traceback
 import click
 
 from .. import __version__
-from ..capture.rundir import release_locks
 from ..errors import InternalError, MemprobeError
+from ..rundir.write import release_locks
 from ..text import plain
 from .options import DEBUG
 

@@ -99,9 +99,9 @@ def run(
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
     """
-    from ..capture.rundir import default_run_dir, prepare_run_dir
     from ..report.run import print_run
     from ..report.tables import export
+    from ..rundir.write import default_run_dir, prepare_run_dir
 
     cfg = config_from_options(kw)
     if trace_path is not None and analysis_only:

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import MemprobeError, RunFailed
 from ..rundir import schema as S
 from ..rundir.load import dump
+from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from ..units import fmt_bytes
 from ..vocab import AcMode, BisectPass, Phase, Recipe, RunMode
 from .process import ProbeJob, Progress, SideEnv, run_jobs

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from ..analysis.diff import diff_reports
 from ..analysis.verdict import diff_verdict
-from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
+from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from .placement import Placement
 from .process import ProbeJob, Progress, SideEnv, check_environments, cuda_placement, run_jobs
 

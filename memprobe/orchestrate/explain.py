@@ -9,10 +9,10 @@ from pathlib import Path
 from ..analysis.explain import candidate_ops, explain_runs
 from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
-from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..rundir.load import dump, load_report
+from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from ..vocab import AcMode, RunMode
 from .process import ProbeJob, Progress, run_jobs
 

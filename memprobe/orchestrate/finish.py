@@ -12,11 +12,11 @@ from pathlib import Path
 
 from ..analysis.ranks import merge_ranks
 from ..analysis.run import analyse
-from ..capture.rundir import RunDir
 from ..config import ProbeConfig
 from ..errors import InternalError, RunDirError
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
+from ..rundir.write import RunDir
 from ..vocab import RunStatus
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from ..analysis.verdict import gate_verdict, run_verdict
 from ..budget import PROBE_NAME, Budget, BudgetError, baseline_entry, evaluate, explain_breach, load_baseline
-from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import MemprobeError
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
+from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from ..vocab import RunStatus, Verdict
 from .process import ProbeJob, Progress, run_jobs
 
@@ -141,7 +141,7 @@ def write_budget(
 
     from ..analysis.plain import report_data
     from ..budget import budget_text, load_budget
-    from ..capture.rundir import atomic_write_text
+    from ..rundir.write import atomic_write_text
 
     with tempfile.TemporaryDirectory(prefix="memprobe-budget-") as tmp:
         report = run_jobs([ProbeJob("budget", cfg, Path(tmp) / "run")], progress=progress, verbose=verbose)["budget"]

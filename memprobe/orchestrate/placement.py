@@ -147,7 +147,7 @@ class PeakRecords:
         return entry.peak_reserved_bytes if entry else None
 
     def put(self, key: str, peak: int, device_name: str | None) -> None:
-        from ..capture.rundir import atomic_write_json
+        from ..rundir.write import atomic_write_json
 
         with _PUT:  # probes that end at once are waited for by threads of one process
             peaks = load_gpu_peaks(self.path)

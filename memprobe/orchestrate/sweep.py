@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ..capture.rundir import atomic_write_json, default_run_dir, prepare_run_dir
 from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..rundir import schema as S
 from ..rundir.load import dump
+from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from ..vocab import AcMode, Phase
 from .process import ProbeJob, Progress, run_jobs
 

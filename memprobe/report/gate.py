@@ -151,7 +151,7 @@ def gate_junit(result: dict) -> str:
 def write_gate_outputs(result: dict, *, junit=None, html=None, csv=None, parquet=None, step_summary: str | None = None) -> None:
     """The files a gate was asked for: JUnit XML, the HTML page, the verdicts as a table, and the Markdown summary
     appended to ``$GITHUB_STEP_SUMMARY``."""
-    from ..capture.rundir import atomic_write_text
+    from ..rundir.write import atomic_write_text
     from .html import render_gate
     from .tables import export
 

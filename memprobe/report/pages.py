@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis.plain import load_report, timeline
-from ..capture.rundir import atomic_write_json, atomic_write_text
 from ..errors import RunDirError
+from ..rundir.write import atomic_write_json, atomic_write_text
 
 
 def write_html(path: Path, out: Path) -> Path:
