@@ -1,4 +1,4 @@
-"""``memprobe sweep``: the partitioner's activation memory budget (``--ac budget``, torchtitan's MemoryBudgetAC)
+"""``memprobe sweep``: the partitioner's activation memory budget (``--ac memory-budget``, torchtitan's MemoryBudgetAC)
 swept over values, each probe in its own process: saved bytes and the measured peak against the budget."""
 
 from __future__ import annotations
