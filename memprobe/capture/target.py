@@ -231,6 +231,8 @@ _KNOWN_FIXES = (
 )
 _CONSTANT = re.compile(r'^ConstantVariable\((?:\w+: )?"(?P<text>.*)"\)$')
 _RAISED = re.compile(r"raised exception (?P<type>\w+)\(")
+# torch 2.15's Dynamo: the observed exception's own message is `raised exception TYPE("TEXT")`
+_RAISED_TEXT = re.compile(r"""^raised exception \w+\((?P<quote>["'])(?P<text>.*)(?P=quote)\)$""")
 _USER_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)')
 
 
@@ -249,7 +251,7 @@ def innermost_cause(error: BaseException) -> str:
     inner = chain[-1]
     lines = str(inner).strip().splitlines()
     text = lines[0].strip() if lines else ""
-    m = _CONSTANT.match(text)
+    m = _CONSTANT.match(text) or _RAISED_TEXT.match(text)
     if m:  # Dynamo re-raises the model's exception as an "observed" one holding its message
         text = m["text"]
     kind = type(inner).__name__
