@@ -96,6 +96,7 @@ def test_torchtitans_llama3_debug_model_runs_and_names_torchtitans_modules(tmp_p
         "32",
         "--device",
         "cpu",
+        "--analysis-only",  # the saved table is what is read
         "--out",
         out,
         "-q",
