@@ -54,26 +54,36 @@ def transformers_installed():
 
 @pytest.fixture(scope="module")
 def probes(transformers_installed, made):
-    """Every run these tests read, each made once per session (whichever pytest-xdist worker asks first: conftest's
-    ``made``): {name: (report, stdout)}."""
-    out: dict[str, tuple[dict, str]] = {}
+    """Every run these tests read, {name: (report, stdout)}: each made when a test first asks for it, once per session
+    (conftest's ``made``: whichever pytest-xdist worker asks first, so that two workers make two different ones)."""
+    legacy = ("--ac-policy", "torchtitan-2025-01")
 
     def read(path: Path, stdout: str = "") -> tuple[dict, str]:
         return json.loads((path / "report.json").read_text()), stdout
 
-    legacy = ("--ac-policy", "torchtitan-2025-01")
-    aa = made("diff", "rowwise", "rowwise", "--hf-config", LLAMA, *legacy, *SMALL, "--json")
-    out["llama-rowwise-2025"], out["llama-rowwise-2025-again"] = read(aa.path / "a"), read(aa.path / "b")
-    out["diff-aa"] = (json.loads(aa.proc.stdout), "")
-    for name, flags in (
-        ("qwen2-rowwise", ("--hf-config", QWEN2, "--recipe", "rowwise")),
-        ("gpt2-bf16", ("--hf-config", GPT2, "--recipe", "bf16")),
-        ("stock-gpt2-rowwise", ("--model", STOCK, "--recipe", "rowwise", "--device", "cpu", "--analysis-only")),
-    ):
+    def aa():
+        return made("diff", "rowwise", "rowwise", "--hf-config", LLAMA, *legacy, *SMALL, "--json")
+
+    def run(*flags):
         extra = SMALL if "--hf-config" in flags else ()
-        run = made("run", *flags, *extra)
-        out[name] = read(run.path, run.proc.stdout)
-    return out
+        done = made("run", *flags, *extra)
+        return read(done.path, done.proc.stdout)
+
+    making = {
+        "llama-rowwise-2025": lambda: read(aa().path / "a"),
+        "llama-rowwise-2025-again": lambda: read(aa().path / "b"),
+        "diff-aa": lambda: (json.loads(aa().proc.stdout), ""),
+        "qwen2-rowwise": lambda: run("--hf-config", QWEN2, "--recipe", "rowwise"),
+        "gpt2-bf16": lambda: run("--hf-config", GPT2, "--recipe", "bf16"),
+        "stock-gpt2-rowwise": lambda: run("--model", STOCK, "--recipe", "rowwise", "--device", "cpu", "--analysis-only"),
+    }
+
+    class Probes(dict):
+        def __missing__(self, name):
+            self[name] = making[name]()
+            return self[name]
+
+    return Probes()
 
 
 # -- the ground truth, without memprobe ----------------------------------------------------------------------------
