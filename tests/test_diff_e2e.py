@@ -79,7 +79,8 @@ def test_markdown_for_a_pull_request(legacy_diff):
 
 @pytest.mark.e2e
 def test_today_policy_lists_no_weight_derived_item(tmp_path):
-    # the tiny probe, analysis-only: where the 2025-01 list saves abs() of every FFN weight (test_parallel_sides...)
+    # the tiny probe, analysis-only: at its dims the 2025-01 list does save abs() of the FFN weights
+    # (test_parallel_sides_give_the_sequential_answer), today's list saves none
     proc = run_cli(
         "diff", "bf16", "fp8", "--ac-policy", "torchtitan", *TINY, "--analysis-only", "--out", tmp_path / "d", "--json", "-q"
     )
