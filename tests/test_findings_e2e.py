@@ -41,6 +41,7 @@ def test_saving_silu_names_silu_and_its_line_and_costs_more_than_its_output(tmp_
         "2",
         "--seq",
         "64",
+        "--analysis-only",  # the saved table and its findings, as a full run's (test_investigate_e2e)
     )
     silu = [row for row in r["saved_tensors"] if row["op"] == "silu"]
     assert silu and all(row["user"]["op"] == "silu" for row in silu)

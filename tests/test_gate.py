@@ -8,7 +8,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
-from conftest import LEGACY_ROWWISE, TODAY_ROWWISE, invoke, run_cli
+from conftest import LEGACY_ROWWISE, TINY, TODAY_ROWWISE, invoke, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -175,7 +175,7 @@ def test_cuda_limits_skip_on_cpu_and_update_baseline(runs, tmp_path):
 @pytest.mark.e2e
 def test_starter_budget_is_written_and_passes(tmp_path):
     budget = tmp_path / "memprobe.toml"
-    proc = run_cli("budget", "--recipe", "bf16", "--layers", "1", "--budget", budget, "-q")
+    proc = run_cli("budget", "--recipe", "bf16", *TINY, "--budget", budget, "-q")
     assert proc.returncode == 0, proc.stderr
     parsed = load_budget(budget)
     probe = parsed.probes["ffn-bf16"]

@@ -10,9 +10,9 @@ backward reads; a graph input given to several blocks counted once), and run und
 ``torch.autograd.graph.saved_tensors_hooks`` (run time: the distinct storages the compiled blocks save).
 Parameters are left out of both, as memprobe counts them apart.
 
-The probes run as few processes as the assertions allow (a module-scoped fixture, five probes): an A/A diff of
-Llama, rowwise with the 2025-01 list (two probes); Qwen2 rowwise, its config as published (KV cache on); GPT-2
-bf16; and a stock GPT-2 a --model factory builds (KV cache on), rowwise.
+The probes run as few processes as the assertions allow (five probes, each made once per session through
+conftest's ``made``, whichever pytest-xdist worker asks first): an A/A diff of Llama, rowwise with the 2025-01 list (two probes); Qwen2 rowwise, its
+config as published (KV cache on); GPT-2 bf16; and a stock GPT-2 a --model factory builds (KV cache on), rowwise.
 CI installs transformers (``memprobe[hf]``); elsewhere these tests skip unless MEMPROBE_REQUIRE_HF=1.
 """
 
@@ -24,7 +24,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from conftest import invoke, run_cli
+from conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "models" / "hf"
@@ -52,36 +52,38 @@ def transformers_installed():
         pytest.skip(f"transformers is not installed ({e}): pip install 'memprobe[hf]'")
 
 
-def _ok(proc, what):
-    assert proc.returncode == 0, f"{what} failed:\n{proc.stderr[-3000:]}"
-    return proc
-
-
 @pytest.fixture(scope="module")
-def probes(transformers_installed, tmp_path_factory):
-    """Every run these tests read, each made once: {name: (report, stdout)}."""
-    base = tmp_path_factory.mktemp("hf")
-    out: dict[str, tuple[dict, str]] = {}
+def probes(transformers_installed, made):
+    """Every run these tests read, {name: (report, stdout)}: each made when a test first asks for it, once per session
+    (conftest's ``made``: whichever pytest-xdist worker asks first, so that two workers make two different ones)."""
+    legacy = ("--ac-policy", "torchtitan-2025-01")
 
     def read(path: Path, stdout: str = "") -> tuple[dict, str]:
         return json.loads((path / "report.json").read_text()), stdout
 
-    legacy = ("--ac-policy", "torchtitan-2025-01")
-    aa = _ok(
-        run_cli("diff", "rowwise", "rowwise", "--hf-config", LLAMA, *legacy, *SMALL, "--out", base / "d2", "--json", "-q"),
-        "A/A diff",
-    )
-    out["llama-rowwise-2025"], out["llama-rowwise-2025-again"] = read(base / "d2" / "a"), read(base / "d2" / "b")
-    out["diff-aa"] = (json.loads(aa.stdout), "")
-    for name, flags in (
-        ("qwen2-rowwise", ("--hf-config", QWEN2, "--recipe", "rowwise")),
-        ("gpt2-bf16", ("--hf-config", GPT2, "--recipe", "bf16")),
-        ("stock-gpt2-rowwise", ("--model", STOCK, "--recipe", "rowwise", "--device", "cpu", "--analysis-only")),
-    ):
+    def aa():
+        return made("diff", "rowwise", "rowwise", "--hf-config", LLAMA, *legacy, *SMALL, "--json")
+
+    def run(*flags):
         extra = SMALL if "--hf-config" in flags else ()
-        proc = _ok(run_cli("run", *flags, *extra, "--out", base / name, "-q"), name)
-        out[name] = read(base / name, proc.stdout)
-    return out
+        done = made("run", *flags, *extra)
+        return read(done.path, done.proc.stdout)
+
+    making = {
+        "llama-rowwise-2025": lambda: read(aa().path / "a"),
+        "llama-rowwise-2025-again": lambda: read(aa().path / "b"),
+        "diff-aa": lambda: (json.loads(aa().proc.stdout), ""),
+        "qwen2-rowwise": lambda: run("--hf-config", QWEN2, "--recipe", "rowwise"),
+        "gpt2-bf16": lambda: run("--hf-config", GPT2, "--recipe", "bf16"),
+        "stock-gpt2-rowwise": lambda: run("--model", STOCK, "--recipe", "rowwise", "--device", "cpu", "--analysis-only"),
+    }
+
+    class Probes(dict):
+        def __missing__(self, name):
+            self[name] = making[name]()
+            return self[name]
+
+    return Probes()
 
 
 # -- the ground truth, without memprobe ----------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def test_two_ranks_shard_the_parameters_and_save_the_same_items(runs):
 
 @pytest.mark.e2e
 def test_a_user_model_is_run_diffed_and_gated(runs, tmp_path):
-    rowwise = runs("--recipe", "rowwise", *MODEL)
+    rowwise = runs("--recipe", "rowwise", *MODEL, "--analysis-only")  # its saved table is what is read
     rep = rowwise.report
     assert rep["model"]["blocks_attr"] == "blocks" and rep["model"]["blocks"] == 2 and rep["model"]["other_parameters"] > 0
     weight = {r["expr"] for r in rep["saved_tensors"] if r["kind"] == "weight-derived"}
@@ -54,7 +54,7 @@ def test_a_user_model_is_run_diffed_and_gated(runs, tmp_path):
 
     # diff: a bf16 side run now, the rowwise side read from its run directory
     out = tmp_path / "diff"
-    proc = run_cli("diff", "bf16", rowwise.path, *MODEL, "--out", out, "--json", "-q")
+    proc = run_cli("diff", "bf16", rowwise.path, *MODEL, "--analysis-only", "--out", out, "--json", "-q")
     assert proc.returncode == 0, proc.stderr[-3000:]
     d = json.loads(proc.stdout)
     only_b = [it["expr"] for it in d["items"] if it["status"] == "only_b" and it["kind"] == "weight-derived"]

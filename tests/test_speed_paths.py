@@ -200,9 +200,10 @@ def test_probes_sharing_a_gpu_slot_run_at_once_and_measure_as_alone(tmp_path):
 @pytest.mark.e2e
 def test_probes_one_after_the_other_on_one_gpu_hold_the_next_one_ready(tmp_path):
     """One slot on "GPU 0" and three probes: the next probe's process is started and held while one runs,
-    given the same GPU, and each runs alone on it (on the CPU: the scheduling is what is tested)."""
-    cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu").validated()
-    jobs = [ProbeJob(label, cfg, tmp_path / label, analysis_only=True) for label in ("p0", "p1", "p2")]
+    given the same GPU, and each runs alone on it (on the CPU: the scheduling is what is tested, so the probes run
+    eager)."""
+    cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu", compile=False).validated()
+    jobs = [ProbeJob(label, cfg, tmp_path / label) for label in ("p0", "p1", "p2")]
     reports = run_jobs(jobs, progress=lambda msg: None, slots=1, gpus=["0"])
     assert [r.status for r in reports.values()] == ["complete"] * 3
     assert {r.process.gpus for r in reports.values()} == {"0"}
