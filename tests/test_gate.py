@@ -115,7 +115,10 @@ def test_gate_fails_on_the_legacy_policy_naming_the_abs_items(runs, tmp_path, mo
     assert proc.returncode == 1, proc.stderr
     out = proc.stdout
     assert "FAIL" in out and "weight_derived_saved_bytes" in out
-    assert "abs(permute(layers.*.ffn.w" in out and "--recompute-op aten.abs.default" in out
+    flat = "".join(out.split())  # the console wraps long lines wherever the width falls: compared without spaces
+    assert (
+        "abs(permute(layers.*.ffn.w" in flat and "--recompute-opaten.abs" in flat
+    )  # the fix, by its op (aten.abs or its overload)
     # the breach is explained against the baseline where it was recorded with this torch (+11.00 MiB with 2.13)
     base = json.loads((ROOT / "memprobe-baseline.json").read_text())["probes"]["ffn-rowwise"]
     if base["versions"]["torch"] == legacy.report["versions"]["torch"]:
@@ -138,7 +141,10 @@ def test_gate_passes_on_todays_policy_and_flags_foreign_baselines(runs, tmp_path
     result = json.loads(proc.stdout)
     verdicts = {(v["device"], v["kind"], v["metric"]): v["verdict"] for v in result["verdicts"]}
     assert verdicts[(None, "absolute", "weight_derived_saved_bytes")] == "PASS"
-    assert verdicts[(None, "relative", "saved_bytes")] == "PASS"
+    # the committed baseline was recorded with torch 2.13: on another torch it is flagged, not compared (below)
+    base = json.loads((tmp_path / "memprobe-baseline.json").read_text())["probes"]["ffn-rowwise"]
+    same_torch = base["versions"]["torch"] == today.report["versions"]["torch"]
+    assert verdicts[(None, "relative", "saved_bytes")] == ("PASS" if same_torch else "SKIP")
     assert all(v["headroom"] >= 0 for v in result["verdicts"] if v["verdict"] == "PASS")
     # a baseline from another torch version is flagged, not compared
     base = json.loads((tmp_path / "memprobe-baseline.json").read_text())

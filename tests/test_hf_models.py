@@ -225,7 +225,10 @@ def test_rows_are_named_by_the_models_modules_and_its_modeling_lines(probes):
     modules = {r["user"]["module"] for r in weight}
     projections = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj")
     projections += ("mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
-    assert modules == {f"model.layers.{i}.{p}" for i in range(LAYERS) for p in projections}
+    assert modules <= {f"model.layers.{i}.{p}" for i in range(LAYERS) for p in projections}
+    # whether abs(down_proj.weight) is saved is the installed torch's partitioner's choice (torch 2.15 saves none,
+    # as it saves no abs(w2) in the repro); the attention projections' and gate/up's are saved on every torch
+    assert {f"model.layers.{i}.{p}" for i in range(LAYERS) for p in projections[:-1]} <= modules
     for r in weight:  # abs() of each weight, at the model's own line, with torchao's frame as the library detail
         assert r["op"] == "abs" and r["user"]["label"] == f"abs(t({r['user']['module']}.weight))"
         assert r["user"]["source"].startswith("transformers/models/llama/modeling_llama.py:"), r["user"]

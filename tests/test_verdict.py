@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,18 @@ def _wd_ground_truth(report: dict) -> int:
     rows = [r for r in report["saved_tensors"] if r["kind"] == "weight-derived"]
     assert rows and all(sorted(r["shape"]) == [DIM, HIDDEN] and r["dtype"] == "bfloat16" for r in rows)
     return len(rows) * DIM * HIDDEN * 2
+
+
+def _abs_weights(report: dict) -> str:
+    """The FFN weights whose abs() the run saves, said as the verdict says them (``layers.*.ffn.{w1,w2,w3}.weight``):
+    which of w1, w2, w3 the 2025-01 list saves is the installed torch's partitioner's choice (torch 2.15 no longer
+    saves w2's), and at least two are saved."""
+    found = {m[1] for r in report["saved_tensors"] if r["kind"] == "weight-derived" for m in [_FFN_ABS.search(r["expr"])] if m}
+    assert len(found) >= 2, found
+    return names_phrase([f"layers.*.ffn.{w}.weight" for w in found])
+
+
+_FFN_ABS = re.compile(r"^abs\((?:permute|t)\(layers\.\d+\.ffn\.(w[123])\.weight\)\)$")
 
 
 # -- pure: names, grouping, verdicts over recorded data ------------------------------------------------
@@ -121,13 +134,13 @@ def test_run_fits_one_screen_with_the_verdict_first(runs):
         lines = _render(print_run, report, width)
         assert all(len(line) <= width for line in lines)
         head = " ".join(" ".join(lines[:5]).split())
-        assert "verdict:" in head and "abs() of layers.*.ffn.{w1,w2,w3}.weight" in head
+        assert "verdict:" in head and f"abs() of {_abs_weights(report)}" in head
         assert f"{truth / 2**20:.2f} MiB" in head and "--recompute-op aten.abs" in head
         _no_cut_word(lines, labels)
         if width == 100:
             assert len(lines) <= 40, "\n".join(lines)
     wide = _render(print_run, report, 300, wide=True)
-    assert any("abs(permute(layers.*.ffn.w2.weight))" in line for line in wide)  # the op chain, under --wide
+    assert any("abs(permute(layers.*.ffn.w" in line for line in wide)  # the op chain, under --wide
     assert any("torchao/float8" in line for line in wide)  # the library frame, under --wide
 
 
@@ -145,7 +158,7 @@ def test_diff_bf16_fp8_fits_one_screen_with_the_verdict_first(runs):
         lines = _render(print_diff, d, width)
         assert all(len(line) <= width for line in lines)
         head = " ".join(" ".join(lines[:5]).split())
-        assert "abs() of layers.*.ffn.{w1,w2,w3}.weight" in head and f"{truth / 2**20:.2f} MiB" in head
+        assert f"abs() of {_abs_weights(b)}" in head and f"{truth / 2**20:.2f} MiB" in head
         if width == 100:
             assert len(lines) <= 40 and "--recompute-op aten.abs" in head, "\n".join(lines)
         _no_cut_word(lines, [label(it) for it in record.items[:TOP_ROWS]])
@@ -163,7 +176,7 @@ def test_one_value_has_one_name_everywhere(runs, tmp_path):
     report = rw.report
     finding = report["findings"][0]
     name = finding["items"][0]["label"]
-    assert name == finding["label"] == "abs(t(layers.*.ffn.w2.weight))"
+    assert name == finding["label"] and re.fullmatch(r"abs\(t\(layers\.\*\.ffn\.w[123]\.weight\)\)", name)
     # the table
     table = [g for g in group_rows(load_report(rw.path).saved_tensors) if label(g) == name]
     assert len(table) == 1 and any(name in line for line in _render(print_run, report, 160))
