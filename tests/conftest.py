@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -133,5 +134,22 @@ LEGACY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "-
 TODAY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan", "--layers", "2")
 # the smallest probe that still compiles real graphs: for tests of behaviour, not of figures
 TINY = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--device", "cpu")
+# abs() of an FFN weight of the repro, by its op chain with the layer made `*` (as a diff item names it): which of
+# w1, w2, w3 the 2025-01 list saves is the installed torch's partitioner's choice (torch 2.15 no longer saves w2's)
+FFN_WEIGHT_ABS = re.compile(r"abs\(permute\(layers\.\*\.ffn\.(w[123])\.weight\)\)")
+
+
+def ffn_weights_saved_as_abs(rows: list[dict]) -> set[str]:
+    """The FFN weights (``w1``, ``w2``, ``w3``) whose abs() a run of the repro saves, from its saved table: every
+    weight-derived row is one of them, and at least two are saved."""
+    from memprobe.analysis.saved import layer_pattern
+
+    chains = [layer_pattern(r["expr"]) for r in rows if r["kind"] == "weight-derived"]
+    assert chains and all(FFN_WEIGHT_ABS.fullmatch(c) for c in chains), chains
+    weights = {FFN_WEIGHT_ABS.fullmatch(c)[1] for c in chains}
+    assert len(weights) >= 2, weights
+    return weights
+
+
 # an A/A bisect of the tiny probe (each side in its own process; an explicit --steps 3): what several files read
 AA_BISECT = ("bisect", "bf16", "bf16", *TINY, "--steps", "3", "--min-delta", "1 TiB", "--json")

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from conftest import TINY, invoke, python_over_this_environment, run_cli
+from conftest import FFN_WEIGHT_ABS, TINY, invoke, python_over_this_environment, run_cli
 
 from memprobe.analysis.diff import diff_reports
 from memprobe.rundir.load import dump, load_report
 from memprobe.units import fmt_delta
 
 LEGACY = ("--ac-policy", "torchtitan-2025-01")
-# abs() of an FFN weight, by the name its diff item gives it: which of w1, w2, w3 a policy saves is the installed
-# torch's partitioner's choice (torch 2.15 no longer saves w2's), so tests hold each one found to its size
-FFN_WEIGHT_ABS = re.compile(r"abs\(permute\(layers\.\*\.ffn\.w[123]\.weight\)\)")
 
 
 @pytest.fixture(scope="module")

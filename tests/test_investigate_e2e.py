@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from conftest import LEGACY_ROWWISE, run_cli, saved_table
+from conftest import LEGACY_ROWWISE, ffn_weights_saved_as_abs, run_cli, saved_table
 
 pytestmark = pytest.mark.e2e
 
@@ -44,11 +43,8 @@ def test_explain_ranks_removing_abs_first(tmp_path):
     assert all(e["bytes_saved_per_flop"] <= top["bytes_saved_per_flop"] for e in r["edits"])
     # every abs() of an FFN weight the base run saves is freed (which of w1, w2, w3 the list saves is the installed
     # torch's partitioner's choice: torch 2.15 no longer saves w2's)
-    weights = {
-        re.sub(r"layers\.\d+\.", "layers.*.", row["expr"]) for row in base["saved_tensors"] if row["kind"] == "weight-derived"
-    }
-    assert len(weights) >= 2 and all(re.fullmatch(r"abs\(permute\(layers\.\*\.ffn\.w[123]\.weight\)\)", w) for w in weights)
-    assert {it["expr"] for it in top["freed"]} >= weights
+    weights = ffn_weights_saved_as_abs(base["saved_tensors"])
+    assert {it["expr"] for it in top["freed"]} >= {f"abs(permute(layers.*.ffn.{w}.weight))" for w in weights}
 
 
 def test_bisect_finds_what_the_regression_needs(tmp_path):

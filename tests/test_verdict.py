@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import LEGACY_ROWWISE
+from conftest import LEGACY_ROWWISE, ffn_weights_saved_as_abs
 from rich.console import Console
 
 from memprobe.analysis.diff import diff_reports
@@ -61,12 +61,7 @@ def _abs_weights(report: dict) -> str:
     """The FFN weights whose abs() the run saves, said as the verdict says them (``layers.*.ffn.{w1,w2,w3}.weight``):
     which of w1, w2, w3 the 2025-01 list saves is the installed torch's partitioner's choice (torch 2.15 no longer
     saves w2's), and at least two are saved."""
-    found = {m[1] for r in report["saved_tensors"] if r["kind"] == "weight-derived" for m in [_FFN_ABS.search(r["expr"])] if m}
-    assert len(found) >= 2, found
-    return names_phrase([f"layers.*.ffn.{w}.weight" for w in found])
-
-
-_FFN_ABS = re.compile(r"^abs\((?:permute|t)\(layers\.\d+\.ffn\.(w[123])\.weight\)\)$")
+    return names_phrase([f"layers.*.ffn.{w}.weight" for w in ffn_weights_saved_as_abs(report["saved_tensors"])])
 
 
 # -- pure: names, grouping, verdicts over recorded data ------------------------------------------------
