@@ -1,9 +1,9 @@
 """``memprobe mcp``: the verbs served to coding agents over the Model Context Protocol (stdio).
 
 Thin: each tool calls what its CLI verb calls (:mod:`memprobe.verbs`, :mod:`memprobe.orchestrate`) and
-returns the same JSON as that verb's ``--json`` (a record's, :func:`memprobe.rundir.load.dump`). Every probe runs in a process of its own (a run as
-well: the server never imports torch to run one), and the probe processes' progress lines reach the
-client as MCP progress notifications. Paths an agent passes are untrusted input as on the command
+returns the same JSON as that verb's ``--json`` (a record's: :func:`memprobe.rundir.load.dump`). Every
+probe runs in a process of its own (a run as well: the server never imports torch to run one), and the
+probe processes' progress lines reach the client as MCP progress notifications. Paths an agent passes are untrusted input as on the command
 line: run directories are checked as they are read, an existing ``out`` is refused unless ``force``
 (and then only one memprobe wrote), and nothing is deleted otherwise.
 """

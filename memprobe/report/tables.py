@@ -87,14 +87,16 @@ def saved_frame(report: S.Report):
 
 
 def diff_frame(result: S.DiffResult):
-    records = [
-        {
-            **{k: dump(it).get(k) for k in DIFF_COLUMNS},
-            "user_op": it.user.op if it.user else None,
-            "module": it.user.module if it.user else None,
-        }
-        for it in result.items or []
-    ]
+    records = []
+    for it in result.items or []:
+        data = dump(it)
+        records.append(
+            {
+                **{k: data.get(k) for k in DIFF_COLUMNS},
+                "user_op": it.user.op if it.user else None,
+                "module": it.user.module if it.user else None,
+            }
+        )
     return _frame(records, DIFF_COLUMNS)
 
 
