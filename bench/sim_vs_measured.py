@@ -33,10 +33,11 @@ def main() -> None:
     ap.add_argument("--json-out", default="bench-sim-vs-measured.json")
     args = ap.parse_args()
 
-    from memprobe.analysis.plain import report_data
+    from memprobe.analysis.recorded import whole_config
     from memprobe.capture.runner import run_probe
     from memprobe.config import ProbeConfig
     from memprobe.orchestrate.finish import finish_run
+    from memprobe.rundir.load import dump
     from memprobe.units import fmt_bytes
 
     cfg = ProbeConfig(
@@ -54,7 +55,7 @@ def main() -> None:
     ).validated()
     with tempfile.TemporaryDirectory() as d:
         run_probe(cfg, Path(d) / "run", cuda_snapshot=False, measure_calls=True)  # records; then analysed here
-        report = report_data(finish_run(Path(d) / "run", cfg))
+        report = dump(whole_config(finish_run(Path(d) / "run", cfg)))
     sim = {g["graph_id"]: g for g in report["graph_memory"]}
     rows = []
     for inv in report["invocations"]:

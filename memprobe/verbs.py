@@ -2,16 +2,21 @@
 (``memprobe.mcp``), so both give the same result for the same input.
 
 Each function takes plain values (a configuration as report.json's ``config`` holds it, paths),
-checks them as the CLI checks its flags, and returns the verb's JSON result (what ``--json`` prints).
+checks them as the CLI checks its flags, and returns the verb's result: a record where the schema has one (what
+``--json`` prints is its JSON, :func:`memprobe.rundir.load.dump`), JSON data otherwise.
 """
 
 from __future__ import annotations
 
 from dataclasses import MISSING, fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config import ProbeConfig
 from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from .rundir import schema as S
 
 
 def config_from_values(values: dict) -> ProbeConfig:
@@ -109,11 +114,11 @@ def run_probe(
     analysis_only: bool = False,
     nnodes: str | None = None,
     rdzv_endpoint: str | None = None,
-) -> dict:
+) -> S.Report:
     """``memprobe run`` in this process: the probe records its run directory ``out`` (through torchrun when it has
-    several ranks), then what it recorded is analysed here and written back; its report.json as JSON data. A run
-    that fails is analysed as far as it got before its error is raised."""
-    from .analysis.plain import report_data
+    several ranks), then what it recorded is analysed here and written back; its report, the configuration whole. A
+    run that fails is analysed as far as it got before its error is raised."""
+    from .analysis.recorded import whole_config
     from .capture.runner import run_probe as record
     from .errors import MemprobeError
     from .orchestrate.finish import finish_run
@@ -134,12 +139,13 @@ def run_probe(
         except MemprobeError:
             pass  # the run's own error says why; what could not be analysed is in its report
         raise
-    return report_data(finish_run(out, cfg))
+    return whole_config(finish_run(out, cfg))
 
 
-def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> dict:
-    """``memprobe run`` as a probe process of its own (the caller stays free of torch): its report.json as JSON data."""
-    from .analysis.plain import report_data
+def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> S.Report:
+    """``memprobe run`` as a probe process of its own (the caller stays free of torch): its report, the configuration
+    whole."""
+    from .analysis.recorded import whole_config
     from .orchestrate.process import ProbeJob, run_jobs
     from .rundir.write import MARKER, check_out_dir, default_run_dir, prepare_run_dir
 
@@ -148,4 +154,4 @@ def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analy
     if out.is_dir() and any(out.iterdir()):
         prepare_run_dir(out, force)  # an earlier memprobe run there is removed, as `memprobe run --force` does
         (out / MARKER).unlink()  # the probe process starts from an empty directory and marks it itself
-    return report_data(run_jobs([ProbeJob("run", cfg, out, analysis_only=analysis_only)], progress=progress)["run"])
+    return whole_config(run_jobs([ProbeJob("run", cfg, out, analysis_only=analysis_only)], progress=progress)["run"])

@@ -17,7 +17,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from memprobe.analysis.plain import estimate, load_report  # noqa: E402
+from memprobe.analysis.estimate import estimate  # noqa: E402
+from memprobe.analysis.recorded import load_run  # noqa: E402
+from memprobe.rundir import schema as S  # noqa: E402
+from memprobe.rundir.load import dump  # noqa: E402
 
 
 def measured(report: dict) -> dict:
@@ -42,7 +45,7 @@ def measured(report: dict) -> dict:
 
 
 def compare(probe_dir: Path, target_dir: Path) -> dict:
-    probe, target = load_report(probe_dir), load_report(target_dir)
+    probe, target = load_run(probe_dir), dump(load_run(target_dir))
     layers = target["config"]["layers"]
     est = estimate(probe, layers=layers, world=(target.get("distributed") or {}).get("world_size") or 1)
     c, t = est["components"]["target"], est["totals"]["target_estimated"]
@@ -78,7 +81,7 @@ def recheck(probe_report: Path, earlier: list[dict]) -> list[dict]:
     out = []
     for old in (e for e in earlier if e["config"] == label):
         layers = old["summary"]["target_layers"]
-        est = estimate(probe, layers=layers, world=1)
+        est = estimate(S.Report.model_validate(probe), layers=layers, world=1)
         c, t = est["components"]["target"], est["totals"]["target_estimated"]
         estimated = {
             "sharded_state_bytes": c["sharded_parameters_bytes"] + c["optimizer_state_bytes"],

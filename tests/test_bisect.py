@@ -58,11 +58,11 @@ def test_the_h200_trials_judged_by_a_share_of_the_gap_give_the_cpu_conclusion(tm
         a, b, envs={"a": SideEnv(), "b": SideEnv()}, min_delta=MinDelta.parse("25%"), out=tmp_path / "b", force=False,
         progress=lambda _msg: None,
     )  # fmt: skip
-    assert result["given_delta_bytes"] == 13_635_584 and result["threshold_bytes"] == 3_408_896
-    assert set(result["necessary"]) == {"aten.abs in the SAC save list", "op-level SAC", "rowwise scaling"}
-    assert set(result["unnecessary"]) == {"more than one layer", "FSDP"}
-    assert result["untested"] == ["torch.compile"]  # torchao's float8 under eager SAC fails on torch 2.11
-    assert result["minimal"]["b"].startswith("rowwise") and "layers=1" in result["minimal"]["b"]
+    assert result.given_delta_bytes == 13_635_584 and result.threshold_bytes == 3_408_896
+    assert set(result.necessary) == {"aten.abs in the SAC save list", "op-level SAC", "rowwise scaling"}
+    assert set(result.unnecessary) == {"more than one layer", "FSDP"}
+    assert result.untested == ["torch.compile"]  # torchao's float8 under eager SAC fails on torch 2.11
+    assert result.minimal.b.startswith("rowwise") and "layers=1" in result.minimal.b
 
 
 def test_bisect_a_a_has_nothing_to_bisect(made):

@@ -482,12 +482,12 @@ def test_debug_keeps_the_exit_code_and_adds_the_traceback(tmp_path, verb, code):
 
 
 def test_debug_keeps_exit_70_for_a_bug(monkeypatch):
-    from memprobe.analysis import plain
+    from memprobe.analysis import recorded
 
     def bug(*a, **k):
         raise KeyError("a simulated bug")
 
-    monkeypatch.setattr(plain, "load_recorded", bug)
+    monkeypatch.setattr(recorded, "load_recorded", bug)
     code, out, err = _invoke("--debug", "show", BF16)
     assert code == 70 and "Traceback" in err and "internal error: KeyError: 'a simulated bug'" in err, (code, err)
 

@@ -246,27 +246,28 @@ def test_the_rotary_inputs_every_block_shares_are_one_value_named_as_inputs(prob
     for r in rows:
         by_value[r["expr"].split(".input.")[1]].add(r["input_id"])
     assert all(len(ids) == 1 for ids in by_value.values())  # one tensor per name, given to both blocks
-    from memprobe.analysis.plain import group_rows
+    from memprobe.analysis.saved import group_rows
+    from memprobe.rundir import schema as S
 
-    for g in group_rows(rows):
-        assert g["count"] == LAYERS and g["shared"] and g["bytes"] == g["bytes_each"]
+    for g in group_rows([S.SavedRow.model_validate(r) for r in rows]):
+        assert g.count == LAYERS and g.shared and g.bytes == g.bytes_each
 
 
 @pytest.mark.e2e
 def test_no_group_holds_two_modules_values(probes):
-    from memprobe.analysis.plain import group_rows
-    from memprobe.analysis.saved import layer_pattern
+    from memprobe.analysis.saved import group_rows, layer_pattern
+    from memprobe.rundir import schema as S
 
     for name in ("llama-rowwise-2025", "qwen2-rowwise", "gpt2-bf16", "stock-gpt2-rowwise"):
         rows = probes[name][0]["saved_tensors"]
-        groups = group_rows(rows)
+        groups = group_rows([S.SavedRow.model_validate(r) for r in rows])
         for g in groups:
-            members = [r for r in rows if (r["value_id"], r["kind"], r["bytes"]) == (g["value_id"], g["kind"], g["bytes_each"])]
-            assert len({layer_pattern(r["user"].get("module") or "") for r in members}) == 1, g["expr"]
-            assert len({tuple(layer_pattern(x) for x in r["roots"]) for r in members}) == 1, g["expr"]
+            members = [r for r in rows if (r["value_id"], r["kind"], r["bytes"]) == (g.value_id, g.kind, g.bytes_each)]
+            assert len({layer_pattern(r["user"].get("module") or "") for r in members}) == 1, g.expr
+            assert len({tuple(layer_pattern(x) for x in r["roots"]) for r in members}) == 1, g.expr
         if name == "llama-rowwise-2025":  # q_proj's and o_proj's weights have equal shapes ([64, 64]): two abs() groups
-            abs_64 = [g for g in groups if g["kind"] == "weight-derived" and g["shape"] == [64, 64]]
-            assert sorted(g["user"]["module"] for g in abs_64) == [
+            abs_64 = [g for g in groups if g.kind == "weight-derived" and g.shape == [64, 64]]
+            assert sorted(g.user.module for g in abs_64) == [
                 "model.layers.*.self_attn.o_proj",
                 "model.layers.*.self_attn.q_proj",
             ]
@@ -357,6 +358,7 @@ def test_two_figures_that_differ_never_read_the_same(probes):
     from rich.console import Console
 
     from memprobe.report.run import print_run
+    from memprobe.rundir import schema as S
 
     report = json.loads(json.dumps(probes["qwen2-rowwise"][0]))
     totals = report["saved_totals"]
@@ -365,7 +367,7 @@ def test_two_figures_that_differ_never_read_the_same(probes):
     totals["runtime_bytes"], totals["agree"] = totals["graph_bytes"] - 1, False
     assert fmt_bytes(totals["runtime_bytes"]) == fmt_bytes(totals["graph_bytes"])  # 1 B apart: the same at 2 decimals
     con = Console(width=200, record=True, file=open(os.devnull, "w"))
-    print_run(report, Path("run"), console=con)
+    print_run(S.Report.model_validate(report), Path("run"), console=con)
     line = next(x for x in con.export_text().splitlines() if x.startswith("saved for backward:"))
     assert f"{totals['graph_bytes']:,} B derived" in line and f"{totals['runtime_bytes']:,} B held" in line and "DISAGREE" in line
 

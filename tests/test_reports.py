@@ -19,7 +19,8 @@ import pytest
 from conftest import TINY, invoke, run_cli
 from markupsafe import escape
 
-from memprobe.analysis.plain import verdict_of
+from memprobe.analysis.verdict import verdict_of
+from memprobe.rundir import schema as S
 
 DATA = Path(__file__).parent / "data" / "cuda"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -87,8 +88,8 @@ def test_run_html_draws_offline_in_chromium(tmp_path):
     assert links and all(f'id="{a}"' in page for a in links)
     assert "abs(permute(layers.1.ffn.w2.weight))" in page
     # the verdict first, the same sentence the run records
-    verdict = json.loads(invoke("show", ROWWISE, "--json").stdout)
-    assert page.index('id="verdict"') < page.index('id="findings"') and escape(verdict_of("run", verdict)["text"]) in page
+    verdict = verdict_of(S.Report.model_validate(json.loads(invoke("show", ROWWISE, "--json").stdout)))
+    assert page.index('id="verdict"') < page.index('id="findings"') and escape(verdict.text) in page
     dom, log = _render_in_browser(html, tmp_path / "run.png")
     # one chart over time and one per compiled graph (4), each with its drawn series
     body = re.search(r"<body[^>]*>", dom).group(0)

@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import TINY, run_cli, saved_table
 
-from memprobe.analysis.diff import diff_reports
-from memprobe.analysis.plain import schedule_line
+from memprobe.analysis.diff import diff_reports, schedule_line
 from memprobe.config import ProbeConfig
 from memprobe.errors import ConfigError
 from memprobe.orchestrate.diff import diff_placement
@@ -35,6 +34,7 @@ from memprobe.orchestrate.placement import (
     query_gpus,
 )
 from memprobe.orchestrate.process import ProbeJob, SideEnv, run_jobs
+from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,7 +80,7 @@ def test_sides_share_one_gpu_when_both_fit(fake_smi):
     needs = {n.label: n for n in placement.needs}
     assert needs["a"].bytes == config_bound(sides["a"]) and needs["a"].basis == "configuration bound"
     assert needs["a"].bytes + needs["b"].bytes <= FIT_FRACTION * 143000 * MIB
-    line = schedule_line({"schedule": {"at_once": True, **placement.to_dict()}})
+    line = schedule_line(S.DiffResult.model_construct(schedule=S.Schedule(at_once=True, **placement.to_dict())))
     assert "sharing GPU 0" in line and "own allocator" in line
 
 

@@ -169,8 +169,8 @@ def test_two_modules_of_equal_shapes_are_two_rows_and_equal_figures_agree(tmp_pa
     """Issue 21: torchtitan's wqkv and feed_forward.w1 make _scaled_mm outputs of one shape ([tokens, 768]); they
     are two rows, each of one module. Token positions, given to every block, are one value: the graphs' total and
     the run time's agree."""
-    from memprobe.analysis.plain import group_rows
-    from memprobe.analysis.saved import layer_pattern
+    from memprobe.analysis.saved import group_rows, layer_pattern
+    from memprobe.rundir import schema as S
 
     out = tmp_path / "tt"
     proc = run_cli(
@@ -196,10 +196,10 @@ def test_two_modules_of_equal_shapes_are_two_rows_and_equal_figures_agree(tmp_pa
     assert proc.returncode == 0, proc.stderr[-3000:]
     r = json.loads((out / "report.json").read_text())
     rows = r["saved_tensors"]
-    for g in group_rows(rows):
-        members = [x for x in rows if x["value_id"] == g["value_id"] and x["kind"] == g["kind"]]
-        assert len({layer_pattern(x["user"].get("module") or "") for x in members}) == 1, g["expr"]
-        assert g["count"] == 2 or g.get("shared"), g["expr"]  # one value per block: never two modules' in a row
+    for g in group_rows([S.SavedRow.model_validate(x) for x in rows]):
+        members = [x for x in rows if x["value_id"] == g.value_id and x["kind"] == g.kind]
+        assert len({layer_pattern(x["user"].get("module") or "") for x in members}) == 1, g.expr
+        assert g.count == 2 or g.shared, g.expr  # one value per block: never two modules' in a row
     matmuls = {x["user"]["module"] for x in rows if x["op"] == "_scaled_mm" and x["shape"] == [128, 768]}
     assert matmuls >= {"layers.0.attention.qkv_linear.wqkv", "layers.0.feed_forward.w1"}
     totals = r["saved_totals"]

@@ -535,9 +535,10 @@ def _strict_json(obj) -> None:
 
 
 def _report_renderers() -> dict:
+    from memprobe.analysis.estimate import estimate
     from memprobe.analysis.explain import explain_runs
-    from memprobe.analysis.plain import estimate, load_recorded
-    from memprobe.analysis.plain import load_report as load_data
+    from memprobe.analysis.recorded import load_recorded
+    from memprobe.analysis.recorded import load_run as load_data
     from memprobe.analysis.saved import graph_pairs
     from memprobe.report.diff import print_diff
     from memprobe.report.estimate import print_estimate
@@ -549,14 +550,14 @@ def _report_renderers() -> dict:
 
     def show(d):
         kind, data = load_recorded(d)
-        _strict_json(data)
+        _strict_json(dump(data))
         print_run(data, d, console=_console())
 
     def diff(d):
         from memprobe.analysis.diff import diff_reports
 
-        result = dump(diff_reports(load_report(BF16), load_report(d)))
-        _strict_json(result)
+        result = diff_reports(load_report(BF16), load_report(d))
+        _strict_json(dump(result))
         diff_markdown(result)
         print_diff(result, None, console=_console())
 
@@ -583,7 +584,6 @@ def _report_renderers() -> dict:
 
 def _snapshot_renderers(report) -> dict:
     """What `memprobe report` does with a run's snapshot: its timeline (chart and trace) and the attribution."""
-    from memprobe.analysis.plain import report_data
     from memprobe.analysis.snapshot import attribute_peak, load_snapshot
     from memprobe.analysis.timeline import timeline
     from memprobe.report.trace import chrome_trace
@@ -591,7 +591,7 @@ def _snapshot_renderers(report) -> dict:
 
     def trace(d):
         tl = timeline(report, d)
-        _strict_json(chrome_trace(report_data(report), tl) if tl else None)
+        _strict_json(chrome_trace(report, tl) if tl else None)
 
     def attribution(d):
         _strict_json(dump(attribute_peak(load_snapshot(d / "snapshot.pickle"), report)))
@@ -600,7 +600,7 @@ def _snapshot_renderers(report) -> dict:
 
 
 def _recorded_renderers(kind: str) -> dict:
-    from memprobe.analysis.plain import load_recorded
+    from memprobe.analysis.recorded import load_recorded
     from memprobe.report.bisect import print_bisect
     from memprobe.report.diff import print_diff
     from memprobe.report.explain import print_explain
@@ -608,6 +608,7 @@ def _recorded_renderers(kind: str) -> dict:
     from memprobe.report.pages import write_html
     from memprobe.report.sweep import print_sweep
     from memprobe.report.tables import export
+    from memprobe.rundir.load import dump
 
     views = {
         "diff": print_diff,
@@ -619,7 +620,7 @@ def _recorded_renderers(kind: str) -> dict:
 
     def show(d):
         found, data = load_recorded(d)
-        _strict_json(data)
+        _strict_json(dump(data))
         views[found](data, d, console=_console())
 
     out = {"show": show}

@@ -21,12 +21,12 @@ from rich.console import Console
 
 from memprobe.analysis.diff import diff_reports
 from memprobe.analysis.findings import find, label, names_phrase
-from memprobe.analysis.plain import verdict_of
 from memprobe.analysis.saved import group_rows
-from memprobe.analysis.verdict import diff_verdict, run_verdict
+from memprobe.analysis.verdict import diff_verdict, run_verdict, verdict_of
 from memprobe.report.console import TOP_ROWS
 from memprobe.report.diff import print_diff
 from memprobe.report.run import print_run
+from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump, load_report
 
 DATA = Path(__file__).parent / "data" / "cuda"
@@ -101,9 +101,9 @@ def test_verdicts_are_derived_from_the_data():
     assert v.text.startswith("No finding") and label(top) in v.text and v.bytes == top.bytes
     # a report recorded before verdicts gets one computed; a recorded one is used as it is
     data = json.loads((DATA / "rowwise-legacy" / "report.json").read_text())
-    assert verdict_of("run", {**data, "verdict": {"text": "recorded"}})["text"] == "recorded"
+    assert verdict_of(S.Report.model_validate({**data, "verdict": {"text": "recorded"}})).text == "recorded"
     assert (
-        verdict_of("run", {k: v for k, v in data.items() if k != "verdict"})["text"]
+        verdict_of(S.Report.model_validate({k: v for k, v in data.items() if k != "verdict"})).text
         == run_verdict(load_report(DATA / "rowwise-legacy")).text
     )
 
@@ -126,7 +126,7 @@ def test_run_fits_one_screen_with_the_verdict_first(runs):
     assert v["flag"] == "--recompute-op aten.abs"
     labels = [label(g) for g in group_rows(load_report(runs(*LEGACY_ROWWISE).path).saved_tensors)[:TOP_ROWS]]
     for width in (100, 80):
-        lines = _render(print_run, report, width)
+        lines = _render(print_run, S.Report.model_validate(report), width)
         assert all(len(line) <= width for line in lines)
         head = " ".join(" ".join(lines[:5]).split())
         assert "verdict:" in head and f"abs() of {_abs_weights(report)}" in head
@@ -134,7 +134,7 @@ def test_run_fits_one_screen_with_the_verdict_first(runs):
         _no_cut_word(lines, labels)
         if width == 100:
             assert len(lines) <= 40, "\n".join(lines)
-    wide = _render(print_run, report, 300, wide=True)
+    wide = _render(print_run, S.Report.model_validate(report), 300, wide=True)
     assert any("abs(permute(layers.*.ffn.w" in line for line in wide)  # the op chain, under --wide
     assert any("torchao/float8" in line for line in wide)  # the library frame, under --wide
 
@@ -150,7 +150,7 @@ def test_diff_bf16_fp8_fits_one_screen_with_the_verdict_first(runs):
     assert d["verdict"]["bytes"] == truth  # abs() of the weights: B only
     assert d["verdict"]["total_bytes"] == b["saved_totals"]["graph_bytes"] - a["saved_totals"]["graph_bytes"]
     for width in (100, 80):
-        lines = _render(print_diff, d, width)
+        lines = _render(print_diff, record, width)
         assert all(len(line) <= width for line in lines)
         head = " ".join(" ".join(lines[:5]).split())
         assert f"abs() of {_abs_weights(b)}" in head and f"{truth / 2**20:.2f} MiB" in head
@@ -174,13 +174,14 @@ def test_one_value_has_one_name_everywhere(runs, tmp_path):
     assert name == finding["label"] and re.fullmatch(r"abs\(t\(layers\.\*\.ffn\.w[123]\.weight\)\)", name)
     # the table
     table = [g for g in group_rows(load_report(rw.path).saved_tensors) if label(g) == name]
-    assert len(table) == 1 and any(name in line for line in _render(print_run, report, 160))
+    assert len(table) == 1 and any(name in line for line in _render(print_run, S.Report.model_validate(report), 160))
     # the finding's message names it the same way, never by its op chain
     assert name in finding["message"] and table[0].expr not in finding["message"]
     # the diff item, its Markdown and both HTML pages
-    d = dump(diff_reports(load_report(runs(*DEFAULT_BF16).path), load_report(rw.path)))
+    record = diff_reports(load_report(runs(*DEFAULT_BF16).path), load_report(rw.path))
+    d = dump(record)
     (item,) = [it for it in d["items"] if it["expr"] == table[0].expr]
     assert item["label"] == name
-    assert f"`{name}`" in diff_markdown(d)
-    assert html.escape(name) in render_diff(d, None, None)
-    assert f"<code>{html.escape(name)}</code>" in render_run(report, rw.path, None)
+    assert f"`{name}`" in diff_markdown(record)
+    assert html.escape(name) in render_diff(record, None, None)
+    assert f"<code>{html.escape(name)}</code>" in render_run(S.Report.model_validate(report), rw.path, None)

@@ -247,14 +247,15 @@ def test_a_side_that_cannot_run_fails_in_one_line_before_any_side_runs(tmp_path,
 
 
 def test_versions_differ_names_each_library_that_changed():
-    from memprobe.analysis.diff import version_changes
-    from memprobe.analysis.plain import versions_line
+    from memprobe.analysis.diff import version_changes, versions_line
     from memprobe.rundir import schema as S
 
     a = {"torch": "2.13.0+cpu", "torchao": "0.18.0", "python": "3.11.7", "memprobe": "0.1.0"}
     assert version_changes(S.Versions(**a), S.Versions(**a)) == {}  # A/A: nothing
     b = {**a, "torch": "2.15.0", "torchao": None}
-    changes = {k: v.model_dump() for k, v in version_changes(S.Versions(**a), S.Versions(**b)).items()}
+    pairs = version_changes(S.Versions(**a), S.Versions(**b))
+    changes = {k: v.model_dump() for k, v in pairs.items()}
     assert changes == {"torch": {"a": "2.13.0+cpu", "b": "2.15.0"}, "torchao": {"a": "0.18.0", "b": None}}
-    assert versions_line({"versions_differ": changes}) == "versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> none"
-    assert versions_line({"versions_differ": {}}) is None
+    line = versions_line(S.DiffResult.model_construct(versions_differ=pairs))
+    assert line == "versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> none"
+    assert versions_line(S.DiffResult.model_construct(versions_differ={})) is None

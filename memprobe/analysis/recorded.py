@@ -17,12 +17,24 @@ _RESULTS = (
 )
 
 
+def whole_config(report: S.Report) -> S.Report:
+    """The report with its configuration whole: every field present, as memprobe runs it (an older report lacks the
+    newer fields). What a verb shows of a run, and prints of it with ``--json``."""
+    return report.model_copy(update={"config": S.Config.model_validate(report.config.probe().to_dict())})
+
+
+def load_run(run_dir: str | Path) -> S.Report:
+    """report.json of a run directory, checked (:func:`memprobe.rundir.load.load_report`), its configuration whole."""
+    return whole_config(load_report(run_dir))
+
+
 def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain", "bisect", "sweep")) -> tuple[str, S.Record]:
-    """``(kind, record)`` of the directory at ``path``, checked as it is read; RunDirError if it holds none of ``kinds``."""
+    """``(kind, record)`` of the directory at ``path``, checked as it is read (a run's configuration whole); RunDirError
+    if it holds none of ``kinds``."""
     path = check_directory(Path(path), "directory")
     # what is there decides (a link or a FIFO in place of a file is refused by its loader, in one line)
     if "run" in kinds and kind_of(path / "report.json") != "missing":
-        return "run", load_report(path)
+        return "run", load_run(path)
     for kind, name, load in _RESULTS:
         if kind in kinds and kind_of(path / name) != "missing":
             return kind, load(path / name)

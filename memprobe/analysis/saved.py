@@ -691,25 +691,6 @@ class SavedGroup:
     blocks: list[str] = field(default_factory=list)
     shared: bool = False  # a later call was given the same tensor as an earlier one
 
-    def as_data(self) -> dict:
-        """The group as JSON data (``shared`` only when true), for the renderers."""
-        data = {
-            "expr": self.expr,
-            "value_id": self.value_id,
-            "kind": self.kind,
-            "bytes_each": self.bytes_each,
-            "count": self.count,
-            "bytes": self.bytes,
-            "shape": self.shape,
-            "dtype": self.dtype,
-            "reason_kind": self.reason_kind,
-            "reason": self.reason,
-            "policy_op": self.policy_op,
-            "blocks": self.blocks,
-            "user": self.user.model_dump(mode="json", exclude_unset=True) if self.user else None,
-        }
-        return {**data, "shared": True} if self.shared else data
-
 
 def group_rows(rows: list[S.SavedRow]) -> list[SavedGroup]:
     """Rows that differ only in their layer index, grouped (never two modules' values: see :func:`group_key`);

@@ -182,6 +182,17 @@ def explain_verdict(r: S.ExplainResult) -> S.Verdict:
     return _verdict(text, bytes_=top.bytes_saved, total=saved, fix=f"recompute it ({flag})", flag=flag)
 
 
+def verdict_of(result: S.Report | S.DiffResult | S.ExplainResult) -> S.Verdict:
+    """A result's verdict: the recorded one, or computed now for a result recorded before verdicts were."""
+    if result.verdict is not None:
+        return result.verdict
+    if isinstance(result, S.Report):
+        return run_verdict(result)
+    if isinstance(result, S.DiffResult):
+        return diff_verdict(result)
+    return explain_verdict(result)
+
+
 def gate_verdict(result: dict, run_verdicts: dict[str, S.Verdict] | None = None) -> S.Verdict:
     """PASS or FAIL with the limits breached, and for a breach, the breaching probe's own verdict. ``result``: the
     gate's result (its ``verdicts`` per limit and their ``counts``)."""

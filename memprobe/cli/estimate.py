@@ -39,19 +39,19 @@ def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
       memprobe run --repro transformer --preset llama3-8b --batch 1 --seq 8192 --out probe8b
       memprobe estimate probe8b --layers 32 --world 8
     """
-    from ..analysis.plain import estimate as make_estimate
-    from ..analysis.plain import load_report
+    from ..analysis.estimate import estimate as make_estimate
+    from ..analysis.recorded import load_run
     from ..errors import ConfigError
     from ..report.estimate import print_estimate
 
-    report = load_report(run_dir)
+    report = load_run(run_dir)
     if layers is None:
         from repros.presets import PRESETS
 
-        preset = report["config"].get("preset")
+        preset = report.config.preset
         if not preset:
             raise ConfigError("--layers is required (the run has no --preset to take the full depth from)")
         layers = PRESETS[preset]["layers"]
-    world = world or (report.get("distributed") or {}).get("world_size") or 1
+    world = world or (report.distributed.world_size if report.distributed else None) or 1
     result = make_estimate(report, layers=layers, world=world, batch=batch, seq=seq)
     emit(result, as_json=as_json, console=lambda: print_estimate(result, report))

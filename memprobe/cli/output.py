@@ -50,10 +50,15 @@ def table_options(f):
     return f
 
 
-def emit(result: dict, *, as_json: bool, as_markdown: bool = False, markdown=None, console=None) -> None:
-    """Print a verb's result: JSON for machines, Markdown for a pull request, or the rich console view."""
+def emit(result, *, as_json: bool, as_markdown: bool = False, markdown=None, console=None) -> None:
+    """Print a verb's result (a record, or JSON data where no record holds it): JSON for machines, Markdown for a pull
+    request, or the rich console view."""
     if as_json:
-        click.echo(json.dumps(result, indent=1, allow_nan=False))  # strict JSON: no NaN, no Infinity
+        from ..rundir.load import dump
+        from ..rundir.schema import Record
+
+        data = dump(result) if isinstance(result, Record) else result
+        click.echo(json.dumps(data, indent=1, allow_nan=False))  # strict JSON: no NaN, no Infinity
     elif as_markdown and markdown is not None:
         click.echo(markdown(result))
     elif console is not None:

@@ -60,7 +60,7 @@ class ProbeOptions:
             kw["slots"], kw["gpus"] = slots_for(configs, self.jobs)
         return self.call(work, *args, out=self.out, force=self.force, **kw)
 
-    def emit(self, result: dict, *, markdown=None, console=None) -> None:
+    def emit(self, result, *, markdown=None, console=None) -> None:
         """The verb's result: JSON, Markdown, or the console view."""
         emit(result, as_json=self.as_json, as_markdown=self.as_markdown, markdown=markdown, console=console)
 

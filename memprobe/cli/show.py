@@ -22,7 +22,7 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
     `memprobe diff` (diff.json), `memprobe explain` (explain.json), `memprobe bisect` (bisect.json) or
     `memprobe sweep` (sweep.json).
     Every file is checked as it is read: a directory may come from anyone."""
-    from ..analysis.plain import load_recorded
+    from ..analysis.recorded import load_recorded
     from ..report.bisect import print_bisect
     from ..report.diff import print_diff
     from ..report.explain import print_explain

@@ -1,9 +1,9 @@
 """``memprobe mcp``: the verbs served to coding agents over the Model Context Protocol (stdio).
 
 Thin: each tool calls what its CLI verb calls (:mod:`memprobe.verbs`, :mod:`memprobe.orchestrate`) and
-returns the same JSON as that verb's ``--json``. Every probe runs in a process of its own (a run as
-well: the server never imports torch to run one), and the probe processes' progress lines reach the
-client as MCP progress notifications. Paths an agent passes are untrusted input as on the command
+returns the same JSON as that verb's ``--json`` (a record's: :func:`memprobe.rundir.load.dump`). Every
+probe runs in a process of its own (a run as well: the server never imports torch to run one), and the
+probe processes' progress lines reach the client as MCP progress notifications. Paths an agent passes are untrusted input as on the command
 line: run directories are checked as they are read, an existing ``out`` is refused unless ``force``
 (and then only one memprobe wrote), and nothing is deleted otherwise.
 """
@@ -51,12 +51,17 @@ class _Progress:
 
 
 async def _call(ctx: Context | None, work) -> Any:
-    """Run ``work(progress)`` (blocking: probes, file reads) off the event loop; errors as one-line tool errors."""
+    """Run ``work(progress)`` (blocking: probes, file reads) off the event loop; its result as JSON (a record's
+    :func:`~memprobe.rundir.load.dump`, as ``--json`` prints it); errors as one-line tool errors."""
+    from ..rundir.load import dump
+    from ..rundir.schema import Record
+
     progress = _Progress(ctx, asyncio.get_running_loop())
     try:
-        return await asyncio.to_thread(work, progress)
+        result = await asyncio.to_thread(work, progress)
     except MemprobeError as e:
         raise ToolError(f"memprobe: error (exit {e.exit_code}): {' '.join(str(e).split())}") from None
+    return dump(result) if isinstance(result, Record) else result
 
 
 def _path(value: str | None) -> Path | None:
@@ -151,7 +156,7 @@ def build_server() -> MCPServer:
     async def show(path: str, ctx: Context | None = None) -> dict[str, Any]:
         """A recorded run (report.json) or diff / explain / bisect result, checked as it is read (as `memprobe
         show PATH --json`)."""
-        from ..analysis.plain import load_recorded
+        from ..analysis.recorded import load_recorded
 
         return await _call(ctx, lambda _progress: load_recorded(Path(path))[1])
 

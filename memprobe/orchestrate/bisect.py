@@ -206,9 +206,9 @@ def run_bisect(
     verbose: bool = False,
     slots: int = 1,
     gpus: list[str] | None = None,
-) -> tuple[dict, Path]:
+) -> tuple[S.BisectResult, Path]:
     """Find the features B needs to exceed A by ``min_delta`` at the end of forward; writes bisect.json and returns
-    it (JSON data: what ``--json`` prints) with its directory."""
+    its record with its directory."""
     out = out or default_run_dir("bisect")
     prepare_run_dir(out, force)
     trials = Trials(out, envs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
@@ -236,9 +236,8 @@ def run_bisect(
         envs={k: S.SideEnvRecord(**v.to_dict()) for k, v in envs.items() if not v.empty},
         conclusion=_conclusion(given, given_row.exceeds, min_delta, threshold, found),
     )
-    data = dump(result)
-    atomic_write_json(out / "bisect.json", data)
-    return data, out
+    atomic_write_json(out / "bisect.json", dump(result))
+    return result, out
 
 
 @dataclass

@@ -51,9 +51,8 @@ def run_diff(
     analysis_only: bool = False,
     progress: Progress,
     verbose: bool = False,
-) -> tuple[dict, Path | None]:
-    """Diff B against A; returns the result (JSON data: what ``--json`` prints) and the directory it was written to
-    (None if nothing ran)."""
+) -> tuple[S.DiffResult, Path | None]:
+    """Diff B against A; returns the result and the directory its diff.json was written to (None if nothing ran)."""
     to_run = {k: v for k, v in sides.items() if isinstance(v, ProbeConfig)}
     for key, env in envs.items():
         if not env.empty and key not in to_run:
@@ -81,7 +80,6 @@ def run_diff(
     result.verdict = diff_verdict(result)
     if len(to_run) > 1:
         result.schedule = S.Schedule(at_once=placement.slots > 1, **placement.to_dict())
-    data = dump(result)
     if out is not None:
-        atomic_write_json(out / "diff.json", data)
-    return data, out
+        atomic_write_json(out / "diff.json", dump(result))
+    return result, out

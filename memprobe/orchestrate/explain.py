@@ -11,6 +11,7 @@ from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..rundir import schema as S
 from ..rundir.load import dump, load_report
 from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from ..vocab import AcMode, RunMode
@@ -33,9 +34,9 @@ def run_explain(
     verbose: bool = False,
     slots: int = 1,
     gpus: list[str] | None = None,
-) -> tuple[dict, Path]:
+) -> tuple[S.ExplainResult, Path]:
     """Explain a finished run (``run_dir``) or a configuration (``cfg``, run first); writes explain.json and returns
-    it (JSON data: what ``--json`` prints) with the directory it was written to."""
+    its record with the directory it was written to."""
     analysis_only = not full
     if run_dir is not None:  # every argument is checked before --out is touched
         base = load_report(run_dir)
@@ -64,6 +65,5 @@ def run_explain(
     mode = RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL
     result = explain_runs(base, base_dir, {job.label: (reports[job.label], job.out) for job in jobs}, mode)
     result.verdict = explain_verdict(result)
-    data = dump(result)
-    atomic_write_json(out / "explain.json", data)
-    return data, out
+    atomic_write_json(out / "explain.json", dump(result))
+    return result, out

@@ -55,7 +55,8 @@ def run_gate(
     slots: int = 1,
     gpus: list[str] | None = None,
 ) -> dict:
-    """Run (or load) each wanted probe and evaluate its limits; the gate's result as JSON data."""
+    """Run (or load) each wanted probe and evaluate its limits; the gate's result as JSON data (no record of the schema
+    holds it: its limits' verdicts and breaches are dicts of :mod:`memprobe.budget`), its verdict a record's JSON."""
     baseline = load_baseline(baseline_path)
     for name in wanted:  # each names a directory under --out: never a path (load_budget checks it too)
         if not PROBE_NAME.fullmatch(name):
@@ -134,12 +135,11 @@ def write_budget(
     baseline_path: Path,
     progress: Progress,
     verbose: bool = False,
-) -> dict:
+) -> S.Report:
     """Run ``cfg`` once (in its own process) and write a starter budget for it, and its baseline entry; the run's
-    report as JSON data."""
+    report."""
     import tempfile
 
-    from ..analysis.plain import report_data
     from ..budget import budget_text, load_budget
     from ..rundir.write import atomic_write_text
 
@@ -150,4 +150,4 @@ def write_budget(
     baseline = load_baseline(baseline_path)
     baseline.probes[name] = baseline_entry(report)
     atomic_write_json(baseline_path, dump(baseline))
-    return report_data(report)
+    return report

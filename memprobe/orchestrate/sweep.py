@@ -71,8 +71,8 @@ def run_sweep(
     verbose: bool = False,
     slots: int = 1,
     gpus: list[str] | None = None,
-) -> tuple[dict, Path]:
-    """Sweep ``budgets``: writes sweep.json and returns it (JSON data: what ``--json`` prints) with its directory."""
+) -> tuple[S.SweepResult, Path]:
+    """Sweep ``budgets``: writes sweep.json and returns its record with its directory."""
     if not cfg.compile:
         raise ConfigError("the memory budget is the compiler partitioner's: the sweep needs --compile")
     out = out or default_run_dir("sweep")
@@ -93,6 +93,5 @@ def run_sweep(
         note="budget 0: the partitioner recomputes what it can; 1: its runtime-optimal partition "
         "(torch._functorch.config.activation_memory_budget, torchtitan's MemoryBudgetAC)",
     )
-    data = dump(result)
-    atomic_write_json(out / "sweep.json", data)
-    return data, out
+    atomic_write_json(out / "sweep.json", dump(result))
+    return result, out

@@ -7,16 +7,18 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ..rundir import schema as S
 from ..text import markup
 from ..units import fmt_bytes, fmt_delta
+from ..vocab import BisectPass
 from .console import make_console
 
 
-def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None:
+def print_bisect(r: S.BisectResult, out_dir: Path, console: Console | None = None) -> None:
     con = console or make_console()
     t = Table(
-        title=f"Configurations tried (metric: {markup(r.get('metric'))}; threshold {fmt_bytes(r['threshold_bytes'])}"
-        + (f" = {markup(r['min_delta'])} of the gap as given" if str(r.get("min_delta", "")).endswith("%") else "")
+        title=f"Configurations tried (metric: {markup(r.metric)}; threshold {fmt_bytes(r.threshold_bytes)}"
+        + (f" = {markup(r.min_delta)} of the gap as given" if (r.min_delta or "").endswith("%") else "")
         + ")",
         title_justify="left",
     )
@@ -30,33 +32,32 @@ def print_bisect(r: dict, out_dir: Path, console: Console | None = None) -> None
         ("runs", "left"),
     ):
         t.add_column(col, justify=just)
-    for i, row in enumerate(r["trials"]):
-        if row["exceeds"] is None:
+    for i, row in enumerate(r.trials):
+        if row.exceeds is None:
             verdict = "[yellow]could not run[/]"
         elif i == 0:
-            verdict = "[red]exceeds[/]" if row["exceeds"] else "[green]below[/]"
+            verdict = "[red]exceeds[/]" if row.exceeds else "[green]below[/]"
         else:
             verdict = (
                 "[red]still exceeds[/]"
-                if row["exceeds"]
-                else ("[green]below: needed[/]" if row.get("pass") == "single" else "[green]below[/]")
+                if row.exceeds
+                else ("[green]below: needed[/]" if row.pass_ == BisectPass.SINGLE else "[green]below[/]")
             )
         t.add_row(
             str(i),
-            markup(row["removed"]),
-            fmt_bytes(row["held_a"]),
-            fmt_bytes(row["held_b"]),
-            fmt_delta(row["delta_bytes"]),
+            markup(row.removed),
+            fmt_bytes(row.held_a),
+            fmt_bytes(row.held_b),
+            fmt_delta(row.delta_bytes),
             verdict,
-            markup("/".join(str(m) for m in row.get("modes") or [])),
+            markup("/".join(str(m) for m in row.modes or [])),
         )
     con.print(t)
-    for row in r["trials"]:
-        if row.get("error"):
-            con.print(f"[yellow]{markup(row['removed'])}:[/] {markup(row['error'])}")
-    if r.get("not_applicable"):
-        con.print(f"[dim]not applicable here: {markup(', '.join(r['not_applicable']))}[/]")
-    minimal = r.get("minimal") or {}
-    con.print(f"minimal configuration:\n  A  {markup(minimal.get('a'))}\n  B  {markup(minimal.get('b'))}")
-    con.print(f"[bold]{markup(r['conclusion'])}[/]")
+    for row in r.trials:
+        if row.error:
+            con.print(f"[yellow]{markup(row.removed)}:[/] {markup(row.error)}")
+    if r.not_applicable:
+        con.print(f"[dim]not applicable here: {markup(', '.join(r.not_applicable))}[/]")
+    con.print(f"minimal configuration:\n  A  {markup(r.minimal.a)}\n  B  {markup(r.minimal.b)}")
+    con.print(f"[bold]{markup(r.conclusion)}[/]")
     con.print(f"\nwritten: {markup(out_dir)}/bisect.json")

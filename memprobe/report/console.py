@@ -10,7 +10,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ..analysis.findings import flag_op
-from ..analysis.plain import value_names
+from ..analysis.saved import value_names
+from ..rundir import schema as S
 from ..text import markup, plain
 from ..vocab import Reason
 
@@ -70,24 +71,25 @@ def compact_table(con: Console, title: str | None, columns: list[tuple[str, str,
         con.print(line(cells, style), no_wrap=True, overflow="ellipsis", crop=True)
 
 
-def print_verdict(con: Console, verdict: dict) -> None:
+def print_verdict(con: Console, verdict: S.Verdict) -> None:
     """The answer, first: bold, wrapped at word boundaries."""
-    con.print(Text.assemble(("verdict: ", "bold cyan"), (plain(verdict["text"]), "bold")))
+    con.print(Text.assemble(("verdict: ", "bold cyan"), (plain(verdict.text), "bold")))
 
 
-def saved_value(g: dict) -> str:
+def saved_value(g) -> str:
     """The user's terms on the first line (``silu(layers.*.ffn.w1)``); the op chain below, dimmed."""
     name, chain = value_names(g)
     return markup(name) if chain is None else f"{markup(name)}\n[dim]{markup(chain)}[/]"
 
 
-def why_saved(it: dict) -> str:
-    """Why a value is saved, short: the policy op that made it MUST_SAVE, or who else chose it."""
-    if it["reason_kind"] == Reason.POLICY:
-        return "policy " + (flag_op(it["policy_op"]) if it.get("policy_op") else "MUST_SAVE")
-    return WHY.get(it["reason_kind"], it["reason_kind"])
+def why_saved(it) -> str:
+    """Why a value is saved (a group of saved values, a diff item), short: the policy op that made it MUST_SAVE, or
+    who else chose it."""
+    if it.reason_kind == Reason.POLICY:
+        return "policy " + (flag_op(it.policy_op) if it.policy_op else "MUST_SAVE")
+    return WHY.get(it.reason_kind, it.reason_kind)
 
 
-def why_saved_wide(it: dict) -> str:
+def why_saved_wide(it) -> str:
     """Why a value is saved, with the policy op as recorded (the wide tables)."""
-    return WHY.get(it["reason_kind"], it["reason_kind"]) + (f" {it['policy_op']}" if it.get("policy_op") else "")
+    return WHY.get(it.reason_kind, it.reason_kind) + (f" {it.policy_op}" if it.policy_op else "")

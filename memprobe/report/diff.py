@@ -8,26 +8,28 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.diff import GROWTH
-from ..analysis.plain import label, schedule_line, side_environment, verdict_of, versions_line
+from ..analysis.diff import GROWTH, schedule_line, side_environment, versions_line
+from ..analysis.findings import label
+from ..analysis.verdict import verdict_of
+from ..rundir import schema as S
 from ..text import markup
 from ..units import fmt_bytes, fmt_delta
-from ..vocab import SavedKind
+from ..vocab import Phase, SavedKind
 from .console import TOP_ROWS, compact_table, make_console, print_verdict, saved_value, why_saved, why_saved_wide
 from .markdown import STATUS_LABEL
 
 _TITLE = "What B keeps alive that A does not (ranked by bytes)"
 
 
-def print_diff(d: dict, out_dir: Path | None, console: Console | None = None, *, wide: bool = False) -> None:
+def print_diff(d: S.DiffResult, out_dir: Path | None, console: Console | None = None, *, wide: bool = False) -> None:
     """The verdict first, then one line per differing value; ``wide``: op chains, hints, graphs, categories."""
     con = console or make_console()
     _print_sides(con, d)
     _print_items(con, d, wide)
-    _print_phases(con, d.get("phases"), wide)
+    _print_phases(con, d.phases, wide)
     if wide:
-        _print_graphs(con, d.get("graphs") or [])
-    _print_alive(con, d.get("alive_at_peak") or {}, wide)
+        _print_graphs(con, d.graphs or [])
+    _print_alive(con, d.alive_at_peak, wide)
     if out_dir is not None:
         con.print(
             f"\nwritten: [bold]{markup(out_dir)}/diff.json[/]"
@@ -36,13 +38,12 @@ def print_diff(d: dict, out_dir: Path | None, console: Console | None = None, *,
         )
 
 
-def _print_sides(con: Console, d: dict) -> None:
+def _print_sides(con: Console, d: S.DiffResult) -> None:
     con.print("[bold]memprobe diff[/]")
-    print_verdict(con, verdict_of("diff", d))
-    for key in ("a", "b"):
-        side = d[key]
+    print_verdict(con, verdict_of(d))
+    for key, side in (("a", d.a), ("b", d.b)):
         con.print(
-            f"  {key.upper()}  {markup(side['summary'])}  [dim]({markup(side.get('source'))})[/]\n"
+            f"  {key.upper()}  {markup(side.summary)}  [dim]({markup(side.source)})[/]\n"
             f"     [dim]{markup(side_environment(side))}[/]"
         )
     if versions_line(d):
@@ -51,32 +52,31 @@ def _print_sides(con: Console, d: dict) -> None:
         con.print(f"  [dim]{markup(schedule_line(d))}[/]")
 
 
-def _print_items(con: Console, d: dict, wide: bool) -> None:
-    s = d["totals"]["saved_bytes"]
-    if d["differences"] == 0:
+def _print_items(con: Console, d: S.DiffResult, wide: bool) -> None:
+    s = d.totals.saved_bytes
+    if d.differences == 0:
         con.print(
-            f"[green]No difference[/] in saved-for-backward values ({d['unchanged_items']} matched, "
-            f"{fmt_bytes(s['a'])} each side)."
+            f"[green]No difference[/] in saved-for-backward values ({d.unchanged_items} matched, {fmt_bytes(s.a)} each side)."
         )
         return
     con.print(
-        f"saved for backward per step: {fmt_bytes(s['a'])} -> {fmt_bytes(s['b'])} "
-        f"([bold]{fmt_delta(s['delta'])}[/]); {d['differences']} difference(s), {d['unchanged_items']} unchanged"
+        f"saved for backward per step: {fmt_bytes(s.a)} -> {fmt_bytes(s.b)} "
+        f"([bold]{fmt_delta(s.delta)}[/]); {d.differences} difference(s), {d.unchanged_items} unchanged"
     )
     if wide:
-        _print_items_wide(con, d["items"])
+        _print_items_wide(con, d.items)
         return
-    items = d["items"][:TOP_ROWS]
+    items = d.items[:TOP_ROWS]
     _print_items_compact(con, items)
-    if len(d["items"]) > len(items):
-        con.print(f"[dim]… {len(d['items']) - len(items)} more in diff.json (items); --wide shows all[/]")
+    if len(d.items) > len(items):
+        con.print(f"[dim]… {len(d.items) - len(items)} more in diff.json (items); --wide shows all[/]")
 
 
-def _grew_from_weights(it: dict) -> bool:
-    return it["kind"] == SavedKind.WEIGHT_DERIVED and it["delta_bytes"] > 0
+def _grew_from_weights(it: S.DiffItem) -> bool:
+    return it.kind == SavedKind.WEIGHT_DERIVED and it.delta_bytes > 0
 
 
-def _print_items_wide(con: Console, items: list[dict]) -> None:
+def _print_items_wide(con: Console, items: list[S.DiffItem]) -> None:
     tab = Table(title=_TITLE, title_justify="left")
     for col, just in (
         ("status", "left"),
@@ -91,23 +91,23 @@ def _print_items_wide(con: Console, items: list[dict]) -> None:
         tab.add_column(col, justify=just, overflow="fold")
     for it in items:
         tab.add_row(
-            STATUS_LABEL[it["status"]],
+            STATUS_LABEL[it.status],
             saved_value(it),
-            str(it["count"]),
-            fmt_bytes(it["bytes_a"]),
-            fmt_bytes(it["bytes_b"]),
-            fmt_delta(it["delta_bytes"]),
-            markup(it["kind"]),
+            str(it.count),
+            fmt_bytes(it.bytes_a),
+            fmt_bytes(it.bytes_b),
+            fmt_delta(it.delta_bytes),
+            markup(it.kind),
             markup(why_saved_wide(it)),
             style="bold red" if _grew_from_weights(it) else None,
         )
     con.print(tab)
-    for h in list(dict.fromkeys(it.get("hint") for it in items if it["status"] in GROWTH))[:3]:
+    for h in list(dict.fromkeys(it.hint for it in items if it.status in GROWTH))[:3]:
         if h:
             con.print(f"[cyan]hint:[/] {markup(h)}")
 
 
-def _print_items_compact(con: Console, items: list[dict]) -> None:
+def _print_items_compact(con: Console, items: list[S.DiffItem]) -> None:
     compact_table(
         con,
         _TITLE + "; red: weight-derived",
@@ -123,12 +123,12 @@ def _print_items_compact(con: Console, items: list[dict]) -> None:
         [
             (
                 [
-                    STATUS_LABEL[it["status"]],
+                    STATUS_LABEL[it.status],
                     label(it),
-                    str(it["count"]),
-                    fmt_bytes(it["bytes_a"]),
-                    fmt_bytes(it["bytes_b"]),
-                    fmt_delta(it["delta_bytes"]),
+                    str(it.count),
+                    fmt_bytes(it.bytes_a),
+                    fmt_bytes(it.bytes_b),
+                    fmt_delta(it.delta_bytes),
                     why_saved(it),
                 ],
                 "bold red" if _grew_from_weights(it) else None,
@@ -138,23 +138,25 @@ def _print_items_compact(con: Console, items: list[dict]) -> None:
     )
 
 
-def _print_phases(con: Console, ph: dict | None, wide: bool) -> None:
+def _print_phases(con: Console, ph: S.PhaseDeltas | S.PhasesNotCompared | None, wide: bool) -> None:
     if not ph:
         return
-    if not ph.get("comparable"):
-        con.print(f"[yellow]measured phases not compared:[/] {markup(ph.get('why'))}")
+    if not ph.comparable:
+        con.print(f"[yellow]measured phases not compared:[/] {markup(ph.why)}")
         return
     if not wide:
-        deltas = " · ".join(f"{markup(n)} {fmt_delta((f.get('peak_bytes') or {}).get('delta'))}" for n, f in ph["phases"].items())
-        con.print(f"measured peaks, B - A ({markup(ph.get('source'))}): {deltas}")
+        deltas = " · ".join(
+            f"{markup(n)} {fmt_delta(f.peak_bytes.delta if f.peak_bytes else None)}" for n, f in ph.phases.items()
+        )
+        con.print(f"measured peaks, B - A ({markup(ph.source)}): {deltas}")
         return
-    tab = Table(title=f"Measured phases ({markup(ph.get('source'))})", title_justify="left")
+    tab = Table(title=f"Measured phases ({markup(ph.source)})", title_justify="left")
     for col in ("phase", "peak A", "peak B", "delta", "end A", "end B", "delta"):
         tab.add_column(col, justify="left" if col == "phase" else "right")
-    for name, f in ph["phases"].items():
-        tab.add_row(markup(name), *_a_b_delta(f.get("peak_bytes")), *_a_b_delta(f.get("end_bytes")))
+    for name, f in ph.phases.items():
+        tab.add_row(markup(name), *_a_b_delta(f.peak_bytes), *_a_b_delta(f.end_bytes))
     con.print(tab)
-    reserved = {n: f["peak_reserved_bytes"].get("delta") for n, f in ph["phases"].items() if "peak_reserved_bytes" in f}
+    reserved = {n: f.peak_reserved_bytes.delta for n, f in ph.phases.items() if f.peak_reserved_bytes is not None}
     if reserved:
         con.print(
             "[dim]peak reserved (B - A): "
@@ -164,36 +166,37 @@ def _print_phases(con: Console, ph: dict | None, wide: bool) -> None:
         )
 
 
-def _a_b_delta(figure: dict | None) -> tuple[str, str, str]:
+def _a_b_delta(figure: S.Delta | None) -> tuple[str, str, str]:
     """One figure's three cells: A, B and B - A."""
-    f = figure or {}
-    return fmt_bytes(f.get("a")), fmt_bytes(f.get("b")), fmt_delta(f.get("delta"))
+    if figure is None:
+        return fmt_bytes(None), fmt_bytes(None), fmt_delta(None)
+    return fmt_bytes(figure.a), fmt_bytes(figure.b), fmt_delta(figure.delta)
 
 
-def _print_graphs(con: Console, graphs: list[dict]) -> None:
+def _print_graphs(con: Console, graphs: list[S.GraphDelta]) -> None:
     if not graphs:
         return
     tab = Table(title="Compiled graphs (simulated)", title_justify="left")
     for col in ("graph", "peak A", "peak B", "delta", "saved A", "saved B", "delta"):
         tab.add_column(col, justify="left" if col == "graph" else "right")
     for g in graphs:
-        tab.add_row(markup(g["graph_id"]), *_a_b_delta(g.get("peak_bytes")), *_a_b_delta(g.get("saved_bytes")))
+        tab.add_row(markup(g.graph_id), *_a_b_delta(g.peak_bytes), *_a_b_delta(g.saved_bytes))
     con.print(tab)
 
 
-def _print_alive(con: Console, alive: dict, wide: bool) -> None:
+def _print_alive(con: Console, alive: S.AliveDeltas | None, wide: bool) -> None:
     """What changed by category at the forward peak (and, under ``wide``, at the end of forward)."""
     for where, cats in (
-        ("the forward peak", (alive.get("phases") or {}).get("forward")),
-        ("the end of forward", (alive.get("at_end") or {}).get("forward")),
+        ("the forward peak", ((alive.phases if alive else None) or {}).get(Phase.FORWARD)),
+        ("the end of forward", ((alive.at_end if alive else None) or {}).get(Phase.FORWARD)),
     ):
-        changed = {c: v for c, v in (cats or {}).items() if v["delta"]}
+        changed = {c: v for c, v in (cats or {}).items() if v.delta}
         if changed:
-            ranked = sorted(changed.items(), key=lambda kv: -abs(kv[1]["delta"]))
+            ranked = sorted(changed.items(), key=lambda kv: -abs(kv[1].delta))
             con.print(
                 ("[dim]" if wide else "")
                 + f"alive at {where}, by category (B - A): "
-                + "; ".join(f"{markup(c)} {fmt_delta(v['delta'])}" for c, v in (ranked if wide else ranked[:3]))
+                + "; ".join(f"{markup(c)} {fmt_delta(v.delta)}" for c, v in (ranked if wide else ranked[:3]))
                 + ("[/]" if wide else "")
             )
         if not wide:

@@ -5,17 +5,17 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ..rundir import schema as S
 from ..text import markup
 from ..units import fmt_bytes
 from .console import make_console
 
 
-def print_estimate(result: dict, report: dict, console: Console | None = None) -> None:
-    from ..config import ProbeConfig
-
+def print_estimate(result: dict, report: S.Report, console: Console | None = None) -> None:
+    """``result``: :func:`memprobe.analysis.estimate.estimate` of ``report`` (JSON data: no record holds an estimate)."""
     con = console or make_console()
     p, t = result["probe"], result["target"]
-    con.print(f"[bold]memprobe estimate[/]  from {markup(ProbeConfig.from_dict(report['config']).summary())}")
+    con.print(f"[bold]memprobe estimate[/]  from {markup(report.config.probe().summary())}")
     con.print(
         f"[dim]probe: {p['layers']} blocks, {p['world']} rank(s), {p['tokens']} tokens  ->  "
         f"target: {t['layers']} blocks, {t['world']} rank(s), {t['tokens']} tokens (batch {t['batch']} x seq {t['seq']})[/]"

@@ -7,26 +7,29 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.plain import label, verdict_of
+from ..analysis.findings import label
+from ..analysis.verdict import verdict_of
+from ..rundir import schema as S
 from ..text import markup
 from ..units import fmt_bytes, fmt_flops
 from .console import compact_table, make_console, print_verdict
 
 
-def print_explain(r: dict, out_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
-    con = console or make_console()
-    b = r["base"]
-    from ..config import ProbeConfig
+def _freed(e: S.Edit) -> str:
+    """The first values an edit frees, by their one name."""
+    return "; ".join(f"{label(it)} x{it.count}" for it in (e.freed or [])[:3])
 
+
+def print_explain(r: S.ExplainResult, out_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
+    con = console or make_console()
+    b = r.base
+    con.print(f"[bold]memprobe explain[/]  {markup(b.config.probe().summary())}  [dim]({markup(r.mode)})[/]")
+    print_verdict(con, verdict_of(r))
     con.print(
-        f"[bold]memprobe explain[/]  {markup(ProbeConfig.from_dict(b['config']).summary())}  [dim]({markup(r.get('mode'))})[/]"
+        f"base: saves {fmt_bytes(b.saved_bytes)} for backward per step; recomputes "
+        f"{fmt_flops(b.recompute.flops)} ({fmt_bytes(b.recompute.bytes_moved)} moved) in backward"
     )
-    print_verdict(con, verdict_of("explain", r))
-    con.print(
-        f"base: saves {fmt_bytes(b['saved_bytes'])} for backward per step; recomputes "
-        f"{fmt_flops(b['recompute']['flops'])} ({fmt_bytes(b['recompute']['bytes_moved'])} moved) in backward"
-    )
-    if not r["edits"]:
+    if not r.edits:
         con.print("[yellow]no op of the save list saved anything: there is no policy edit to suggest[/]")
     elif wide:
         t = Table(title="Policy edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
@@ -39,15 +42,14 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None, *, wid
             ("what it frees", "left"),
         ):
             t.add_column(col, justify=just, overflow="fold")
-        for i, e in enumerate(r["edits"], 1):
-            freed = "; ".join(f"{label(it)} x{it.get('count')}" for it in (e.get("freed") or [])[:3])
+        for i, e in enumerate(r.edits, 1):
             t.add_row(
                 str(i),
-                f"{markup(e.get('edit'))}\n[cyan]{markup(e.get('flag'))}[/]",
-                fmt_bytes(e["bytes_saved"]),
-                fmt_flops(e.get("recompute_flops_added") or 0),
-                fmt_bytes(e.get("recompute_bytes_added")),
-                markup(freed),
+                f"{markup(e.edit)}\n[cyan]{markup(e.flag)}[/]",
+                fmt_bytes(e.bytes_saved),
+                fmt_flops(e.recompute_flops_added or 0),
+                fmt_bytes(e.recompute_bytes_added),
+                markup(_freed(e)),
             )
         con.print(t)
     else:
@@ -62,25 +64,14 @@ def print_explain(r: dict, out_dir: Path, console: Console | None = None, *, wid
                 ("what it frees", "left", 1),
             ],
             [
-                (
-                    [
-                        str(i),
-                        e.get("flag") or "",
-                        fmt_bytes(e["bytes_saved"]),
-                        fmt_flops(e.get("recompute_flops_added") or 0),
-                        "; ".join(f"{label(it)} x{it.get('count')}" for it in (e.get("freed") or [])[:3]),
-                    ],
-                    None,
-                )
-                for i, e in enumerate(r["edits"], 1)
+                ([str(i), e.flag or "", fmt_bytes(e.bytes_saved), fmt_flops(e.recompute_flops_added or 0), _freed(e)], None)
+                for i, e in enumerate(r.edits, 1)
             ],
         )
-    if r["partitioner_items"]:
+    if r.partitioner_items:
         con.print(
-            f"\n{len(r['partitioner_items'])} saved value(s) chosen by the partitioner, not the policy" + (":" if wide else ".")
+            f"\n{len(r.partitioner_items)} saved value(s) chosen by the partitioner, not the policy" + (":" if wide else ".")
         )
-        for it in r["partitioner_items"][:5] if wide else []:
-            con.print(
-                f"  {fmt_bytes(it.get('bytes'))} {markup(label(it))} [dim]({markup(it.get('block'))})[/]: {markup(it.get('fate'))}"
-            )
+        for it in r.partitioner_items[:5] if wide else []:
+            con.print(f"  {fmt_bytes(it.bytes)} {markup(label(it))} [dim]({markup(it.block)})[/]: {markup(it.fate)}")
     con.print(f"\nwritten: {markup(out_dir)}/explain.json")

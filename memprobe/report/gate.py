@@ -1,4 +1,7 @@
-"""Renderers for gate verdicts: console, Markdown (for $GITHUB_STEP_SUMMARY), JUnit XML."""
+"""Renderers for gate verdicts: console, Markdown (for $GITHUB_STEP_SUMMARY), JUnit XML.
+
+A gate's result is JSON data (:func:`memprobe.orchestrate.gate.run_gate`): no record of the schema holds it (its
+limits' verdicts and breaches are the gate's own, written to no file); its ``verdict`` is the record's JSON."""
 
 from __future__ import annotations
 
@@ -7,8 +10,8 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.plain import verdict_of
 from ..budget import limit_name
+from ..rundir import schema as S
 from ..text import markup, md_code, md_text, xml_text
 from ..units import fmt_bytes
 from ..vocab import Verdict
@@ -37,7 +40,7 @@ def _metric(v: dict) -> str:
 def print_gate_result(result: dict, console: Console | None = None) -> None:
     """The gate's verdict, then its limits: the table and what caused each breach."""
     con = console or make_console()
-    print_verdict(con, verdict_of("gate", result))
+    print_verdict(con, S.Verdict.model_validate(result["verdict"]))
     print_gate(result, con)
 
 
@@ -93,7 +96,7 @@ def gate_markdown(result: dict) -> str:
     lines = [
         f"### memprobe gate: {'❌ FAIL' if n['FAIL'] else '✅ PASS'}",
         "",
-        f"**Verdict:** {md_text(verdict_of('gate', result)['text'])}",
+        f"**Verdict:** {md_text(result['verdict']['text'])}",
         "",
         f"{n['PASS']} passed, {n['FAIL']} failed, {n['SKIP']} skipped ({md_code(result['budget'])})",
         "",

@@ -17,12 +17,16 @@ from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ..analysis.plain import label, value_names, verdict_of
-from ..rundir.load import run_file
+from ..analysis.diff import schedule_line, side_environment, versions_line
+from ..analysis.findings import label
+from ..analysis.saved import value_names
+from ..analysis.verdict import verdict_of
+from ..rundir import schema as S
+from ..rundir.load import dump, run_file
 from ..rundir.read import read_text
 from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
-from ..vocab import SavedKind, Verdict
+from ..vocab import ReturnRole, SavedKind, Verdict
 
 
 @lru_cache(maxsize=1)
@@ -30,13 +34,15 @@ def _env():
     from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
     templates = resources.files("memprobe.report") / "templates"
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(templates)),
         autoescape=select_autoescape(default=True),
         undefined=StrictUndefined,
         trim_blocks=False,
         keep_trailing_newline=True,
     )
+    env.filters["bytes"] = fmt_bytes
+    return env
 
 
 @cache
@@ -87,7 +93,7 @@ def _code_lines(path: Path, marks: dict[int, str]) -> list[dict]:
     return lines
 
 
-def _page(template: str, title: str, subtitle: list[str], data: dict, verdict: dict | None = None, **context) -> str:
+def _page(template: str, title: str, subtitle: list[str], data: dict, verdict: S.Verdict | None = None, **context) -> str:
     from markupsafe import Markup
 
     css, js = _asset("report.css"), _asset("report.js")
@@ -124,66 +130,66 @@ def _d(n) -> dict:
     return _c(fmt_delta(n) if isinstance(n, int) else "n/a", n if isinstance(n, int) else 0)
 
 
-def _saved_lines(graph: dict) -> dict[str, int]:
+def _saved_lines(graph: S.GraphMemory) -> dict[str, int]:
     """fx node name -> output-code line that allocated it (saved values only)."""
-    line_of_storage = {storage: line for line, storage, _ in graph.get("allocations") or []}
+    line_of_storage = {storage: line for line, storage, _ in graph.allocations or []}
     out = {}
-    for r in graph.get("returned") or []:
-        if r.get("role") == "saved" and not r.get("is_input") and r.get("storage") in line_of_storage:
-            out[r["fx_node"]] = line_of_storage[r["storage"]]
+    for r in graph.returned or []:
+        if r.role == ReturnRole.SAVED and not r.is_input and r.storage in line_of_storage:
+            out[r.fx_node] = line_of_storage[r.storage]
     return out
 
 
-def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
-    from ..config import ProbeConfig
+def _phases_table(mem: S.Memory | None) -> dict | None:
+    """The measured phases' table, with what the figures are relative to and the persistent state."""
+    if not (mem and mem.phases):
+        return None
+    pers = mem.persistent
+    return {
+        "headers": [_h("phase"), _h("start", True), _h("peak", True), _h("end", True)],
+        "rows": [{"cells": [_c(name), _b(p.start_bytes), _b(p.peak_bytes), _b(p.end_bytes)]} for name, p in mem.phases.items()],
+        "note": f"{mem.baseline or ''}; parameters {fmt_bytes(pers.parameters_bytes if pers else None)}, optimizer state "
+        f"{fmt_bytes(pers.optimizer_state_bytes if pers else None)} (source: {mem.source})",
+    }
 
+
+def _saved_row(r: S.SavedRow, line: int | None) -> dict:
+    """One saved value's row; ``line``: the output-code line that allocated it (a link to it), if known."""
+    where = _c(f"{r.graph}:{line}", href=f"code-{r.graph}-L{line}") if line else _c(r.graph)
+    name, chain = value_names(r)
+    return {
+        "cls": "weight" if r.kind == SavedKind.WEIGHT_DERIVED else "",
+        "cells": [
+            _c(r.block or "-"),
+            _c(name, code=True, detail=chain),
+            _c(r.kind),
+            _b(r.bytes),
+            _c(f"{r.dtype} {r.shape}"),
+            _c(r.reason),
+            _c((r.user.source if r.user else None) or ""),
+            where,
+        ],
+    }
+
+
+def render_run(report: S.Report, run_dir: str | Path, timeline: dict | None) -> str:
     run_dir = Path(run_dir)
-    cfg = ProbeConfig.from_dict(report["config"])
-    v = report["versions"]
+    cfg = report.config.probe()
+    v = report.versions
+    created = report.created_utc if "created_utc" in report.model_fields_set else ""  # a recorded null shows as None
     subtitle = [
-        f"{cfg.summary()} | {report['device']['type']} ({v.get('device_name')}) | torch {v.get('torch')} "
-        f"| torchao {v.get('torchao')} | status {report['status']} | {report.get('created_utc', '')}"
+        f"{cfg.summary()} | {report.device.type} ({v.device_name}) | torch {v.torch} "
+        f"| torchao {v.torchao} | status {report.status} | {created}"
     ]
+    phases = _phases_table(report.memory)
 
-    mem = report.get("memory") or {}
-    phases = None
-    if mem.get("phases"):
-        pers = mem.get("persistent") or {}
-        phases = {
-            "headers": [_h("phase"), _h("start", True), _h("peak", True), _h("end", True)],
-            "rows": [
-                {"cells": [_c(name), _b(p.get("start_bytes")), _b(p.get("peak_bytes")), _b(p.get("end_bytes"))]}
-                for name, p in mem["phases"].items()
-            ],
-            "note": f"{mem.get('baseline') or ''}; parameters {fmt_bytes(pers.get('parameters_bytes'))}, optimizer state "
-            f"{fmt_bytes(pers.get('optimizer_state_bytes'))} (source: {mem.get('source')})",
-        }
-
-    graphs = {g["graph_id"]: g for g in report.get("graph_memory") or []}
+    graphs = {g.graph_id: g for g in report.graph_memory or []}
     saved_line = {gid: _saved_lines(g) for gid, g in graphs.items()}
-    rows = []
-    totals = report.get("saved_totals") or {}
-    for r in sorted(report.get("saved_tensors") or [], key=lambda r: (-r["bytes"], r["kind"] != SavedKind.WEIGHT_DERIVED)):
-        line = saved_line.get(r["graph"], {}).get(r["name"])
-        where = _c(f"{r['graph']}:{line}", href=f"code-{r['graph']}-L{line}") if line else _c(r["graph"])
-        user = r.get("user") or {}
-        name, chain = value_names(r)
-        value = _c(name, code=True, detail=chain)
-        rows.append(
-            {
-                "cls": "weight" if r["kind"] == SavedKind.WEIGHT_DERIVED else "",
-                "cells": [
-                    _c(r.get("block") or "-"),
-                    value,
-                    _c(r["kind"]),
-                    _b(r["bytes"]),
-                    _c(f"{r.get('dtype')} {r.get('shape')}"),
-                    _c(r["reason"]),
-                    _c(user.get("source") or ""),
-                    where,
-                ],
-            }
-        )
+    totals = report.saved_totals
+    rows = [
+        _saved_row(r, saved_line.get(r.graph, {}).get(r.name))
+        for r in sorted(report.saved_tensors or [], key=lambda r: (-r.bytes, r.kind != SavedKind.WEIGHT_DERIVED))
+    ]
     saved = {
         "headers": [
             _h("block"),
@@ -196,60 +202,34 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
             _h("output code"),
         ],
         "rows": rows,
-        "note": f"{fmt_bytes(totals.get('graph_bytes'))} derived from the graphs, {fmt_bytes(totals.get('runtime_bytes'))} "
-        f"held at run time; parameters saved as graph inputs {fmt_bytes(totals.get('parameter_graph_bytes'))}.",
+        "note": f"{fmt_bytes(totals.graph_bytes if totals else None)} derived from the graphs, "
+        f"{fmt_bytes(totals.runtime_bytes if totals else None)} held at run time; parameters saved as graph inputs "
+        f"{fmt_bytes(totals.parameter_graph_bytes if totals else None)}.",
     }
-
-    graph_data = []
-    for gid, g in graphs.items():
-        exprs = {r["fx_node"]: r.get("expr") or r["fx_node"] for r in g.get("returned") or [] if r.get("role") == "saved"}
-        sizes = {ln: b for ln, _s, b in g.get("allocations") or []}
-        saved_lines = [
-            {"line": line, "expr": exprs.get(node, node), "bytes": sizes.get(line, 0)} for node, line in saved_line[gid].items()
-        ]
-        graph_data.append(
-            {k: g.get(k) for k in ("graph_id", "peak_bytes", "peak_line", "saved_bytes", "curve", "kernels")}
-            | {"saved_lines": saved_lines}
-        )
-
-    code = []
-    for entry in report.get("graphs") or []:
-        rel = (entry.get("files") or {}).get("output_code")
-        path = run_file(run_dir, rel, f"graphs ({entry['graph_id']}) files.output_code") if rel else None
-        if path is None or not path.is_file():
-            continue
-        gid = entry["graph_id"]
-        marks = {line: "saved" for line in saved_line.get(gid, {}).values()}
-        peak = (graphs.get(gid) or {}).get("peak_line")
-        if peak and peak not in marks:
-            marks[peak] = "hl"
-        code.append({"graph_id": gid, "file": rel, "open": bool(marks), "lines": _code_lines(path, marks)})
+    graph_data = [_graph_data(g, saved_line[gid]) for gid, g in graphs.items()]
+    code = _code(report, run_dir, graphs, saved_line)
 
     config = {
         "headers": [_h("key"), _h("value")],
         "rows": [
             {"cells": [_c(k), _c(json.dumps(val), code=True)]}
-            for k, val in {**report["config"], **{f"version.{k}": x for k, x in v.items()}}.items()
+            for k, val in {**dump(report.config), **{f"version.{k}": x for k, x in dump(v).items()}}.items()
         ],
     }
-    checks = report.get("checks") or []
+    checks = report.checks or []
     no_findings = (
-        "No finding. Checks run: " + ", ".join(c.get("title", c.get("kind", "")) for c in checks) + "."
+        "No finding. Checks run: " + ", ".join(c.title for c in checks) + "."
         if checks
         else "No weight-derived value is saved for backward."
     )
     data = {"kind": "run", "timeline": timeline, "graph_memory": graph_data}
-    findings = [
-        {**f, "items": [{**it, "bytes_text": fmt_bytes(it.get("bytes"))} for it in f.get("items") or []]}
-        for f in report.get("findings") or []
-    ]
     return _page(
         "run.html.j2",
         f"memprobe run — {run_dir.name}",
         subtitle,
         data,
-        verdict=verdict_of("run", report),
-        findings=findings,
+        verdict=verdict_of(report),
+        findings=report.findings or [],
         no_findings=no_findings,
         phases=phases,
         saved=saved,
@@ -258,32 +238,74 @@ def render_run(report: dict, run_dir: str | Path, timeline: dict | None) -> str:
     )
 
 
-def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) -> str:
-    from ..analysis.plain import schedule_line, side_environment, versions_line
+def _graph_data(g: S.GraphMemory, saved_line: dict[str, int]) -> dict:
+    """A graph's simulated figures for the page's chart (JSON data), with the lines that allocate saved values."""
+    exprs = {r.fx_node: r.expr or r.fx_node for r in g.returned or [] if r.role == ReturnRole.SAVED}
+    sizes = {ln: b for ln, _s, b in g.allocations or []}
+    saved_lines = [
+        {"line": line, "expr": exprs.get(node, node), "bytes": sizes.get(line, 0)} for node, line in saved_line.items()
+    ]
+    data = dump(g)
+    return {k: data.get(k) for k in ("graph_id", "peak_bytes", "peak_line", "saved_bytes", "curve", "kernels")} | {
+        "saved_lines": saved_lines
+    }
 
-    subtitle = [
-        f"{k.upper()}: {(result.get(k) or {}).get('summary', '')} — {side_environment(result.get(k) or {})}" for k in ("a", "b")
-    ] + [line for line in (versions_line(result), schedule_line(result)) if line]
-    t = result.get("totals") or {}
-    sb = t.get("saved_bytes") or {}
-    rows = []
-    for it in result.get("items") or []:
-        name, chain = label(it), value_names(it)[1]
-        rows.append(
-            {
-                "cls": "weight" if it.get("kind") == SavedKind.WEIGHT_DERIVED and (it.get("delta_bytes") or 0) > 0 else "",
-                "cells": [
-                    _c(it["status"].replace("_", " ")),
-                    _c(name, code=True, detail=chain),
-                    _c(it.get("count", ""), it.get("count")),
-                    _b(it.get("bytes_a")),
-                    _b(it.get("bytes_b")),
-                    _d(it.get("delta_bytes")),
-                    _c(it.get("kind") or ""),
-                    _c(it.get("hint") or ""),
-                ],
-            }
-        )
+
+def _code(report: S.Report, run_dir: Path, graphs: dict[str, S.GraphMemory], saved_line: dict[str, dict[str, int]]) -> list:
+    """Each graph's output code (a file inside the run directory), its saved values' lines and its peak marked."""
+    code = []
+    for entry in report.graphs or []:
+        rel = entry.files.output_code
+        path = run_file(run_dir, rel, f"graphs ({entry.graph_id}) files.output_code") if rel else None
+        if path is None or not path.is_file():
+            continue
+        gid = entry.graph_id
+        marks = {line: "saved" for line in saved_line.get(gid, {}).values()}
+        peak = graphs[gid].peak_line if gid in graphs else None
+        if peak and peak not in marks:
+            marks[peak] = "hl"
+        code.append({"graph_id": gid, "file": rel, "open": bool(marks), "lines": _code_lines(path, marks)})
+    return code
+
+
+def _diff_row(it: S.DiffItem) -> dict:
+    name, chain = label(it), value_names(it)[1]
+    return {
+        "cls": "weight" if it.kind == SavedKind.WEIGHT_DERIVED and (it.delta_bytes or 0) > 0 else "",
+        "cells": [
+            _c(it.status.replace("_", " ")),
+            _c(name, code=True, detail=chain),
+            _c(it.count, it.count),
+            _b(it.bytes_a),
+            _b(it.bytes_b),
+            _d(it.delta_bytes),
+            _c(it.kind or ""),
+            _c(it.hint or ""),
+        ],
+    }
+
+
+def _diff_phase_row(name: str, p: S.ComparedPhase | S.PhaseDelta) -> dict:
+    pk, end = p.peak_bytes, p.end_bytes
+    return {
+        "cells": [
+            _c(name),
+            _b(pk.a if pk else None),
+            _b(pk.b if pk else None),
+            _d(pk.delta if pk else None),
+            _b(end.a if end else None),
+            _b(end.b if end else None),
+            _d(end.delta if end else None),
+        ]
+    }
+
+
+def render_diff(result: S.DiffResult, timeline_a: dict | None, timeline_b: dict | None) -> str:
+    subtitle = [f"{k.upper()}: {side.summary} — {side_environment(side)}" for k, side in (("a", result.a), ("b", result.b))] + [
+        line for line in (versions_line(result), schedule_line(result)) if line
+    ]
+    sb = result.totals.saved_bytes
+    rows = [_diff_row(it) for it in result.items or []]
     items = {
         "headers": [
             _h("status"),
@@ -298,23 +320,8 @@ def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) 
         "rows": rows,
     }
     phases = None
-    if (result.get("phases") or {}).get("phases"):
-        prow = []
-        for name, p in result["phases"]["phases"].items():
-            pk, end = p.get("peak_bytes") or {}, p.get("end_bytes") or {}
-            prow.append(
-                {
-                    "cells": [
-                        _c(name),
-                        _b(pk.get("a")),
-                        _b(pk.get("b")),
-                        _d(pk.get("delta")),
-                        _b(end.get("a")),
-                        _b(end.get("b")),
-                        _d(end.get("delta")),
-                    ]
-                }
-            )
+    if result.phases and result.phases.phases:
+        prow = [_diff_phase_row(name, p) for name, p in result.phases.phases.items()]
         phases = {
             "headers": [
                 _h("phase"),
@@ -333,16 +340,17 @@ def render_diff(result: dict, timeline_a: dict | None, timeline_b: dict | None) 
         "memprobe diff",
         subtitle,
         data,
-        verdict=verdict_of("diff", result),
-        saved_a=fmt_bytes(sb.get("a")),
-        saved_b=fmt_bytes(sb.get("b")),
-        saved_delta=fmt_delta(sb.get("delta")) if isinstance(sb.get("delta"), int) else "n/a",
+        verdict=verdict_of(result),
+        saved_a=fmt_bytes(sb.a),
+        saved_b=fmt_bytes(sb.b),
+        saved_delta=fmt_delta(sb.delta) if isinstance(sb.delta, int) else "n/a",
         items=items,
         phases=phases,
     )
 
 
 def render_gate(result: dict) -> str:
+    """The gate's page (its result is JSON data: no record holds it)."""
     verdicts = result.get("verdicts") or []
     failed = sum(1 for v in verdicts if v.get("verdict") == Verdict.FAIL)
     rows = [
@@ -373,13 +381,13 @@ def render_gate(result: dict) -> str:
         "memprobe gate: " + (Verdict.FAIL if failed else Verdict.PASS),
         [f"{len(verdicts)} limits, {failed} breached"],
         {"kind": "gate"},
-        verdict=verdict_of("gate", result),
+        verdict=S.Verdict.model_validate(result["verdict"]),
         verdicts=table,
         explanations=explanations,
     )
 
 
-def render_sweep(result: dict) -> str:
+def render_sweep(result: S.SweepResult) -> str:
     points = {
         "headers": [
             _h("memory budget", True),
@@ -388,29 +396,22 @@ def render_sweep(result: dict) -> str:
             _h("step peak", True),
         ],
         "rows": [
-            {
-                "cells": [
-                    _c(f"{p['budget']:g}", p["budget"]),
-                    _b(p.get("saved_bytes")),
-                    _b(p.get("forward_end_bytes")),
-                    _b(p.get("step_peak_bytes")),
-                ]
-            }
-            for p in result.get("points") or []
+            {"cells": [_c(f"{p.budget:g}", p.budget), _b(p.saved_bytes), _b(p.forward_end_bytes), _b(p.step_peak_bytes)]}
+            for p in result.points or []
         ],
     }
     inversions = [
-        f"memory budget {i['lower_budget']:g} gives {fmt_bytes(i['excess_bytes'])} more ({i['metric']}) than memory budget "
-        f"{i['higher_budget']:g}"
-        for i in result.get("inversions") or []
+        f"memory budget {i.lower_budget:g} gives {fmt_bytes(i.excess_bytes)} more ({i.metric}) than memory budget "
+        f"{i.higher_budget:g}"
+        for i in result.inversions or []
     ]
-    data = {"kind": "sweep", "points": result.get("points") or []}
+    data = {"kind": "sweep", "points": [dump(p) for p in result.points or []]}
     return _page(
         "sweep.html.j2",
         "memprobe sweep",
-        [result.get("summary", "")],
+        [result.summary],
         data,
         points=points,
         inversions=inversions,
-        note=result.get("note", ""),
+        note=result.note or "",
     )

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from ..analysis.plain import label, verdict_of
+from ..analysis.diff import schedule_line, side_environment, versions_line
+from ..analysis.findings import label
+from ..analysis.verdict import verdict_of
+from ..rundir import schema as S
 from ..text import md_code, md_text
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
@@ -31,101 +34,97 @@ def _code(text) -> str:
     return md_code(text, cell=True)
 
 
-def _value(it: dict) -> str:
+def _value(it: S.DiffItem) -> str:
     """A saved value by its one name (``silu(layers.*.ffn.w1)``), as the console and the HTML name it: a code span
     it cannot close."""
     return _code(label(it))
 
 
-def _verdict(kind: str, data: dict) -> list[str]:
+def _verdict(result: S.DiffResult | S.ExplainResult) -> list[str]:
     """The answer first: the verdict's sentence, as the console and the HTML print it."""
-    return [f"**Verdict:** {_cell(verdict_of(kind, data)['text'])}", ""]
+    return [f"**Verdict:** {_cell(verdict_of(result).text)}", ""]
 
 
-def diff_markdown(d: dict) -> str:
-    t = d["totals"]
-    saved = t["saved_bytes"]
-    from ..analysis.plain import schedule_line, side_environment, versions_line
-
+def diff_markdown(d: S.DiffResult) -> str:
+    saved = d.totals.saved_bytes
     lines = [
         "### memprobe diff",
         "",
-        *_verdict("diff", d),
-        f"**A** {_code(d['a']['summary'])}  ",
-        f"<sub>{_cell(side_environment(d['a']))}</sub>  ",
-        f"**B** {_code(d['b']['summary'])}  ",
-        f"<sub>{_cell(side_environment(d['b']))}</sub>",
+        *_verdict(d),
+        f"**A** {_code(d.a.summary)}  ",
+        f"<sub>{_cell(side_environment(d.a))}</sub>  ",
+        f"**B** {_code(d.b.summary)}  ",
+        f"<sub>{_cell(side_environment(d.b))}</sub>",
         "",
     ]
     if versions_line(d):
         lines += [f"**{_cell(versions_line(d))}**", ""]
     if schedule_line(d):
         lines += [f"<sub>{_cell(schedule_line(d))}</sub>", ""]
-    if d["differences"] == 0:
-        lines.append(f"No difference in saved-for-backward values ({d['unchanged_items']} matched).")
+    if d.differences == 0:
+        lines.append(f"No difference in saved-for-backward values ({d.unchanged_items} matched).")
     else:
         lines.append(
-            f"B saves **{fmt_delta(saved['delta'])}** for backward per step"
-            f" ({fmt_bytes(saved['a'])} -> {fmt_bytes(saved['b'])}); {d['differences']} difference(s)."
+            f"B saves **{fmt_delta(saved.delta)}** for backward per step"
+            f" ({fmt_bytes(saved.a)} -> {fmt_bytes(saved.b)}); {d.differences} difference(s)."
         )
     lines.append("")
-    if d["items"]:
+    if d.items:
         lines += ["| | saved value | x | A | B | delta | why |", "|---|---|---:|---:|---:|---:|---|"]
-        for it in d["items"][:TOP]:
-            why = _cell(it["reason_kind"]) + (f" {_code(it['policy_op'])}" if it.get("policy_op") else "")
+        for it in d.items[:TOP]:
+            why = _cell(it.reason_kind) + (f" {_code(it.policy_op)}" if it.policy_op else "")
             lines.append(
-                f"| {STATUS_LABEL[it['status']]} | {_value(it)} | {it['count']} | {fmt_bytes(it['bytes_a'])}"
-                f" | {fmt_bytes(it['bytes_b'])} | {fmt_delta(it['delta_bytes'])} | {why} |"
+                f"| {STATUS_LABEL[it.status]} | {_value(it)} | {it.count} | {fmt_bytes(it.bytes_a)}"
+                f" | {fmt_bytes(it.bytes_b)} | {fmt_delta(it.delta_bytes)} | {why} |"
             )
-        if len(d["items"]) > TOP:
-            lines.append(f"\n_{len(d['items']) - TOP} more in diff.json._")
+        if len(d.items) > TOP:
+            lines.append(f"\n_{len(d.items) - TOP} more in diff.json._")
         lines.append("")
-    ph = d.get("phases")
-    if ph and ph.get("comparable"):
-        lines += [f"Measured peaks ({_cell(ph['source'])}):", "", "| phase | A | B | delta |", "|---|---:|---:|---:|"]
-        for name, figs in ph["phases"].items():
-            p = figs["peak_bytes"]
-            lines.append(f"| {_cell(name)} | {fmt_bytes(p['a'])} | {fmt_bytes(p['b'])} | {fmt_delta(p['delta'])} |")
+    ph = d.phases
+    if ph and ph.comparable:
+        lines += [f"Measured peaks ({_cell(ph.source)}):", "", "| phase | A | B | delta |", "|---|---:|---:|---:|"]
+        for name, figs in ph.phases.items():
+            p = figs.peak_bytes
+            lines.append(f"| {_cell(name)} | {fmt_bytes(p.a)} | {fmt_bytes(p.b)} | {fmt_delta(p.delta)} |")
         lines.append("")
     return "\n".join(lines)
 
 
-def explain_markdown(r: dict) -> str:
-    b = r["base"]
+def explain_markdown(r: S.ExplainResult) -> str:
+    b = r.base
     lines = [
         "### memprobe explain",
         "",
-        *_verdict("explain", r),
-        f"Base saves {fmt_bytes(b['saved_bytes'])} for backward per step "
-        f"and recomputes {fmt_flops(b['recompute']['flops'])} in backward ({_cell(r['mode'])}).",
+        *_verdict(r),
+        f"Base saves {fmt_bytes(b.saved_bytes)} for backward per step "
+        f"and recomputes {fmt_flops(b.recompute.flops)} in backward ({_cell(r.mode)}).",
         "",
         "| rank | edit | frees per step | recompute added (est.) | bytes moved added (est.) |",
         "|---:|---|---:|---:|---:|",
     ]
-    for i, e in enumerate(r["edits"], 1):
+    for i, e in enumerate(r.edits, 1):
         lines.append(
-            f"| {i} | {_code(e['flag'])} ({_cell(e['edit'])}) | {fmt_bytes(e['bytes_saved'])} | "
-            f"{fmt_flops(e['recompute_flops_added'])} | {fmt_bytes(e['recompute_bytes_added'])} |"
+            f"| {i} | {_code(e.flag)} ({_cell(e.edit)}) | {fmt_bytes(e.bytes_saved)} | "
+            f"{fmt_flops(e.recompute_flops_added)} | {fmt_bytes(e.recompute_bytes_added)} |"
         )
-    if r["partitioner_items"]:
-        lines += ["", f"{len(r['partitioner_items'])} saved value(s) were chosen by the partitioner, not the policy."]
+    if r.partitioner_items:
+        lines += ["", f"{len(r.partitioner_items)} saved value(s) were chosen by the partitioner, not the policy."]
     return "\n".join(lines) + "\n"
 
 
-def bisect_markdown(r: dict) -> str:
+def bisect_markdown(r: S.BisectResult) -> str:
     lines = [
         "### memprobe bisect",
         "",
-        _line(r["conclusion"]),
+        _line(r.conclusion),
         "",
         "| removed | held A | held B | B - A | still exceeds |",
         "|---|---:|---:|---:|---|",
     ]
-    for t in r["trials"]:
-        exceeds = "could not run" if t["exceeds"] is None else ("yes" if t["exceeds"] else "no")
+    for t in r.trials:
+        exceeds = "could not run" if t.exceeds is None else ("yes" if t.exceeds else "no")
         lines.append(
-            f"| {_cell(t['removed'])} | {fmt_bytes(t.get('held_a'))} | {fmt_bytes(t.get('held_b'))} | "
-            f"{fmt_delta(t['delta_bytes'])} | {exceeds} |"
+            f"| {_cell(t.removed)} | {fmt_bytes(t.held_a)} | {fmt_bytes(t.held_b)} | {fmt_delta(t.delta_bytes)} | {exceeds} |"
         )
-    lines += ["", f"Minimal: A {_code(r['minimal']['a'])}, B {_code(r['minimal']['b'])}"]
+    lines += ["", f"Minimal: A {_code(r.minimal.a)}, B {_code(r.minimal.b)}"]
     return "\n".join(lines) + "\n"

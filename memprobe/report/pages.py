@@ -5,19 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.plain import load_report, timeline
+from ..analysis.recorded import load_recorded
+from ..analysis.timeline import timeline
 from ..errors import RunDirError
+from ..rundir import schema as S
+from ..rundir.load import load_report
 from ..rundir.write import atomic_write_json, atomic_write_text
 
 
 def write_html(path: Path, out: Path) -> Path:
     """Render the run or diff directory ``path`` into ``out`` (one HTML file); returns ``out``."""
-    from ..analysis.plain import load_recorded
     from .html import render_run
 
-    kind, data = load_recorded(path, kinds=("run", "diff"))
+    kind, record = load_recorded(path, kinds=("run", "diff"))
     # a recorded diff may come from anyone: its sides are read only inside its own directory
-    page = render_run(data, path, timeline(data, path)) if kind == "run" else diff_html(data, path, sides_anywhere=False)
+    page = render_run(record, path, timeline(record, path)) if kind == "run" else diff_html(record, path, sides_anywhere=False)
     atomic_write_text(out, page)
     return out
 
@@ -27,16 +29,15 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def diff_html(result: dict, diff_dir: Path | None = None, *, sides_anywhere: bool = True) -> str:
+def diff_html(result: S.DiffResult, diff_dir: Path | None = None, *, sides_anywhere: bool = True) -> str:
     """The HTML page of a diff result; each side's timeline is read from its run directory. ``sides_anywhere``:
     the result was just computed here, so its sides' directories are the ones it read; otherwise (a diff.json
     from disk) a side is read only where it lies inside ``diff_dir``."""
     from .html import render_diff
 
     sides = []
-    for key in ("a", "b"):
-        source = (result.get(key) or {}).get("source")
-        src = Path(source) if source else (diff_dir / key if diff_dir else None)
+    for key, side in (("a", result.a), ("b", result.b)):
+        src = Path(side.source) if side.source else (diff_dir / key if diff_dir else None)
         if src is not None and not sides_anywhere and (diff_dir is None or not _inside(src, diff_dir)):
             src = None  # named outside the diff directory: not read
         try:
@@ -47,13 +48,13 @@ def diff_html(result: dict, diff_dir: Path | None = None, *, sides_anywhere: boo
     return render_diff(result, *sides)
 
 
-def write_diff_html(result: dict, diff_dir: Path | None, out: Path) -> Path:
+def write_diff_html(result: S.DiffResult, diff_dir: Path | None, out: Path) -> Path:
     """The page of a diff this process just computed (its sides are the directories it read)."""
     atomic_write_text(out, diff_html(result, diff_dir))
     return out
 
 
-def write_sweep_html(result: dict, out: Path) -> Path:
+def write_sweep_html(result: S.SweepResult, out: Path) -> Path:
     """The page of a sweep: its plot of bytes against memory budget."""
     from .html import render_sweep
 

@@ -9,31 +9,35 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.findings import flag_op
-from ..analysis.plain import group_rows, label, value_names, verdict_of
-from ..analysis.saved import layer_pattern
+from ..analysis.findings import flag_op, label, skipped_text
+from ..analysis.saved import SavedGroup, group_rows, layer_pattern, value_names
+from ..analysis.verdict import verdict_of
+from ..rundir import schema as S
+from ..rundir.load import dump
 from ..text import markup
 from ..units import fmt_bytes
-from ..vocab import SavedKind
+from ..vocab import Phase, RunMode, RunStatus, SavedKind
 from .console import TOP_ROWS, compact_table, make_console, print_verdict, saved_value, why_saved, why_saved_wide
 
 
-def _source_line(g: dict) -> str:
+def _source_line(g: SavedGroup) -> str:
     """``repros/ffn.py:32``: the user's file (its last two path parts) and line; the code itself under --wide."""
-    where = ((g.get("user") or {}).get("source") or "").split("  ", 1)[0]
+    where = ((g.user.source if g.user else None) or "").split("  ", 1)[0]
     parts = where.split("/")
     return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else where
 
 
-def _why_short(g: dict) -> str:
-    return "parameter input" if g["kind"] == SavedKind.PARAMETER else why_saved(g)
+def _why_short(g: SavedGroup) -> str:
+    return "parameter input" if g.kind == SavedKind.PARAMETER else why_saved(g)
 
 
-def _where(g: dict) -> str:
-    user = g.get("user") or {}
-    lines = [markup(x) for x in (user.get("source"), user.get("module")) if x]
-    if user.get("library"):
-        lines.append(f"[dim]{markup(user['library'])}[/]")
+def _where(g: SavedGroup) -> str:
+    user = g.user
+    if user is None:
+        return ""
+    lines = [markup(x) for x in (user.source, user.module) if x]
+    if user.library:
+        lines.append(f"[dim]{markup(user.library)}[/]")
     return "\n".join(lines)
 
 
@@ -41,28 +45,28 @@ def _share(n: int, total: int) -> str:
     return f"{100 * n / total:.0f}%" if total else "-"
 
 
-def _print_ranks(con: Console, report: dict) -> None:
-    dist = report.get("distributed") or {}
-    rows = dist.get("ranks") or []
+def _print_ranks(con: Console, report: S.Report) -> None:
+    dist = report.distributed
+    rows = (dist.ranks if dist else None) or []
     if len(rows) < 2:
         return
-    figures = [k for k in rows[0] if k.endswith("_bytes")]
+    figures = [k for k in dump(rows[0]) if k.endswith("_bytes")]  # the figures the first rank recorded, in order
     t = Table(
-        title=f"Per rank ({dist.get('world_size')} ranks, {dist.get('backend')}; measured in each rank's process)",
+        title=f"Per rank ({dist.world_size} ranks, {dist.backend}; measured in each rank's process)",
         title_justify="left",
     )
     t.add_column("rank", justify="right")
     for k in figures:
         t.add_column(k.removesuffix("_bytes").replace("_", " "), justify="right")
     for r in rows:
-        t.add_row(str(r["rank"]), *(fmt_bytes(r.get(k)) for k in figures))
-    t.add_row("[bold]max[/]", *(fmt_bytes(dist["max_bytes"].get(k)) for k in figures))
-    t.add_row("[dim]skew[/]", *(fmt_bytes(dist["skew_bytes"].get(k)) for k in figures))
+        t.add_row(str(r.rank), *(fmt_bytes(getattr(r, k)) for k in figures))
+    t.add_row("[bold]max[/]", *(fmt_bytes(dist.max_bytes.get(k)) for k in figures))
+    t.add_row("[dim]skew[/]", *(fmt_bytes(dist.skew_bytes.get(k)) for k in figures))
     con.print(t)
-    con.print(f"[dim]{markup(dist.get('headline'))}[/]")
+    con.print(f"[dim]{markup(dist.headline)}[/]")
 
 
-def _print_saved_wide(con: Console, groups: list[dict], total: int) -> None:
+def _print_saved_wide(con: Console, groups: list[SavedGroup], total: int) -> None:
     t = Table(title="Saved for backward, per step (from the compiled graphs)", title_justify="left", show_lines=False)
     t.add_column("#", justify="right", style="dim")
     t.add_column("bytes", justify="right")
@@ -73,13 +77,13 @@ def _print_saved_wide(con: Console, groups: list[dict], total: int) -> None:
     t.add_column("where (your model; the library)", overflow="fold")
     t.add_column("why", overflow="fold")
     for i, g in enumerate(groups, 1):
-        style = "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None
+        style = "bold red" if g.kind == SavedKind.WEIGHT_DERIVED else None
         t.add_row(
             str(i),
-            fmt_bytes(g["bytes"]),
-            _share(g["bytes"], total) if g["kind"] != SavedKind.PARAMETER else "-",
+            fmt_bytes(g.bytes),
+            _share(g.bytes, total) if g.kind != SavedKind.PARAMETER else "-",
             _count(g),
-            markup(g["kind"]),
+            markup(g.kind),
             saved_value(g),
             _where(g),
             markup(why_saved_wide(g)),
@@ -88,24 +92,24 @@ def _print_saved_wide(con: Console, groups: list[dict], total: int) -> None:
     con.print(t)
 
 
-def _count(g: dict) -> str:
+def _count(g: SavedGroup) -> str:
     """How many blocks saved the value; one tensor that several blocks were given is said so (counted once)."""
-    return str(g["count"]) + (" (one tensor)" if g.get("shared") else "")
+    return str(g.count) + (" (one tensor)" if g.shared else "")
 
 
-def _print_saved_compact(con: Console, groups: list[dict], total: int) -> None:
+def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> None:
     rows = [
         (
             [
                 str(i),
-                fmt_bytes(g["bytes"]),
-                _share(g["bytes"], total) if g["kind"] != SavedKind.PARAMETER else "-",
+                fmt_bytes(g.bytes),
+                _share(g.bytes, total) if g.kind != SavedKind.PARAMETER else "-",
                 _count(g),
                 label(g),
                 _source_line(g),
                 _why_short(g),
             ],
-            "bold red" if g["kind"] == SavedKind.WEIGHT_DERIVED else None,
+            "bold red" if g.kind == SavedKind.WEIGHT_DERIVED else None,
         )
         for i, g in enumerate(groups, 1)
     ]
@@ -125,101 +129,90 @@ def _print_saved_compact(con: Console, groups: list[dict], total: int) -> None:
     )
 
 
-def _print_findings(con: Console, report: dict, wide: bool) -> None:
-    findings = report.get("findings") or []
-    rows = report.get("saved_tensors") or []
+def _print_findings(con: Console, report: S.Report, wide: bool) -> None:
+    findings = report.findings or []
+    rows = report.saved_tensors or []
     if findings:
         con.print("[bold]Findings[/] (largest first)")
         for i, f in enumerate(findings, 1):
-            if wide or not f.get("what"):
-                con.print(f"[bold red]{i}.[/] {markup(f['message'])}")
-                if f.get("hint"):
-                    con.print(f"   [cyan]fix:[/] {markup(f['hint'])}")
+            if wide or not f.what:
+                con.print(f"[bold red]{i}.[/] {markup(f.message)}")
+                if f.hint:
+                    con.print(f"   [cyan]fix:[/] {markup(f.hint)}")
             else:
-                fix = f"; [cyan]fix:[/] {markup(f['fix'])}" if f.get("fix") else ""
-                con.print(f"[bold red]{i}.[/] {fmt_bytes(f['bytes'])} {markup(f['what'])} [dim]({markup(f['kind'])})[/]{fix}")
+                fix = f"; [cyan]fix:[/] {markup(f.fix)}" if f.fix else ""
+                con.print(f"[bold red]{i}.[/] {fmt_bytes(f.bytes)} {markup(f.what)} [dim]({markup(f.kind)})[/]{fix}")
         if wide:
-            for detail in dict.fromkeys(f["detail"] for f in findings if f.get("detail")):
+            for detail in dict.fromkeys(f.detail for f in findings if f.detail):
                 con.print(f"[dim]{markup(detail)}[/]")
     elif rows:
-        ran = "; ".join(c["title"] for c in report.get("checks") or [])
+        ran = "; ".join(c.title for c in report.checks or [])
         con.print(f"[green]No findings.[/] Checks run: {markup(ran or 'weight-derived values saved for backward')}.")
 
 
-def _print_memory(con: Console, report: dict, wide: bool) -> None:
-    mem = report.get("memory")
-    if not (mem and mem.get("phases")):
+def _print_memory(con: Console, report: S.Report, wide: bool) -> None:
+    mem = report.memory
+    if not (mem and mem.phases):
         return
     if not wide:
-        peaks = " · ".join(f"{markup(n)} {fmt_bytes(p['peak_bytes'])}" for n, p in mem["phases"].items())
-        con.print(f"measured peaks ({markup(mem.get('source'))}): {peaks}")
+        peaks = " · ".join(f"{markup(n)} {fmt_bytes(p.peak_bytes)}" for n, p in mem.phases.items())
+        con.print(f"measured peaks ({markup(mem.source)}): {peaks}")
         return
-    t = Table(title=f"Measured step memory ({markup(mem.get('source'))})", title_justify="left")
+    t = Table(title=f"Measured step memory ({markup(mem.source)})", title_justify="left")
     t.add_column("phase")
     for col in ("start", "peak", "end"):
         t.add_column(col, justify="right")
-    extra = "peak_reserved_bytes" in next(iter(mem["phases"].values()))
+    extra = next(iter(mem.phases.values())).peak_reserved_bytes is not None
     if extra:
         t.add_column("peak reserved", justify="right")
-    for name, p in mem["phases"].items():
-        cells = [markup(name), fmt_bytes(p.get("start_bytes")), fmt_bytes(p["peak_bytes"]), fmt_bytes(p.get("end_bytes"))]
+    for name, p in mem.phases.items():
+        cells = [markup(name), fmt_bytes(p.start_bytes), fmt_bytes(p.peak_bytes), fmt_bytes(p.end_bytes)]
         if extra:
-            cells.append(fmt_bytes(p.get("peak_reserved_bytes")))
+            cells.append(fmt_bytes(p.peak_reserved_bytes))
         t.add_row(*cells)
     con.print(t)
-    pers = mem.get("persistent") or {}
+    pers = mem.persistent
     con.print(
-        f"[dim]figures: {markup(mem.get('baseline'))}; persistent state: parameters {fmt_bytes(pers.get('parameters_bytes'))},"
-        f" optimizer {fmt_bytes(pers.get('optimizer_state_bytes'))}; autograd graph holds"
-        f" {fmt_bytes(mem.get('autograd_saved_bytes'))} after forward (all saved tensors, eager ones included)[/]"
+        f"[dim]figures: {markup(mem.baseline)}; persistent state: parameters"
+        f" {fmt_bytes(pers.parameters_bytes if pers else None)},"
+        f" optimizer {fmt_bytes(pers.optimizer_state_bytes if pers else None)}; autograd graph holds"
+        f" {fmt_bytes(mem.autograd_saved_bytes)} after forward (all saved tensors, eager ones included)[/]"
     )
 
 
-def print_run(report: dict, run_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
+def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
     """The verdict first, then one line per saved value; ``wide``: op chains, library frames and graph detail."""
     con = console or make_console()
-    cfg = report["config"]
-    from ..config import ProbeConfig
-
-    v = report["versions"]
-    con.print(f"[bold]memprobe run[/]  {markup(ProbeConfig.from_dict(cfg).summary())}")
-    print_verdict(con, verdict_of("run", report))
+    cfg = report.config.probe()
+    v = report.versions
+    con.print(f"[bold]memprobe run[/]  {markup(cfg.summary())}")
+    print_verdict(con, verdict_of(report))
     con.print(
-        f"[dim]{markup(report['device']['type'])} ({markup(v.get('device_name'))})  torch {markup(v.get('torch'))}  "
-        f"torchao {markup(v.get('torchao'))}  status {markup(report['status'])}[/]"
+        f"[dim]{markup(report.device.type)} ({markup(v.device_name)})  torch {markup(v.torch)}  "
+        f"torchao {markup(v.torchao)}  status {markup(report.status)}[/]"
     )
-    if report.get("mode") == "analysis-only":
+    if report.mode == RunMode.ANALYSIS_ONLY:
         con.print(
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
             " table is the full run's, measured peaks include temporaries the kernels would not make"
         )
     _print_notes(con, report)
     _print_float8_coverage(con, report)
-    rows = report.get("saved_tensors") or []
-    totals = report.get("saved_totals") or {}
+    rows = report.saved_tensors or []
+    totals = report.saved_totals
     if rows:
         groups = group_rows(rows)
-        total = totals.get("graph_bytes", 0)
+        total = totals.graph_bytes if totals else 0
         con.print()
         shown = groups if wide else groups[:TOP_ROWS]
         (_print_saved_wide if wide else _print_saved_compact)(con, shown, total)
         if len(groups) > len(shown):
             con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
-        agree = totals.get("agree")
-        check = "[green]agree[/]" if agree else "[red]DISAGREE[/]" if agree is False else "[yellow]not measured[/]"
-        graph, runtime = fmt_bytes(totals.get("graph_bytes")), fmt_bytes(totals.get("runtime_bytes"))
-        if agree is False and graph == runtime:  # two figures that differ never read the same
-            graph, runtime = f"{totals['graph_bytes']:,} B", f"{totals['runtime_bytes']:,} B"
-        con.print(
-            f"saved for backward: [bold]{graph}[/] derived from the graphs,"
-            f" {runtime} held at run time ({check});"
-            f" parameters saved as graph inputs: {fmt_bytes(totals.get('parameter_graph_bytes'))}"
-            f" ({fmt_bytes(totals.get('parameter_runtime_bytes'))} held at run time)"
-        )
-    elif report["status"] == "complete":
+        _print_totals(con, totals)
+    elif report.status == RunStatus.COMPLETE:
         con.print(
             "[yellow]no compiled graph saved anything for backward[/]"
-            + (" (run with --compile to see the saved table)" if not cfg["compile"] else "")
+            + (" (run with --compile to see the saved table)" if not cfg.compile else "")
         )
     con.print()
     _print_findings(con, report, wide)
@@ -237,27 +230,41 @@ def print_run(report: dict, run_dir: Path, console: Console | None = None, *, wi
         con.print(f"next: [cyan]{markup(hint)}[/]")
 
 
-def _print_notes(con: Console, report: dict) -> None:
+def _print_totals(con: Console, totals: S.SavedTotals | None) -> None:
+    """The saved table's totals, derived and measured, and whether they agree."""
+    agree = totals.agree if totals else None
+    check = "[green]agree[/]" if agree else "[red]DISAGREE[/]" if agree is False else "[yellow]not measured[/]"
+    graph_bytes, runtime_bytes = (totals.graph_bytes, totals.runtime_bytes) if totals else (None, None)
+    graph, runtime = fmt_bytes(graph_bytes), fmt_bytes(runtime_bytes)
+    if agree is False and graph == runtime:  # two figures that differ never read the same
+        graph, runtime = f"{graph_bytes:,} B", f"{runtime_bytes:,} B"
+    con.print(
+        f"saved for backward: [bold]{graph}[/] derived from the graphs,"
+        f" {runtime} held at run time ({check});"
+        f" parameters saved as graph inputs: {fmt_bytes(totals.parameter_graph_bytes if totals else None)}"
+        f" ({fmt_bytes(totals.parameter_runtime_bytes if totals else None)} held at run time)"
+    )
+
+
+def _print_notes(con: Console, report: S.Report) -> None:
     """What memprobe changed in the model, and where this device's figures can differ from another's: once each."""
-    for note in dict.fromkeys(report.get("notes") or []):
+    for note in dict.fromkeys(report.notes or []):
         con.print(f"[yellow]note:[/] {markup(note)}")
 
 
-def _print_float8_coverage(con: Console, report: dict) -> None:
+def _print_float8_coverage(con: Console, report: S.Report) -> None:
     """Which linears the float8 recipe converted, and which it left in bf16 and why (report.float8)."""
-    from ..analysis.plain import skipped_text
-
-    f8 = report.get("float8")
+    f8 = report.float8
     if not f8:
         return
-    linears = f8.get("linears") or []
-    total, converted = f8.get("block_linear_parameters") or 0, f8.get("block_converted_parameters") or 0
+    linears = f8.linears or []
+    total, converted = f8.block_linear_parameters or 0, f8.block_converted_parameters or 0
     share = f"{100 * converted / total:.0f}%" if total else "-"
-    inside = [x for x in linears if x["in_blocks"]]
-    outside = [x["fqn"] for x in linears if not x["in_blocks"] and x["converted"]]
+    inside = [x for x in linears if x.in_blocks]
+    outside = [x.fqn for x in linears if not x.in_blocks and x.converted]
     line = (
-        f"float8 {markup(f8.get('recipe'))} ({markup(f8.get('converter'))}): converted"
-        f" {sum(x['converted'] for x in inside)} of {len(inside)} linears in the blocks ({share} of their parameters)"
+        f"float8 {markup(f8.recipe)} ({markup(f8.converter)}): converted"
+        f" {sum(x.converted for x in inside)} of {len(inside)} linears in the blocks ({share} of their parameters)"
     )
     if outside:
         line += f", and {markup(', '.join(outside[:3]))}{' …' if len(outside) > 3 else ''} outside them"
@@ -267,8 +274,8 @@ def _print_float8_coverage(con: Console, report: dict) -> None:
     con.print(line if skipped else f"[dim]{line}[/]")
 
 
-def _print_graph_memory(con: Console, report: dict) -> None:
-    graphs = report.get("graph_memory") or []
+def _print_graph_memory(con: Console, report: S.Report) -> None:
+    graphs = report.graph_memory or []
     if not graphs:
         return
     t = Table(title="Compiled graphs (simulated from the output code, graph inputs apart)", title_justify="left")
@@ -282,86 +289,78 @@ def _print_graph_memory(con: Console, report: dict) -> None:
     ):
         t.add_column(col, justify=just, overflow="fold")
     for g in graphs:
-        if "error" in g or "peak_bytes" not in g:
-            t.add_row(markup(g["graph_id"]), "-", "-", "-", markup(g.get("error") or "not simulated"), "-")
+        if g.error is not None or g.peak_bytes is None:
+            t.add_row(markup(g.graph_id), "-", "-", "-", markup(g.error or "not simulated"), "-")
             continue
-        live = g.get("live_at_peak") or []
+        live = g.live_at_peak or []
         top = live[0] if live else None
-        top_text = (
-            f"{top.get('storage')} {fmt_bytes(top['bytes'])} {top.get('expr') or top.get('written_by') or ''}" if top else ""
-        )
+        top_text = f"{top.storage} {fmt_bytes(top.bytes)} {top.expr or top.written_by or ''}" if top else ""
         t.add_row(
-            markup(g["graph_id"]),
-            fmt_bytes(g["peak_bytes"]),
-            fmt_bytes(g.get("output_bytes")),
-            fmt_bytes(g.get("saved_bytes")) if g.get("saved_bytes") is not None else "-",
+            markup(g.graph_id),
+            fmt_bytes(g.peak_bytes),
+            fmt_bytes(g.output_bytes),
+            fmt_bytes(g.saved_bytes) if g.saved_bytes is not None else "-",
             markup(top_text),
-            str(len(g.get("unrecognized") or [])),
+            str(len(g.unrecognized or [])),
         )
     con.print(t)
 
 
-def _names_by_expr(report: dict) -> dict[str, str]:
+def _names_by_expr(report: S.Report) -> dict[str, str]:
     """A saved value's op chain (as the attribution names it) -> its one name."""
-    return {r["expr"]: value_names(r)[0] for r in report.get("saved_tensors") or []}
+    return {r.expr: value_names(r)[0] for r in report.saved_tensors or []}
 
 
-def _print_attribution(con: Console, report: dict, wide: bool = True) -> None:
-    att = report.get("attribution")
+def _print_attribution(con: Console, report: S.Report, wide: bool = True) -> None:
+    att = report.attribution
     if not att:
         return
-    phases = att.get("phases") or {}
+    phases = att.phases or {}
     if not wide:
-        peak = att.get("peak_phase")
-        cats = (phases.get(peak) or {}).get("by_category_bytes") or att.get("by_category_bytes") or {}
+        peak = att.peak_phase
+        at_peak = phases.get(peak)
+        cats = (at_peak.by_category_bytes if at_peak else None) or att.by_category_bytes or {}
         top = sorted(((c, b) for c, b in cats.items() if b > 0), key=lambda kv: -kv[1])[:4]
         if top:
-            at = fmt_bytes((phases.get(peak) or {}).get("peak_bytes", att.get("peak_bytes")))
+            at = fmt_bytes(at_peak.peak_bytes if at_peak and at_peak.peak_bytes is not None else att.peak_bytes)
             con.print(
                 f"alive at the step peak ({markup(peak or '?')}, {at}): "
                 + ", ".join(f"{markup(c)} {fmt_bytes(b)}" for c, b in top)
             )
         return
     t = Table(
-        title=f"Alive at the peaks ({markup(att['source'])}; the step peaks in {markup(att.get('peak_phase') or '?')})",
+        title=f"Alive at the peaks ({markup(att.source)}; the step peaks in {markup(att.peak_phase or '?')})",
         title_justify="left",
     )
     t.add_column("category")
     for name, ph in phases.items():
-        t.add_column(f"{markup(name)} peak\n{fmt_bytes(ph.get('peak_bytes'))}", justify="right")
-    cats = list(dict.fromkeys(c for ph in phases.values() for c in ph["by_category_bytes"]))
+        t.add_column(f"{markup(name)} peak\n{fmt_bytes(ph.peak_bytes)}", justify="right")
+    cats = list(dict.fromkeys(c for ph in phases.values() for c in ph.by_category_bytes))
     for cat in cats:
         t.add_row(
             markup(cat),
-            *(
-                fmt_bytes(ph["by_category_bytes"].get(cat, 0)) if ph["by_category_bytes"].get(cat) else ""
-                for ph in phases.values()
-            ),
+            *(fmt_bytes(ph.by_category_bytes.get(cat, 0)) if ph.by_category_bytes.get(cat) else "" for ph in phases.values()),
         )
     con.print(t)
-    fw = phases.get("forward") or {}
-    saved = fw.get("saved_for_backward") or []
+    fw = phases.get(Phase.FORWARD)
+    saved = (fw.saved_for_backward if fw else None) or []
     if saved:
         names = _names_by_expr(report)
         grouped: dict[str, list[int]] = {}
         for it in saved:
-            grouped.setdefault(layer_pattern(names.get(it["item"], it["item"])), []).append(it["bytes"])
+            grouped.setdefault(layer_pattern(names.get(it.item, it.item)), []).append(it.bytes)
         lines = [
             f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "")
             for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))
         ]
         con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(lines[:6])))
-    if att.get("inferred"):
-        con.print(
-            f"[dim]measured: {markup('; '.join(att.get('measured') or []))}. inferred: {markup('; '.join(att['inferred']))}.[/]"
-        )
+    if att.inferred:
+        con.print(f"[dim]measured: {markup('; '.join(att.measured or []))}. inferred: {markup('; '.join(att.inferred))}.[/]")
 
 
-def _next_command(report: dict) -> str | None:
-    from ..config import ProbeConfig
-
-    cfg = ProbeConfig.from_dict(report["config"])
-    ops = sorted({flag_op(f["policy_op"]) for f in report.get("findings") or [] if f.get("policy_op")})
+def _next_command(report: S.Report) -> str | None:
+    cfg = report.config.probe()
+    ops = sorted({flag_op(f.policy_op) for f in report.findings or [] if f.policy_op})
     if ops:
         # an op the user added with --save-op is dropped from it; one of the named policy's is recomputed
         saved = {flag_op(o): o for o in cfg.save_ops}

@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import ConfigError
+from ..rundir import schema as S
+from ..rundir.load import dump
 from ..text import csv_cell
 
 SAVED_COLUMNS = [
@@ -62,42 +64,44 @@ def _frame(records: list[dict], columns: list[str]):
     return frame
 
 
-def saved_frame(report: dict):
+def saved_frame(report: S.Report):
     """A run's saved-for-backward table, a row per value per call; ``group`` numbers the console's groups."""
-    from ..analysis.plain import group_key
+    from ..analysis.saved import group_key
 
-    rows = report.get("saved_tensors") or []
     groups: dict[str, int] = {}
     records = []
-    for r in rows:
-        user = r.get("user") or {}
-        group = groups.setdefault(group_key(r) + "|" + str(r.get("dtype")) + str(r.get("shape")), len(groups))
+    for r in report.saved_tensors or []:
+        data, user = dump(r), r.user
+        group = groups.setdefault(group_key(r) + "|" + str(r.dtype) + str(r.shape), len(groups))
         records.append(
             {
-                **{k: r.get(k) for k in SAVED_COLUMNS},
+                **{k: data.get(k) for k in SAVED_COLUMNS},
                 "group": group,
-                "user_op": user.get("op"),
-                "module": user.get("module"),
-                "source": user.get("source"),
+                "user_op": user.op if user else None,
+                "module": user.module if user else None,
+                "source": user.source if user else None,
             }
         )
     frame = _frame(records, SAVED_COLUMNS)
     return frame.sort_values(["bytes", "group", "call"], ascending=[False, True, True], kind="stable")
 
 
-def diff_frame(result: dict):
-    records = [
-        {
-            **{k: it.get(k) for k in DIFF_COLUMNS},
-            "user_op": (it.get("user") or {}).get("op"),
-            "module": (it.get("user") or {}).get("module"),
-        }
-        for it in result.get("items") or []
-    ]
+def diff_frame(result: S.DiffResult):
+    records = []
+    for it in result.items or []:
+        data = dump(it)
+        records.append(
+            {
+                **{k: data.get(k) for k in DIFF_COLUMNS},
+                "user_op": it.user.op if it.user else None,
+                "module": it.user.module if it.user else None,
+            }
+        )
     return _frame(records, DIFF_COLUMNS)
 
 
 def gate_frame(result: dict):
+    """The gate's verdicts, one row per limit (JSON data: no record holds a gate's result)."""
     return _frame([{k: v.get(k) for k in GATE_COLUMNS} for v in result.get("verdicts") or []], GATE_COLUMNS)
 
 
@@ -122,8 +126,9 @@ def write_table(frame, path: Path, fmt: str) -> Path:
     return path
 
 
-def export(kind: str, data: dict, csv: Path | None, parquet: Path | None) -> list[Path]:
-    """Write the table of a run (``kind`` "run"), diff or gate to the paths asked for; returns them."""
+def export(kind: str, data: S.Report | S.DiffResult | dict, csv: Path | None, parquet: Path | None) -> list[Path]:
+    """Write the table of a run (``kind`` "run": its report), diff (its result) or gate (its result as JSON data) to the
+    paths asked for; returns them."""
     if csv is None and parquet is None:
         return []
     frame = {"run": saved_frame, "diff": diff_frame, "gate": gate_frame}[kind](data)

@@ -9,20 +9,16 @@ microseconds from the start of the measured step.
 
 from __future__ import annotations
 
+from ..rundir import schema as S
+
 PID = 1
 TRACKS = {"phases": 1, "regions": 2, "ops": 3}
 
 
-def chrome_trace(report: dict, timeline: dict) -> dict:
-    from ..config import ProbeConfig
-
+def chrome_trace(report: S.Report, timeline: dict) -> dict:
+    """The trace of ``report``'s measured step, from its ``timeline`` (:func:`memprobe.analysis.timeline.timeline`)."""
     events: list[dict] = [
-        {
-            "ph": "M",
-            "pid": PID,
-            "name": "process_name",
-            "args": {"name": f"memprobe {ProbeConfig.from_dict(report['config']).summary()}"},
-        },
+        {"ph": "M", "pid": PID, "name": "process_name", "args": {"name": f"memprobe {report.config.probe().summary()}"}},
     ]
     for name, tid in TRACKS.items():
         events.append({"ph": "M", "pid": PID, "tid": tid, "name": "thread_name", "args": {"name": name}})
@@ -67,7 +63,7 @@ def chrome_trace(report: dict, timeline: dict) -> dict:
                 "source": timeline["source"],
                 "baseline": timeline["baseline"],
                 "peak": timeline["peak"],
-                "run": report.get("created_utc"),
+                "run": report.created_utc,
             }
         },
     }
