@@ -132,8 +132,11 @@ def runs(made):
 
 LEGACY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan-2025-01", "--layers", "2")
 TODAY_ROWWISE = ("--recipe", "rowwise", "--ac-policy", "torchtitan", "--layers", "2")
+LEGACY_BF16 = ("--recipe", "bf16", *LEGACY_ROWWISE[2:])  # the same step in bf16
 # the smallest probe that still compiles real graphs: for tests of behaviour, not of figures
 TINY = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--device", "cpu")
+# the tiny probe in bf16, its report printed (--json): a run several files read (``runs(*TINY_BF16_JSON)``)
+TINY_BF16_JSON = ("--recipe", "bf16", *TINY, "--json")
 # abs() of an FFN weight of the repro, by its op chain with the layer made `*` (as a diff item names it): which of
 # w1, w2, w3 the 2025-01 list saves is the installed torch's partitioner's choice (torch 2.15 no longer saves w2's)
 FFN_WEIGHT_ABS = re.compile(r"abs\(permute\(layers\.\*\.ffn\.(w[123])\.weight\)\)")

@@ -5,26 +5,52 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FFN_WEIGHT_ABS, TINY, invoke, python_over_this_environment, run_cli
+from conftest import (
+    FFN_WEIGHT_ABS,
+    LEGACY_BF16,
+    LEGACY_ROWWISE,
+    TINY,
+    TINY_BF16_JSON,
+    invoke,
+    python_over_this_environment,
+    run_cli,
+)
 
 from memprobe.analysis.diff import diff_reports
 from memprobe.rundir.load import dump, load_report
 from memprobe.units import fmt_delta
 
 LEGACY = ("--ac-policy", "torchtitan-2025-01")
+# one op added to B's policy, on the tiny probe (analysis-only: its saved table is what is read)
+PER_SIDE = ("rowwise", "rowwise", *TINY, "--analysis-only", "--b", "--save-op aten.abs")
 
 
 @pytest.fixture(scope="module")
-def legacy_diff(made):
-    """The default dims, bf16 against fp8 with the 2025-01 list: made once per session (conftest's ``made``), whichever
-    pytest-xdist worker asks first; the tests read it and never change it."""
-    diff = made("diff", "bf16", "fp8", *LEGACY, "--json")
+def legacy_diff(runs, made):
+    """The default dims, bf16 against fp8 with the 2025-01 list: the diff of the session's two runs of them (conftest's
+    ``runs``, which other tests read too), made once per session; ``(run A, run B, the diff's JSON)``. A diff that
+    runs its sides itself is test_per_side_flags's, and test_diffing_the_run_directories_gives_the_same_result's."""
+    a, b = runs(*LEGACY_BF16).path, runs(*LEGACY_ROWWISE).path
+    return a, b, json.loads(made("diff", a, b, "--json").proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def aa_diff(made):
+    """A/A: the tiny probe, rowwise on both sides, each side run by the diff in its own process."""
+    return made("diff", "rowwise", "rowwise", *TINY)
+
+
+@pytest.fixture(scope="module")
+def per_side_diff(made):
+    """The tiny probe, analysis-only, rowwise on both sides with aten.abs added to B's save list: sides run by the diff
+    itself, one after the other; ``(its directory, its JSON)``."""
+    diff = made("diff", *PER_SIDE, "--json")
     return diff.path, json.loads(diff.proc.stdout)
 
 
 @pytest.mark.e2e
-def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff):
-    out, d = legacy_diff
+def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff, made):
+    a, b, d = legacy_diff
     only_b = [it for it in d["items"] if it["status"] == "only_b"]
     assert only_b
     weight = [it for it in only_b if it["kind"] == "weight-derived"]
@@ -39,15 +65,15 @@ def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff):
     t = d["totals"]
     assert t["saved_bytes"]["delta"] == sum(it["delta_bytes"] for it in d["items"]) == t["items_delta_bytes"] > 0
     assert t["saved_bytes"]["delta"] == t["saved_bytes"]["b"] - t["saved_bytes"]["a"]
-    assert json.loads((out / "diff.json").read_text())["items"] == d["items"]
+    assert json.loads((made("diff", a, b, "--json").path / "diff.json").read_text())["items"] == d["items"]
     assert d["phases"]["comparable"] and d["phases"]["phases"]["forward"]["end_bytes"]["delta"] >= sum(
         it["delta_bytes"] for it in weight
     )
 
 
 @pytest.mark.e2e
-def test_diffing_the_run_directories_gives_the_same_result(legacy_diff):
-    out, d = legacy_diff
+def test_diffing_the_run_directories_gives_the_same_result(per_side_diff):
+    out, d = per_side_diff
     proc = invoke("diff", out / "a", out / "b", "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     again = json.loads(proc.stdout)
@@ -59,8 +85,8 @@ def test_diffing_the_run_directories_gives_the_same_result(legacy_diff):
 
 @pytest.mark.e2e
 def test_markdown_for_a_pull_request(legacy_diff):
-    out, d = legacy_diff
-    proc = invoke("diff", out / "a", out / "b", "--markdown")
+    a, b, d = legacy_diff
+    proc = invoke("diff", a, b, "--markdown")
     assert proc.returncode == 0
     md = proc.stdout
     assert md.startswith("### memprobe diff")
@@ -74,24 +100,20 @@ def test_markdown_for_a_pull_request(legacy_diff):
 
 
 @pytest.mark.e2e
-def test_today_policy_lists_no_weight_derived_item(tmp_path):
-    # the tiny probe, analysis-only: at its dims the 2025-01 list does save abs() of the FFN weights
-    # (test_parallel_sides_give_the_sequential_answer), today's list saves none
-    proc = run_cli(
-        "diff", "bf16", "fp8", "--ac-policy", "torchtitan", *TINY, "--analysis-only", "--out", tmp_path / "d", "--json", "-q"
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+def test_today_policy_lists_no_weight_derived_item(runs, made):
+    # the tiny probe: at its dims the 2025-01 list does save abs() of the FFN weights (test_bisect_finds_what_the_
+    # regression_needs), today's list saves none; the session's runs of bf16 and rowwise, diffed
+    proc = made("diff", runs(*TINY_BF16_JSON).path, runs(*TINY).path, "--json").proc
     d = json.loads(proc.stdout)
     assert d["items"] and not [it for it in d["items"] if it["kind"] == "weight-derived"]
 
 
 @pytest.mark.e2e
-def test_identical_configurations_have_no_differences(tmp_path):
+def test_identical_configurations_have_no_differences(aa_diff):
     """A/A: the same configuration on both sides, each measured in its own process, differs by exactly 0 B."""
-    proc = run_cli("diff", "rowwise", "rowwise", *TINY, "--out", tmp_path / "d", "-q")
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    out, proc = aa_diff.path, aa_diff.proc
     assert "No difference" in proc.stdout
-    d = json.loads((tmp_path / "d" / "diff.json").read_text())
+    d = json.loads((out / "diff.json").read_text())
     assert d["differences"] == 0 and d["items"] == [] and d["unchanged_items"] > 0
     assert d["totals"]["saved_bytes"]["delta"] == 0
     assert all(g["peak_bytes"]["delta"] == 0 and g["saved_bytes"]["delta"] in (0, None) for g in d["graphs"])
@@ -102,7 +124,7 @@ def test_identical_configurations_have_no_differences(tmp_path):
     cats = d["alive_at_peak"]["phases"]
     assert cats and all(v["delta"] == 0 for p in cats.values() for v in p.values())
     # measured in two processes, each recorded in its report
-    pa, pb = (json.loads((tmp_path / "d" / k / "report.json").read_text())["process"] for k in "ab")
+    pa, pb = (json.loads((out / k / "report.json").read_text())["process"] for k in "ab")
     assert pa["pid"] != pb["pid"] and pa["host"] == pb["host"] and d["a"]["process"]["pid"] == pa["pid"]
 
 
@@ -160,23 +182,9 @@ def test_a_side_whose_python_lacks_memprobe_or_whose_env_is_malformed_is_one_lin
 
 
 @pytest.mark.e2e
-def test_per_side_flags(tmp_path):
+def test_per_side_flags(per_side_diff):
     """One op added to B's policy: the only difference is what that op saves."""
-    proc = run_cli(
-        "diff",
-        "rowwise",
-        "rowwise",
-        *TINY,
-        "--analysis-only",
-        "--b",
-        "--save-op aten.abs",
-        "--out",
-        tmp_path / "d",
-        "--json",
-        "-q",
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    d = json.loads(proc.stdout)
+    _, d = per_side_diff
     assert d["b"]["config"]["save_ops"] == ["aten.abs.default"] and d["a"]["config"]["save_ops"] == []
     assert d["items"] and all(it["policy_op"] == "aten.abs.default" for it in d["items"] if it["status"] == "only_b")
 
@@ -195,39 +203,20 @@ def test_bad_sides(tmp_path):
 
 @pytest.mark.e2e
 def test_diff_is_pure_and_symmetric_in_its_totals(legacy_diff):
-    out, d = legacy_diff
-    back = dump(diff_reports(load_report(out / "b"), load_report(out / "a")))
+    a, b, d = legacy_diff
+    back = dump(diff_reports(load_report(b), load_report(a)))
     assert back["totals"]["saved_bytes"]["delta"] == -d["totals"]["saved_bytes"]["delta"]
     assert {it["status"] for it in back["items"]} <= {"only_a", "shrunk", "only_b", "grown"}
     assert sum(it["delta_bytes"] for it in back["items"]) == back["totals"]["saved_bytes"]["delta"]
 
 
 @pytest.mark.e2e
-def test_parallel_sides_give_the_sequential_answer(tmp_path):
+def test_parallel_sides_give_the_sequential_answer(per_side_diff, tmp_path):
     """--parallel runs side B in a second process; the ranked items are the same as run one after the other."""
-    tiny = (
-        "bf16",
-        "rowwise",
-        "--dim",
-        "64",
-        "--hidden",
-        "128",
-        "--seq",
-        "32",
-        "--layers",
-        "1",
-        *LEGACY,
-        "--analysis-only",
-        "--device",
-        "cpu",
-        "--json",
-        "-q",
-    )
-    results = {}
-    for mode in ("--parallel", None):
-        proc = run_cli("diff", *tiny, *([mode] if mode else []), "--out", tmp_path / str(mode))
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        results[mode] = json.loads(proc.stdout)
-    assert (tmp_path / "--parallel" / "b" / "report.json").is_file()
-    assert results["--parallel"]["items"] == results[None]["items"]
-    assert any(it["status"] == "only_b" and it["expr"].startswith("abs(") for it in results[None]["items"])
+    _, sequential = per_side_diff
+    proc = run_cli("diff", *PER_SIDE, "--parallel", "--out", tmp_path / "p", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    parallel = json.loads(proc.stdout)
+    assert (tmp_path / "p" / "b" / "report.json").is_file()
+    assert parallel["items"] == sequential["items"]
+    assert any(it["status"] == "only_b" and it["expr"].startswith("abs(") for it in sequential["items"])

@@ -11,7 +11,7 @@ import time
 
 import pytest
 import torch
-from conftest import MEMPROBE, invoke
+from conftest import MEMPROBE, TINY, invoke
 
 from memprobe.errors import ConfigError
 
@@ -112,7 +112,8 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
 def test_sigterm_leaves_a_consistent_run_dir(tmp_path):
     out = tmp_path / "term"
     proc = subprocess.Popen(
-        MEMPROBE.split() + ["run", "--recipe", "bf16", "--steps", "50", "--out", str(out), "-q"],
+        # the tiny probe for many steps: long enough to be stopped mid-training once its graphs are recorded
+        MEMPROBE.split() + ["run", "--recipe", "bf16", *TINY, "--steps", "5000", "--out", str(out), "-q"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import LEGACY_ROWWISE, TODAY_ROWWISE, invoke, run_cli
+from conftest import LEGACY_BF16, LEGACY_ROWWISE, TINY, TINY_BF16_JSON, TODAY_ROWWISE, invoke, run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -58,7 +58,7 @@ def test_graph_and_runtime_saved_totals_agree(runs):
     "flags",
     [
         TODAY_ROWWISE,
-        ("--recipe", "bf16", "--ac-policy", "torchtitan-2025-01", "--layers", "2"),
+        LEGACY_BF16,
         # read for its saved table only, and run by no other test: analysis-only
         ("--recipe", "tensorwise", "--ac-policy", "torchtitan-2025-01", "--layers", "2", "--analysis-only"),
     ],
@@ -111,18 +111,17 @@ def test_run_directory_layout(runs):
     assert all({"shape", "dtype", "bytes", "stack_trace"} <= set(n) for n in nodes)
 
 
-def test_json_flag_prints_the_report(runs, tmp_path):
-    proc = run_cli("run", "--recipe", "bf16", "--layers", "1", "--out", tmp_path / "j", "--json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    printed = json.loads(proc.stdout)
-    on_disk = json.loads((tmp_path / "j" / "report.json").read_text())
+def test_json_flag_prints_the_report(runs):
+    run = runs(*TINY_BF16_JSON)
+    printed = json.loads(run.proc.stdout)
+    on_disk = json.loads((run.path / "report.json").read_text())
     assert printed == on_disk
     assert printed["status"] == "complete"
 
 
 def test_eager_run_measures_without_graphs(tmp_path):
     # eager with per-op SAC: trains (inspecting the checkpointed region would break backward)
-    proc = run_cli("run", "--recipe", "bf16", "--no-compile", "--layers", "1", "--out", tmp_path / "e", "-q")
+    proc = run_cli("run", "--recipe", "bf16", *TINY, "--no-compile", "--out", tmp_path / "e", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "e" / "report.json").read_text())
     assert report["graphs"] == [] and report["saved_tensors"] == []
@@ -130,7 +129,7 @@ def test_eager_run_measures_without_graphs(tmp_path):
     assert report["memory"]["phases"]["forward"]["end_bytes"] > 0
     assert "run with --compile" in proc.stdout
     # eager without AC: the autograd graph is inspected
-    proc = run_cli("run", "--recipe", "bf16", "--no-compile", "--ac", "none", "--layers", "1", "--out", tmp_path / "n", "-q")
+    proc = run_cli("run", "--recipe", "bf16", *TINY, "--no-compile", "--ac", "none", "--out", tmp_path / "n", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     report = json.loads((tmp_path / "n" / "report.json").read_text())
     assert report["memory"]["autograd_saved_bytes"] > 0

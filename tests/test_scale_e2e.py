@@ -75,7 +75,10 @@ def test_a_user_model_is_run_diffed_and_gated(runs, tmp_path):
 
 @pytest.mark.e2e
 def test_the_transformer_repro_saves_abs_of_attention_and_ffn_weights(runs):
-    run = runs("--repro", "transformer", "--preset", "debug", "--seq", "64", "--ac-policy", "torchtitan-2025-01")
+    # its saved table is what is read (test_analysis_only_saved_table_equals_the_full_runs holds it to a full run's)
+    run = runs(
+        "--repro", "transformer", "--preset", "debug", "--seq", "64", "--ac-policy", "torchtitan-2025-01", "--analysis-only"
+    )
     cfg = run.report["config"]
     assert cfg["heads"] == 8 and cfg["kv_heads"] == 2
     # abs() of the weights, a bf16 copy of each whole weight: which of them the 2025-01 list keeps is the installed
@@ -100,11 +103,17 @@ def test_the_transformer_repro_saves_abs_of_attention_and_ffn_weights(runs):
     for w in ("wq", "wv"):
         assert f"_scaled_mm(t(layers.1.attention.{w}.weight), layers.1.attention_norm)" in labels, w
 
-    # the estimate at the probe's own configuration is shown next to what was measured
-    proc = invoke("estimate", run.path, "--json")
+
+@pytest.mark.e2e
+def test_the_estimate_scales_a_measured_run_to_a_target(runs):
+    run = runs(*LEGACY_ROWWISE)  # a full run: the estimate starts from measured figures
+    # the estimate at the probe's own configuration is shown next to what was measured (a repro without a preset
+    # has no full depth to take: the target's is given)
+    assert "--layers is required" in invoke("estimate", run.path, "--json").stderr
+    proc = invoke("estimate", run.path, "--layers", "2", "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     same = json.loads(proc.stdout)
-    assert same["target"]["layers"] == 2  # the debug preset's full depth
+    assert same["target"]["layers"] == 2  # the probe's own depth
     assert same["components"]["probe"] == same["components"]["target"]
     proc = invoke("estimate", run.path, "--layers", "32", "--world", "8", "--json")
     est = json.loads(proc.stdout)
@@ -115,6 +124,7 @@ def test_the_transformer_repro_saves_abs_of_attention_and_ffn_weights(runs):
         b: sum(r["bytes"] for r in run.report["saved_tensors"] if r["kind"] == "weight-derived" and r["block"] == b)
         for b in ("layers.0", "layers.1")
     }
+    assert per_block["layers.0"] > 0 and per_block["layers.1"] > 0
     assert target["saved_weight_derived_bytes"] == per_block["layers.0"] + 31 * per_block["layers.1"]
     assert probe["saved_weight_derived_bytes"] == per_block["layers.0"] + per_block["layers.1"]
     assert target["sharded_parameters_bytes"] < probe["sharded_parameters_bytes"] * 16 / 8 * 1.01

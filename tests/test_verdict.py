@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import LEGACY_ROWWISE, ffn_weights_saved_as_abs
+from conftest import LEGACY_BF16, LEGACY_ROWWISE, ffn_weights_saved_as_abs
 from rich.console import Console
 
 from memprobe.analysis.diff import diff_reports
@@ -30,7 +30,6 @@ from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump, load_report
 
 DATA = Path(__file__).parent / "data" / "cuda"
-DEFAULT_BF16 = ("--recipe", "bf16", *LEGACY_ROWWISE[2:])  # the same step in bf16
 DIM, HIDDEN = 512, 2048  # the default repro's dimensions
 
 
@@ -141,8 +140,8 @@ def test_run_fits_one_screen_with_the_verdict_first(runs):
 
 @pytest.mark.e2e
 def test_diff_bf16_fp8_fits_one_screen_with_the_verdict_first(runs):
-    a, b = runs(*DEFAULT_BF16).report, runs(*LEGACY_ROWWISE).report
-    typed_a, typed_b = load_report(runs(*DEFAULT_BF16).path), load_report(runs(*LEGACY_ROWWISE).path)
+    a, b = runs(*LEGACY_BF16).report, runs(*LEGACY_ROWWISE).report
+    typed_a, typed_b = load_report(runs(*LEGACY_BF16).path), load_report(runs(*LEGACY_ROWWISE).path)
     record = diff_reports(typed_a, typed_b)
     record.verdict = diff_verdict(record)
     d = dump(record)
@@ -178,7 +177,7 @@ def test_one_value_has_one_name_everywhere(runs, tmp_path):
     # the finding's message names it the same way, never by its op chain
     assert name in finding["message"] and table[0].expr not in finding["message"]
     # the diff item, its Markdown and both HTML pages
-    record = diff_reports(load_report(runs(*DEFAULT_BF16).path), load_report(rw.path))
+    record = diff_reports(load_report(runs(*LEGACY_BF16).path), load_report(rw.path))
     d = dump(record)
     (item,) = [it for it in d["items"] if it["expr"] == table[0].expr]
     assert item["label"] == name
