@@ -900,6 +900,19 @@ def test_no_input_makes_an_internal_error(fuzz_kinds, kind):
     one_file()
 
 
+@pytest.mark.parametrize(
+    "kind, path, change, renderer",
+    [
+        # found by the fuzz at 10,000 examples: one block of a pre-existing segment sized just under 2**63 makes
+        # what is alive at the peak more than a record holds (was exit 70)
+        ("snapshot", ("segments", 1, "blocks", 0, "size"), ("set", 9_223_372_036_771_807_233), "attribution"),
+    ],
+)
+def test_what_the_fuzz_found_stays_fixed(fuzz_kinds, kind, path, change, renderer):
+    code, said = fuzz_kinds[kind].run(path, change, renderer)
+    assert code == 2 and said.count("\n") == 0 and "beyond what any allocator records" in said, (code, said)
+
+
 # -- 8. terminal injection ---------------------------------------------------------------------------------
 
 

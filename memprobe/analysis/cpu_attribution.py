@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..rundir import schema as S
 from ..vocab import AttributionSource, Category, ReturnRole
-from .peaks import Alive, summarize_alive
+from .peaks import Alive, step_attribution, summarize_alive
 from .saved import prefix_block
 
 
@@ -143,7 +143,7 @@ def attribute_cpu(report: S.Report, top: int = 15) -> S.Attribution | None:
                 n = events.category_of(i)
                 yield n.category, n.item or n.category, rows[i][1], None
 
-        return summarize_alive(named(), index, top)
+        return summarize_alive(named(), index, "report.json's memory.events (the profiler's memory events)", top)
 
     def peak_index(t0: float = float("-inf"), t1: float = float("inf")) -> tuple[int, int]:
         best, best_i = None, -1
@@ -162,17 +162,12 @@ def attribute_cpu(report: S.Report, top: int = 15) -> S.Attribution | None:
             phases[name] = at(i).at_peak(peak).model_copy(update={"at_end": end.at_end()})
     step = at(step_i) if step_i >= 0 else at(-1)
     peak_phase = next((n for n, (t0, t1) in windows.items() if step_i >= 0 and t0 <= rows[step_i][0] <= t1), None)
-    return S.Attribution(
-        source=AttributionSource.CPU_PROFILER,
+    return step_attribution(
+        AttributionSource.CPU_PROFILER,
+        step,
         events=len(rows),
         peak_bytes=step_peak,
         peak_phase=peak_phase,
-        alive_bytes=step.alive_bytes,
-        named_fraction=step.named_fraction,
-        by_category_bytes=step.by_category_bytes,
-        top_items=step.top_items,
-        saved_for_backward=step.saved_for_backward,
-        alive_at_peak_bytes=step.alive_bytes,
         phases=phases,
         baseline="bytes allocated since the measured step began (earlier allocations are not seen)",
         measured=["allocation sizes, addresses and times (profiler memory events)"],

@@ -6,8 +6,18 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..errors import RunDirError
 from ..rundir import schema as S
-from ..vocab import Category
+from ..rundir.read import MAX_INT
+from ..vocab import AttributionSource, Category, Phase
+
+
+def within_bounds(nbytes: int, what: str, where: str) -> int:
+    """``nbytes`` of memory a recording says were alive at once, refused beyond the 2**63 bytes a record holds (no
+    allocator records more: the recording ``where`` is damaged or crafted)."""
+    if not -MAX_INT <= nbytes <= MAX_INT:
+        raise RunDirError(f"{where}: {what} comes to {nbytes} bytes, beyond what any allocator records; refused")
+    return nbytes
 
 
 @dataclass
@@ -21,10 +31,15 @@ class Alive:
     top_items: list[S.AliveItem]
     saved_for_backward: list[S.AliveItem]
 
+    where: str  # the recording it was read from, for an error
+
+    def __post_init__(self):
+        within_bounds(self.alive_bytes, "what is alive at one moment", self.where)
+
     def at_peak(self, peak_bytes: int) -> S.AttributionPhase:
         """This moment as a phase's peak."""
         return S.AttributionPhase(
-            peak_bytes=peak_bytes,
+            peak_bytes=within_bounds(peak_bytes, "a phase's peak", self.where),
             event_index=self.event_index,
             alive_bytes=self.alive_bytes,
             named_fraction=self.named_fraction,
@@ -43,8 +58,9 @@ class Alive:
         )
 
 
-def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], event_index: int, top: int = 15) -> Alive:
-    """``named``: (category, item, bytes, evidence) per allocation alive right after event ``event_index``.
+def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], event_index: int, where: str, top: int = 15) -> Alive:
+    """``named``: (category, item, bytes, evidence) per allocation alive right after event ``event_index`` of the
+    recording ``where``.
 
     Returns the bytes by category, the largest items, the saved-for-backward items, and the
     fraction of bytes in a named category (anything but ``other``).
@@ -61,6 +77,7 @@ def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], event_ind
     total = sum(by_cat.values())
     alive = [S.AliveItem(**it) for it in items.values()]
     return Alive(
+        where=where,
         event_index=event_index,
         alive_bytes=total,
         named_fraction=(total - by_cat.get(Category.OTHER, 0)) / total if total else None,
@@ -69,4 +86,39 @@ def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], event_ind
         saved_for_backward=sorted(
             (v for v in alive if v.category == Category.SAVED_FOR_BACKWARD), key=lambda d: (-d.bytes, d.item)
         ),
+    )
+
+
+def step_attribution(
+    source: AttributionSource,
+    step: Alive,
+    *,
+    events: int,
+    peak_bytes: int,
+    peak_phase: Phase | None,
+    phases: dict[Phase, S.AttributionPhase],
+    measured: list[str],
+    inferred: list[str],
+    start_bytes: int | None = None,
+    baseline: str | None = None,
+) -> S.Attribution:
+    """The step's attribution: what is alive at its peak (``step``), and at each phase's peak (``phases``)."""
+    extra = {k: v for k, v in (("start_bytes", start_bytes), ("baseline", baseline)) if v is not None}
+    if start_bytes is not None:
+        within_bounds(start_bytes, "what was allocated when the trace starts", step.where)
+    return S.Attribution(
+        source=source,
+        events=events,
+        peak_bytes=within_bounds(peak_bytes, "the step's peak", step.where),
+        peak_phase=peak_phase,
+        alive_bytes=step.alive_bytes,
+        named_fraction=step.named_fraction,
+        by_category_bytes=step.by_category_bytes,
+        top_items=step.top_items,
+        saved_for_backward=step.saved_for_backward,
+        alive_at_peak_bytes=step.alive_bytes,
+        phases=phases,
+        measured=measured,
+        inferred=inferred,
+        **extra,
     )

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import MemprobeError
 from ..rundir import schema as S
 from ..vocab import AttributionSource, Category, LiveRole, PhaseEdge
-from .peaks import Alive, summarize_alive
+from .peaks import Alive, step_attribution, summarize_alive
 from .saved import prefix_block
 
 
@@ -513,25 +513,20 @@ def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution
                 c = classifier.classify(addr, block)
                 yield c.category, c.item, block["size"], c.evidence
 
-        return summarize_alive(named(), index, top)
+        return summarize_alive(named(), index, "snapshot.pickle (the allocator history)", top)
 
     def phase(ph: dict) -> S.AttributionPhase:
         out = at(ph["peak_index"]).at_peak(ph["peak_bytes"])
         return out.model_copy(update={"at_end": at(ph["end_index"]).at_end()}) if "end_index" in ph else out
 
     step = at(rep["peak_index"])
-    return S.Attribution(
-        source=AttributionSource.CUDA_SNAPSHOT,
+    return step_attribution(
+        AttributionSource.CUDA_SNAPSHOT,
+        step,
         events=rep["events"],
         start_bytes=rep["start_bytes"],
         peak_bytes=rep["peak_bytes"],
         peak_phase=_phase_at(rep["peak_index"], rep["phases"]),
-        alive_bytes=step.alive_bytes,
-        named_fraction=step.named_fraction,
-        by_category_bytes=step.by_category_bytes,
-        top_items=step.top_items,
-        saved_for_backward=step.saved_for_backward,
-        alive_at_peak_bytes=step.alive_bytes,
         phases={name: phase(ph) for name, ph in rep["phases"].items()},
         measured=["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],
         inferred=[
