@@ -33,9 +33,6 @@ class Alive:
 
     where: str  # the recording it was read from, for an error
 
-    def __post_init__(self):
-        within_bounds(self.alive_bytes, "what is alive at one moment", self.where)
-
     def at_peak(self, peak_bytes: int) -> S.AttributionPhase:
         """This moment as a phase's peak."""
         return S.AttributionPhase(
@@ -74,7 +71,8 @@ def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], event_ind
             it["evidence"] = evidence
         it["bytes"] += nbytes
         it["blocks"] += 1
-    total = sum(by_cat.values())
+    # every size is at least 0, so no item or category holds more than the total
+    total = within_bounds(sum(by_cat.values()), "what is alive at one moment", where)
     alive = [S.AliveItem(**it) for it in items.values()]
     return Alive(
         where=where,

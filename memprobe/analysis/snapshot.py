@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..errors import MemprobeError
 from ..rundir import schema as S
+from ..rundir.read import MAX_INT
 from ..vocab import AttributionSource, Category, LiveRole, PhaseEdge
 from .peaks import Alive, step_attribution, summarize_alive
 from .saved import prefix_block
@@ -201,7 +202,7 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     ]
 
 
-_MAX = 2**64  # addresses, sizes and times of a real snapshot fit in 64 bits
+_MAX = MAX_INT  # addresses, sizes and times of a real snapshot fit in 63 bits, as a record's figures do
 
 
 def _integer(v) -> bool:
