@@ -7,7 +7,7 @@
 #                  default count)
 #   make e2e       the end-to-end lane: real CPU compiles
 #   make lint      ruff check + ruff format --check
-#   make fuzz      the fuzz alone at FUZZ_EXAMPLES (default 10000; ~14 min on 2 cores)
+#   make fuzz      the fuzz alone at FUZZ_EXAMPLES (default 10000; ~4 min on 2 cores)
 #   make gate      `memprobe gate` on the committed budget file (memprobe.toml, docs/gate.md)
 #   make install   Chromium (Debian's, as root, if missing) and `pip install -e` with every extra
 #
