@@ -20,18 +20,19 @@ from memprobe.analysis.diff import diff_reports
 from memprobe.rundir.load import dump, load_report
 from memprobe.units import fmt_delta
 
-LEGACY = ("--ac-policy", "torchtitan-2025-01")
 # one op added to B's policy, on the tiny probe (analysis-only: its saved table is what is read)
 PER_SIDE = ("rowwise", "rowwise", *TINY, "--analysis-only", "--b", "--save-op aten.abs")
 
 
 @pytest.fixture(scope="module")
 def legacy_diff(runs, made):
-    """The default dims, bf16 against fp8 with the 2025-01 list: the diff of the session's two runs of them (conftest's
-    ``runs``, which other tests read too), made once per session; ``(run A, run B, the diff's JSON)``. A diff that
-    runs its sides itself is test_per_side_flags's, and test_diffing_the_run_directories_gives_the_same_result's."""
+    """The default dims, bf16 against fp8 with the 2025-01 list: the diff of the session's two runs of them
+    (conftest's ``runs``, which other tests read too), made once per session; ``(run A, run B, the diff's directory,
+    its JSON)``. A diff that runs its sides itself is test_per_side_flags's, and
+    test_diffing_the_run_directories_gives_the_same_result's."""
     a, b = runs(*LEGACY_BF16).path, runs(*LEGACY_ROWWISE).path
-    return a, b, json.loads(made("diff", a, b, "--json").proc.stdout)
+    diff = made("diff", a, b, "--json")
+    return a, b, diff.path, json.loads(diff.proc.stdout)
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +50,8 @@ def per_side_diff(made):
 
 
 @pytest.mark.e2e
-def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff, made):
-    a, b, d = legacy_diff
+def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff):
+    _, _, out, d = legacy_diff
     only_b = [it for it in d["items"] if it["status"] == "only_b"]
     assert only_b
     weight = [it for it in only_b if it["kind"] == "weight-derived"]
@@ -65,7 +66,7 @@ def test_fp8_saves_abs_of_the_ffn_weights_that_bf16_does_not(legacy_diff, made):
     t = d["totals"]
     assert t["saved_bytes"]["delta"] == sum(it["delta_bytes"] for it in d["items"]) == t["items_delta_bytes"] > 0
     assert t["saved_bytes"]["delta"] == t["saved_bytes"]["b"] - t["saved_bytes"]["a"]
-    assert json.loads((made("diff", a, b, "--json").path / "diff.json").read_text())["items"] == d["items"]
+    assert json.loads((out / "diff.json").read_text())["items"] == d["items"]
     assert d["phases"]["comparable"] and d["phases"]["phases"]["forward"]["end_bytes"]["delta"] >= sum(
         it["delta_bytes"] for it in weight
     )
@@ -85,7 +86,7 @@ def test_diffing_the_run_directories_gives_the_same_result(per_side_diff):
 
 @pytest.mark.e2e
 def test_markdown_for_a_pull_request(legacy_diff):
-    a, b, d = legacy_diff
+    a, b, _, d = legacy_diff
     proc = invoke("diff", a, b, "--markdown")
     assert proc.returncode == 0
     md = proc.stdout
@@ -203,7 +204,7 @@ def test_bad_sides(tmp_path):
 
 @pytest.mark.e2e
 def test_diff_is_pure_and_symmetric_in_its_totals(legacy_diff):
-    a, b, d = legacy_diff
+    a, b, _, d = legacy_diff
     back = dump(diff_reports(load_report(b), load_report(a)))
     assert back["totals"]["saved_bytes"]["delta"] == -d["totals"]["saved_bytes"]["delta"]
     assert {it["status"] for it in back["items"]} <= {"only_a", "shrunk", "only_b", "grown"}

@@ -109,7 +109,8 @@ def test_the_estimate_scales_a_measured_run_to_a_target(runs):
     run = runs(*LEGACY_ROWWISE)  # a full run: the estimate starts from measured figures
     # the estimate at the probe's own configuration is shown next to what was measured (a repro without a preset
     # has no full depth to take: the target's is given)
-    assert "--layers is required" in invoke("estimate", run.path, "--json").stderr
+    refused = invoke("estimate", run.path, "--json")
+    assert refused.returncode == 2 and "--layers is required" in refused.stderr
     proc = invoke("estimate", run.path, "--layers", "2", "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     same = json.loads(proc.stdout)

@@ -101,9 +101,11 @@ def step_attribution(
     baseline: str | None = None,
 ) -> S.Attribution:
     """The step's attribution: what is alive at its peak (``step``), and at each phase's peak (``phases``)."""
-    extra = {k: v for k, v in (("start_bytes", start_bytes), ("baseline", baseline)) if v is not None}
+    extra = {}  # the fields only one source has: set where it has them (a record holds what it was given)
     if start_bytes is not None:
-        within_bounds(start_bytes, "what was allocated when the trace starts", step.where)
+        extra["start_bytes"] = within_bounds(start_bytes, "what was allocated when the trace starts", step.where)
+    if baseline is not None:
+        extra["baseline"] = baseline
     return S.Attribution(
         source=source,
         events=events,
