@@ -100,6 +100,28 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.e2e)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def one_fork_server_per_session(request):
+    """The CPU probes of a session that runs models fork from one fork server, started here (MEMPROBE_FORKSERVER,
+    inherited by every memprobe the tests start): torch is imported once per pytest-xdist worker, not once per
+    probe. A test that needs the per-command server or fresh interpreters says so in its own environment."""
+    from memprobe.orchestrate.forkserver import SERVER_VAR, start_server
+
+    if SERVER_VAR in os.environ or not any(item.get_closest_marker("e2e") for item in request.session.items):
+        yield None
+        return
+    server = start_server(_log_env())
+    if server is None:
+        yield None
+        return
+    os.environ[SERVER_VAR] = server.path
+    try:
+        yield server
+    finally:
+        os.environ.pop(SERVER_VAR, None)
+        server.close()
+
+
 @pytest.fixture(scope="session")
 def made(tmp_path_factory):
     """``made(VERB, *ARGS)``: ``memprobe VERB ARGS --out DIR --quiet`` run once per session (whichever pytest-xdist

@@ -1,7 +1,8 @@
 """One probe in a process of its own: what the orchestrating verbs start for each side, trial or probe.
 
-Started by :mod:`memprobe.orchestrate.process` as ``python -m memprobe.capture.child --job JSON``;
-not meant to be run by hand. It speaks to its parent in the lines of :mod:`.protocol`; with
+Started by :mod:`memprobe.orchestrate.process` as ``python -m memprobe.capture.child --job JSON``, or
+(a CPU probe) forked from a fork server that already imported torch (:mod:`.forkserver`), which then runs
+:func:`main` as this module would; not meant to be run by hand. It speaks to its parent in the lines of :mod:`.protocol`; with
 ``"hold": true`` in the job it waits, once ready, for a line on stdin before it builds anything
 (the parent lets the next probe import while the current one runs, and starts it only when that
 one is finished: probes never overlap). The run directory in the job is recorded as by
@@ -20,8 +21,9 @@ from ..vocab import Recipe
 from .protocol import ERROR, INTERNAL, PROGRESS, READY, say
 
 
-def _prewarm(recipe: str, warm_compile: bool) -> None:
-    """Import what a probe needs, so that a held child is ready to run at once."""
+def import_what_probes_use() -> None:
+    """What every probe imports before it builds (a fork server, :mod:`.forkserver`, imports it once for all the
+    probes it forks). Not torchao: a bf16 probe never imports it."""
     import torch  # noqa: F401
     import torch._dynamo  # noqa: F401
     import torch._inductor.compile_fx  # noqa: F401
@@ -29,6 +31,10 @@ def _prewarm(recipe: str, warm_compile: bool) -> None:
 
     from . import runner  # noqa: F401
 
+
+def _prewarm(recipe: str, warm_compile: bool) -> None:
+    """Import what a probe needs, so that a held child is ready to run at once."""
+    import_what_probes_use()
     if warm_compile:
         _warm_compile()
 

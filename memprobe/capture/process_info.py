@@ -31,6 +31,7 @@ def process_record() -> dict:
         "env": {n: os.environ.get(n) for n in names if isinstance(n, str)},
         "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
         "gpu_probes_at_once": _gpu_probes(),
+        "forked_from": _forked_from[0],
     }
 
 
@@ -71,3 +72,12 @@ def note_wait(seconds: float) -> None:
 
 def waited_s() -> float:
     return _waited[0]
+
+
+_forked_from: list[int | None] = [None]
+
+
+def note_forked_from(pid: int) -> None:
+    """This process is a fork of memprobe's fork server ``pid`` (torch imported, nothing compiled or allocated
+    there): recorded in its report."""
+    _forked_from[0] = pid

@@ -44,6 +44,7 @@ from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, Mempro
 from ..rundir import schema as S
 from ..vocab import DeviceChoice, Recipe, RunStatus
 from .finish import finish_run, mark_killed
+from .forkserver import fork_probe, runs_on_cpu
 from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
 
 Progress = Callable[[str], None]
@@ -336,9 +337,14 @@ class ChildProbe:
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         env.update(dict(job.side.env))  # the side's own settings win
         self.gpu = gpu
-        cmd, env = probe_process(python, "memprobe.capture.child", ["--job", json.dumps(spec)], env)
+        args = ["--job", json.dumps(spec)]
+        cmd, env = probe_process(python, "memprobe.capture.child", args, env)
+        # a CPU probe of this interpreter: a fork of the fork server when it takes it (orchestrate/forkserver.py)
+        forked = (
+            fork_probe(args, env, hold=hold, verbose=verbose) if job.side.python is None and runs_on_cpu(job.cfg, gpu) else None
+        )
         try:
-            self.proc = subprocess.Popen(
+            self.proc = forked or subprocess.Popen(
                 cmd,
                 stdin=subprocess.PIPE if hold else subprocess.DEVNULL,
                 # the model's own prints never reach our stdout (it may carry --json)
@@ -385,6 +391,8 @@ class ChildProbe:
         finished whatever became of it), or the error that ended it (one line, with its exit code)."""
         rc = self.proc.wait()
         self._reader.join()
+        if getattr(self.proc, "lost", None):
+            self.errors.append(("error", self.proc.lost))
         if self.proc.stdin is not None:
             try:
                 self.proc.stdin.close()

@@ -195,6 +195,10 @@ class ProcessRecord(Record):
     env: dict[Name, Text | None] = optional("the settings given to this probe alone (`--a-env`/`--b-env`): NAME -> value")
     gpus: Name | None = optional("`CUDA_VISIBLE_DEVICES` when a verb gave the probe a GPU of its own")
     gpu_probes_at_once: Count | None = optional("how many probes the verb ran at once on this probe's GPU")
+    forked_from: Count | None = optional(
+        "the pid of memprobe's fork server this process was forked from (torch imported there, nothing compiled or"
+        " allocated); null: a fresh interpreter"
+    )
 
 
 class Device(Record):
