@@ -28,11 +28,11 @@ needs_pidfd = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the fork
 
 def test_only_what_torch_cannot_have_read_at_import_may_differ():
     ours = {"OMP_NUM_THREADS": "2", "TORCHINDUCTOR_CACHE_DIR": "/a", "PWD": "/x", "HOME": "/root"}
-    theirs = {**ours, "TORCHINDUCTOR_CACHE_DIR": "/b", "PWD": "/y", "MEMPROBE_COMMAND": "[]", "PYTEST_CURRENT_TEST": "t"}
+    theirs = {**ours, "CUDA_VISIBLE_DEVICES": "0", "PWD": "/y", "MEMPROBE_COMMAND": "[]", "PYTEST_CURRENT_TEST": "t"}
     assert env_difference(ours, theirs) == []  # read when used, or by no library
-    theirs.update(OMP_NUM_THREADS="1", TORCHINDUCTOR_COMPILE_THREADS="1", PYTHONPATH="/p")
+    theirs.update(OMP_NUM_THREADS="1", TORCHINDUCTOR_CACHE_DIR="/b", PYTHONPATH="/p")
     theirs.pop("HOME")
-    assert env_difference(ours, theirs) == ["HOME", "OMP_NUM_THREADS", "PYTHONPATH", "TORCHINDUCTOR_COMPILE_THREADS"]
+    assert env_difference(ours, theirs) == ["HOME", "OMP_NUM_THREADS", "PYTHONPATH", "TORCHINDUCTOR_CACHE_DIR"]
 
 
 @needs_pidfd

@@ -42,14 +42,13 @@ import warnings
 
 READY_LINE = "memprobe: ready"  # then this process's pid
 
-# variables a probe may set differently from this process: nothing imported here reads them. Inductor reads its
-# cache directory at each use and sets _TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR each time it loads a kernel library
-# (a process that compiled passes it on to the processes it starts); the CUDA driver reads its devices when it
-# starts (never here); memprobe's own are read when a probe runs; the rest is the bookkeeping of shells, terminals,
-# pyenv and pytest, which no library reads
+# variables a probe may set differently from this process: nothing imported here reads them. Inductor sets
+# _TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR each time it loads a kernel library (a process that compiled passes it on
+# to the processes it starts); the CUDA driver reads its devices when it starts (never here); memprobe's own are
+# read when a probe runs; the rest is the bookkeeping of shells, terminals, pyenv and pytest, which no library reads.
+# Not TORCHINDUCTOR_CACHE_DIR: Dynamo's package cache takes its directory from it at import.
 READ_AFTER_IMPORT = frozenset(
     {
-        "TORCHINDUCTOR_CACHE_DIR",
         "_TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR",
         "CUDA_VISIBLE_DEVICES",
         "PWD",
@@ -82,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the probes; this process ends with its stdin
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    before = dict(os.environ)
     with warnings.catch_warnings():  # a probe's own process decides what it shows (--verbose)
         warnings.simplefilter("ignore")
         from .child import import_what_probes_use
@@ -92,16 +92,21 @@ def main(argv: list[str] | None = None) -> int:
     listener.listen(64)
     sys.stdout.write(f"{READY_LINE} {os.getpid()}\n")
     sys.stdout.flush()
-    _Server(listener).serve()
+    try:
+        _Server(listener, before).serve()
+    finally:
+        os.unlink(argv[0])  # the socket it made; its directory is the starter's
     return 0
 
 
 class _Server:
     """One thread: accept a request, fork its child, report each child's end to whoever asked for it."""
 
-    def __init__(self, listener: socket.socket):
+    def __init__(self, listener: socket.socket, env: dict[str, str]):
         self.listener = listener
-        self.env = dict(os.environ)
+        self.env = env  # as this process started, before its imports: what a fresh interpreter's would be compared to
+        # what the imports set (a fresh interpreter's imports would set it too, from the same starting values)
+        self.set_by_imports = {k: v for k, v in os.environ.items() if env.get(k) != v}
         self.cwd = os.getcwd()
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, "accept")
@@ -176,6 +181,9 @@ class _Server:
             os.chdir(request["cwd"])
             os.environ.clear()
             os.environ.update(request["env"])
+            for name, value in self.set_by_imports.items():
+                if request["env"].get(name) == self.env.get(name):
+                    os.environ[name] = value
             from . import child
             from .process_info import note_forked_from
 
