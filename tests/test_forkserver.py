@@ -80,10 +80,11 @@ def test_a_bad_request_is_refused_and_a_server_gone_is_a_failed_probe(tmp_path, 
     env = {**os.environ, **compile_cache_env(), "PYTHONUNBUFFERED": "1"}  # what a verb gives its probes
     assert server is not None
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:  # no file descriptors, not JSON
-            conn.connect(server.path)
-            conn.sendall(b"run this\n")
-            assert "refused" in json.loads(conn.makefile("rb").readline())
+        for data, fds in ((b"run this\n", []), (b"[]\n", [0, 1, 2])):  # no descriptors, not JSON; not an object
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.connect(server.path)
+                socket.send_fds(conn, [data], fds)
+                assert "refused" in json.loads(conn.makefile("rb").readline())
         monkeypatch.setenv(SERVER_VAR, server.path)
         bad = fork_probe(["--no-such-flag"], env, hold=False, verbose=False)
         assert bad is not None and bad.wait(timeout=60) == 2  # the child's usage error, told by the server

@@ -236,6 +236,8 @@ def _parse_request(conn: socket.socket, data: bytes, fds: list[int]) -> dict:
     if len(fds) != 3:
         raise ValueError(f"expected 3 file descriptors, got {len(fds)}")
     request = json.loads(data)
+    if not isinstance(request, dict):
+        raise ValueError("a request is a JSON object")
     for key, kind in (("argv", list), ("env", dict), ("cwd", str), ("python", str), ("prefix", str)):
         if not isinstance(request.get(key), kind):
             raise ValueError(f"{key} must be a {kind.__name__}")
