@@ -2,8 +2,8 @@
 
 Started by :mod:`memprobe.orchestrate.process` as ``python -m memprobe.capture.child --job JSON``, or
 (a CPU probe) forked from a fork server that already imported torch (:mod:`.forkserver`), which then runs
-:func:`main` as this module would; not meant to be run by hand. It speaks to its parent in the lines of :mod:`.protocol`; with
-``"hold": true`` in the job it waits, once ready, for a line on stdin before it builds anything
+:func:`main` as this module would; not meant to be run by hand. It speaks to its parent in the lines of
+:mod:`.protocol`; with ``"hold": true`` in the job it waits, once ready, for a line on stdin before it builds anything
 (the parent lets the next probe import while the current one runs, and starts it only when that
 one is finished: probes never overlap). The run directory in the job is recorded as by
 ``memprobe run``; the parent analyses it.

@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 
 from ..capture.caches import compile_cache_env
+from ..capture.forkserver import READY_LINE
 from ..config import ProbeConfig
 from ..vocab import DeviceChoice
 from .placement import query_gpus
@@ -111,7 +112,7 @@ def start_server(env: dict[str, str] | None = None) -> ForkServer | None:
     reader = threading.Thread(target=lambda: ready.append(proc.stdout.readline()), daemon=True)
     reader.start()
     reader.join(_START_TIMEOUT_S)
-    if not ready or not ready[0].startswith(b"memprobe: ready"):
+    if not ready or not ready[0].startswith(READY_LINE.encode()):
         proc.kill()
         proc.wait()
         shutil.rmtree(workdir, ignore_errors=True)
@@ -221,6 +222,6 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # there, and another user's
+        pass
     return True
