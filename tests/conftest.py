@@ -26,6 +26,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import threading
 from pathlib import Path
 
 import pytest
@@ -41,10 +42,52 @@ def _log_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
 
 
-def run_cli(*args, timeout: float = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """``memprobe ARGS`` in a process of its own (what a user runs): for verbs that run a model."""
+def run_cli(
+    *args, timeout: float = 600, cwd: Path | None = None, env: dict[str, str] | None = None, fresh: bool = False
+) -> subprocess.CompletedProcess:
+    """``memprobe ARGS`` in a process of its own (what a user runs): for verbs that run a model. ``env``: variables
+    set for it. The process is a fork of the session's server of memprobe commands (tests/cli_forkserver.py: torch
+    imported once per worker), unless ``fresh`` or the server refuses it: then a fresh interpreter."""
     cmd = MEMPROBE.split() + [str(a) for a in args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=_log_env())
+    env = {**_log_env(), **(env or {})}
+    forked = None if fresh or _CLI_SERVER is None else _forked_cli(cmd[len(MEMPROBE.split()) :], env, cwd, timeout)
+    return forked or subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+
+
+def _forked_cli(argv: list[str], env: dict[str, str], cwd: Path | None, timeout: float):
+    """``memprobe ARGV`` forked from the session's server of commands, its output captured; None if refused."""
+    from memprobe.capture.caches import compile_cache_env
+
+    env = {**env, **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}  # what the server's own environment adds
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    stdin = os.open(os.devnull, os.O_RDONLY)
+    try:
+        proc = _CLI_SERVER.spawn(argv, env, sys.executable, stdin, out_w, err_w, cwd=cwd)
+    finally:
+        for fd in (stdin, out_w, err_w):
+            os.close(fd)
+    if isinstance(proc, str):
+        os.close(out_r)
+        os.close(err_r)
+        return None
+    texts: dict[int, str] = {}
+
+    def drain(fd: int) -> None:
+        with open(fd, encoding="utf-8", errors="replace") as f:
+            texts[fd] = f.read()
+
+    readers = [threading.Thread(target=drain, args=(fd,), daemon=True) for fd in (out_r, err_r)]
+    for r in readers:
+        r.start()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise subprocess.TimeoutExpired(["memprobe", *argv], timeout) from None
+    for r in readers:
+        r.join()
+    return subprocess.CompletedProcess(["memprobe", *argv], proc.returncode, texts[out_r], texts[err_r])
 
 
 def invoke(*args, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -100,26 +143,35 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.e2e)
 
 
+_CLI_SERVER = None  # this session's server of memprobe commands (tests/cli_forkserver.py), if it runs models
+
+
 @pytest.fixture(scope="session", autouse=True)
 def one_fork_server_per_session(request):
     """The CPU probes of a session that runs models fork from one fork server, started here (MEMPROBE_FORKSERVER,
-    inherited by every memprobe the tests start): torch is imported once per pytest-xdist worker, not once per
-    probe. A test that needs the per-command server or fresh interpreters says so in its own environment."""
+    inherited by every memprobe the tests start), and so do the memprobe commands :func:`run_cli` starts (another
+    server, tests/cli_forkserver.py): torch is imported once per pytest-xdist worker, not once per probe or command.
+    A test that needs the per-command server or fresh interpreters says so in its own environment;
+    ``MEMPROBE_FORKSERVER=off`` for the session: every probe and command a fresh interpreter."""
+    global _CLI_SERVER
     from memprobe.orchestrate.forkserver import SERVER_VAR, start_server
 
-    if SERVER_VAR in os.environ or not any(item.get_closest_marker("e2e") for item in request.session.items):
+    if os.environ.get(SERVER_VAR) == "off" or not any(item.get_closest_marker("e2e") for item in request.session.items):
         yield None
         return
-    server = start_server(_log_env())
-    if server is None:
-        yield None
-        return
-    os.environ[SERVER_VAR] = server.path
+    probes = None if SERVER_VAR in os.environ else start_server(_log_env())
+    if probes is not None:
+        os.environ[SERVER_VAR] = probes.path
+    _CLI_SERVER = start_server(_log_env(), server=[sys.executable, str(Path(__file__).parent / "cli_forkserver.py")])
     try:
-        yield server
+        yield probes
     finally:
-        os.environ.pop(SERVER_VAR, None)
-        server.close()
+        if _CLI_SERVER is not None:
+            _CLI_SERVER.close()
+            _CLI_SERVER = None
+        if probes is not None:
+            os.environ.pop(SERVER_VAR, None)
+            probes.close()
 
 
 @pytest.fixture(scope="session")

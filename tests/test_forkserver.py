@@ -12,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import conftest
 import pytest
-from conftest import MEMPROBE, TINY
+from conftest import MEMPROBE, TINY, run_cli
 
 from memprobe.analysis.diff import diff_reports
 from memprobe.analysis.recorded import load_run
@@ -37,22 +38,28 @@ def test_only_what_torch_cannot_have_read_at_import_may_differ():
 
 @needs_pidfd
 def test_a_forked_probe_measures_exactly_what_memprobe_run_does(tmp_path, runs, monkeypatch):
-    """A/A: the session's `memprobe run` of the tiny probe (the probe in the CLI's own process, a fresh interpreter)
-    and its configuration again as a probe forked from a fork server (the session's, or this process's own): zero
+    """A/A: `memprobe run` of the tiny probe in a fresh interpreter (its probe in the CLI's own process), the same
+    command forked from the test session's server of commands (how the suite runs its commands: the session's
+    `runs`), and the configuration as a probe forked from a fork server (the session's, or this process's own): zero
     difference in every saved value, every measured phase and every category alive at each peak."""
     if os.environ.get(SERVER_VAR) == "off":
         monkeypatch.delenv(SERVER_VAR)
-    fresh = load_run(runs(*TINY).path)
+    proc = run_cli("run", *TINY, "--out", tmp_path / "fresh", "--quiet", fresh=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    fresh = load_run(tmp_path / "fresh")
+    forked_command = load_run(runs(*TINY).path)
     forked = run_jobs([ProbeJob("forked", fresh.config.probe(), tmp_path / "forked")], progress=lambda msg: None)["forked"]
     assert forked.process.forked_from is not None and fresh.process.forked_from is None
-    assert forked.saved_tensors and forked.memory.phases
-    d = dump(diff_reports(fresh, forked))
-    assert d["differences"] == 0 and d["totals"]["saved_bytes"]["delta"] == 0
-    assert d["phases"]["comparable"] and set(d["phases"]["phases"]) == {"forward", "backward", "optimizer"}
-    for figures in d["phases"]["phases"].values():
-        assert all(f["delta"] == 0 for f in figures.values()), figures
-    for key in ("phases", "at_end"):
-        assert all(v["delta"] == 0 for cats in d["alive_at_peak"][key].values() for v in cats.values())
+    assert (forked_command.process.forked_from is not None) == (conftest._CLI_SERVER is not None)
+    for other in (forked_command, forked):
+        assert other.saved_tensors and other.memory.phases
+        d = dump(diff_reports(fresh, other))
+        assert d["differences"] == 0 and d["totals"]["saved_bytes"]["delta"] == 0
+        assert d["phases"]["comparable"] and set(d["phases"]["phases"]) == {"forward", "backward", "optimizer"}
+        for figures in d["phases"]["phases"].values():
+            assert all(f["delta"] == 0 for f in figures.values()), figures
+        for key in ("phases", "at_end"):
+            assert all(v["delta"] == 0 for cats in d["alive_at_peak"][key].values() for v in cats.values())
 
 
 @needs_pidfd

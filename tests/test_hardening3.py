@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -137,9 +138,9 @@ def test_a_marker_naming_files_elsewhere_is_no_marker(tmp_path):
 @pytest.mark.e2e
 def test_two_writers_of_one_directory_give_one_winner_and_one_exit_2(tmp_path):
     out = tmp_path / "X"
-    args = MEMPROBE.split() + ["run", "--analysis-only", *TINY, "--recipe", "bf16", "--out", str(out), "--force", "-q"]
-    procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    results = [(p.wait(timeout=600), p.stderr.read()) for p in procs]
+    args = ["run", "--analysis-only", *TINY, "--recipe", "bf16", "--out", out, "--force", "-q"]
+    with ThreadPoolExecutor(2) as pool:  # two memprobe processes at once
+        results = [(p.returncode, p.stderr) for p in pool.map(lambda _: run_cli(*args), range(2))]
     codes = sorted(code for code, _ in results)
     assert codes == [0, 2], results
     loser = next(err for code, err in results if code == 2)
@@ -552,9 +553,12 @@ def _model_run(tmp_path: Path, mode: str, *extra, wait_ready: int | None = None)
     model.write_text(MODELS)
     out = tmp_path / "r"
     ready = tmp_path / "ready"
-    env = {**os.environ, "MEMPROBE_TEST_MODE": mode, "MEMPROBE_TEST_READY": str(ready)}
-    args = MEMPROBE.split() + ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out)]
-    proc = subprocess.Popen(args + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    env = {"MEMPROBE_TEST_MODE": mode, "MEMPROBE_TEST_READY": str(ready)}
+    args = ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out), *extra]
+    if wait_ready is None:
+        return run_cli(*args, env=env), out
+    args = MEMPROBE.split() + args
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
     if wait_ready is not None:
         while not ready.exists() and proc.poll() is None:
             time.sleep(0.05)

@@ -32,6 +32,19 @@ def import_what_probes_use() -> None:
     from . import runner  # noqa: F401
 
 
+def ask_the_cpu_toolchain() -> None:
+    """Which vector instructions Inductor's C++ kernels may use on this CPU: Inductor asks once per process, on its
+    first CPU kernel (a cached one too), by building a test library and loading it in a fresh interpreter per
+    instruction set (1.3 CPU-seconds on the 2-core CPU). A fork server asks once for all its probes: the answer
+    depends on the CPU, the compiler and the environment, never on a probe; nothing of a probe's is compiled and
+    nothing is allocated."""
+    try:
+        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+    except ImportError:  # a torch without it: each probe asks
+        return
+    valid_vec_isa_list()
+
+
 def _prewarm(recipe: str, warm_compile: bool) -> None:
     """Import what a probe needs, so that a held child is ready to run at once."""
     import_what_probes_use()

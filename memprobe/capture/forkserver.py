@@ -1,12 +1,14 @@
 """A fork server for probe processes: torch imported once, each probe a fresh fork of that process.
 
 A probe's process spends 3 to 5 CPU-seconds importing torch, Dynamo, Inductor and FSDP before it builds
-anything; a verb that runs many probes (``bisect``, ``sweep``, ``explain``, ``diff``), or a session that
-runs many verbs (the MCP server, a test suite), pays it for every probe. This process pays it once and
-then forks one child per probe: the child is a process of its own (its allocator, Dynamo's caches, its
-compiled code and its figures are its own, as for a fresh interpreter), because nothing was compiled,
-allocated, seeded or initialised on a device here before the fork: this process only imports, and
-serves. It stays single-threaded (the threads a library starts at import are fork-safe: OpenBLAS's).
+anything, and 1.3 more when its first CPU kernel asks which vector instructions the C++ toolchain can use; a
+verb that runs many probes (``bisect``, ``sweep``, ``explain``, ``diff``), or a session that runs many verbs
+(the MCP server, a test suite), pays it for every probe. This process pays it once
+(:func:`~.child.import_what_probes_use`, :func:`~.child.ask_the_cpu_toolchain`) and then forks one child per
+probe: the child is a process of its own (its allocator, Dynamo's caches, its compiled code and its figures are
+its own, as for a fresh interpreter), because nothing of a probe's was compiled, allocated, seeded or initialised
+on a device here before the fork: this process only imports, asks the toolchain, and serves. It stays
+single-threaded (the threads a library starts at import are fork-safe: OpenBLAS's).
 
 Started by :mod:`memprobe.orchestrate.forkserver` as ``python -m memprobe.capture.forkserver SOCKET``
 (a Unix socket in a directory only its user can enter); not meant to be run by hand. It says
@@ -76,6 +78,19 @@ def main(argv: list[str] | None = None) -> int:
     if len(argv) != 1:
         print("usage: python -m memprobe.capture.forkserver SOCKET (started by memprobe, not by hand)", file=sys.stderr)
         return 2
+    from . import child
+
+    def preload() -> None:
+        child.import_what_probes_use()
+        child.ask_the_cpu_toolchain()
+
+    return serve(argv[0], preload=preload, program=child)
+
+
+def serve(path: str, *, preload, program) -> int:
+    """Import (``preload()``), then listen on the socket ``path`` and fork ``program.main(argv)`` for each request,
+    until stdin closes. ``program`` is a module with a ``main(argv) -> int``: :mod:`.child` for probes (what memprobe
+    starts); the test suite forks its ``memprobe`` commands from a server of its own (tests/cli_forkserver.py)."""
     if not hasattr(os, "pidfd_open"):
         print("this platform has no pidfd_open: probes start as fresh interpreters", file=sys.stderr)
         return 2
@@ -84,26 +99,24 @@ def main(argv: list[str] | None = None) -> int:
     before = dict(os.environ)
     with warnings.catch_warnings():  # a probe's own process decides what it shows (--verbose)
         warnings.simplefilter("ignore")
-        from .child import import_what_probes_use
-
-        import_what_probes_use()
+        preload()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(argv[0])
+    listener.bind(path)
     listener.listen(64)
     sys.stdout.write(f"{READY_LINE} {os.getpid()}\n")
     sys.stdout.flush()
     try:
-        _Server(listener, before).serve()
+        _Server(listener, before, program).serve()
     finally:
-        os.unlink(argv[0])  # the socket it made; its directory is the starter's
+        os.unlink(path)  # the socket it made; its directory is the starter's
     return 0
 
 
 class _Server:
     """One thread: accept a request, fork its child, report each child's end to whoever asked for it."""
 
-    def __init__(self, listener: socket.socket, env: dict[str, str]):
-        self.listener = listener
+    def __init__(self, listener: socket.socket, env: dict[str, str], program):
+        self.listener, self.program = listener, program
         self.env = env  # as this process started, before its imports: what a fresh interpreter's would be compared to
         # what the imports set (a fresh interpreter's imports would set it too, from the same starting values)
         self.set_by_imports = {k: v for k, v in os.environ.items() if env.get(k) != v}
@@ -162,7 +175,8 @@ class _Server:
         return None
 
     def _become_probe(self, conn: socket.socket, request: dict, fds: list[int]) -> None:
-        """In the child: a process as ``python -m memprobe.capture.child ARGV`` would start, then that probe."""
+        """In the child: the process a fresh interpreter running the program would be (``python -m
+        memprobe.capture.child ARGV`` for a probe), then the program."""
         code = 70
         try:
             signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -184,15 +198,14 @@ class _Server:
             for name, value in self.set_by_imports.items():
                 if request["env"].get(name) == self.env.get(name):
                     os.environ[name] = value
-            from . import child
             from .process_info import note_forked_from
 
             if sys.path and sys.path[0] == self.cwd:  # `python -m` puts its working directory first
                 sys.path[0] = request["cwd"]
-            sys.argv = [child.__file__, *request["argv"]]
+            sys.argv = [self.program.__file__, *request["argv"]]
             sys.executable = request["python"]
             note_forked_from(os.getppid())
-            code = child.main(request["argv"])
+            code = self.program.main(request["argv"])
         except BaseException:  # noqa: BLE001 - nothing may return into the server's loop
             code = 70
         finally:

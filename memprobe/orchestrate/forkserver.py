@@ -56,14 +56,14 @@ class ForkServer:
     def __init__(self, path: str, proc: subprocess.Popen | None = None, workdir: str | None = None):
         self.path, self.proc, self.workdir = path, proc, workdir
 
-    def spawn(self, argv: list[str], env: dict[str, str], python: str, stdin: int, stdout: int, stderr: int):
+    def spawn(self, argv: list[str], env: dict[str, str], python: str, stdin: int, stdout: int, stderr: int, cwd=None):
         """A probe's process forked with these file descriptors as its stdin, stdout and stderr (the caller
-        closes its copies), or the reason it was refused (a string)."""
+        closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a string)."""
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             conn.settimeout(60)
             conn.connect(self.path)
-            request = {"argv": argv, "env": env, "cwd": os.getcwd(), "python": python, "prefix": sys.prefix}
+            request = {"argv": argv, "env": env, "cwd": str(cwd or os.getcwd()), "python": python, "prefix": sys.prefix}
             data = json.dumps(request).encode() + b"\n"
             socket.send_fds(conn, [data], [stdin, stdout, stderr])
             reader = conn.makefile("rb")
@@ -90,8 +90,10 @@ class ForkServer:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def start_server(env: dict[str, str] | None = None) -> ForkServer | None:
-    """A fork server of this interpreter, started now and ready (its imports done), or None when it cannot be."""
+def start_server(env: dict[str, str] | None = None, server: list[str] | None = None) -> ForkServer | None:
+    """A fork server of this interpreter, started now and ready (its imports done), or None when it cannot be.
+    ``server``: its command line but the socket (default: memprobe's probe server, ``-m memprobe.capture.forkserver``;
+    the test suite's server of ``memprobe`` commands is another, tests/cli_forkserver.py)."""
     if not hasattr(os, "pidfd_open"):
         return None
     env = {**(os.environ if env is None else env), **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}
@@ -99,7 +101,7 @@ def start_server(env: dict[str, str] | None = None) -> ForkServer | None:
     path = str(Path(workdir) / "socket")
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "memprobe.capture.forkserver", path],
+            [*(server or [sys.executable, "-m", "memprobe.capture.forkserver"]), path],
             stdin=subprocess.PIPE,  # its lifeline: it ends when this process does
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

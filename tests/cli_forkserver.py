@@ -1,0 +1,52 @@
+"""The test suite's fork server of ``memprobe`` commands: ``python tests/cli_forkserver.py SOCKET``.
+
+The end-to-end lane runs about ninety ``memprobe`` commands in processes of their own (:func:`conftest.run_cli`), and
+each would import torch, Dynamo and Inductor on its own: 3 to 5 CPU-seconds apiece, a quarter of the lane's CPU time
+on 2 cores (``memprobe run`` runs its probe in its own process). This server is memprobe's own fork server
+(:func:`memprobe.capture.forkserver.serve`) with the ``memprobe`` command as its program: it imports what a command
+uses once per pytest-xdist worker and forks each command from that process, before anything is compiled, allocated
+or seeded, and the fork runs exactly what the ``memprobe`` console script runs (its process, its exit without the
+interpreter's teardown, its own probes forked from the session's probe server). The server refuses a command whose
+environment differs in what torch reads at import, and a test that needs a fresh interpreter asks for one
+(``run_cli(..., fresh=True)``, e.g. the A/A test of a forked probe against a fresh one): those start ``memprobe`` as a
+user does.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def preload() -> None:
+    """What every command imports before it parses its arguments, and what a probe imports."""
+    from memprobe.capture.child import ask_the_cpu_toolchain, import_what_probes_use
+
+    import_what_probes_use()
+    ask_the_cpu_toolchain()
+    import memprobe.cli.main  # noqa: F401
+    import memprobe.orchestrate.process  # noqa: F401
+    import memprobe.verbs  # noqa: F401
+
+
+def main(argv: list[str]) -> int:
+    """The ``memprobe`` console script with ``argv``, as a fresh one would start (its path first on sys.path)."""
+    from memprobe.cli.main import main as memprobe
+
+    script = Path(sys.executable).parent / "memprobe"
+    sys.argv = [str(script), *argv]
+    sys.path[0] = str(script.parent)
+    try:
+        memprobe()  # a command that ran a model leaves from inside (os._exit), as the console script does
+    except SystemExit as e:
+        if e.code is None or isinstance(e.code, int):
+            return e.code or 0
+        print(e.code, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    from memprobe.capture.forkserver import serve
+
+    sys.exit(serve(sys.argv[1], preload=preload, program=sys.modules[__name__]))
