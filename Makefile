@@ -9,7 +9,7 @@
 #   make lint      ruff check + ruff format --check
 #   make fuzz      the fuzz alone at FUZZ_EXAMPLES (default 10000; ~4 min on 2 cores)
 #   make gate      `memprobe gate` on the committed budget file (memprobe.toml, docs/gate.md)
-#   make install   Chromium (Debian's, as root, if missing) and `pip install -e` with every extra
+#   make install   Chromium (Debian's, as root, if missing), `pip install -e` with every extra, then byte-compiles
 #
 # PYTHON picks the interpreter (default: the `python` on PATH, an activated virtualenv's). PYTEST_ARGS passes
 # more to pytest (e.g. PYTEST_ARGS="-n 0" to run in one process). docs/benchmarks.md has the lanes' times.
@@ -31,8 +31,11 @@ check: export MEMPROBE_REQUIRE_TORCHTITAN = 1
 check: export MEMPROBE_REQUIRE_HF = 1
 check: install lint fast e2e fuzz gate
 
+# install byte-compiles once: an editable install leaves the sources as they are, and where PYTHONDONTWRITEBYTECODE is
+# set each process the suite starts would compile them again (not tests/data/: run directories, read as data)
 install: browser
 	$(PYTHON) -m pip install -c constraints-cpu.txt -e ".[$(EXTRAS)]"
+	$(PYTHON) -m compileall -q -x 'tests/data/' memprobe repros tests
 
 browser:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)

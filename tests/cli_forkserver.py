@@ -19,7 +19,8 @@ from pathlib import Path
 
 
 def preload() -> None:
-    """What every command imports before it parses its arguments, and what a probe imports."""
+    """What every command imports before it parses its arguments, what a probe imports, and transformers' models:
+    neither sets an environment variable nor starts a thread (a command that uses none of it is as a fresh one)."""
     from memprobe.capture.child import ask_the_cpu_toolchain, import_what_probes_use
 
     import_what_probes_use()
@@ -27,6 +28,14 @@ def preload() -> None:
     import memprobe.cli.main  # noqa: F401
     import memprobe.orchestrate.process  # noqa: F401
     import memprobe.verbs  # noqa: F401
+
+    try:  # the Hugging Face models the suite builds (2 CPU-seconds a command); nothing of them runs here
+        import transformers.models.auto.modeling_auto  # noqa: F401
+        import transformers.models.gpt2.modeling_gpt2  # noqa: F401
+        import transformers.models.llama.modeling_llama  # noqa: F401
+        import transformers.models.qwen2.modeling_qwen2  # noqa: F401
+    except ImportError:  # no [hf] extra: those tests skip
+        pass
 
 
 def main(argv: list[str]) -> int:

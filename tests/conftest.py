@@ -6,8 +6,8 @@ Two lanes, chosen by the ``e2e`` marker (the Makefile's ``make fast`` and ``make
   click's CliRunner (:func:`invoke`) for error paths and argument handling, the analysis runs over the committed
   run directories in tests/data/, and the fuzz runs at its default count.
 - the end-to-end lane (``-m e2e``): real runs through the installed CLI, in processes of their own
-  (:func:`run_cli`): they build the repro, compile it with Inductor (C++ on the CPU), train, and write a run
-  directory. A test that asks for :func:`runs` is end-to-end by that alone (marked here); any other test that
+  (:func:`run_cli`: forks of a server that imported torch once per worker, tests/cli_forkserver.py): they build the
+  repro, compile it with Inductor (C++ on the CPU), train, and write a run directory. A test that asks for :func:`runs` is end-to-end by that alone (marked here); any other test that
   runs a model carries the marker itself.
 
 Each probe configuration that several tests read is run once per session (:func:`runs`), shared by the
@@ -45,49 +45,93 @@ def _log_env() -> dict[str, str]:
 def run_cli(
     *args, timeout: float = 600, cwd: Path | None = None, env: dict[str, str] | None = None, fresh: bool = False
 ) -> subprocess.CompletedProcess:
-    """``memprobe ARGS`` in a process of its own (what a user runs): for verbs that run a model. ``env``: variables
-    set for it. The process is a fork of the session's server of memprobe commands (tests/cli_forkserver.py: torch
-    imported once per worker), unless ``fresh`` or the server refuses it: then a fresh interpreter."""
-    cmd = MEMPROBE.split() + [str(a) for a in args]
-    env = {**_log_env(), **(env or {})}
-    forked = None if fresh or _CLI_SERVER is None else _forked_cli(cmd[len(MEMPROBE.split()) :], env, cwd, timeout)
-    return forked or subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
-
-
-def _forked_cli(argv: list[str], env: dict[str, str], cwd: Path | None, timeout: float):
-    """``memprobe ARGV`` forked from the session's server of commands, its output captured; None if refused."""
-    from memprobe.capture.caches import compile_cache_env
-
-    env = {**env, **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}  # what the server's own environment adds
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    stdin = os.open(os.devnull, os.O_RDONLY)
+    """``memprobe ARGS`` in a process of its own (what a user runs), to its end: for verbs that run a model. The
+    process is what :func:`start_cli` starts."""
+    proc = start_cli(*args, cwd=cwd, env=env, fresh=fresh)
     try:
-        proc = _CLI_SERVER.spawn(argv, env, sys.executable, stdin, out_w, err_w, cwd=cwd)
-    finally:
-        for fd in (stdin, out_w, err_w):
-            os.close(fd)
-    if isinstance(proc, str):
-        os.close(out_r)
-        os.close(err_r)
-        return None
-    texts: dict[int, str] = {}
-
-    def drain(fd: int) -> None:
-        with open(fd, encoding="utf-8", errors="replace") as f:
-            texts[fd] = f.read()
-
-    readers = [threading.Thread(target=drain, args=(fd,), daemon=True) for fd in (out_r, err_r)]
-    for r in readers:
-        r.start()
-    try:
-        proc.wait(timeout)
+        stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise subprocess.TimeoutExpired(["memprobe", *argv], timeout) from None
-    for r in readers:
-        r.join()
-    return subprocess.CompletedProcess(["memprobe", *argv], proc.returncode, texts[out_r], texts[err_r])
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
+def start_cli(*args, cwd: Path | None = None, env: dict[str, str] | None = None, fresh: bool = False):
+    """``memprobe ARGS`` started in a process of its own, its stdout and stderr text pipes (a Popen, or as much of
+    one as the tests use); ``env``: variables set for it. The process is a fork of the session's server of memprobe
+    commands (tests/cli_forkserver.py: torch imported once per worker), unless ``fresh`` or the server refuses it
+    (an environment that torch reads at import): then a fresh interpreter."""
+    argv = [str(a) for a in args]
+    env = {**_log_env(), **(env or {})}
+    forked = None if fresh or _CLI_SERVER is None else _ForkedCommand.start(argv, env, cwd)
+    return forked or subprocess.Popen(
+        MEMPROBE.split() + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env
+    )
+
+
+class _ForkedCommand:
+    """A ``memprobe`` command forked from the session's server of commands: its pid, signals, wait and
+    communicate as :class:`subprocess.Popen` has them, its stdout and stderr text pipes."""
+
+    def __init__(self, proc, argv: list[str], stdout_fd: int, stderr_fd: int):
+        self._proc, self.args, self.pid = proc, ["memprobe", *argv], proc.pid
+        self.stdout = open(stdout_fd, encoding="utf-8", errors="replace")
+        self.stderr = open(stderr_fd, encoding="utf-8", errors="replace")
+        self._texts: dict[str, str] = {}
+        self._readers: list[threading.Thread] = []
+
+    @classmethod
+    def start(cls, argv: list[str], env: dict[str, str], cwd: Path | None):
+        """The command forked, or None if the server refuses it."""
+        from memprobe.capture.caches import compile_cache_env
+
+        env = {**env, **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}  # what the server's own environment adds
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        try:
+            proc = _CLI_SERVER.spawn(argv, env, sys.executable, stdin, out_w, err_w, cwd=cwd)
+        finally:
+            for fd in (stdin, out_w, err_w):
+                os.close(fd)
+        if isinstance(proc, str):
+            os.close(out_r)
+            os.close(err_r)
+            return None
+        return cls(proc, argv, out_r, err_r)
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.poll()
+
+    def poll(self) -> int | None:
+        return self._proc.poll()
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self._proc.wait(timeout)
+
+    def send_signal(self, signum: int) -> None:
+        self._proc.send_signal(signum)
+
+    def kill(self) -> None:
+        self._proc.kill()
+
+    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+        if not self._readers:
+
+            def drain(name: str, f) -> None:
+                with f:
+                    self._texts[name] = f.read()
+
+            self._readers = [
+                threading.Thread(target=drain, args=(n, getattr(self, n)), daemon=True) for n in ("stdout", "stderr")
+            ]
+            for r in self._readers:
+                r.start()
+        self._proc.wait(timeout)
+        for r in self._readers:
+            r.join()
+        return self._texts["stdout"], self._texts["stderr"]
 
 
 def invoke(*args, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -141,13 +185,30 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if {"runs", "made"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
+    # the slowest first: a lane on two workers then ends on short tests, not on one worker's long one
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 _CLI_SERVER = None  # this session's server of memprobe commands (tests/cli_forkserver.py), if it runs models
 
 
 @pytest.fixture(scope="session", autouse=True)
-def one_fork_server_per_session(request):
+def one_compile_cache_per_session():
+    """memprobe's compile cache, named (TORCHINDUCTOR_CACHE_DIR) for the session: the directory memprobe gives each
+    process it starts. Named, it stays the same after something in this process compiles (Inductor then sets the
+    variable to its own default, which every command started later would inherit: another cache, cold, and an
+    environment the fork servers refuse). A user's own TORCHINDUCTOR_CACHE_DIR is kept."""
+    from memprobe.capture.caches import compile_cache_env
+
+    named = compile_cache_env()
+    os.environ.update(named)
+    yield
+    for name in named:
+        os.environ.pop(name, None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_fork_server_per_session(request, one_compile_cache_per_session):
     """The CPU probes of a session that runs models fork from one fork server, started here (MEMPROBE_FORKSERVER,
     inherited by every memprobe the tests start), and so do the memprobe commands :func:`run_cli` starts (another
     server, tests/cli_forkserver.py): torch is imported once per pytest-xdist worker, not once per probe or command.

@@ -133,6 +133,7 @@ TINY_BF16 = ("bf16", "bf16", "--dim", "128", "--hidden", "256", "--seq", "32", "
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_a_side_environment_changes_what_is_allocated_and_is_named(tmp_path):
     """--a-env/--b-env: Inductor's C++ kernels keep one accumulation buffer per OpenMP thread, so the
     thread count really changes what the compiled forward allocates; the saved values do not change."""

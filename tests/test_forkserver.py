@@ -64,6 +64,7 @@ def test_a_forked_probe_measures_exactly_what_memprobe_run_does(tmp_path, runs, 
 
 @needs_pidfd
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_a_verb_forks_from_a_server_of_its_own_and_a_setting_read_at_import_gets_a_fresh_interpreter(tmp_path):
     """Without MEMPROBE_FORKSERVER a diff starts its own server: side A is forked from it, and the server ends with
     the verb; side B sets OMP_NUM_THREADS, which torch reads at import, so it runs in a fresh interpreter."""

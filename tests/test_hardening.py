@@ -11,7 +11,7 @@ import time
 
 import pytest
 import torch
-from conftest import MEMPROBE, TINY, invoke
+from conftest import MEMPROBE, TINY, invoke, start_cli
 
 from memprobe.errors import ConfigError
 
@@ -111,13 +111,8 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
 @pytest.mark.e2e
 def test_sigterm_leaves_a_consistent_run_dir(tmp_path):
     out = tmp_path / "term"
-    proc = subprocess.Popen(
-        # the tiny probe for many steps: long enough to be stopped mid-training once its graphs are recorded
-        MEMPROBE.split() + ["run", "--recipe", "bf16", *TINY, "--steps", "5000", "--out", str(out), "-q"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    # the tiny probe for many steps: long enough to be stopped mid-training once its graphs are recorded
+    proc = start_cli("run", "--recipe", "bf16", *TINY, "--steps", "5000", "--out", out, "-q")
     deadline = time.time() + 300
     while time.time() < deadline:  # wait until the graphs are recorded, then stop it mid-training
         try:

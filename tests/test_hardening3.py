@@ -23,7 +23,7 @@ from xml.etree import ElementTree as ET
 
 import pytest
 from click.testing import CliRunner
-from conftest import MEMPROBE, TINY, invoke, run_cli
+from conftest import TINY, invoke, run_cli, start_cli
 from test_untrusted import EXPLAIN_SAMPLE
 
 DATA = Path(__file__).parent / "data" / "cuda"
@@ -557,15 +557,14 @@ def _model_run(tmp_path: Path, mode: str, *extra, wait_ready: int | None = None)
     args = ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out), *extra]
     if wait_ready is None:
         return run_cli(*args, env=env), out
-    args = MEMPROBE.split() + args
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+    proc = start_cli(*args, env=env)
     if wait_ready is not None:
         while not ready.exists() and proc.poll() is None:
             time.sleep(0.05)
         proc.send_signal(wait_ready)
         (tmp_path / "ready.sent").touch()
     stdout, stderr = proc.communicate(timeout=600)
-    return subprocess.CompletedProcess(args, proc.returncode, stdout, stderr), out
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), out
 
 
 @pytest.mark.e2e
@@ -595,9 +594,8 @@ def test_a_ctrl_c_the_model_swallowed_still_interrupts(tmp_path):
 @pytest.mark.e2e
 def test_sigterm_during_compilation_is_an_interruption(tmp_path):
     out = tmp_path / "r"
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}  # cold: the compile takes seconds
-    args = MEMPROBE.split() + ["run", *TINY, "--recipe", "bf16", "--out", str(out)]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}  # cold: the compile takes seconds
+    proc = start_cli("run", *TINY, "--recipe", "bf16", "--out", out, env=env)
     for line in proc.stderr:
         if "(compiling)" in line:
             break

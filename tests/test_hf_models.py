@@ -207,6 +207,7 @@ TRUTHS = (
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("name,config,recipe,policy", TRUTHS, ids=[t[0] for t in TRUTHS])
+@pytest.mark.slow
 def test_saved_bytes_equal_the_ground_truth_both_ways(probes, name, config, recipe, policy):
     report, _ = probes[name]
     assert report["status"] == "complete" and report["config"]["recipe"] == recipe

@@ -24,6 +24,7 @@ def test_analysis_only_saved_table_equals_the_full_runs(runs):
     assert "analysis-only" in fast.proc.stdout
 
 
+@pytest.mark.slow
 def test_explain_ranks_removing_abs_first(tmp_path):
     # the tiny probe's dims with two layers: abs() of the FFN weights is still what frees most per recomputed FLOP
     tiny = ("--dim", "64", "--hidden", "128", "--seq", "32", "--device", "cpu")
@@ -47,6 +48,7 @@ def test_explain_ranks_removing_abs_first(tmp_path):
     assert {it["expr"] for it in top["freed"]} >= {f"abs(permute(layers.*.ffn.{w}.weight))" for w in weights}
 
 
+@pytest.mark.slow
 def test_bisect_finds_what_the_regression_needs(tmp_path):
     # the tiny probe (one layer, FSDP and torch.compile as given) still shows the regression: B holds 40.25 KiB more
     # than A after forward, mostly abs() of the [128, 64] FFN weights in bf16, while each trial without abs, op-level

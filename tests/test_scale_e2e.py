@@ -19,6 +19,7 @@ def _items(report: dict) -> list[tuple]:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_two_ranks_shard_the_parameters_and_save_the_same_items(runs):
     one, two = runs(*LEGACY_ROWWISE), runs(*LEGACY_ROWWISE, "--nproc", "2")
     dist = two.report["distributed"]

@@ -232,6 +232,7 @@ def _files(run: Path) -> dict[str, str]:
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_a_warm_run_records_what_a_cold_one_compiled(tmp_path, monkeypatch):
     """Cold (an empty cache), warm (AOTAutograd's cache hit, graphs from memprobe's record), and warm with a
     damaged record (compiled again): the same graphs, output code, saved table and policy decisions."""

@@ -14,12 +14,11 @@ import pickle
 import re
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from conftest import MEMPROBE, TINY, invoke, run_cli
+from conftest import TINY, invoke, run_cli, start_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -1006,12 +1005,18 @@ def test_a_signal_during_the_model_import_is_an_interruption(tmp_path, sig, code
     model = tmp_path / "slow.py"
     model.write_text(SLOW_IMPORT)
     out, ready = tmp_path / "r", tmp_path / "ready"
-    proc = subprocess.Popen(
-        MEMPROBE.split() + ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out), "-q"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "MEMPROBE_TEST_READY": str(ready)},
+    proc = start_cli(
+        "run",
+        "--model",
+        f"{model}:build",
+        "--recipe",
+        "bf16",
+        "--device",
+        "cpu",
+        "--out",
+        out,
+        "-q",
+        env={"MEMPROBE_TEST_READY": str(ready)},
     )
     while not ready.exists() and proc.poll() is None:  # no clock: whatever the load, the signal lands in the import
         time.sleep(0.05)

@@ -221,6 +221,7 @@ def lean(tmp_path_factory):
 
 
 @pytest.mark.e2e
+@pytest.mark.slow
 def test_a_side_runs_in_an_interpreter_without_memprobe(tmp_path, lean):
     python = lean["torch+torchao"]
     proc = run_cli(
