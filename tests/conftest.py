@@ -7,8 +7,9 @@ Two lanes, chosen by the ``e2e`` marker (the Makefile's ``make fast`` and ``make
   run directories in tests/data/, and the fuzz runs at its default count.
 - the end-to-end lane (``-m e2e``): real runs through the installed CLI, in processes of their own
   (:func:`run_cli`: forks of a server that imported torch once per worker, tests/cli_forkserver.py): they build the
-  repro, compile it with Inductor (C++ on the CPU), train, and write a run directory. A test that asks for :func:`runs` is end-to-end by that alone (marked here); any other test that
-  runs a model carries the marker itself.
+  repro, compile it with Inductor (C++ on the CPU), train, and write a run directory. A test that asks for
+  :func:`runs` is end-to-end by that alone (marked here); any other test that runs a model carries the marker
+  itself.
 
 Each probe configuration that several tests read is run once per session (:func:`runs`), shared by the
 pytest-xdist workers of that session. Inductor's cache (under TORCHINDUCTOR_CACHE_DIR, default
@@ -83,9 +84,9 @@ class _ForkedCommand:
     @classmethod
     def start(cls, argv: list[str], env: dict[str, str], cwd: Path | None):
         """The command forked, or None if the server refuses it."""
-        from memprobe.capture.caches import compile_cache_env
+        from memprobe.orchestrate.forkserver import server_env
 
-        env = {**env, **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}  # what the server's own environment adds
+        env = server_env(env)  # what the server's own environment adds
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         stdin = os.open(os.devnull, os.O_RDONLY)
@@ -196,8 +197,8 @@ _CLI_SERVER = None  # this session's server of memprobe commands (tests/cli_fork
 def one_compile_cache_per_session():
     """memprobe's compile cache, named (TORCHINDUCTOR_CACHE_DIR) for the session: the directory memprobe gives each
     process it starts. Named, it stays the same after something in this process compiles (Inductor then sets the
-    variable to its own default, which every command started later would inherit: another cache, cold, and an
-    environment the fork servers refuse). A user's own TORCHINDUCTOR_CACHE_DIR is kept."""
+    variable to its own default, which every command started later would inherit: another cache, cold on a fresh
+    machine, and an environment the fork servers refuse). A user's own TORCHINDUCTOR_CACHE_DIR is kept."""
     from memprobe.capture.caches import compile_cache_env
 
     named = compile_cache_env()

@@ -558,11 +558,10 @@ def _model_run(tmp_path: Path, mode: str, *extra, wait_ready: int | None = None)
     if wait_ready is None:
         return run_cli(*args, env=env), out
     proc = start_cli(*args, env=env)
-    if wait_ready is not None:
-        while not ready.exists() and proc.poll() is None:
-            time.sleep(0.05)
-        proc.send_signal(wait_ready)
-        (tmp_path / "ready.sent").touch()
+    while not ready.exists() and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(wait_ready)
+    (tmp_path / "ready.sent").touch()
     stdout, stderr = proc.communicate(timeout=600)
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), out
 

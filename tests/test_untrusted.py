@@ -1005,19 +1005,8 @@ def test_a_signal_during_the_model_import_is_an_interruption(tmp_path, sig, code
     model = tmp_path / "slow.py"
     model.write_text(SLOW_IMPORT)
     out, ready = tmp_path / "r", tmp_path / "ready"
-    proc = start_cli(
-        "run",
-        "--model",
-        f"{model}:build",
-        "--recipe",
-        "bf16",
-        "--device",
-        "cpu",
-        "--out",
-        out,
-        "-q",
-        env={"MEMPROBE_TEST_READY": str(ready)},
-    )
+    args = ("run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", out, "-q")
+    proc = start_cli(*args, env={"MEMPROBE_TEST_READY": str(ready)})
     while not ready.exists() and proc.poll() is None:  # no clock: whatever the load, the signal lands in the import
         time.sleep(0.05)
     proc.send_signal(sig)

@@ -90,13 +90,19 @@ class ForkServer:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def server_env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` as a fork server started with it has it: memprobe's compile cache named (unless ``env`` names one) and
+    unbuffered output. A request whose environment is this too differs from the server's in nothing."""
+    return {**env, **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}
+
+
 def start_server(env: dict[str, str] | None = None, server: list[str] | None = None) -> ForkServer | None:
     """A fork server of this interpreter, started now and ready (its imports done), or None when it cannot be.
     ``server``: its command line but the socket (default: memprobe's probe server, ``-m memprobe.capture.forkserver``;
     the test suite's server of ``memprobe`` commands is another, tests/cli_forkserver.py)."""
     if not hasattr(os, "pidfd_open"):
         return None
-    env = {**(os.environ if env is None else env), **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}
+    env = server_env(os.environ if env is None else env)
     workdir = tempfile.mkdtemp(prefix="memprobe-forkserver-")  # mode 0700: only this user can connect
     path = str(Path(workdir) / "socket")
     try:

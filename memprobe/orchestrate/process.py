@@ -35,7 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..capture.caches import compile_cache_env
 from ..capture.guard import on_signals
 from ..capture.process_info import COMMAND_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
 from ..capture.protocol import ERROR, INTERNAL, PROGRESS, READY
@@ -44,7 +43,7 @@ from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, Mempro
 from ..rundir import schema as S
 from ..vocab import DeviceChoice, Recipe, RunStatus
 from .finish import finish_run, mark_killed
-from .forkserver import fork_probe, runs_on_cpu
+from .forkserver import fork_probe, runs_on_cpu, server_env
 from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
 
 Progress = Callable[[str], None]
@@ -319,9 +318,7 @@ class ChildProbe:
             "hold": hold,
         }
         env = {
-            **os.environ,
-            **compile_cache_env(),
-            "PYTHONUNBUFFERED": "1",
+            **server_env(os.environ),  # as a fork server has it, started from this environment
             COMMAND_VAR: json.dumps(sys.argv),
             SIDE_ENV_VAR: json.dumps([k for k, _ in job.side.env]),
         }
