@@ -1,8 +1,8 @@
 # The one test entry: `make check` is what CI runs (.ci/run) and what the README tells a newcomer to run.
 #
-#   make check     install (Chromium, memprobe with every extra), lint, the fast lane, the end-to-end lane,
-#                  the fuzz at 10,000 examples per file kind, then the project's own memory gate
-#   make test      both lanes (the whole suite), as installed
+#   make check     install (Chromium, memprobe with every extra), lint, the whole suite, the fuzz at 10,000
+#                  examples per file kind, then the project's own memory gate
+#   make test      the whole suite: both lanes in one session (the slowest tests first, the others around them)
 #   make fast      the fast lane: no model compiled (CliRunner, the committed run directories, the fuzz at its
 #                  default count)
 #   make e2e       the end-to-end lane: real CPU compiles
@@ -29,7 +29,7 @@ PYTEST = $(PYTHON) -m pytest -n $(WORKERS) --dist worksteal $(PYTEST_ARGS)
 check: export MEMPROBE_REQUIRE_BROWSER = 1
 check: export MEMPROBE_REQUIRE_TORCHTITAN = 1
 check: export MEMPROBE_REQUIRE_HF = 1
-check: install lint fast e2e fuzz gate
+check: install lint test fuzz gate
 
 # install byte-compiles once: an editable install leaves the sources as they are, and where PYTHONDONTWRITEBYTECODE is
 # set each process the suite starts would compile them again (not tests/data/: run directories, read as data)
@@ -44,7 +44,8 @@ lint:
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m ruff format --check .
 
-test: fast e2e
+test:
+	$(PYTEST)
 
 fast:
 	$(PYTEST) -m "not e2e"

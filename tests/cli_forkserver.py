@@ -1,21 +1,24 @@
-"""The test suite's fork server of ``memprobe`` commands: ``python tests/cli_forkserver.py SOCKET``.
+"""The test suite's fork server, of probes and of ``memprobe`` commands: ``python tests/cli_forkserver.py SOCKET``.
 
-The end-to-end lane runs about ninety ``memprobe`` commands in processes of their own (:func:`conftest.run_cli`), and
-each would import torch, Dynamo and Inductor on its own: 3 to 5 CPU-seconds apiece, a quarter of the lane's CPU time
-on 2 cores (``memprobe run`` runs its probe in its own process). This server is memprobe's own fork server
-(:func:`memprobe.capture.forkserver.serve`) with the ``memprobe`` command as its program: it imports what a command
-uses once per pytest-xdist worker and forks each command from that process, before anything is compiled, allocated
-or seeded, and the fork runs exactly what the ``memprobe`` console script runs (its process, its exit without the
-interpreter's teardown, its own probes forked from the session's probe server). The server refuses a command whose
-environment differs in what torch reads at import, and a test that needs a fresh interpreter asks for one
-(``run_cli(..., fresh=True)``, e.g. the A/A test of a forked probe against a fresh one): those start ``memprobe`` as a
-user does.
+The suite runs about ninety ``memprobe`` commands in processes of their own (:func:`conftest.run_cli`), and their
+probes, and each would import torch, Dynamo and Inductor on its own: 3 to 5 CPU-seconds apiece, a quarter of the
+suite's CPU time on 2 cores. This server is memprobe's own fork server (:func:`memprobe.capture.forkserver.serve`)
+with two programs: memprobe's probe (what a verb's probes ask for through MEMPROBE_FORKSERVER) and the ``memprobe``
+command (what :func:`conftest.start_cli` asks for). One runs per session, started by the pytest-xdist controller
+(:func:`conftest.pytest_configure`) and shared by its workers: it imports what commands and probes use once and forks
+each from that process, before anything is compiled, allocated or seeded; a forked command runs exactly what the
+``memprobe`` console script runs (its process, its exit without the interpreter's teardown). The server refuses a
+process whose environment differs in what torch reads at import, and a test that needs a fresh interpreter asks for
+one (``run_cli(..., fresh=True)``, e.g. the A/A test of a forked probe against a fresh one): those start ``memprobe``
+as a user does.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+COMMAND_PROGRAM = "memprobe"  # what a request names to run a memprobe command (probes: memprobe's PROBE_PROGRAM)
 
 
 def preload() -> None:
@@ -56,6 +59,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    from memprobe.capture.forkserver import serve
+    from memprobe.capture import child
+    from memprobe.capture.forkserver import PROBE_PROGRAM, serve
 
-    sys.exit(serve(sys.argv[1], preload=preload, program=sys.modules[__name__]))
+    sys.exit(serve(sys.argv[1], preload=preload, programs={PROBE_PROGRAM: child, COMMAND_PROGRAM: sys.modules[__name__]}))

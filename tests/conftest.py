@@ -1,19 +1,20 @@
 """Shared fixtures, the CLI two ways, and the two lanes of the suite.
 
-Two lanes, chosen by the ``e2e`` marker (the Makefile's ``make fast`` and ``make e2e``):
+Two lanes, chosen by the ``e2e`` marker (the Makefile's ``make fast`` and ``make e2e``; ``make test``, what
+``make check`` runs, is both in one session):
 
 - the fast lane (``-m "not e2e"``): no model is compiled or run. Verbs are called in this process through
   click's CliRunner (:func:`invoke`) for error paths and argument handling, the analysis runs over the committed
   run directories in tests/data/, and the fuzz runs at its default count.
 - the end-to-end lane (``-m e2e``): real runs through the installed CLI, in processes of their own
-  (:func:`run_cli`: forks of a server that imported torch once per worker, tests/cli_forkserver.py): they build the
-  repro, compile it with Inductor (C++ on the CPU), train, and write a run directory. A test that asks for
+  (:func:`run_cli`: forks of the session's server, which imported torch once, tests/cli_forkserver.py): they build
+  the repro, compile it with Inductor (C++ on the CPU), train, and write a run directory. A test that asks for
   :func:`runs` is end-to-end by that alone (marked here); any other test that runs a model carries the marker
-  itself.
+  itself. The ``slow`` ones run first.
 
 Each probe configuration that several tests read is run once per session (:func:`runs`), shared by the
-pytest-xdist workers of that session. Inductor's cache (under TORCHINDUCTOR_CACHE_DIR, default
-/tmp/torchinductor_$USER) makes repeated sessions faster; nothing here depends on it.
+pytest-xdist workers of that session. Compiled code goes to memprobe's compile cache (named for the session:
+:func:`pytest_configure`), which makes repeated sessions faster; nothing here depends on it.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ import subprocess
 import sys
 import sysconfig
 import threading
+import time
 from pathlib import Path
 
 import pytest
+from cli_forkserver import COMMAND_PROGRAM
 from filelock import FileLock  # torch's own dependency
 
 # the console script of this interpreter's environment (a virtualenv's own, whatever PATH says), else the module
@@ -91,7 +94,7 @@ class _ForkedCommand:
         err_r, err_w = os.pipe()
         stdin = os.open(os.devnull, os.O_RDONLY)
         try:
-            proc = _CLI_SERVER.spawn(argv, env, sys.executable, stdin, out_w, err_w, cwd=cwd)
+            proc = _CLI_SERVER.spawn(argv, env, sys.executable, stdin, out_w, err_w, cwd=cwd, program=COMMAND_PROGRAM)
         finally:
             for fd in (stdin, out_w, err_w):
                 os.close(fd)
@@ -190,59 +193,105 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
-_CLI_SERVER = None  # this session's server of memprobe commands (tests/cli_forkserver.py), if it runs models
+_CLI_SERVER = None  # the session's fork server (tests/cli_forkserver.py), as this process reaches it, if it runs models
+_STARTED = None  # that server, in the process that started it: pytest-xdist's controller, or the one process
+_READY_VAR = "MEMPROBE_TEST_SERVER_READY"  # the file that says the session's server is ready (its imports done)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def one_compile_cache_per_session():
-    """memprobe's compile cache, named (TORCHINDUCTOR_CACHE_DIR) for the session: the directory memprobe gives each
-    process it starts. Named, it stays the same after something in this process compiles (Inductor then sets the
-    variable to its own default, which every command started later would inherit: another cache, cold on a fresh
-    machine, and an environment the fork servers refuse). A user's own TORCHINDUCTOR_CACHE_DIR is kept."""
+def pytest_configure(config):
+    """Before any worker starts: memprobe's compile cache named (TORCHINDUCTOR_CACHE_DIR) for every process of the
+    session, and the session's fork server started (not awaited: its imports run while the workers start), by the
+    process that outlives the workers. Named, the cache stays the same after something in a worker compiles
+    (Inductor then sets the variable to its own default, which every command started later would inherit: another
+    cache, cold on a fresh machine, and an environment the server refuses). A user's own cache is kept; so is a
+    user's MEMPROBE_FORKSERVER (``off``: every probe and command a fresh interpreter). No server for a session
+    whose ``-m`` leaves out the end-to-end lane (``make fast``)."""
+    global _STARTED
     from memprobe.capture.caches import compile_cache_env
-
-    named = compile_cache_env()
-    os.environ.update(named)
-    yield
-    for name in named:
-        os.environ.pop(name, None)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def one_fork_server_per_session(request, one_compile_cache_per_session):
-    """The CPU probes of a session that runs models fork from one fork server, started here (MEMPROBE_FORKSERVER,
-    inherited by every memprobe the tests start), and so do the memprobe commands :func:`run_cli` starts (another
-    server, tests/cli_forkserver.py): torch is imported once per pytest-xdist worker, not once per probe or command.
-    A test that needs the per-command server or fresh interpreters says so in its own environment;
-    ``MEMPROBE_FORKSERVER=off`` for the session: every probe and command a fresh interpreter."""
-    global _CLI_SERVER
     from memprobe.orchestrate.forkserver import SERVER_VAR, start_server
 
-    if os.environ.get(SERVER_VAR) == "off" or not any(item.get_closest_marker("e2e") for item in request.session.items):
-        yield None
+    os.environ.update(compile_cache_env())
+    if os.environ.get("PYTEST_XDIST_WORKER") or SERVER_VAR in os.environ or not _may_select_e2e(config):
         return
-    probes = None if SERVER_VAR in os.environ else start_server(_log_env())
-    if probes is not None:
-        os.environ[SERVER_VAR] = probes.path
-    _CLI_SERVER = start_server(_log_env(), server=[sys.executable, str(Path(__file__).parent / "cli_forkserver.py")])
+    _STARTED = start_server(_log_env(), server=[sys.executable, str(Path(__file__).parent / "cli_forkserver.py")], wait=False)
+    if _STARTED is not None:
+        ready = Path(_STARTED.workdir) / "ready"
+        os.environ.update({SERVER_VAR: _STARTED.path, _READY_VAR: str(ready)})
+        threading.Thread(target=lambda: _STARTED.wait_ready() and ready.touch(), daemon=True).start()
+
+
+def pytest_unconfigure(config):
+    global _STARTED
+    if _STARTED is not None:
+        from memprobe.orchestrate.forkserver import SERVER_VAR
+
+        for name in (SERVER_VAR, _READY_VAR):
+            os.environ.pop(name, None)
+        _STARTED.close()
+        _STARTED = None
+
+
+def _may_select_e2e(config) -> bool:
+    """Whether the session's ``-m`` expression admits a test marked ``e2e`` (whatever its other markers are)."""
+    from itertools import combinations
+
+    from _pytest.mark.expression import Expression
+
+    text = config.getoption("markexpr")
+    if not text:
+        return True
+    expr = Expression.compile(text)
+    others = sorted(set(re.findall(r"[A-Za-z_]\w*", text)) - {"and", "or", "not", "e2e"})
+    return any(
+        expr.evaluate(lambda name, on=on, **_: name == "e2e" or name in on)
+        for n in range(len(others) + 1)
+        for on in map(set, combinations(others, n))
+    )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_fork_server_per_session(request):
+    """The CPU probes and the memprobe commands (:func:`run_cli`) of a session that runs models fork from one server,
+    started by :func:`pytest_configure` (MEMPROBE_FORKSERVER, inherited by every memprobe the tests start): torch is
+    imported once per session, not once per probe or command. A worker waits here until that server is ready; if
+    it could not start, every probe and command is a fresh interpreter. A test that needs a fresh interpreter says
+    so (``run_cli(..., fresh=True)``, or an environment of its own)."""
+    global _CLI_SERVER
+    from memprobe.orchestrate.forkserver import SERVER_VAR, ForkServer
+
+    path = os.environ.get(SERVER_VAR, "off")
+    if path == "off" or not any(item.get_closest_marker("e2e") for item in request.session.items):
+        yield
+        return
+    ready = os.environ.get(_READY_VAR)
+    if ready is not None:  # the session's own server: wait for its imports (it removes its directory if it fails)
+        while not Path(ready).exists() and Path(ready).parent.is_dir():
+            time.sleep(0.05)
+        if not Path(ready).exists():
+            os.environ.pop(SERVER_VAR)
+            yield
+            return
+    _CLI_SERVER = ForkServer(path)
     try:
-        yield probes
+        yield
     finally:
-        if _CLI_SERVER is not None:
-            _CLI_SERVER.close()
-            _CLI_SERVER = None
-        if probes is not None:
-            os.environ.pop(SERVER_VAR, None)
-            probes.close()
+        _CLI_SERVER = None
 
 
 @pytest.fixture(scope="session")
-def made(tmp_path_factory):
+def shared_dir(tmp_path_factory) -> Path:
+    """A directory of the session that all its pytest-xdist workers see (what one makes, under a FileLock, the
+    others use)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def made(shared_dir):
     """``made(VERB, *ARGS)``: ``memprobe VERB ARGS --out DIR --quiet`` run once per session (whichever pytest-xdist
     worker asks first; the others wait for it and read what it wrote), cached by its arguments. Tests read what it
     wrote and never change it: a test that edits a run copies it first."""
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-runs"
+    shared = shared_dir / "shared-runs"
     shared.mkdir(exist_ok=True)
 
     def get(verb: str, *args) -> Run:

@@ -93,6 +93,9 @@ def test_a_bad_request_is_refused_and_a_server_gone_is_a_failed_probe(tmp_path, 
                 conn.connect(server.path)
                 socket.send_fds(conn, [data], fds)
                 assert "refused" in json.loads(conn.makefile("rb").readline())
+        # a program memprobe's server does not run (the test suite's server runs its commands too)
+        refused = server.spawn(["run"], env, sys.executable, 0, 1, 2, program="memprobe")
+        assert refused == "this fork server runs no program 'memprobe' (only probe)", refused
         monkeypatch.setenv(SERVER_VAR, server.path)
         bad = fork_probe(["--no-such-flag"], env, hold=False, verbose=False)
         assert bad is not None and bad.wait(timeout=60) == 2  # the child's usage error, told by the server

@@ -52,7 +52,8 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one():
 
 def test_make_check_installs_the_users_extras_lints_runs_both_lanes_the_fuzz_and_the_gate():
     prerequisites, _ = _make_target("check")
-    assert prerequisites == ["install", "lint", "fast", "e2e", "fuzz", "gate"]
+    assert prerequisites == ["install", "lint", "test", "fuzz", "gate"]
+    assert _make_target("test")[1] == ["$(PYTEST)"]  # both lanes, one session (one fork server, one set of runs)
     variables = _make_variables()
     # every extra a user can install is installed and so tested; none is installed by hand beside it
     assert set(variables["EXTRAS"].split(",")) == set(_pyproject()["project"]["optional-dependencies"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from importlib.metadata import PackageNotFoundError, distribution, requires
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import TINY, invoke, python_over_this_environment, run_cli
+from filelock import FileLock  # torch's own dependency
 
 from memprobe.compat import installed_versions, needs
 from memprobe.config import ProbeConfig
@@ -71,10 +73,28 @@ def lean_python(root: Path, packages: tuple[str, ...]) -> Path:
     return root / "bin" / "python"
 
 
-def _imports(python: Path, module: str) -> bool:
+def _what_imports(python: Path, imported: tuple[str, ...], absent: tuple[str, ...]) -> dict[str, bool]:
+    """In one process of ``python``: whether each of ``imported`` imports, and whether each of ``absent`` could be
+    found at all (without importing it)."""
+    code = (
+        "import importlib, importlib.util, json, sys\n"
+        "def imports(m):\n"
+        "    try:\n"
+        "        importlib.import_module(m)\n"
+        "        return True\n"
+        "    except ImportError:\n"
+        "        return False\n"
+        "n = int(sys.argv[1])\n"
+        "print(json.dumps({m: imports(m) if i < n else importlib.util.find_spec(m) is not None"
+        " for i, m in enumerate(sys.argv[2:])}))"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     # from a directory of its own: `-c` puts the working directory (maybe this checkout) first on the path
-    return subprocess.run([python, "-c", f"import {module}"], capture_output=True, env=env, cwd=python.parent).returncode == 0
+    proc = subprocess.run(
+        [python, "-c", code, str(len(imported)), *imported, *absent], capture_output=True, text=True, env=env, cwd=python.parent
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
 
 
 def test_needs_follow_the_configuration():
@@ -206,18 +226,26 @@ def test_an_installed_memprobe_is_given_through_links_to_its_two_packages(tmp_pa
     assert len(list((tmp_path / "cache" / "probe-code").iterdir())) == 1
 
 
-@pytest.fixture(scope="module")
-def lean(tmp_path_factory):
-    """Interpreters with torch (and torchao) only, memprobe's own dependencies absent."""
-    root = tmp_path_factory.mktemp("lean")
-    pythons = {
-        "torch+torchao": lean_python(root / "with-torchao", ("torch", "torchao")),
-        "torch": lean_python(root / "torch-only", ("torch",)),
+@pytest.fixture(scope="session")
+def lean(shared_dir):
+    """Interpreters with torch (and torchao) only, memprobe's own dependencies absent: made once per session (the
+    first pytest-xdist worker to ask makes them, the others wait for them)."""
+    root = shared_dir / "lean"
+    # name: (its packages, what must import there, what must not be found there)
+    kinds = {
+        "torch+torchao": (("torch", "torchao"), ("torch", "torchao.float8"), ("click", "memprobe")),
+        "torch": (("torch",), ("torch",), ("click", "memprobe", "torchao")),
     }
-    for python in pythons.values():
-        assert _imports(python, "torch") and not _imports(python, "click") and not _imports(python, "memprobe")
-    assert _imports(pythons["torch+torchao"], "torchao.float8") and not _imports(pythons["torch"], "torchao")
-    return pythons
+    pythons = {name: root / name.replace("+", "-") for name in kinds}
+    with FileLock(f"{root}.lock"):
+        if not (root / "checked").is_file():
+            shutil.rmtree(root, ignore_errors=True)
+            for name, (packages, imported, absent) in kinds.items():
+                python = lean_python(pythons[name], packages)
+                found = _what_imports(python, imported, absent)
+                assert found == {**dict.fromkeys(imported, True), **dict.fromkeys(absent, False)}, (name, found)
+            (root / "checked").touch()
+    return {name: path / "bin" / "python" for name, path in pythons.items()}
 
 
 @pytest.mark.e2e

@@ -13,12 +13,14 @@ single-threaded (the threads a library starts at import are fork-safe: OpenBLAS'
 Started by :mod:`memprobe.orchestrate.forkserver` as ``python -m memprobe.capture.forkserver SOCKET``
 (a Unix socket in a directory only its user can enter); not meant to be run by hand. It says
 ``memprobe: ready PID`` on stdout once its imports are done, and ends when its stdin closes (the process
-that started it has ended). Each connection asks for one probe: a JSON line (``argv`` for
-:func:`memprobe.capture.child.main`, the probe's full environment, its working directory, its
-interpreter and ``sys.prefix``), with the probe's stdin, stdout and stderr passed as file descriptors.
+that started it has ended). Each connection asks for one probe: a JSON line (the ``program`` to run,
+:data:`PROBE_PROGRAM` for :func:`memprobe.capture.child.main`; its ``argv``; the probe's full environment, its
+working directory, its interpreter and ``sys.prefix``), with the probe's stdin, stdout and stderr passed as file
+descriptors.
 The answer is ``{"pid": N}`` and, when that child ends, ``{"exit": RC}`` (as ``subprocess`` reports it:
 negative for a signal); or ``{"refused": WHY}`` when the probe needs a fresh interpreter:
 
+- a program this server does not run (memprobe's runs only probes);
 - another interpreter or environment (``sys.prefix``) than this one;
 - an environment variable that differs from this process's, unless it is one nothing imported here has
   read (:data:`READ_AFTER_IMPORT`): torch and its libraries read many variables once, at import
@@ -43,6 +45,7 @@ import sys
 import warnings
 
 READY_LINE = "memprobe: ready"  # then this process's pid
+PROBE_PROGRAM = "probe"  # what a request names to run a probe (memprobe.capture.child)
 
 # variables a probe may set differently from this process: nothing imported here reads them. Inductor sets
 # _TORCHINDUCTOR_PYOBJECT_TENSOR_DATA_PTR each time it loads a kernel library (a process that compiled passes it on
@@ -84,13 +87,14 @@ def main(argv: list[str] | None = None) -> int:
         child.import_what_probes_use()
         child.ask_the_cpu_toolchain()
 
-    return serve(argv[0], preload=preload, program=child)
+    return serve(argv[0], preload=preload, programs={PROBE_PROGRAM: child})
 
 
-def serve(path: str, *, preload, program) -> int:
-    """Import (``preload()``), then listen on the socket ``path`` and fork ``program.main(argv)`` for each request,
-    until stdin closes. ``program`` is a module with a ``main(argv) -> int``: :mod:`.child` for probes (what memprobe
-    starts); the test suite forks its ``memprobe`` commands from a server of its own (tests/cli_forkserver.py)."""
+def serve(path: str, *, preload, programs: dict) -> int:
+    """Import (``preload()``), then listen on the socket ``path`` and, for each request, fork the ``main(argv) ->
+    int`` of the module that ``programs`` maps the request's program to, until stdin closes. memprobe's server runs
+    probes only (:data:`PROBE_PROGRAM`: :mod:`.child`); the test suite's server runs its ``memprobe`` commands too
+    (tests/cli_forkserver.py)."""
     if not hasattr(os, "pidfd_open"):
         print("this platform has no pidfd_open: probes start as fresh interpreters", file=sys.stderr)
         return 2
@@ -106,7 +110,7 @@ def serve(path: str, *, preload, program) -> int:
     sys.stdout.write(f"{READY_LINE} {os.getpid()}\n")
     sys.stdout.flush()
     try:
-        _Server(listener, before, program).serve()
+        _Server(listener, before, programs).serve()
     finally:
         os.unlink(path)  # the socket it made; its directory is the starter's
     return 0
@@ -115,8 +119,8 @@ def serve(path: str, *, preload, program) -> int:
 class _Server:
     """One thread: accept a request, fork its child, report each child's end to whoever asked for it."""
 
-    def __init__(self, listener: socket.socket, env: dict[str, str], program):
-        self.listener, self.program = listener, program
+    def __init__(self, listener: socket.socket, env: dict[str, str], programs: dict):
+        self.listener, self.programs = listener, programs
         self.env = env  # as this process started, before its imports: what a fresh interpreter's would be compared to
         # what the imports set (a fresh interpreter's imports would set it too, from the same starting values)
         self.set_by_imports = {k: v for k, v in os.environ.items() if env.get(k) != v}
@@ -167,6 +171,8 @@ class _Server:
                 os.close(fd)
 
     def _refusal(self, request: dict) -> str | None:
+        if request["program"] not in self.programs:
+            return f"this fork server runs no program {request['program']!r} (only {', '.join(sorted(self.programs))})"
         if os.path.realpath(request["python"]) != os.path.realpath(sys.executable) or request["prefix"] != sys.prefix:
             return f"another interpreter than the fork server's ({sys.executable})"
         differ = env_difference(self.env, request["env"])
@@ -202,10 +208,11 @@ class _Server:
 
             if sys.path and sys.path[0] == self.cwd:  # `python -m` puts its working directory first
                 sys.path[0] = request["cwd"]
-            sys.argv = [self.program.__file__, *request["argv"]]
+            program = self.programs[request["program"]]
+            sys.argv = [program.__file__, *request["argv"]]
             sys.executable = request["python"]
             note_forked_from(os.getppid())
-            code = self.program.main(request["argv"])
+            code = program.main(request["argv"])
         except BaseException:  # noqa: BLE001 - nothing may return into the server's loop
             code = 70
         finally:
@@ -251,7 +258,7 @@ def _parse_request(conn: socket.socket, data: bytes, fds: list[int]) -> dict:
     request = json.loads(data)
     if not isinstance(request, dict):
         raise ValueError("a request is a JSON object")
-    for key, kind in (("argv", list), ("env", dict), ("cwd", str), ("python", str), ("prefix", str)):
+    for key, kind in (("program", str), ("argv", list), ("env", dict), ("cwd", str), ("python", str), ("prefix", str)):
         if not isinstance(request.get(key), kind):
             raise ValueError(f"{key} must be a {kind.__name__}")
     if not all(isinstance(a, str) for a in request["argv"]) or not all(

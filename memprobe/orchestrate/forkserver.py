@@ -29,7 +29,7 @@ import threading
 from pathlib import Path
 
 from ..capture.caches import compile_cache_env
-from ..capture.forkserver import READY_LINE
+from ..capture.forkserver import PROBE_PROGRAM, READY_LINE
 from ..config import ProbeConfig
 from ..vocab import DeviceChoice
 from .placement import query_gpus
@@ -56,14 +56,45 @@ class ForkServer:
     def __init__(self, path: str, proc: subprocess.Popen | None = None, workdir: str | None = None):
         self.path, self.proc, self.workdir = path, proc, workdir
 
-    def spawn(self, argv: list[str], env: dict[str, str], python: str, stdin: int, stdout: int, stderr: int, cwd=None):
-        """A probe's process forked with these file descriptors as its stdin, stdout and stderr (the caller
-        closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a string)."""
+    def wait_ready(self, timeout: float = _START_TIMEOUT_S) -> bool:
+        """Whether the server this process started says it is ready (its imports done) within ``timeout`` seconds;
+        if it does not, it is ended and its directory removed."""
+        ready: list[bytes] = []
+        reader = threading.Thread(target=lambda: ready.append(self.proc.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        if ready and ready[0].startswith(READY_LINE.encode()):
+            return True
+        self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        return False
+
+    def spawn(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        python: str,
+        stdin: int,
+        stdout: int,
+        stderr: int,
+        cwd=None,
+        program: str = PROBE_PROGRAM,
+    ):
+        """A process of ``program`` (a probe) forked with these file descriptors as its stdin, stdout and stderr (the
+        caller closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a string)."""
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             conn.settimeout(60)
             conn.connect(self.path)
-            request = {"argv": argv, "env": env, "cwd": str(cwd or os.getcwd()), "python": python, "prefix": sys.prefix}
+            request = {
+                "program": program,
+                "argv": argv,
+                "env": env,
+                "cwd": str(cwd or os.getcwd()),
+                "python": python,
+                "prefix": sys.prefix,
+            }
             data = json.dumps(request).encode() + b"\n"
             socket.send_fds(conn, [data], [stdin, stdout, stderr])
             reader = conn.makefile("rb")
@@ -96,10 +127,11 @@ def server_env(env: dict[str, str]) -> dict[str, str]:
     return {**env, **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}
 
 
-def start_server(env: dict[str, str] | None = None, server: list[str] | None = None) -> ForkServer | None:
+def start_server(env: dict[str, str] | None = None, server: list[str] | None = None, *, wait: bool = True) -> ForkServer | None:
     """A fork server of this interpreter, started now and ready (its imports done), or None when it cannot be.
     ``server``: its command line but the socket (default: memprobe's probe server, ``-m memprobe.capture.forkserver``;
-    the test suite's server of ``memprobe`` commands is another, tests/cli_forkserver.py)."""
+    the test suite's server, tests/cli_forkserver.py, runs its ``memprobe`` commands too). ``wait=False``: returned
+    as soon as it is started, before its imports are done (:meth:`ForkServer.wait_ready`)."""
     if not hasattr(os, "pidfd_open"):
         return None
     env = server_env(os.environ if env is None else env)
@@ -116,16 +148,8 @@ def start_server(env: dict[str, str] | None = None, server: list[str] | None = N
     except OSError:
         shutil.rmtree(workdir, ignore_errors=True)
         return None
-    ready: list[bytes] = []
-    reader = threading.Thread(target=lambda: ready.append(proc.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(_START_TIMEOUT_S)
-    if not ready or not ready[0].startswith(READY_LINE.encode()):
-        proc.kill()
-        proc.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
-        return None
-    return ForkServer(path, proc, workdir)
+    started = ForkServer(path, proc, workdir)
+    return started if not wait or started.wait_ready() else None
 
 
 def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: bool) -> ForkedProcess | None:
