@@ -63,7 +63,7 @@ def run_cli(
 def start_cli(*args, cwd: Path | None = None, env: dict[str, str] | None = None, fresh: bool = False):
     """``memprobe ARGS`` started in a process of its own, its stdout and stderr text pipes (a Popen, or as much of
     one as the tests use); ``env``: variables set for it. The process is a fork of the session's server of memprobe
-    commands (tests/cli_forkserver.py: torch imported once per worker), unless ``fresh`` or the server refuses it
+    commands (tests/cli_forkserver.py: torch imported once per session), unless ``fresh`` or the server refuses it
     (an environment that torch reads at import): then a fresh interpreter."""
     argv = [str(a) for a in args]
     env = {**_log_env(), **(env or {})}
@@ -74,7 +74,7 @@ def start_cli(*args, cwd: Path | None = None, env: dict[str, str] | None = None,
 
 
 class _ForkedCommand:
-    """A ``memprobe`` command forked from the session's server of commands: its pid, signals, wait and
+    """A ``memprobe`` command forked from the session's fork server: its pid, signals, wait and
     communicate as :class:`subprocess.Popen` has them, its stdout and stderr text pipes."""
 
     def __init__(self, proc, argv: list[str], stdout_fd: int, stderr_fd: int):
@@ -213,11 +213,12 @@ def pytest_configure(config):
     os.environ.update(compile_cache_env())
     if os.environ.get("PYTEST_XDIST_WORKER") or SERVER_VAR in os.environ or not _may_select_e2e(config):
         return
-    _STARTED = start_server(_log_env(), server=[sys.executable, str(Path(__file__).parent / "cli_forkserver.py")], wait=False)
-    if _STARTED is not None:
-        ready = Path(_STARTED.workdir) / "ready"
-        os.environ.update({SERVER_VAR: _STARTED.path, _READY_VAR: str(ready)})
-        threading.Thread(target=lambda: _STARTED.wait_ready() and ready.touch(), daemon=True).start()
+    server = start_server(_log_env(), server=[sys.executable, str(Path(__file__).parent / "cli_forkserver.py")], wait=False)
+    if server is not None:
+        ready = Path(server.workdir) / "ready"
+        os.environ.update({SERVER_VAR: server.path, _READY_VAR: str(ready)})
+        threading.Thread(target=lambda: server.wait_ready() and ready.touch(), daemon=True).start()
+        _STARTED = server
 
 
 def pytest_unconfigure(config):
