@@ -24,10 +24,9 @@ COMMAND_PROGRAM = "memprobe"  # what a request names to run a memprobe command (
 def preload() -> None:
     """What every command imports before it parses its arguments, what a probe imports, and transformers' models:
     neither sets an environment variable nor starts a thread (a command that uses none of it is as a fresh one)."""
-    from memprobe.capture.child import ask_the_cpu_toolchain, import_what_probes_use
+    from memprobe.capture.forkserver import preload_probes
 
-    import_what_probes_use()
-    ask_the_cpu_toolchain()
+    preload_probes()
     import memprobe.cli.main  # noqa: F401
     import memprobe.orchestrate.process  # noqa: F401
     import memprobe.verbs  # noqa: F401

@@ -287,6 +287,14 @@ def shared_dir(tmp_path_factory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+def once_per_session(done: Path, make) -> None:
+    """``make()``, which writes the file ``done`` last, once per session: by whichever pytest-xdist worker asks first
+    (the others wait for it, then find ``done``)."""
+    with FileLock(f"{done}.lock"):
+        if not done.is_file():
+            make()
+
+
 @pytest.fixture(scope="session")
 def made(shared_dir):
     """``made(VERB, *ARGS)``: ``memprobe VERB ARGS --out DIR --quiet`` run once per session (whichever pytest-xdist
@@ -299,11 +307,13 @@ def made(shared_dir):
         args = tuple(str(a) for a in args)
         key = hashlib.sha256(json.dumps([verb, *args]).encode()).hexdigest()[:16]
         out, record = shared / f"{verb}-{key}", shared / f"{verb}-{key}.proc.json"
-        with FileLock(str(shared / f"{verb}-{key}.lock")):
-            if not record.is_file():
-                proc = run_cli(verb, *args, "--out", out, "--quiet")
-                assert proc.returncode == 0, f"memprobe {verb} {' '.join(args)} failed:\n{proc.stderr[-3000:]}"
-                record.write_text(json.dumps({"args": proc.args, "stdout": proc.stdout, "stderr": proc.stderr}))
+
+        def make() -> None:
+            proc = run_cli(verb, *args, "--out", out, "--quiet")
+            assert proc.returncode == 0, f"memprobe {verb} {' '.join(args)} failed:\n{proc.stderr[-3000:]}"
+            record.write_text(json.dumps({"args": proc.args, "stdout": proc.stdout, "stderr": proc.stderr}))
+
+        once_per_session(record, make)
         done = json.loads(record.read_text())
         return Run(out, subprocess.CompletedProcess(done["args"], 0, done["stdout"], done["stderr"]))
 

@@ -13,8 +13,7 @@ from importlib.metadata import PackageNotFoundError, distribution, requires
 from pathlib import Path
 
 import pytest
-from conftest import TINY, invoke, python_over_this_environment, run_cli
-from filelock import FileLock  # torch's own dependency
+from conftest import TINY, invoke, once_per_session, python_over_this_environment, run_cli
 
 from memprobe.compat import installed_versions, needs
 from memprobe.config import ProbeConfig
@@ -237,14 +236,17 @@ def lean(shared_dir):
         "torch": (("torch",), ("torch",), ("click", "memprobe", "torchao")),
     }
     pythons = {name: root / name.replace("+", "-") for name in kinds}
-    with FileLock(f"{root}.lock"):
-        if not (root / "checked").is_file():
-            shutil.rmtree(root, ignore_errors=True)
-            for name, (packages, imported, absent) in kinds.items():
-                python = lean_python(pythons[name], packages)
-                found = _what_imports(python, imported, absent)
-                assert found == {**dict.fromkeys(imported, True), **dict.fromkeys(absent, False)}, (name, found)
-            (root / "checked").touch()
+    done = shared_dir / "lean.checked"
+
+    def make() -> None:
+        shutil.rmtree(root, ignore_errors=True)
+        for name, (packages, imported, absent) in kinds.items():
+            python = lean_python(pythons[name], packages)
+            found = _what_imports(python, imported, absent)
+            assert found == {**dict.fromkeys(imported, True), **dict.fromkeys(absent, False)}, (name, found)
+        done.touch()
+
+    once_per_session(done, make)
     return {name: path / "bin" / "python" for name, path in pythons.items()}
 
 

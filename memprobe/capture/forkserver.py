@@ -83,11 +83,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from . import child
 
-    def preload() -> None:
-        child.import_what_probes_use()
-        child.ask_the_cpu_toolchain()
+    return serve(argv[0], preload=preload_probes, programs={PROBE_PROGRAM: child})
 
-    return serve(argv[0], preload=preload, programs={PROBE_PROGRAM: child})
+
+def preload_probes() -> None:
+    """What a server of probes does before it serves: import what probes use, ask the CPU toolchain."""
+    from . import child
+
+    child.import_what_probes_use()
+    child.ask_the_cpu_toolchain()
 
 
 def serve(path: str, *, preload, programs: dict) -> int:
