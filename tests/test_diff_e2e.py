@@ -134,9 +134,12 @@ TINY_BF16 = ("bf16", "bf16", "--dim", "128", "--hidden", "256", "--seq", "32", "
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_a_side_environment_changes_what_is_allocated_and_is_named(tmp_path):
-    """--a-env/--b-env: Inductor's C++ kernels keep one accumulation buffer per OpenMP thread, so the
-    thread count really changes what the compiled forward allocates; the saved values do not change."""
+def test_a_side_environment_reaches_its_probe_and_is_named(tmp_path):
+    """--a-env/--b-env: each side's process runs with its own setting, and the diff says which. OMP_NUM_THREADS
+    changes what Inductor compiles (parallel loops on two threads, plain loops on one), never what is saved for
+    backward; whether it changes what is allocated depends on the CPU (measured: 0 B on an AVX2-only AMD EPYC,
+    a lower forward peak on B on the CPU of earlier sessions), so the test holds only that a measured forward
+    difference is named: as Inductor's temporaries, all of it."""
     proc = run_cli(
         "diff", *TINY_BF16, "--a-env", "OMP_NUM_THREADS=2", "--b-env", "OMP_NUM_THREADS=1", "--out", tmp_path / "d", "-q"
     )
@@ -146,9 +149,12 @@ def test_a_side_environment_changes_what_is_allocated_and_is_named(tmp_path):
     assert d["a"]["env"] == {"OMP_NUM_THREADS": "2"} and d["b"]["env"] == {"OMP_NUM_THREADS": "1"}
     assert d["a"]["versions"]["torch"] == d["b"]["versions"]["torch"]
     assert d["items"] == [] and d["totals"]["saved_bytes"]["delta"] == 0
+    # the setting reached each side's compile: its kernels' OpenMP loops
+    code = {side: (tmp_path / "d" / side / "output_code" / "g0.forward.py").read_text() for side in "ab"}
+    assert "#pragma omp parallel" in code["a"] and "#pragma omp parallel" not in code["b"]
     fwd = d["phases"]["phases"]["forward"]["peak_bytes"]
     temp = d["alive_at_peak"]["phases"]["forward"]["inductor-temporary"]
-    assert fwd["delta"] < 0 and temp["delta"] == fwd["delta"], (fwd, temp)
+    assert fwd["delta"] <= 0 and temp["delta"] == fwd["delta"], (fwd, temp)
     md = invoke("diff", tmp_path / "d" / "a", tmp_path / "d" / "b", "--markdown").stdout
     assert "OMP_NUM_THREADS=2" in md and "torch " in md
 

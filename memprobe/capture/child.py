@@ -45,6 +45,25 @@ def ask_the_cpu_toolchain() -> None:
     valid_vec_isa_list()
 
 
+def ask_the_source_hashes() -> None:
+    """The hashes of torch's and Triton's installed sources that every key of Inductor's caches includes: Inductor
+    computes each once per process, at its first cache lookup, by reading those packages' files (0.7 CPU-seconds on
+    the 2-core CPU with Triton installed). A fork server computes them once for all its probes: they depend on the
+    installed packages only, never on a probe; nothing is compiled, nothing allocated, no device asked (not
+    ``CacheBase.get_system``, which asks CUDA for its device)."""
+    try:
+        from torch._inductor import codecache
+    except ImportError:  # a torch without it: each probe computes them
+        return
+    for name in ("torch_key", "triton_key"):
+        key = getattr(codecache, name, None)
+        try:
+            if callable(key):
+                key()
+        except Exception:  # a broken Triton, say: the probe meets it at its own lookup and says so in its own words
+            pass
+
+
 def _prewarm(recipe: str, warm_compile: bool) -> None:
     """Import what a probe needs, so that a held child is ready to run at once."""
     import_what_probes_use()

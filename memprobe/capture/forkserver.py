@@ -1,13 +1,13 @@
 """A fork server for probe processes: torch imported once, each probe a fresh fork of that process.
 
 A probe's process spends 3 to 5 CPU-seconds importing torch, Dynamo, Inductor and FSDP before it builds
-anything, and 1.3 more when its first CPU kernel asks which vector instructions the C++ toolchain can use; a
-verb that runs many probes (``bisect``, ``sweep``, ``explain``, ``diff``), or a session that runs many verbs
-(the MCP server, a test suite), pays it for every probe. This process pays it once
-(:func:`~.child.import_what_probes_use`, :func:`~.child.ask_the_cpu_toolchain`) and then forks one child per
+anything, 1.3 more when its first CPU kernel asks which vector instructions the C++ toolchain can use, and 0.7
+more when its first cache lookup hashes torch's and Triton's installed sources; a verb that runs many probes
+(``bisect``, ``sweep``, ``explain``, ``diff``), or a session that runs many verbs (the MCP server, a test suite),
+pays it for every probe. This process pays it once (:func:`preload_probes`) and then forks one child per
 probe: the child is a process of its own (its allocator, Dynamo's caches, its compiled code and its figures are
 its own, as for a fresh interpreter), because nothing of a probe's was compiled, allocated, seeded or initialised
-on a device here before the fork: this process only imports, asks the toolchain, and serves. It stays
+on a device here before the fork: this process only imports, asks the toolchain, hashes sources, and serves. It stays
 single-threaded (the threads a library starts at import are fork-safe: OpenBLAS's).
 
 Started by :mod:`memprobe.orchestrate.forkserver` as ``python -m memprobe.capture.forkserver SOCKET``
@@ -87,11 +87,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def preload_probes() -> None:
-    """What a server of probes does before it serves: import what probes use, ask the CPU toolchain."""
+    """What a server of probes does before it serves: import what probes use, ask the CPU toolchain, hash the
+    installed sources that Inductor's cache keys include."""
     from . import child
 
     child.import_what_probes_use()
     child.ask_the_cpu_toolchain()
+    child.ask_the_source_hashes()
 
 
 def serve(path: str, *, preload, programs: dict) -> int:
