@@ -36,6 +36,27 @@ def test_only_what_torch_cannot_have_read_at_import_may_differ():
     assert env_difference(ours, theirs) == ["HOME", "OMP_NUM_THREADS", "PYTHONPATH", "TORCHINDUCTOR_CACHE_DIR"]
 
 
+def test_the_server_hashes_the_installed_sources_before_its_probes_fork(monkeypatch):
+    """What a server of probes computes before it serves includes the hashes of torch's and Triton's sources that
+    Inductor's cache keys use: a fork then looks them up instead of reading those packages' files again."""
+    from torch._inductor import codecache
+    from torch._inductor.runtime import triton_compat
+
+    from memprobe.capture.forkserver import preload_probes
+
+    for key in (codecache.torch_key, codecache.triton_key):
+        key.clear()  # as in a process that has not compiled yet
+    preload_probes()  # what the server does before it serves
+
+    def hashed_again(*args, **kwargs):
+        raise AssertionError("a source hash was computed again")
+
+    monkeypatch.setattr(codecache, "build_code_hash", hashed_again)  # what torch_key() reads torch's files with
+    monkeypatch.setattr(triton_compat, "triton_key", hashed_again)  # what triton_key() reads Triton's files with
+    assert codecache.torch_key()
+    assert (codecache.triton_key() is not None) == triton_compat.HAS_TRITON  # CI installs Triton ([torchtitan])
+
+
 @needs_pidfd
 def test_a_forked_probe_measures_exactly_what_memprobe_run_does(tmp_path, runs, monkeypatch):
     """A/A: `memprobe run` of the tiny probe in a fresh interpreter (its probe in the CLI's own process), the same
