@@ -48,6 +48,54 @@ class Reason(_Documented):
     GRAPH_INPUT = "graph-input", "backward reads a graph input directly"
 
 
+class SaveCause(_Documented):
+    """What made the compiler save a value for backward: the rule, read from the installed torch's own decisions
+    (docs/how-it-works.md, "Why a value is saved")."""
+
+    POLICY_TAG = "policy-tag", "the SAC policy tagged its op MUST_SAVE (an op of its save list, or one of its rules)"
+    PASS_TAG = (
+        "pass-tag",
+        "a pass of the partitioner tagged it MUST_SAVE before the cut (the output of a checkpointed region that feeds "
+        "the next, one with a backward hook, a collective, an effectful op)",
+    )
+    NOT_RECOMPUTABLE = (
+        "not-recomputable",
+        "the partitioner may not recompute its op, by a rule of the installed torch's partitioner (an op outside its "
+        "recompute allowlist, a random op, a reduction, a value materialized in backward), and no SAC tag overrode it",
+    )
+    MIN_CUT = (
+        "min-cut",
+        "its op may be recomputed, but the min cut kept it: recomputing it needs values the partitioner may not "
+        "recompute, or saving it costs less than what recomputing it needs",
+    )
+    MEMORY_BUDGET = "memory-budget", "chosen by the partitioner's activation memory budget (its knapsack)"
+    BACKWARD_WORK = "backward-work", "backward work the partitioner placed in forward, saved instead of its inputs"
+    INPUT = "input", "a graph input backward reads as it is"
+    RNG_STATE = "rng-state", "an RNG state, or the seeds, saved to replay a random op in backward"
+    UNRECORDED = (
+        "unrecorded",
+        "chosen by the partitioner; the run recorded none of its decisions (a run recorded before memprobe read them)",
+    )
+
+
+class Fate(_Documented):
+    """What one side of a diff did with a value."""
+
+    SAVED = "saved", "its forward saved it for backward"
+    RECOMPUTED = "recomputed", "its backward computes it again from what forward saved"
+    ABSENT = "absent", "its graphs neither save nor recompute it (not computed there, or not needed by backward)"
+
+
+class ChangeKind(_Documented):
+    """What differs between the two sides of a diff besides their saved values."""
+
+    NONE = "none", "nothing: the same configuration, software and settings (an A/A diff)"
+    VERSIONS = "versions", "only the software (torch, torchao, ...): the configurations are the same"
+    CONFIGURATION = "configuration", "only the configuration (flags): the software is the same"
+    BOTH = "versions+configuration", "the software and the configuration"
+    ENVIRONMENT = "environment", "only the settings given to one side (--a-env/--b-env) or its interpreter"
+
+
 class Category(_Documented):
     """What a block of memory alive at a moment of the step is (the attributions' categories)."""
 
@@ -80,6 +128,15 @@ class FindingKind(_Documented):
         "float8-coverage",
         "a float8 recipe converted none, or a minority, of the blocks' linear parameters: the rest run in bf16",
     )
+    CHECKPOINT_SAVES_MORE = (
+        "checkpoint-saves-more",
+        "blocks checkpointed whole (--ac full) save more for backward than their inputs and RNG states",
+    )
+    UNRECOMPUTABLE_SAVED = (
+        "unrecomputable-saved",
+        "a value inside a checkpointed region, its op untagged, saved because the partitioner may not recompute it",
+    )
+    UNEVEN_BLOCKS = "uneven-blocks", "a value some blocks save and others, whose graphs compute it too, do not"
 
 
 class Float8Skip(_Documented):

@@ -148,14 +148,14 @@ def test_grouping_across_layers(runs):
 
 CPU = Path(__file__).parent / "data" / "cpu"
 # what the reader derives from a run directory's recorded parts (memory.saved_for_backward_bytes too)
-DERIVED = ("saved_tensors", "saved_totals", "findings", "checks", "verdict", "graph_memory", "attribution")
+DERIVED = ("saved_tensors", "saved_totals", "findings", "checks", "verdict", "graph_memory", "attribution", "recomputed")
 
 
 @pytest.mark.parametrize("name", ["tiny-rowwise", "tiny-bf16-noac"])
 def test_the_reader_derives_what_the_probe_derived(tmp_path, monkeypatch, name):
-    """Run directories recorded when a probe analysed its own run (memprobe 6430618): their derived sections removed
-    and derived again from the recorded parts (graphs, output code, calls, memory events) are the same, byte for byte
-    as canonical JSON."""
+    """Run directories recorded when a probe analysed its own run (memprobe 6430618; their derived sections as memprobe
+    derives them since it reads each saved value's cause): their derived sections removed and derived again from the
+    recorded parts (graphs, output code, calls, memory events) are the same, byte for byte as canonical JSON."""
     from memprobe.analysis.run import analyse
 
     run = tmp_path / name

@@ -224,9 +224,10 @@ def test_an_analysis_bug_after_a_good_step_is_an_internal_error(tmp_path, monkey
     assert report["status"] == "failed" and "simulated bug" in report["error"]
 
 
-def test_explain_refuses_a_non_op_policy_before_running_anything(tmp_path):
-    proc = invoke("explain", "--ac", "none", "--out", tmp_path / "e")
-    assert proc.returncode == 2 and "needs --ac op" in proc.stderr and not (tmp_path / "e").exists()
+def test_explain_says_what_to_run_instead_for_a_memory_budget_before_running_anything(tmp_path):
+    proc = invoke("explain", "--ac", "memory-budget", "--out", tmp_path / "e")
+    assert proc.returncode == 2 and "`memprobe sweep` probes the budgets" in proc.stderr and not (tmp_path / "e").exists()
+    assert proc.stderr.count("\n") == 1
 
 
 def test_budget_names_a_user_model_after_its_file():

@@ -343,7 +343,9 @@ def _check_every_file_under(root: Path) -> int:
 
 
 def test_every_committed_file_fits_its_record():
-    assert _check_every_file_under(DATA) == 16  # two CUDA runs (a report and four graphs each), two CPU runs (two each)
+    # two CUDA runs (a report and four graphs each), two CPU runs of one graph (two files each), the two sides of a
+    # version diff (a report and four graphs each)
+    assert _check_every_file_under(DATA) == 26
     bisect = DATA / "cuda" / "bisect-h200.json"
     assert dump(load_file(bisect, S.BisectResult)) == json.loads(bisect.read_text())
     baseline = ROOT / "memprobe-baseline.json"

@@ -10,10 +10,12 @@ under FSDP with reshard-after-forward they cost nothing) and reported in the tot
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from ..rundir import schema as S
-from ..vocab import DiffStatus, Reason, SavedKind
+from ..vocab import ChangeKind, DiffStatus, Fate, Reason, SaveCause, SavedKind
+from .causes import cause_key, tag_words
 from .findings import label
 from .saved import MODULE_STATE, group_key, layer_pattern, user_pattern
 
@@ -26,12 +28,83 @@ GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)  # what B keeps alive that A does
 _CANONICAL_OP = {"_scaled_mm": "mm", "addmm": "mm"}
 
 
+_SYMBOL = re.compile(r"[A-Za-z_]\w*")
+
+
+def canonical_shape(shape) -> tuple:
+    """A shape with its symbolic sizes' names replaced by their order of appearance (``[s9, 64]`` and ``[s57, 64]``
+    are both ``[s#0, 64]``): torch releases number the symbols of one size differently."""
+    names: dict[str, str] = {}
+
+    def rename(m: re.Match) -> str:
+        return names.setdefault(m.group(0), f"s#{len(names)}")
+
+    return tuple(_SYMBOL.sub(rename, d) if isinstance(d, str) else d for d in shape or ())
+
+
+def _key(block: str | None, op: str, roots, shape, dtype: str | None) -> tuple:
+    return (block, _CANONICAL_OP.get(op, op), tuple(sorted(roots)), canonical_shape(shape), dtype)
+
+
 def _identity(row: S.SavedRow) -> tuple:
     """Block, op (matmul variants as one), the inputs it is computed from (parameter FQNs,
-    block inputs), shape and dtype. The full op chain is not part of it: a float8 matmul
-    reaches its inputs through casts and scales a bf16 matmul does not have."""
-    op = _CANONICAL_OP.get(row.op, row.op)
-    return (row.block, op, tuple(sorted(row.roots)), tuple(row.shape or ()), row.dtype)
+    block inputs), shape (symbolic sizes by their place, not their name) and dtype. The full op
+    chain is not part of it: a float8 matmul reaches its inputs through casts and scales a bf16
+    matmul does not have."""
+    return _key(row.block, row.op, row.roots, row.shape, row.dtype)
+
+
+def _recomputed_index(report: Side) -> dict[tuple, S.RecomputedValue] | None:
+    """What a side's backward graphs recompute, by the identity its saved values are matched with (None: the side
+    recorded none of it, a run analysed before memprobe read it, or a baseline)."""
+    recorded = getattr(report, "recomputed", None)
+    if recorded is None:
+        return None
+    index: dict[tuple, S.RecomputedValue] = {}
+    for v in recorded:
+        for block in v.blocks or [None]:
+            roots = [f"{block}.{r}" if block else r for r in v.roots]
+            index.setdefault(_key(block, v.op, roots, v.shape, v.dtype), v)
+    return index
+
+
+def _saved_decision(row: S.SavedRow) -> S.Decision:
+    cause = row.cause
+    if cause is None:
+        return S.Decision(fate=Fate.SAVED, tag=row.recompute_tag, text=f"saved: {row.reason}")
+    return S.Decision(
+        fate=Fate.SAVED,
+        cause=cause,
+        tag=cause.tag,
+        checkpointed=cause.checkpointed,
+        function=cause.function,
+        text=f"saved: {cause.text}",
+    )
+
+
+def _decision(row: S.SavedRow | None, other: S.SavedRow, recomputed: dict[tuple, S.RecomputedValue] | None) -> S.Decision | None:
+    """What one side did with a value (``row``: its saved row, None when it saved none; ``other``: the other
+    side's row, by which the value is looked up among this side's recomputed values). None when the side saved it not
+    and recorded nothing of what its backward recomputes."""
+    if row is not None:
+        return _saved_decision(row)
+    if recomputed is None:
+        return None
+    v = recomputed.get(_identity(other))
+    if v is None:
+        return S.Decision(fate=Fate.ABSENT, text="neither saved nor recomputed in backward")
+    if v.copied:
+        how = f"{tag_words(v.tag, v.checkpointed, v.function)}; the partitioner copied it from the forward"
+    else:
+        library = v.user.library if v.user else None
+        how = "backward's own code computes it again" + (f", at {library}" if library else "")
+    return S.Decision(
+        fate=Fate.RECOMPUTED,
+        tag=v.tag,
+        checkpointed=v.checkpointed,
+        function=v.function,
+        text=f"recomputed in backward ({how})",
+    )
 
 
 def _hint(status: str, row: S.SavedRow) -> str:
@@ -42,6 +115,8 @@ def _hint(status: str, row: S.SavedRow) -> str:
             text = f"B's SAC policy saves {op}: recompute it in B (--recompute-op {op})"
         elif row.reason_kind == Reason.POLICY:
             text = "B's SAC policy tagged it MUST_SAVE (through a saved op traced into a tensor subclass)"
+        elif row.cause is not None and row.cause.kind != SaveCause.UNRECORDED:
+            text = f"B saves it: {row.cause.text}"
         else:
             text = "B's partitioner chose to save it: compare what B's policy saves and recomputes with A's"
     else:
@@ -93,7 +168,7 @@ def _pairs(a: Side, b: Side) -> list[tuple[DiffStatus | None, S.SavedRow | None,
     return pairs
 
 
-def _new_item(status: DiffStatus, ref: S.SavedRow) -> S.DiffItem:
+def _new_item(status: DiffStatus, ref: S.SavedRow, a_decision: S.Decision | None, b_decision: S.Decision | None) -> S.DiffItem:
     item = S.DiffItem(
         status=status,
         expr=layer_pattern(ref.expr),
@@ -111,13 +186,17 @@ def _new_item(status: DiffStatus, ref: S.SavedRow) -> S.DiffItem:
         hint=_hint(status, ref),
         user=user_pattern(ref.user),
         roots=sorted({layer_pattern(x) for x in ref.roots or []}),
+        a_decision=a_decision,
+        b_decision=b_decision,
     )
     item.label = label(item)  # the one name the saved table, findings and pages give this value
     return item
 
 
-def _items(pairs) -> tuple[list[S.DiffItem], int]:
-    """The pairs that differ grouped (identical but for their layer), ranked; and how many did not differ."""
+def _items(pairs, a: Side, b: Side) -> tuple[list[S.DiffItem], int]:
+    """The pairs that differ grouped (identical but for their layer), ranked, each with what either side did with
+    it; and how many did not differ."""
+    recomputed_a, recomputed_b = _recomputed_index(a), _recomputed_index(b)
     groups: dict[tuple, S.DiffItem] = {}
     unchanged = 0
     for status, ra, rb in pairs:
@@ -126,10 +205,20 @@ def _items(pairs) -> tuple[list[S.DiffItem], int]:
             continue
         ref = rb if rb is not None else ra
         # never two modules' values in one item
-        key = (status, group_key(ref), tuple(ref.shape or ()), ref.dtype, ref.kind, ref.reason_kind, ref.policy_op)
+        key = (
+            status,
+            group_key(ref),
+            tuple(ref.shape or ()),
+            ref.dtype,
+            ref.kind,
+            ref.reason_kind,
+            ref.policy_op,
+            cause_key(ref.cause),
+        )
         g = groups.get(key)
         if g is None:
-            g = groups[key] = _new_item(status, ref)
+            decisions = _decision(ra, ref, recomputed_a), _decision(rb, ref, recomputed_b)
+            g = groups[key] = _new_item(status, ref, *decisions)
         g.count += 1
         if ref.block is not None:
             g.blocks.append(ref.block)
@@ -160,7 +249,7 @@ def _totals(a: Side, b: Side, items: list[S.DiffItem]) -> S.DiffTotals:
 
 def diff_reports(a: Side, b: Side) -> S.DiffResult:
     """The difference B - A."""
-    items, unchanged = _items(_pairs(a, b))
+    items, unchanged = _items(_pairs(a, b), a, b)
     return S.DiffResult(
         diff_schema_version=DIFF_SCHEMA_VERSION,
         a=_side(a),
@@ -173,7 +262,48 @@ def diff_reports(a: Side, b: Side) -> S.DiffResult:
         phases=_phase_deltas(a, b),
         graphs=_graph_deltas(a, b),
         alive_at_peak=_category_deltas(a, b),
+        change=side_change(a, b),
     )
+
+
+def _flag_value(value) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (list, tuple)):
+        return ",".join(map(str, value)) or "none"
+    return "default" if value is None else str(value)
+
+
+def config_flags(ca: dict, cb: dict) -> list[str]:
+    """The configuration's differences as flags: ``--ac-policy torchtitan -> torchtitan-2025-01``."""
+    out = []
+    for k in dict.fromkeys(list(ca) + list(cb)):
+        if ca.get(k) != cb.get(k):
+            out.append(f"--{k.replace('_', '-')} {_flag_value(ca.get(k))} -> {_flag_value(cb.get(k))}")
+    return out
+
+
+def side_change(a: Side, b: Side) -> S.Change:
+    """What differs between the sides besides their saved values: their software, their configuration, both, the
+    settings given to one side alone, or nothing (an A/A diff)."""
+    versions = version_changes(a.versions, b.versions)
+    flags = config_flags(a.config.probe().to_dict(), b.config.probe().to_dict())
+    pa, pb = getattr(a, "process", None), getattr(b, "process", None)
+    env_a, env_b = (pa.env if pa else None) or {}, (pb.env if pb else None) or {}
+    said = "; ".join(f"{k} {v.a or 'none'} -> {v.b or 'none'}" for k, v in versions.items())
+    if versions and flags:
+        return S.Change(
+            kind=ChangeKind.BOTH, flags=flags, text=f"the sides differ in versions ({said}) and in {'; '.join(flags)}"
+        )
+    if versions:
+        return S.Change(kind=ChangeKind.VERSIONS, text=f"the sides differ only in versions ({said})")
+    if flags:
+        return S.Change(kind=ChangeKind.CONFIGURATION, flags=flags, text=f"the sides differ only in {'; '.join(flags)}")
+    if env_a != env_b:
+        settings = sorted(set(env_a.items()) ^ set(env_b.items()))
+        said = ", ".join(f"{k}={v}" for k, v in settings)
+        return S.Change(kind=ChangeKind.ENVIRONMENT, text=f"the sides differ only in their settings ({said})")
+    return S.Change(kind=ChangeKind.NONE, text="the sides differ in nothing recorded: the same configuration and versions")
 
 
 def _side(report: Side) -> S.DiffSide:

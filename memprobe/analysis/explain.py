@@ -5,10 +5,12 @@ Pure: it reads the base run's and each edited run's reports and graphs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
+from ..config import ProbeConfig
 from ..rundir import schema as S
-from ..vocab import CheckpointDecision, DiffStatus, Reason, RunMode
+from ..vocab import CheckpointDecision, DiffStatus, Reason, RunMode, SaveCause
 from .diff import GROWTH, diff_reports
 from .recompute import recompute_cost
 from .saved import graph_pairs
@@ -40,37 +42,47 @@ def _edit_item(it: S.DiffItem) -> S.EditItem:
 
 
 def _partitioner_item(r: S.SavedRow) -> S.PartitionerItem:
-    return S.PartitionerItem(
-        expr=r.expr,
-        user=r.user,
-        block=r.block,
-        bytes=r.bytes,
-        op=r.op,
-        fate=(
+    fate = (
+        f"saved by the partitioner: {r.cause.text}"
+        if r.cause is not None and r.cause.kind != SaveCause.UNRECORDED
+        else (
             f"saved by the min-cut partitioner: recomputing {r.op} in backward would cost more than keeping it; "
             f"it changes if its inputs are saved instead (--save-op on their producer) or if the value itself "
             f"is made MUST_SAVE/recomputable by the policy (--save-op aten.{r.op})"
-        ),
+        )
     )
+    return S.PartitionerItem(expr=r.expr, user=r.user, block=r.block, bytes=r.bytes, op=r.op, fate=fate)
+
+
+@dataclass(frozen=True)
+class EditSpec:
+    """One edit explain tries: its flag, the edit in words, the configuration it makes, the directory of its run, and
+    the save-list op it recomputes (for a policy edit)."""
+
+    flag: str
+    edit: str
+    config: ProbeConfig
+    directory: str
+    op: str | None = None
 
 
 def explain_runs(
-    base: S.Report, base_dir: Path, variants: dict[str, tuple[S.Report, Path]], mode: RunMode = RunMode.FULL
+    base: S.Report, base_dir: Path, variants: dict[EditSpec, tuple[S.Report, Path]], mode: RunMode = RunMode.FULL
 ) -> S.ExplainResult:
-    """Rank policy edits (one op moved to recompute each) by bytes saved per added FLOP; ``mode``: how the edited
-    runs ran."""
+    """Rank edits (a save-list op moved to recompute, another AC mode) by bytes saved per added FLOP; ``mode``: how the
+    edited runs ran."""
     base_saved, base_cost = _summary(base, base_dir)
     edits = []
-    for op, (report, run_dir) in variants.items():
+    for spec, (report, run_dir) in variants.items():
         saved_bytes, cost = _summary(report, run_dir)
         saved = (base_saved or 0) - (saved_bytes or 0)
         flops = cost.flops - base_cost.flops
         d = diff_reports(base, report)
         edits.append(
             S.Edit(
-                op=op,
-                edit=f"remove torch.ops.{op} from the SAC save list",
-                flag=f"--recompute-op {op}",
+                op=spec.op,
+                edit=spec.edit,
+                flag=spec.flag,
                 bytes_saved=saved,
                 recompute_flops_added=flops,
                 recompute_bytes_added=cost.bytes_moved - base_cost.bytes_moved,

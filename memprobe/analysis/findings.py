@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from ..config import ProbeConfig
 from ..rundir import schema as S
 from ..units import fmt_bytes
-from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SavedKind
+from ..vocab import AcMode, AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SaveCause, SavedKind
+from .causes import cause_key
+from .decisions import RECOMPUTE_ALL, decision_findings
 from .output_code import DTYPE_BYTES
-from .saved import MODULE_STATE, SavedGroup, group_rows, layer_pattern, short_op, value_names
+from .saved import MODULE_STATE, SavedGroup, group_rows, label, layer_pattern, short_op
 
 # what each check looks at, in the order they run (a run without findings lists them)
 CHECKS = (
@@ -27,6 +29,9 @@ CHECKS = (
     (FindingKind.FLOAT32_ACTIVATION, "float32 activations saved in a low-precision step"),
     (FindingKind.ACCOUNTING_MISMATCH, "graph-derived against run-time saved bytes"),
     (FindingKind.FLOAT8_COVERAGE, "the share of the blocks' linear parameters a float8 recipe converted"),
+    (FindingKind.CHECKPOINT_SAVES_MORE, "checkpointed blocks (--ac full) that save more than their inputs and RNG states"),
+    (FindingKind.UNRECOMPUTABLE_SAVED, "untagged ops inside a checkpointed region saved because they may not be recomputed"),
+    (FindingKind.UNEVEN_BLOCKS, "values some blocks save and others, computing them too, do not"),
 )
 
 LOW_PRECISION = ("bfloat16", "float16")
@@ -39,22 +44,29 @@ def flag_op(op: str) -> str:
     return op.removesuffix(".default")
 
 
-def _why(reason_kind: str, policy_op: str | None) -> str:
-    """Why the values were saved, in a few words."""
+def _why(reason_kind: str, policy_op: str | None, cause: S.Cause | None = None) -> str:
+    """Why the values were saved, in a few words (a partitioner's choice by its recorded cause)."""
     if reason_kind == Reason.POLICY and policy_op:
         return f"kept by the SAC policy's {flag_op(policy_op)}"
     if reason_kind == Reason.POLICY:
         return "tagged MUST_SAVE by the SAC policy (through a saved op traced into a tensor subclass)"
+    if cause is not None and cause.kind != SaveCause.UNRECORDED:
+        return f"kept by the partitioner: {cause.text}"
     return "kept by the min-cut partitioner"
 
 
-def _fix(reason_kind: str, policy_op: str | None) -> tuple[str, str | None]:
-    """(the short fix, its flag or None)."""
+def _fix(
+    reason_kind: str, policy_op: str | None, cause: S.Cause | None = None, config: ProbeConfig | None = None
+) -> tuple[str, str | None]:
+    """(the short fix, its flag or None): one memprobe can run on this configuration."""
     if reason_kind == Reason.POLICY and policy_op:
         flag = f"--recompute-op {flag_op(policy_op)}"
         return f"recompute it ({flag})", flag
     if reason_kind == Reason.POLICY:
         return "move the save-list op that tagged it to recompute (see the graph's recompute tags)", None
+    lost = cause is not None and cause.tag is None and cause.checkpointed
+    if lost and config is not None and config.ac == AcMode.FULL:
+        return f"a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})", RECOMPUTE_ALL
     return "save its inputs or recompute it in the policy (`memprobe explain` ranks the edits)", None
 
 
@@ -64,12 +76,6 @@ def _fix_hint(reason_kind: str, op: str | None) -> str:
     if reason_kind == Reason.POLICY:
         return "find the save-list op that tagged it (see the graph's recompute tags) and move it to recompute"
     return "the partitioner chose to save it; a policy that saves its inputs, or recomputes it, changes that"
-
-
-def label(item) -> str:
-    """The one name of a saved value (a row, a group, a diff item: anything with its ``expr`` and ``user`` terms),
-    layer index as ``*``: what every table, finding and page shows for it."""
-    return layer_pattern(value_names(item)[0])
 
 
 def _common_prefix(names: list[list[str]]) -> list[str]:
@@ -174,15 +180,23 @@ class _Group:
     reason: str  # why the first value was saved, in words
 
 
-def _grouped(kind: FindingKind, part: list[S.SavedRow], cause: tuple, totals: S.SavedTotals, *, roots: bool) -> _Group:
+def _grouped(
+    kind: FindingKind,
+    part: list[S.SavedRow],
+    cause: tuple,
+    totals: S.SavedTotals,
+    *,
+    roots: bool,
+    config: ProbeConfig | None = None,
+) -> _Group:
     """One finding's values for saved values of one kind and one cause, the values listed."""
     reason_kind, policy_op = cause[-2], cause[-1]
     groups = group_rows(part)
     items = _items(groups)
     total = sum(r.bytes for r in part)
     what = _what(_op_of(part[0]), part, items, roots=roots)
-    why = _why(reason_kind, policy_op)
-    fix, flag = _fix(reason_kind, policy_op)
+    why = _why(reason_kind, policy_op, part[0].cause)
+    fix, flag = _fix(reason_kind, policy_op, part[0].cause, config)
     saved = totals.graph_bytes or 0
     fields = {
         "kind": kind,
@@ -210,15 +224,15 @@ def _weight_derived(rows: list[S.SavedRow], config: ProbeConfig, totals: S.Saved
         else " It is computed from parameters only, so it costs the same at any batch or sequence length, in every layer."
     )
     wd = [r for r in rows if r.kind == SavedKind.WEIGHT_DERIVED]
-    for cause, part in _cause_groups(wd, lambda r: (_op_of(r), r.reason_kind, r.policy_op)):
-        g = _grouped(FindingKind.WEIGHT_DERIVED_SAVED, part, cause, totals, roots=True)
+    for cause, part in _cause_groups(wd, lambda r: (_op_of(r), cause_key(r.cause), r.reason_kind, r.policy_op)):
+        g = _grouped(FindingKind.WEIGHT_DERIVED_SAVED, part, cause, totals, roots=True, config=config)
         total = g.fields["bytes"]
         message = (
             f"{g.what} {'are' if len(part) > 1 else 'is'} saved for backward: {fmt_bytes(total)} per step ({_spread(part)}: {_listing(g.items)})."
             f" Why: {g.reason}."
         )
         detail = "A weight-derived saved value." + fsdp_note
-        out.append(_finding(**g.fields, message=message, detail=detail, hint=_fix_hint(cause[1], cause[2])))
+        out.append(_finding(**g.fields, message=message, detail=detail, hint=_fix_hint(cause[-2], cause[-1])))
     return out
 
 
@@ -335,7 +349,7 @@ def _wide_weight_copies(rows: list[S.SavedRow], totals: S.SavedTotals) -> list[S
         and r.root_dtypes
         and DTYPE_BYTES.get(r.dtype, 0) > max(DTYPE_BYTES.get(d, 0) for d in r.root_dtypes)
     ]
-    for cause, part in _cause_groups(wide, lambda r: (_op_of(r), r.dtype, r.reason_kind, r.policy_op)):
+    for cause, part in _cause_groups(wide, lambda r: (_op_of(r), r.dtype, cause_key(r.cause), r.reason_kind, r.policy_op)):
         g = _grouped(FindingKind.WIDE_WEIGHT_COPY, part, cause, totals, roots=True)
         dtype = cause[1]
         src = sorted({d for r in part for d in r.root_dtypes})
@@ -364,7 +378,7 @@ def _float32_activations(rows: list[S.SavedRow], totals: S.SavedTotals) -> list[
     saved = totals.graph_bytes or 0
     out = []
     f32 = [r for r in rows if r.kind == SavedKind.ACTIVATION and r.dtype == "float32"]
-    for cause, part in _cause_groups(f32, lambda r: (_op_of(r), r.reason_kind, r.policy_op)):
+    for cause, part in _cause_groups(f32, lambda r: (_op_of(r), cause_key(r.cause), r.reason_kind, r.policy_op)):
         if saved and sum(r.bytes for r in part) < FLOAT32_MIN_SHARE * saved:
             continue
         g = _grouped(FindingKind.FLOAT32_ACTIVATION, part, cause, totals, roots=False)
@@ -379,7 +393,7 @@ def _float32_activations(rows: list[S.SavedRow], totals: S.SavedTotals) -> list[
             "A float32 activation saved for backward costs twice a bf16 one; it usually comes from an op that "
             "computes in float32 inside (silu, softmax, norms) or an explicit .float()."
         )
-        out.append(_finding(**g.fields, message=message, detail=detail, hint=_fix_hint(cause[1], cause[2])))
+        out.append(_finding(**g.fields, message=message, detail=detail, hint=_fix_hint(cause[-2], cause[-1])))
     return out
 
 
@@ -477,9 +491,13 @@ def find(
     policy: S.Policy | None = None,
     attribution: S.Attribution | None = None,
     float8: S.Float8Coverage | None = None,
+    pairs: dict | None = None,
+    invocations: list[S.Invocation] | None = None,
+    model: S.ModelShape | None = None,
 ) -> list[S.Finding]:
     """Ranked findings for a run: its saved table and totals, its configuration and policy, what the attribution
-    measured, and which linears float8 converted.
+    measured, which linears float8 converted, and (given the run's graph ``pairs`` and ``invocations``) how its blocks'
+    graphs differ.
 
     Values of one kind and one cause (the op that made them, why they were kept) are one finding, its
     values listed (``items``), so a fix is said once."""
@@ -491,6 +509,7 @@ def find(
         + _float32_activations(rows, totals)
         + _accounting(totals)
         + _float8_coverage(float8)
+        + decision_findings(rows, totals, config, pairs=pairs, invocations=invocations, policy=policy, model=model)
     )
     findings.sort(key=lambda f: -f.bytes)
     return findings

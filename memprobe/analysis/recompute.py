@@ -1,4 +1,8 @@
-"""What a partition recomputes in backward, and what that costs (an estimate from the graphs).
+"""What a partition recomputes in backward (the values, and what that costs: an estimate from the graphs).
+
+A value a backward graph computes from the saved values alone (no gradient flows into it) is recomputed: the
+partitioner copied it from the forward (it keeps the forward node's name), or backward's own code (an
+autograd.Function's backward, torchao's cast of the weight) computes it again.
 
 Nodes the partitioner copied from the forward region into the backward graph keep their
 SAC tag (``recompute``); gradient nodes have none. Their cost: 2*M*N*K FLOPs for a matmul,
@@ -11,7 +15,8 @@ from collections import Counter
 
 from ..rundir import schema as S
 from ..vocab import NodeOp
-from .saved import GraphPair, numel, short_op
+from .causes import checkpointed, short_op
+from .saved import GraphPair, Provenance, UserView, numel
 
 MATMULS = {"mm", "_scaled_mm", "addmm", "bmm", "matmul"}
 
@@ -50,3 +55,113 @@ def recompute_cost(pairs: dict[int, GraphPair], invocations: list[S.Invocation])
             moved += b * n_calls
             ops[short_op(n.target)] += n_calls
     return S.RecomputeCost(flops=flops, bytes_moved=moved, ops=dict(ops.most_common()))
+
+
+# -- what backward recomputes ------------------------------------------------------------------------------
+
+
+def merged_pair(pair: GraphPair) -> GraphPair:
+    """A pair whose forward holds the backward's nodes too: each backward node by its name (a node the partitioner
+    copied keeps its forward name), its inputs named as the forward names them (a saved value is a backward
+    placeholder of the same name), so a recomputed node's op chain and roots reach the forward's graph inputs."""
+    nodes = list(pair.forward.nodes)
+    known = {n.name for n in nodes}
+    for n in pair.backward.nodes if pair.backward else []:
+        if n.name not in known and n.op != NodeOp.OUTPUT:
+            nodes.append(n)
+            known.add(n.name)
+    merged = S.GraphFile.model_construct(graph_id=pair.forward.graph_id, nodes=nodes)
+    return GraphPair(dynamo_graph=pair.dynamo_graph, forward=merged, backward=pair.backward, inputs=pair.inputs)
+
+
+def recomputed_values(pair: GraphPair, blocks: list[str], arguments: list[str] | None, code_files) -> list[S.RecomputedValue]:
+    """The values ``pair``'s backward computes from the saved values alone (no tangent upstream), each once; the
+    views among them apart (they cost nothing)."""
+    if pair.backward is None:
+        return []
+    forward_names = {n.name for n in pair.forward.nodes if n.op == NodeOp.CALL_FUNCTION}
+    backward = pair.backward.nodes
+    tangent: set[str] = set()
+    for n in backward:  # graph order: a node's inputs come before it
+        if n.op == NodeOp.PLACEHOLDER and n.name.startswith("tangents_"):
+            tangent.add(n.name)
+        elif any(i in tangent for i in n.inputs):
+            tangent.add(n.name)
+    merged = merged_pair(pair)
+    prov = Provenance(merged, arguments)
+    users = UserView(prov, code_files)
+    out = []
+    for n in backward:
+        if n.op != NodeOp.CALL_FUNCTION or n.name in tangent or n.target == "getitem" or not n.bytes:
+            continue
+        if short_op(n.target) in _VIEW_OPS:
+            continue
+        roots = sorted(prov.roots(n.name))
+        out.append(
+            S.RecomputedValue(
+                graph=pair.backward.graph_id,
+                name=n.name,
+                op=short_op(n.original_aten or n.target),
+                expr=prov.expr(n.name, None),
+                roots=[prov.root_label(r, None) for r in roots],
+                shape=n.shape,
+                dtype=n.dtype,
+                bytes=n.bytes,
+                tag=n.recompute,
+                checkpointed=checkpointed(n),
+                function=n.autograd_function,
+                copied=n.name in forward_names,
+                user=users.describe(n.name, None),
+                blocks=blocks,
+            )
+        )
+    return out
+
+
+# the aten ops whose result views its input's storage: recomputing one costs no memory and no work
+_VIEW_OPS = frozenset(
+    (
+        "view",
+        "_unsafe_view",
+        "reshape",
+        "permute",
+        "t",
+        "transpose",
+        "expand",
+        "squeeze",
+        "unsqueeze",
+        "slice",
+        "select",
+        "alias",
+        "as_strided",
+        "split",
+        "split_with_sizes",
+        "unbind",
+        "narrow",
+        "view_as_real",
+        "view_as_complex",
+        "unfold",
+        "diagonal",
+        "detach",
+    )
+)
+
+
+def recomputed_in_run(
+    pairs: dict[int, GraphPair], invocations: list[S.Invocation], model: S.ModelShape | None
+) -> list[S.RecomputedValue]:
+    """What each backward graph the measured step called recomputes (:func:`recomputed_values`), with the blocks whose
+    calls ran it."""
+    blocks: dict[int, list[str]] = {}
+    for inv in invocations:
+        called = blocks.setdefault(inv.dynamo_graph, [])
+        if inv.block is not None and inv.block not in called:
+            called.append(inv.block)
+    arguments = model.block_arguments if model else None
+    code_files = frozenset((model.code_files if model else None) or ())
+    out: list[S.RecomputedValue] = []
+    for index, called in blocks.items():
+        pair = pairs.get(index)
+        if pair is not None:
+            out += recomputed_values(pair, called, arguments, code_files)
+    return out

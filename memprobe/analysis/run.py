@@ -23,6 +23,7 @@ from ..vocab import MemorySource, RunMode, RunStatus
 from .cpu_attribution import attribute_cpu
 from .findings import checks, find
 from .output_code import simulate_run
+from .recompute import recomputed_in_run
 from .saved import build_saved_table, graph_pairs, saved_totals
 from .snapshot import attribute_peak, load_snapshot
 from .verdict import run_verdict
@@ -37,6 +38,7 @@ def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Repo
     totals = saved_totals(rows)
     report.saved_tensors = rows
     report.saved_totals = totals
+    report.recomputed = recomputed_in_run(pairs, report.invocations, report.model)
     if report.memory is not None:
         report.memory.saved_for_backward_bytes = S.SavedBytesPair(graph=totals.graph_bytes, runtime=totals.runtime_bytes)
     report.graph_memory = simulate_run(run_dir, report, pairs)
@@ -48,7 +50,15 @@ def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Repo
     elif report.memory is not None and report.memory.source == MemorySource.CPU_PROFILER:
         report.attribution = attribute_cpu(report)
     report.findings = find(
-        rows, totals, report.config.probe(), policy=report.policy, attribution=report.attribution, float8=report.float8
+        rows,
+        totals,
+        report.config.probe(),
+        policy=report.policy,
+        attribution=report.attribution,
+        float8=report.float8,
+        pairs=pairs,
+        invocations=report.invocations,
+        model=report.model,
     )
     report.checks = checks()
     return report

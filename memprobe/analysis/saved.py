@@ -17,21 +17,14 @@ from pathlib import Path
 from ..errors import RunDirError
 from ..rundir import schema as S
 from ..rundir.load import load_graph
-from ..vocab import CheckpointDecision, GraphKind, InputKind, NodeOp, PolicyDefault, Reason, RootKind, SavedKind
+from ..vocab import GraphKind, InputKind, NodeOp, Reason, RootKind, SavedKind
+from .causes import REASON_OF, cause_key, save_cause, short_op
 from .frames import frame_text, is_library, parse_stack
 
 MAX_EXPR_CHARS = 160
 _WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))
 # a module's own state saved as a graph input: alive anyway, counted apart from what the step adds
 MODULE_STATE = frozenset((SavedKind.PARAMETER, SavedKind.BUFFER))
-
-
-def short_op(target: str | None) -> str:
-    """``aten.abs.default`` -> ``abs``; ``prims.convert_element_type.default`` -> ``convert_element_type``."""
-    if not target:
-        return "?"
-    parts = target.split(".")
-    return parts[1] if len(parts) == 3 else parts[-1]
 
 
 @dataclass
@@ -290,6 +283,10 @@ class UserView:
         same = [self._same_call(u, node) for u in users]
         return bool(users) and (all(same) if only else any(same))
 
+    def _same_function(self, a: S.Node, b: S.Node) -> bool:
+        """Both made by one call of a custom autograd.Function's forward (its body is one call of the user's)."""
+        return bool(a.autograd_function) and (a.autograd_function, a.module) == (b.autograd_function, b.module)
+
     def _leaves_its_module(self, node: S.Node) -> bool:
         """The result of a module's forward (an RMSNorm's final ``mul``): no forward user is in that module or
         below it."""
@@ -312,7 +309,7 @@ class UserView:
             node = nodes[cur]
             if node.op == NodeOp.PLACEHOLDER:
                 desc = self.prov.root_label(cur, block)
-            elif self._same_call(node, start) or self._inside_its_call(node, only=False):
+            elif self._same_call(node, start) or self._inside_its_call(node, only=False) or self._same_function(node, start):
                 stack.extend(node.inputs)  # a step of the same call, or inside another: what it was made from
                 continue
             elif (
@@ -389,7 +386,9 @@ class UserView:
             label += f" · output {node.index}"  # of a multi-output op: attention's logsumexp beside its output
         if piece:
             label += f" · intermediate {piece}"
-        if inside:
+        if node.autograd_function:
+            label += f" · inside {node.autograd_function}"
+        elif inside:
             label += f" · inside {inside}"
         hoisted = bool(node.backward_work)
         if hoisted:
@@ -450,27 +449,6 @@ def numel(shape) -> int | None:
     return n
 
 
-def explain_reason(node: S.Node, policy: S.Policy | None) -> tuple[Reason, str, str | None]:
-    """(reason_kind, reason text, policy_op) for why a saved value was saved."""
-    if node.op == NodeOp.PLACEHOLDER:
-        return Reason.GRAPH_INPUT, "graph input: backward reads it directly", None
-    tag = node.recompute
-    op = node.original_aten or node.target
-    if tag == CheckpointDecision.MUST_SAVE:
-        name = policy.name if policy else "?"
-        in_list = policy is not None and (policy.default == PolicyDefault.SAVE or op in (policy.save_ops or []))
-        if in_list:
-            return Reason.POLICY, f"MUST_SAVE: {op} is in the save list of SAC policy '{name}'", op
-        return (
-            Reason.POLICY,
-            f"MUST_SAVE: tagged by SAC policy '{name}' on {op} (traced from a saved op through a tensor subclass)",
-            None,
-        )
-    if tag in (CheckpointDecision.MUST_RECOMPUTE, CheckpointDecision.PREFER_RECOMPUTE):
-        return Reason.PARTITIONER, f"chosen by the min-cut partitioner (policy said {tag} for {op})", None
-    return Reason.PARTITIONER, f"chosen by the min-cut partitioner ({op} was not under SAC)", None
-
-
 def _root_kind(root_kinds: set[str]) -> RootKind:
     if root_kinds and root_kinds <= _WEIGHTS:
         return RootKind.PARAMETER
@@ -518,13 +496,15 @@ def _call_rows(
     runtime_ok = len(runtime) == len(saved)
     input_ids = inv.input_ids or []
     occurrences: dict[str, int] = defaultdict(int)
+    saved_names = set(saved)
     rows = []
     for pos, name in enumerate(saved):
         node = prov.nodes[name]
         root_names = sorted(prov.roots(name))
         root_inputs = [prov.inputs.get(r) for r in root_names]
         root_kinds = {i.kind for i in root_inputs if i is not None}
-        kind = SavedKind.OTHER if prov.rng_state_of(name) is not None else classify(node, root_kinds)
+        rng = prov.rng_state_of(name)
+        kind = SavedKind.OTHER if rng is not None else classify(node, root_kinds)
         # a graph input saved for backward stays alive through forward: a later call given the same storage was
         # given the same tensor. Not parameters: FSDP frees each block's unsharded ones, and the next block's
         # may take the same address
@@ -534,7 +514,7 @@ def _call_rows(
         occurrences[value_id] += 1
         if occurrences[value_id] > 1:
             value_id = f"{value_id}#{occurrences[value_id] - 1}"
-        reason_kind, reason, policy_op = explain_reason(node, policy)
+        cause = save_cause(name, prov.nodes, policy, saved_names, rng_state=rng is not None)
         rows.append(
             S.SavedRow(
                 call=call_index,
@@ -557,10 +537,11 @@ def _call_rows(
                     }
                 ),
                 kind=kind,
-                reason_kind=reason_kind,
-                reason=reason,
-                policy_op=policy_op,
+                reason_kind=REASON_OF.get(cause.kind, Reason.PARTITIONER),
+                reason=cause.text,
+                policy_op=cause.policy_op,
                 recompute_tag=node.recompute,
+                cause=cause,
                 user=users.describe(name, block),
                 runtime_storage_bytes=runtime[pos].storage_bytes if runtime_ok else None,
                 runtime_storage_id=runtime[pos].storage_id if runtime_ok else None,
@@ -653,6 +634,12 @@ def value_names(item) -> tuple[str, str | None]:
     return label, item.expr
 
 
+def label(item) -> str:
+    """The one name of a saved value (a row, a group, a diff item: anything with its ``expr`` and ``user`` terms),
+    layer index as ``*``: what every table, finding and page shows for it."""
+    return layer_pattern(value_names(item)[0])
+
+
 def user_pattern(user: S.UserTerms | None) -> S.UserTerms | None:
     """A row's user terms with the layer index made ``*`` (for a group of identical layers)."""
     if not user:
@@ -686,6 +673,7 @@ class SavedGroup:
     reason: str
     policy_op: str | None
     user: S.UserTerms | None  # layers as ``*``
+    cause: S.Cause | None = None  # why it was saved (its first row's: the group's rows share it)
     count: int = 0
     bytes: int = 0  # a graph input given to several calls counts once
     blocks: list[str] = field(default_factory=list)
@@ -698,7 +686,7 @@ def group_rows(rows: list[S.SavedRow]) -> list[SavedGroup]:
     groups: dict[tuple, SavedGroup] = {}
     seen_inputs: set = set()
     for r in rows:
-        key = (group_key(r), r.kind, r.bytes, r.dtype, tuple(r.shape or ()), r.reason_kind, r.policy_op)
+        key = (group_key(r), r.kind, r.bytes, r.dtype, tuple(r.shape or ()), r.reason_kind, r.policy_op, cause_key(r.cause))
         g = groups.get(key)
         if g is None:
             g = groups[key] = SavedGroup(
@@ -712,6 +700,7 @@ def group_rows(rows: list[S.SavedRow]) -> list[SavedGroup]:
                 reason=r.reason,
                 policy_op=r.policy_op,
                 user=user_pattern(r.user),
+                cause=r.cause,
             )
         g.count += 1
         if r.input_id is not None and r.input_id in seen_inputs:

@@ -10,10 +10,13 @@ Markdown, HTML and MCP carry the same sentence. Pure functions: no file is read 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
+from ..config import ProbeConfig
 from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
-from ..vocab import DiffStatus, FindingKind, Reason, RunStatus, SavedKind, Verdict
+from ..vocab import AcMode, ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, SavedKind, Verdict
+from .decisions import RECOMPUTE_ALL
 from .findings import find, flag_op, label, names_phrase
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
@@ -29,8 +32,11 @@ def _verdict(
     finding: str | None = None,
     fix: str | None = None,
     flag: str | None = None,
+    next_command: str | None = None,
 ) -> S.Verdict:
-    return S.Verdict(text=S.clip(text), bytes=bytes_, total_bytes=total, finding=finding, fix=fix, flag=flag)
+    return S.Verdict(
+        text=S.clip(text), bytes=bytes_, total_bytes=total, finding=finding, fix=fix, flag=flag, next_command=next_command
+    )
 
 
 def _sentence(text: str) -> str:
@@ -67,7 +73,7 @@ def run_verdict(report: S.Report) -> S.Verdict:
             attribution=report.attribution,
         )
     if findings:
-        return _finding_verdict(findings, saved)
+        return _finding_verdict(findings, saved, report.config.probe())
     rows = [r for r in report.saved_tensors if r.kind != SavedKind.PARAMETER]
     if not rows:
         compiled = report.config.compile if report.config.compile is not None else True
@@ -80,16 +86,21 @@ def run_verdict(report: S.Report) -> S.Verdict:
     top = group_rows(rows)[0]
     checks = len(report.checks or [])
     share = f", {100 * top.bytes / saved:.0f}%" if saved else ""
+    why = (
+        f"saved because {top.cause.text}"
+        if top.cause and top.cause.kind != SaveCause.UNRECORDED
+        else _why(top.reason_kind, top.policy_op)
+    )
     return _verdict(
         f"No finding{f' in {checks} checks' if checks else ''}: {fmt_bytes(saved)} saved for backward per step; "
-        f"the largest is {label(top)} ({fmt_bytes(top.bytes)}{share}, x{top.count}), "
-        f"{_why(top.reason_kind, top.policy_op)}.",
+        f"the largest is {label(top)} ({fmt_bytes(top.bytes)}{share}, x{top.count}), {why}.",
         bytes_=top.bytes,
         total=saved,
+        next_command=run_next_command(report.config.probe(), []),
     )
 
 
-def _finding_verdict(findings: list[S.Finding], saved: int | None) -> S.Verdict:
+def _finding_verdict(findings: list[S.Finding], saved: int | None, cfg: ProbeConfig) -> S.Verdict:
     top = findings[0]
     text = top.summary or top.message
     if top.fix:
@@ -99,27 +110,95 @@ def _finding_verdict(findings: list[S.Finding], saved: int | None) -> S.Verdict:
     if rest:
         kinds = ", ".join(dict.fromkeys(f.kind for f in rest))
         text += f" {len(rest)} more finding{'s' if len(rest) > 1 else ''} below ({kinds})."
-    return _verdict(text, bytes_=top.bytes, total=saved, finding=top.kind, fix=top.fix, flag=top.flag)
+    return _verdict(
+        text,
+        bytes_=top.bytes,
+        total=saved,
+        finding=top.kind,
+        fix=top.fix,
+        flag=top.flag,
+        next_command=run_next_command(cfg, findings),
+    )
+
+
+def run_next_command(cfg: ProbeConfig, findings: list[S.Finding]) -> str | None:
+    """The ``memprobe run`` that checks a run's fix: its save-list ops recomputed; the top finding's other edit (a
+    per-op policy that recomputes every op); else, for a float8 run, the same run in bf16 to compare with."""
+    ops = sorted({flag_op(f.policy_op) for f in findings if f.policy_op})
+    if ops:
+        # an op the user added with --save-op is dropped from it; one of the named policy's is recomputed
+        saved = {flag_op(o): o for o in cfg.save_ops}
+        edited = replace(
+            cfg,
+            save_ops=tuple(o for o in cfg.save_ops if flag_op(o) not in ops),
+            recompute_ops=cfg.recompute_ops
+            + tuple(o for o in ops if o not in {flag_op(x) for x in cfg.recompute_ops} and o not in saved),
+        )
+        return "memprobe run " + " ".join(edited.to_flags()) + "   # does recomputing it remove the finding?"
+    top = findings[0] if findings else None
+    if top is not None and top.flag == RECOMPUTE_ALL:
+        edited = replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=())
+        return "memprobe run " + " ".join(edited.to_flags()) + "   # does a per-op policy recompute it?"
+    if cfg.recipe != "bf16":
+        return "memprobe run " + " ".join(replace(cfg, recipe="bf16").to_flags()) + "   # compare with bf16"
+    return None
 
 
 def _cause(item: S.DiffItem) -> tuple:
-    """A diff item's cause: its kind, the op that made it (its user-level call; its name when none was recorded), and
-    why it was kept (the reason and the save-list op)."""
+    """A diff item's cause: its kind, the op that made it (its user-level call; its name when none was recorded), the
+    autograd.Function it is inside, and why the side that keeps it keeps it (the rule and the save-list op)."""
     op = item.user.op if item.user else None
-    return (item.kind, op or label(item), item.reason_kind, item.policy_op)
+    kept = item.b_decision if item.status in _GROWTH else item.a_decision
+    cause = kept.cause if kept else None
+    rule = (cause.kind, cause.rule, cause.tag, cause.checkpointed) if cause else None
+    function = cause.function if cause else None
+    return (item.kind, op or label(item), function, item.reason_kind, item.policy_op, rule)
 
 
 def _diff_what(op: str, items: list[S.DiffItem]) -> str:
+    """The values a verdict names, in the user's terms: one by its name; several by their op and, inside an
+    autograd.Function, the function and modules; otherwise the parameters or modules they come from."""
+    first = items[0]
+    function = _function_of(first)
+    modules = names_phrase([m for it in items if (m := (it.user.module if it.user else None))])
+    source = _source(first)
+    if function:
+        where = ", ".join(x for x in (modules, source) if x)
+        return f"{op}() inside autograd.Function {function}" + (f" ({where})" if where else "")
     if len(items) == 1:
-        return label(items[0])
+        return label(first) + (f" ({source})" if source else "")
     roots = [r for it in items for r in it.roots or []]
-    modules = [m for it in items if (m := (it.user.module if it.user else None))]
-    where = names_phrase(roots) if roots else names_phrase(modules)
+    where = names_phrase(roots) if roots else modules
     return f"{op}() of {where}" if where else f"{op}() ({len(items)} values)"
 
 
-def diff_verdict(d: S.DiffResult) -> S.Verdict:
-    """What B keeps alive for backward that A does not, the cause that weighs most, and its fix."""
+def _function_of(item: S.DiffItem) -> str | None:
+    return next((d.function for d in (item.b_decision, item.a_decision) if d and d.function), None)
+
+
+def _source(item: S.DiffItem) -> str | None:
+    """The user's line that made the value (``qlin.py:13``)."""
+    src = item.user.source if item.user else None
+    return src.split("  ", 1)[0] if src else None
+
+
+_ONLY = {DiffStatus.ONLY_B: "only in B", DiffStatus.ONLY_A: "only in A"}
+
+
+def _side_words(side: str, decision: S.Decision) -> str:
+    """What one side did with the value, as a clause: ``A recomputes it in backward (tagged PREFER_RECOMPUTE ...)``."""
+    if decision.fate == Fate.SAVED:
+        why = decision.cause.text if decision.cause else decision.text.removeprefix("saved: ")
+        return f"{side} saves it: {why}"
+    if decision.fate == Fate.RECOMPUTED:
+        return f"{side} {decision.text.replace('recomputed in backward', 'recomputes it in backward', 1)}"
+    return f"{side} neither saves nor recomputes it"
+
+
+def diff_verdict(d: S.DiffResult, loaded: frozenset[str] = frozenset()) -> S.Verdict:
+    """What B keeps alive for backward that A does not (or the other way round), what each side decided about it,
+    what differs between the sides (their versions, their configuration), and the fix. ``loaded``: the sides read
+    from run directories (``{"a"}``), named by their directory in a ``next:`` command."""
     s = d.totals.saved_bytes
     a, b, delta = s.a, s.b, s.delta
     if not d.differences:
@@ -128,43 +207,120 @@ def diff_verdict(d: S.DiffResult) -> S.Verdict:
             bytes_=0,
             total=b,
         )
-    grown = [it for it in d.items if it.status in _GROWTH and it.delta_bytes > 0]
     if delta is not None and delta != 0:
         head = f"B saves {fmt_bytes(abs(delta))} {'more' if delta > 0 else 'less'} for backward per step than A ({fmt_bytes(a)} -> {fmt_bytes(b)})"
     else:
         head = f"B and A save the same {fmt_bytes(b)} for backward per step, in other values"
-    if not grown:
-        return _verdict(_sentence(f"{head}; nothing B saves is new or larger"), bytes_=delta, total=b)
+    grown = [it for it in d.items if it.status in _GROWTH and it.delta_bytes > 0]
+    shrunk = [it for it in d.items if it.status not in _GROWTH and it.delta_bytes < 0]
+    items_of = grown or shrunk
     by_cause: dict[tuple, list[S.DiffItem]] = defaultdict(list)
-    for it in grown:
+    for it in items_of:
         by_cause[_cause(it)].append(it)
-    cause, items = max(by_cause.items(), key=lambda kv: sum(it.delta_bytes for it in kv[1]))
-    _kind, op, reason_kind, policy_op = cause
-    grew = sum(it.delta_bytes for it in items)
-    what = _diff_what(op, items)
-    where = "only in B" if all(it.status == DiffStatus.ONLY_B for it in items) else "larger in B"
+    _, items = max(by_cause.items(), key=lambda kv: sum(abs(it.delta_bytes) for it in kv[1]))
+    first = items[0]
+    op = _cause(first)[1]
+    moved = sum(abs(it.delta_bytes) for it in items)
     count = sum(it.count for it in items)
-    if reason_kind == Reason.POLICY and policy_op:
-        flag = f"--recompute-op {flag_op(policy_op)}"
-        fix = f"recompute it in B ({flag})"
-    else:
-        flag = None
-        fix = "compare what B's policy saves and recomputes with A's (`memprobe explain` ranks the edits)"
-    why = _why(reason_kind, policy_op, "B's")
-    text = (
-        f"{head}: {fmt_bytes(grew)} of it {'are' if count > 1 else 'is'} {what} ({count} value{'s' if count > 1 else ''}, "
-        f"{where}), {why}; fix: {fix}."
+    where = (
+        _ONLY.get(first.status, "larger in B" if grown else "larger in A")
+        if all(it.status == first.status for it in items)
+        else ("larger in B" if grown else "larger in A")
     )
-    return _verdict(text, bytes_=grew, total=delta, fix=fix, flag=flag)
+    what = _diff_what(op, items)
+    decided = "; ".join(_side_words(k, x) for k, x in (("A", first.a_decision), ("B", first.b_decision)) if x is not None)
+    nothing_grew = "" if grown else "nothing B saves is new or larger; "
+    text = (
+        f"{head}: {nothing_grew}{fmt_bytes(moved)} of it {'are' if count > 1 else 'is'} {what} "
+        f"({count} value{'s' if count > 1 else ''}, {where})." + (f" {_sentence(decided)}" if decided else "")
+    )
+    change = d.change
+    said = (change.text[0].upper() + change.text[1:]) if change is not None else ""
+    if change is not None and change.kind == ChangeKind.VERSIONS:  # the cause, before the fix that names versions
+        text += f" {_sentence(said + ': the version change is the cause')}"
+    if not grown:
+        configured = change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH)
+        return _verdict(text + (f" {_sentence(said)}" if configured else ""), bytes_=delta, total=b)
+    fix, flag, edit = _diff_fix(d, first)
+    next_command = diff_command(d, edit, loaded) if edit else None
+    text += f" Fix: {fix}."
+    if change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH):
+        text += f" {_sentence(said)}"
+    return _verdict(text, bytes_=moved, total=delta, fix=fix, flag=flag, next_command=next_command)
+
+
+def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, list[str] | None]:
+    """(the fix in words, its flag, the flags that apply it to B) for what B keeps that A does not: the save-list op to
+    recompute; the other side's versions when only versions differ; a per-op policy that tags each op as it runs when
+    the value's op was untagged inside a checkpointed region; otherwise where to look."""
+    decision = item.b_decision
+    cause = decision.cause if decision else None
+    change = d.change.kind if d.change else None
+    fixes: list[str] = []
+    flag = edit = None
+    if item.reason_kind == Reason.POLICY and item.policy_op:
+        flag = f"--recompute-op {flag_op(item.policy_op)}"
+        edit = flag.split()
+        fixes.append(f"recompute it in B ({flag})")
+    elif cause is not None and cause.tag is None and cause.checkpointed and d.b.config.ac == AcMode.FULL:
+        flag = f"--ac {AcMode.OP} --ac-policy recompute-all"
+        edit = flag.split()
+        fixes.append(f"in B, a per-op policy that tags every op it runs for recompute ({flag})")
+    if change == ChangeKind.VERSIONS:
+        v = d.versions_differ or {}
+        versions = ", ".join(f"{k} {p.a}" for k, p in v.items() if p.a)
+        fixes.insert(0, f"side A's versions ({versions}), which do not save it")
+    if not fixes:
+        fixes.append("compare what B's policy saves and recomputes with A's (the graphs' recompute tags)")
+    return "; or ".join(fixes), flag, edit
+
+
+def diff_command(d: S.DiffResult, b_edit: list[str], loaded: frozenset[str] = frozenset()) -> str:
+    """The ``memprobe diff`` that runs B again with ``b_edit`` applied: A as it was given (its run directory when it was
+    read from one; otherwise run again too, the flags both sides share once and each side's own in ``--a``/``--b``), B
+    from its recorded configuration, and each side's interpreter when they ran in two."""
+    import shlex
+
+    fa = [] if "a" in loaded else _side_flags(d.a)
+    fb = _side_flags(d.b)
+    shared = [f for f in fa if f in fb] if fa else fb
+    own_a = [f for f in fa if f not in shared]
+    own_b = [f for f in fb if f not in shared] + [tuple(b_edit)]
+    words = ["memprobe", "diff", d.a.source if "a" in loaded and d.a.source else d.a.config.recipe, d.b.config.recipe]
+    words += [w for f in shared for w in f]
+    if own_a:
+        words += ["--a", " ".join(w for f in own_a for w in f)]
+    words += ["--b", " ".join(w for f in own_b for w in f)]
+    pythons = {key: side.process.python if side.process else None for key, side in (("a", d.a), ("b", d.b))}
+    if pythons["a"] != pythons["b"]:  # each side's own interpreter, when they ran in two
+        words += [w for key, python in pythons.items() if python and key not in loaded for w in (f"--{key}-python", python)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def _side_flags(side: S.DiffSide) -> list[tuple[str, ...]]:
+    """A side's configuration as flags, each with its value (the recipe apart: it is the side's positional word)."""
+    flags = side.config.probe().to_flags()
+    out: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(flags):
+        if i + 1 < len(flags) and not flags[i + 1].startswith("--"):
+            out.append((flags[i], flags[i + 1]))
+            i += 2
+        else:
+            out.append((flags[i],))
+            i += 1
+    return [f for f in out if f[0] != "--recipe"]
 
 
 def explain_verdict(r: S.ExplainResult) -> S.Verdict:
-    """The policy edit that frees the most for the least recompute, with what it frees."""
+    """The edit that frees the most for the least recompute, with what it frees."""
     saved = r.base.saved_bytes
     edits = [e for e in r.edits if e.bytes_saved > 0]
+    policy_edits = all(e.op for e in r.edits)
     if not edits:
+        tried = "save-list op, recomputed," if policy_edits else "edit"
         return _verdict(
-            f"No single save-list op, recomputed, frees memory here ({len(r.edits)} tried); {fmt_bytes(saved)} saved for backward per step."
+            f"No single {tried} frees memory here ({len(r.edits)} tried); {fmt_bytes(saved)} saved for backward per step."
             + (f" {len(r.partitioner_items)} saved values were chosen by the partitioner." if r.partitioner_items else ""),
             total=saved,
         )
@@ -174,12 +330,14 @@ def explain_verdict(r: S.ExplainResult) -> S.Verdict:
     flag = top.flag or f"--recompute-op {flag_op(top.op)}"
     flops = top.recompute_flops_added or 0
     of = f" of the {fmt_bytes(saved)}" if saved else ""
+    doing = f"Recomputing {flag_op(top.op)}" if top.op else f"{top.edit[0].upper()}{top.edit[1:]} ({flag})"
     text = (
-        f"Recomputing {flag_op(top.op)} frees {fmt_bytes(top.bytes_saved)}{of} saved for backward per step"
+        f"{doing} frees {fmt_bytes(top.bytes_saved)}{of} saved for backward per step"
         f"{what} for {fmt_flops(abs(flops))} {'more' if flops >= 0 else 'less'} recompute in backward (estimated); "
         f"fix: {flag}."
     )
-    return _verdict(text, bytes_=top.bytes_saved, total=saved, fix=f"recompute it ({flag})", flag=flag)
+    fix = f"recompute it ({flag})" if top.op else f"{top.edit} ({flag})"
+    return _verdict(text, bytes_=top.bytes_saved, total=saved, fix=fix, flag=flag)
 
 
 def verdict_of(result: S.Report | S.DiffResult | S.ExplainResult) -> S.Verdict:

@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from ..vocab import InputKind
+from .partition import FunctionIndex, PartitionRecorder
 
 # L['self'].__dict__['_modules']['_checkpoint_wrapped_module']._modules['ffn']._modules['w1']._parameters['weight']
 _SOURCE_ITEM = re.compile(r"\.(\w+)|\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]")
@@ -122,8 +123,18 @@ def _user_meta(meta: dict) -> dict:
     return out
 
 
-def serialize_graph(gm: torch.fx.GraphModule) -> list[dict]:
-    """Every node as a plain dict: name, op, target, inputs, shape, dtype, bytes, SAC tag, stack."""
+def _hops(meta: dict) -> list[str]:
+    """The higher-order ops a node was traced inside, outermost first (``tag_activation_checkpoint``: a checkpointed
+    region; ``autograd.function``: a custom autograd.Function): every entry of its ``source_fn_stack`` but its own."""
+    return [str(name) for name, _ in (meta.get("source_fn_stack") or [])[:-1]]
+
+
+def serialize_graph(gm: torch.fx.GraphModule, partition: dict | None = None, functions=None) -> list[dict]:
+    """Every node as a plain dict: name, op, target, inputs, shape, dtype, bytes, SAC tag, stack; the higher-order ops
+    it was traced inside (and the autograd.Function, named by ``functions``, a :class:`~.partition.FunctionIndex`);
+    what the partitioner decided about it (``partition``: by node name, from :class:`~.partition.PartitionRecorder`)."""
+    from ..analysis.frames import parse_stack
+
     nodes = []
     for n in gm.graph.nodes:
         meta = _tensor_meta(n.meta.get("val"))
@@ -140,6 +151,15 @@ def serialize_graph(gm: torch.fx.GraphModule) -> list[dict]:
             "stack_trace": n.meta.get("stack_trace"),
             **_user_meta(n.meta),
         }
+        hops = _hops(n.meta)
+        if hops:
+            entry["hops"] = hops
+            if "autograd.function" in hops and functions is not None:
+                function = functions.function_of(parse_stack(entry["stack_trace"]))
+                if function:
+                    entry["autograd_function"] = function
+        if partition and n.name in partition and n.op in ("placeholder", "call_function"):
+            entry["partition"] = partition[n.name]
         if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[1], int):
             entry["index"] = n.args[1]  # which output of a multi-output op (attention's output or its logsumexp)
         if n.op == "output":
@@ -181,6 +201,7 @@ class DynamoGraph:
     aot: list[AotGraph] = field(default_factory=list)
     record_key: str | None = None  # the name of its record in the compile cache (None: not recorded)
     decisions: dict = field(default_factory=dict)  # what the SAC policy decided while this graph was traced
+    partition: dict = field(default_factory=dict)  # what the partitioner decided about its joint graph's nodes
 
 
 class GraphCapture:
@@ -199,6 +220,8 @@ class GraphCapture:
         # memprobe's records; without them (or without a way to learn the cache's key) it stays off
         self.records = records if records is not None and _aot_key_hook() is not None else None
         self.decisions = decisions  # the SAC policy's decisions dict (replayed from a record on a hit)
+        self.partitioner = PartitionRecorder()
+        self._functions: FunctionIndex | None = None
 
     def cache_config(self):
         """AOTAutograd's cache, on while the graphs of its hits can be recorded."""
@@ -220,7 +243,11 @@ class GraphCapture:
             if callable(source):  # older torch: Source.name() is a method
                 source = source()
             kind, fqn = source_to_fqn(str(source))
-            inputs.append({"placeholder": n.name, "source": str(source), "kind": kind, "fqn": fqn})
+            entry = {"placeholder": n.name, "source": str(source), "kind": kind, "fqn": fqn}
+            example = n.meta.get("example_value")
+            if isinstance(example, torch.Tensor):
+                entry["requires_grad"] = bool(example.requires_grad)
+            inputs.append(entry)
         dyn = DynamoGraph(index, inputs)
         self.dynamo_graphs.append(dyn)
 
@@ -231,9 +258,11 @@ class GraphCapture:
                 kind = "inference"
             else:
                 kind = "forward"
+            if kind != "backward":  # the partition that made this forward (and its backward, compiled later)
+                dyn.partition = self.partitioner.take()
             # record the graph as the partitioner made it: Inductor's post-grad passes rewrite it in place
             # when it compiles (not when its FX cache hits), so serialize before handing it over
-            nodes = serialize_graph(aot_gm)
+            nodes = serialize_graph(aot_gm, dyn.partition, self._function_index())
             readable = aot_gm.print_readable(print_output=False, include_stride=False, include_device=True)
             if self.codegen:
                 compiled = compile_fx_inner(aot_gm, aot_inputs, **kwargs)
@@ -280,6 +309,12 @@ class GraphCapture:
 
         return run
 
+    def _function_index(self) -> FunctionIndex:
+        """Where the autograd.Functions' forwards are (made once a graph needs it: the model's classes exist)."""
+        if self._functions is None:
+            self._functions = FunctionIndex()
+        return self._functions
+
     def _compile(self, gm, example_inputs, inner_compile, dyn: DynamoGraph):
         """compile_fx with AOTAutograd's cache: a miss hands the graphs to ``inner_compile``; a hit hands
         none, and they come from memprobe's record of that compile (or, without one, a compile with
@@ -289,10 +324,10 @@ class GraphCapture:
         from .caches import record_key
 
         if self.records is None:
-            with _decisions_of(self.decisions, dyn):
+            with _decisions_of(self.decisions, dyn), self.partitioner.recording():
                 return compile_fx(gm, example_inputs, inner_compile=inner_compile)
         keys: list[str] = []
-        with _aot_keys(keys), _decisions_of(self.decisions, dyn):
+        with _aot_keys(keys), _decisions_of(self.decisions, dyn), self.partitioner.recording():
             compiled_fn = compile_fx(gm, example_inputs, inner_compile=inner_compile)
         dyn.record_key = record_key(keys[-1], gm, _serializer_hash()) if keys else None
         if dyn.aot:  # a miss (or a bypass): the graphs went through inner_compile
@@ -303,7 +338,11 @@ class GraphCapture:
             return compiled_fn
         import torch._functorch.config as functorch_config
 
-        with functorch_config.patch(enable_autograd_cache=False), _decisions_of(self.decisions, dyn):
+        with (
+            functorch_config.patch(enable_autograd_cache=False),
+            _decisions_of(self.decisions, dyn),
+            self.partitioner.recording(),
+        ):
             return compile_fx(gm, example_inputs, inner_compile=inner_compile)
 
     def _replay(self, dyn: DynamoGraph, record: dict) -> None:
@@ -378,11 +417,14 @@ class GraphCapture:
 
 @functools.cache
 def _serializer_hash() -> str:
-    """This file's contents: a record written by other serializing code is not this one's."""
+    """This file's contents and the partitioner recorder's: a record written by other serializing code is not this
+    one's."""
     import hashlib
     from pathlib import Path
 
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    from . import partition
+
+    return hashlib.sha256(Path(__file__).read_bytes() + Path(partition.__file__).read_bytes()).hexdigest()
 
 
 def _aot_key_hook():

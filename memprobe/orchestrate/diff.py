@@ -77,7 +77,7 @@ def run_diff(
     result = diff_reports(reports["a"], reports["b"])
     result.a.source = str(sides["a"]) if isinstance(sides["a"], Path) else str(out / "a")
     result.b.source = str(sides["b"]) if isinstance(sides["b"], Path) else str(out / "b")
-    result.verdict = diff_verdict(result)
+    result.verdict = diff_verdict(result, frozenset(k for k, side in sides.items() if isinstance(side, Path)))
     if len(to_run) > 1:
         result.schedule = S.Schedule(at_once=placement.slots > 1, **placement.to_dict())
     if out is not None:

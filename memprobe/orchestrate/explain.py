@@ -1,12 +1,15 @@
-"""``memprobe explain``'s work: the base run, then one run per save-list op with that op recomputed,
-each probe in its own process; the ranking itself is :func:`memprobe.analysis.explain.explain_runs`."""
+"""``memprobe explain``'s work: the base run, then one run per candidate edit (under per-op SAC, each save-list op
+recomputed; otherwise the ways to checkpoint the blocks), each probe in its own process; the ranking itself is
+:func:`memprobe.analysis.explain.explain_runs`."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
-from ..analysis.explain import candidate_ops, explain_runs
+from ..analysis.decisions import RECOMPUTE_ALL
+from ..analysis.explain import EditSpec, candidate_ops, explain_runs
+from ..analysis.findings import flag_op
 from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
 from ..config import ProbeConfig
@@ -19,8 +22,55 @@ from .process import ProbeJob, Progress, run_jobs
 
 
 def check_explainable(cfg: ProbeConfig) -> None:
-    if cfg.ac != AcMode.OP:
-        raise ConfigError("explain edits a per-op SAC policy: the configuration needs --ac op")
+    if cfg.ac == AcMode.MEMORY_BUDGET:
+        raise ConfigError(
+            "explain edits a per-op SAC policy or the AC mode; for --ac memory-budget, `memprobe sweep` probes the budgets "
+            "and ranks what each saves"
+        )
+
+
+def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
+    """The edits explain tries: under per-op SAC, each save-list op that saved something, recomputed; without
+    checkpointing, each way to checkpoint the blocks (whole; per-op with the configuration's policy; the partitioner's
+    memory budget); under --ac full, a per-op policy that tags every op for recompute (it reaches ops a region's
+    tagging does not, such as those inside an autograd.Function on some torch releases)."""
+    if cfg.ac == AcMode.OP:
+        return [
+            EditSpec(
+                flag=f"--recompute-op {flag_op(op)}",
+                edit=f"remove torch.ops.{op} from the SAC save list",
+                config=replace(cfg, recompute_ops=cfg.recompute_ops + (op,)),
+                directory=f"recompute-{op.replace('.', '-')}",
+                op=op,
+            )
+            for op in candidate_ops(base)
+        ]
+    if cfg.ac == AcMode.NONE:
+        return [
+            EditSpec(
+                flag="--ac full", edit="checkpoint every block whole", config=replace(cfg, ac=AcMode.FULL), directory="ac-full"
+            ),
+            EditSpec(
+                flag=f"--ac op --ac-policy {cfg.ac_policy}",
+                edit=f"per-op SAC with the {cfg.ac_policy} policy",
+                config=replace(cfg, ac=AcMode.OP),
+                directory=f"ac-op-{cfg.ac_policy}",
+            ),
+            EditSpec(
+                flag=f"--ac memory-budget --memory-budget {cfg.memory_budget:g}",
+                edit=f"the partitioner's activation memory budget at {cfg.memory_budget:g}",
+                config=replace(cfg, ac=AcMode.MEMORY_BUDGET),
+                directory="ac-memory-budget",
+            ),
+        ]
+    return [
+        EditSpec(
+            flag=RECOMPUTE_ALL,
+            edit="a per-op SAC policy that tags every op it runs for recompute, in place of the whole-block checkpoint",
+            config=replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=()),
+            directory="ac-op-recompute-all",
+        )
+    ]
 
 
 def run_explain(
@@ -52,18 +102,11 @@ def run_explain(
         ]
     else:
         base_dir = Path(run_dir)
-    jobs = [
-        ProbeJob(
-            op,
-            replace(cfg, recompute_ops=cfg.recompute_ops + (op,)),
-            out / f"recompute-{op.replace('.', '-')}",
-            analysis_only=analysis_only,
-        )
-        for op in candidate_ops(base)
-    ]
+    edits = candidate_edits(base, cfg)
+    jobs = [ProbeJob(e.flag, e.config, out / e.directory, analysis_only=analysis_only) for e in edits]
     reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     mode = RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL
-    result = explain_runs(base, base_dir, {job.label: (reports[job.label], job.out) for job in jobs}, mode)
+    result = explain_runs(base, base_dir, {e: (reports[e.flag], job.out) for e, job in zip(edits, jobs)}, mode)
     result.verdict = explain_verdict(result)
     atomic_write_json(out / "explain.json", dump(result))
     return result, out

@@ -15,7 +15,17 @@ from ..rundir import schema as S
 from ..text import markup
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import Phase, SavedKind
-from .console import TOP_ROWS, compact_table, make_console, print_verdict, saved_value, why_saved, why_saved_wide
+from .console import (
+    TOP_ROWS,
+    compact_table,
+    decision_brief,
+    make_console,
+    print_next,
+    print_verdict,
+    saved_value,
+    source_line,
+    why_saved,
+)
 from .markdown import STATUS_LABEL
 
 _TITLE = "What B keeps alive that A does not (ranked by bytes)"
@@ -36,6 +46,7 @@ def print_diff(d: S.DiffResult, out_dir: Path | None, console: Console | None = 
             + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else "")
             + ("" if wide else "; --wide for detail")
         )
+    print_next(con, verdict_of(d))
 
 
 def _print_sides(con: Console, d: S.DiffResult) -> None:
@@ -86,7 +97,9 @@ def _print_items_wide(con: Console, items: list[S.DiffItem]) -> None:
         ("B", "right"),
         ("delta", "right"),
         ("kind", "left"),
-        ("why", "left"),
+        ("where", "left"),
+        ("A decided", "left"),
+        ("B decided", "left"),
     ):
         tab.add_column(col, justify=just, overflow="fold")
     for it in items:
@@ -98,44 +111,40 @@ def _print_items_wide(con: Console, items: list[S.DiffItem]) -> None:
             fmt_bytes(it.bytes_b),
             fmt_delta(it.delta_bytes),
             markup(it.kind),
-            markup(why_saved_wide(it)),
+            markup((it.user.source if it.user else None) or ""),
+            markup(decision_brief(it.a_decision)),
+            markup(decision_brief(it.b_decision)),
             style="bold red" if _grew_from_weights(it) else None,
         )
     con.print(tab)
+    for it in items[:3]:
+        said = [f"{k}: {d.text}" for k, d in (("A", it.a_decision), ("B", it.b_decision)) if d is not None]
+        if said:
+            con.print(f"[dim]{markup(label(it))}[/] {markup('; '.join(said))}")
     for h in list(dict.fromkeys(it.hint for it in items if it.status in GROWTH))[:3]:
         if h:
             con.print(f"[cyan]hint:[/] {markup(h)}")
 
 
 def _print_items_compact(con: Console, items: list[S.DiffItem]) -> None:
-    compact_table(
-        con,
-        _TITLE + "; red: weight-derived",
-        [
-            ("status", "left", 0),
-            ("saved value", "left", 2),
-            ("x", "right", 0),
-            ("A", "right", 0),
-            ("B", "right", 0),
-            ("delta", "right", 0),
-            ("why", "left", 1),
-        ],
-        [
-            (
-                [
-                    STATUS_LABEL[it.status],
-                    label(it),
-                    str(it.count),
-                    fmt_bytes(it.bytes_a),
-                    fmt_bytes(it.bytes_b),
-                    fmt_delta(it.delta_bytes),
-                    why_saved(it),
-                ],
-                "bold red" if _grew_from_weights(it) else None,
-            )
-            for it in items
-        ],
-    )
+    """One line per item; the "where" column only when some item was made in the user's code."""
+    where = any(source_line(it) for it in items)
+    columns = [
+        ("status", "left", 0),
+        ("saved value", "left", 2),
+        ("x", "right", 0),
+        ("A", "right", 0),
+        ("B", "right", 0),
+        ("delta", "right", 0),
+        *([("where", "left", 1)] if where else []),
+        ("why", "left", 1),
+    ]
+    rows = []
+    for it in items:
+        cells = [STATUS_LABEL[it.status], label(it), str(it.count), fmt_bytes(it.bytes_a), fmt_bytes(it.bytes_b)]
+        cells += [fmt_delta(it.delta_bytes), *([source_line(it)] if where else []), why_saved(it)]
+        rows.append((cells, "bold red" if _grew_from_weights(it) else None))
+    compact_table(con, _TITLE + "; red: weight-derived", columns, rows)
 
 
 def _print_phases(con: Console, ph: S.PhaseDeltas | S.PhasesNotCompared | None, wide: bool) -> None:

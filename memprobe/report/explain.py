@@ -1,4 +1,4 @@
-"""``memprobe explain`` on the console: the policy edits ranked by bytes freed per added FLOP of recompute."""
+"""``memprobe explain`` on the console: the edits (policy, AC mode) ranked by bytes freed per added FLOP of recompute."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def print_explain(r: S.ExplainResult, out_dir: Path, console: Console | None = N
     if not r.edits:
         con.print("[yellow]no op of the save list saved anything: there is no policy edit to suggest[/]")
     elif wide:
-        t = Table(title="Policy edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
+        t = Table(title="Edits, best first (bytes freed per added FLOP of recompute)", title_justify="left")
         for col, just in (
             ("#", "right"),
             ("edit", "left"),
@@ -55,7 +55,7 @@ def print_explain(r: S.ExplainResult, out_dir: Path, console: Console | None = N
     else:
         compact_table(
             con,
-            "Policy edits, best first (bytes freed per added FLOP of recompute)",
+            "Edits, best first (bytes freed per added FLOP of recompute)",
             [
                 ("#", "right", 0),
                 ("edit", "left", 0),

@@ -9,6 +9,7 @@ from ..rundir import schema as S
 from ..text import md_code, md_text
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import DiffStatus
+from .console import source_line, why_saved
 
 STATUS_LABEL = {
     DiffStatus.ONLY_B: "only in B",
@@ -70,12 +71,12 @@ def diff_markdown(d: S.DiffResult) -> str:
         )
     lines.append("")
     if d.items:
-        lines += ["| | saved value | x | A | B | delta | why |", "|---|---|---:|---:|---:|---:|---|"]
+        lines += ["| | saved value | x | A | B | delta | where | why |", "|---|---|---:|---:|---:|---:|---|---|"]
         for it in d.items[:TOP]:
-            why = _cell(it.reason_kind) + (f" {_code(it.policy_op)}" if it.policy_op else "")
+            where = _code(source_line(it)) if source_line(it) else ""
             lines.append(
                 f"| {STATUS_LABEL[it.status]} | {_value(it)} | {it.count} | {fmt_bytes(it.bytes_a)}"
-                f" | {fmt_bytes(it.bytes_b)} | {fmt_delta(it.delta_bytes)} | {why} |"
+                f" | {fmt_bytes(it.bytes_b)} | {fmt_delta(it.delta_bytes)} | {where} | {_cell(why_saved(it))} |"
             )
         if len(d.items) > TOP:
             lines.append(f"\n_{len(d.items) - TOP} more in diff.json._")

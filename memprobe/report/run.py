@@ -3,28 +3,30 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.findings import flag_op, label, skipped_text
+from ..analysis.findings import label, skipped_text
 from ..analysis.saved import SavedGroup, group_rows, layer_pattern, value_names
-from ..analysis.verdict import verdict_of
+from ..analysis.verdict import run_next_command, verdict_of
 from ..rundir import schema as S
 from ..rundir.load import dump
 from ..text import markup
 from ..units import fmt_bytes
 from ..vocab import Phase, RunMode, RunStatus, SavedKind
-from .console import TOP_ROWS, compact_table, make_console, print_verdict, saved_value, why_saved, why_saved_wide
-
-
-def _source_line(g: SavedGroup) -> str:
-    """``repros/ffn.py:32``: the user's file (its last two path parts) and line; the code itself under --wide."""
-    where = ((g.user.source if g.user else None) or "").split("  ", 1)[0]
-    parts = where.split("/")
-    return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else where
+from .console import (
+    TOP_ROWS,
+    compact_table,
+    make_console,
+    print_next,
+    print_verdict,
+    saved_value,
+    source_line,
+    why_saved,
+    why_saved_wide,
+)
 
 
 def _why_short(g: SavedGroup) -> str:
@@ -106,7 +108,7 @@ def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> 
                 _share(g.bytes, total) if g.kind != SavedKind.PARAMETER else "-",
                 _count(g),
                 label(g),
-                _source_line(g),
+                source_line(g),
                 _why_short(g),
             ],
             "bold red" if g.kind == SavedKind.WEIGHT_DERIVED else None,
@@ -225,9 +227,10 @@ def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *
     if (Path(run_dir) / "snapshot.pickle").is_file():
         parts.append("snapshot.pickle for pytorch.org/memory_viz")
     con.print(f"\nrun directory: [bold]{markup(run_dir)}[/]  ({', '.join(parts)})" + ("" if wide else "; --wide for detail"))
-    hint = _next_command(report)
-    if hint:
-        con.print(f"next: [cyan]{markup(hint)}[/]")
+    verdict = verdict_of(report)
+    if verdict.next_command is None and report.status == RunStatus.COMPLETE:  # recorded before verdicts held it
+        verdict = verdict.model_copy(update={"next_command": run_next_command(report.config.probe(), report.findings or [])})
+    print_next(con, verdict)
 
 
 def _print_totals(con: Console, totals: S.SavedTotals | None) -> None:
@@ -356,21 +359,3 @@ def _print_attribution(con: Console, report: S.Report, wide: bool = True) -> Non
         con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(lines[:6])))
     if att.inferred:
         con.print(f"[dim]measured: {markup('; '.join(att.measured or []))}. inferred: {markup('; '.join(att.inferred))}.[/]")
-
-
-def _next_command(report: S.Report) -> str | None:
-    cfg = report.config.probe()
-    ops = sorted({flag_op(f.policy_op) for f in report.findings or [] if f.policy_op})
-    if ops:
-        # an op the user added with --save-op is dropped from it; one of the named policy's is recomputed
-        saved = {flag_op(o): o for o in cfg.save_ops}
-        edited = replace(
-            cfg,
-            save_ops=tuple(o for o in cfg.save_ops if flag_op(o) not in ops),
-            recompute_ops=cfg.recompute_ops
-            + tuple(o for o in ops if o not in {flag_op(x) for x in cfg.recompute_ops} and o not in saved),
-        )
-        return "memprobe run " + " ".join(edited.to_flags()) + "   # does recomputing it remove the finding?"
-    if cfg.recipe != "bf16":
-        return "memprobe run " + " ".join(replace(cfg, recipe="bf16").to_flags()) + "   # compare with bf16"
-    return None

@@ -33,10 +33,12 @@ from ..vocab import (
     BisectPass,
     CacheState,
     Category,
+    ChangeKind,
     CheckpointDecision,
     DeviceChoice,
     DeviceType,
     DiffStatus,
+    Fate,
     FindingKind,
     Float8Skip,
     GraphKind,
@@ -55,6 +57,7 @@ from ..vocab import (
     RootKind,
     RunMode,
     RunStatus,
+    SaveCause,
     SavedKind,
     SourceFnKind,
 )
@@ -247,6 +250,7 @@ class GraphInput(Record):
     source: Text = optional("Dynamo's source of it (`L['self']._modules['ffn']...`)")
     kind: InputKind = required("parameter, buffer or input")
     fqn: Name = required("its name relative to the compiled block (`ffn.w1.weight`, `args[0]`)")
+    requires_grad: Annotated[bool, Strict()] = optional("the traced example of it required grad")
 
 
 class GraphEntry(Record):
@@ -305,6 +309,31 @@ class UserTerms(Record):
     from_ops: list[Name] = optional("the forward ops it was computed from, when hoisted")
 
 
+class Blocker(Record):
+    """An op a saved value would be recomputed from that the partitioner may not recompute."""
+
+    name: Name = required("its FX node")
+    op: Name = required("its aten op (`mm`)")
+    module: Text | None = optional("the module that ran it, relative to the block")
+    rule: Text | None = optional("why it may not be recomputed, in the installed torch's words")
+    function: Name | None = optional("the autograd.Function whose forward made it")
+
+
+class Cause(Record):
+    """Why a value was saved, as the compiler decided it: the SAC tag its op carried and what the partitioner did."""
+
+    kind: SaveCause = required("the rule that kept it")
+    tag: CheckpointDecision | None = optional("the SAC tag its op was traced with (absent: untagged)")
+    checkpointed: Annotated[bool, Strict()] = optional("its op was traced inside a checkpointed region")
+    function: Name | None = optional("the custom autograd.Function whose forward made it")
+    rule: Text | None = optional(
+        "the partitioner's rule that banned its recomputation (not-recomputable), or the pass that tagged it (pass-tag)"
+    )
+    policy_op: Name | None = optional("the save-list op that tagged it (policy-tag)")
+    blocked_by: list[Blocker] = optional("for min-cut: the ops recomputing it needs that may not be recomputed")
+    text: Text = required("the cause in words")
+
+
 class SavedRow(Record):
     """One saved-for-backward value of one compiled call (*derived* from the graphs)."""
 
@@ -332,6 +361,29 @@ class SavedRow(Record):
         "the value's structural identity (a digest of its full op chain with each op's module): rows are grouped by it"
     )
     input_id: Count | None = optional("for a graph input saved as is, the identity of the tensor the call was given")
+    cause: Cause | None = optional("why it was saved, from the compiler's own decisions")
+
+
+class RecomputedValue(Record):
+    """A value a backward graph computes from what its forward saved (no gradient flows into it): recomputed in
+    backward rather than saved."""
+
+    graph: Name = required("the backward graph (`g0.backward`)")
+    name: Name = required("its FX node there")
+    op: Name = required("its op (`abs`)")
+    expr: Text = required("its op chain back to the graph inputs, relative to the block")
+    roots: list[Text] = required("the graph inputs it is computed from, relative to the block")
+    shape: Shape | None = optional("its shape")
+    dtype: Name | None = optional("its dtype")
+    bytes: Count = optional("its bytes")
+    tag: CheckpointDecision | None = optional("its SAC tag (absent: untagged)")
+    checkpointed: Annotated[bool, Strict()] = optional("traced inside a checkpointed region")
+    function: Name | None = optional("the custom autograd.Function whose forward made it")
+    copied: Annotated[bool, Strict()] = optional(
+        "a forward op the partitioner copied into backward (otherwise backward's own code computes it again)"
+    )
+    user: UserTerms | None = optional("it in the user's terms, relative to the block")
+    blocks: list[Name] = optional("the blocks whose calls ran this graph")
 
 
 class SavedTotals(Record):
@@ -369,6 +421,7 @@ class Verdict(Record):
     finding: FindingKind | None = optional("the kind of finding it comes from")
     fix: Text | None = optional("the fix in a few words")
     flag: Text | None = optional("the flag that applies the fix")
+    next_command: Text | None = optional("a memprobe command, as printed after `next:`, that checks the fix")
 
 
 class Finding(Record):
@@ -725,6 +778,7 @@ class Report(Record):
     invocations: list[Invocation] = required("each compiled call in the measured step's forward")
     saved_tensors: list[SavedRow] = required("the saved-for-backward table")
     saved_totals: SavedTotals | None = optional("its totals")
+    recomputed: list[RecomputedValue] = optional("what each backward graph recomputes from the saved values")
     findings: list[Finding] = required("ranked by bytes")
     checks: list[Check] = optional("every check that ran")
     verdict: Verdict | None = optional(
@@ -746,6 +800,22 @@ class Report(Record):
 
 
 # -- graphs/*.json -----------------------------------------------------------------------------------------
+
+
+class NodePartition(Record):
+    """What the installed torch's min-cut partitioner decided about a node of the joint graph, read from its own
+    flow graph and passes while it partitioned (docs/how-it-works.md)."""
+
+    banned: Annotated[bool, Strict()] = optional("it may not be recomputed in backward (an edge from the flow graph's source)")
+    rule: Text | None = optional(
+        "why it may not be recomputed, in the installed torch's words (`not in recomputable allowlist`, `random op`, "
+        "`compute intensive op`, `primal input`, ...); absent where that torch names no reason"
+    )
+    must_recompute: Annotated[bool, Strict()] = optional("its SAC tag makes the partitioner recompute it")
+    cannot_save: Text | None = optional("why it may not be saved, in the installed torch's words")
+    retagged_by: Name | None = optional("the partitioner pass that tagged it MUST_SAVE before the cut")
+    traced_tag: CheckpointDecision | None = optional("the SAC tag it was traced with, when a pass retagged it")
+    memory_budget: Share | None = optional("the activation memory budget in force (below 1: its knapsack chose what is saved)")
 
 
 class Node(Record):
@@ -771,6 +841,12 @@ class Node(Record):
     index: Annotated[int, Strict(), Ge(-(10**6)), Le(10**6)] | None = optional(
         "for a getitem node: which output of its producer it takes"
     )
+    hops: list[Name] = optional(
+        "the higher-order ops it was traced inside, outermost first (`tag_activation_checkpoint`: a checkpointed "
+        "region; `autograd.function`: a custom autograd.Function)"
+    )
+    autograd_function: Name | None = optional("the custom autograd.Function whose forward made it (its qualified name)")
+    partition: NodePartition | None = optional("what the partitioner decided about it (absent: not recorded)")
 
 
 class GraphFile(Record):
@@ -804,6 +880,17 @@ class DiffSide(Record):
     env: dict[Name, Text | None] = optional("the settings given to this side alone")
 
 
+class Decision(Record):
+    """What one side of a diff did with a value: saved it (why), recomputed it in backward, or neither."""
+
+    fate: Fate = required("saved, recomputed or absent")
+    cause: Cause | None = optional("why it was saved (saved)")
+    tag: CheckpointDecision | None = optional("the SAC tag of its op on this side (absent: untagged)")
+    checkpointed: Annotated[bool, Strict()] = optional("traced inside a checkpointed region on this side")
+    function: Name | None = optional("the custom autograd.Function whose forward made it")
+    text: Text = required("in words")
+
+
 class DiffItem(Record):
     """A group of saved values that differ, identical but for their layer."""
 
@@ -824,6 +911,16 @@ class DiffItem(Record):
     user: UserTerms | None = optional("it in the user's terms, layers as `*`")
     label: Text | None = optional("its one name, as the runs' tables and findings give it")
     roots: list[Text] = optional("the parameters and inputs it is computed from, layers as `*`")
+    a_decision: Decision | None = optional("what side A did with the value")
+    b_decision: Decision | None = optional("what side B did with the value")
+
+
+class Change(Record):
+    """What differs between the sides besides their saved values: the cause a diff's values changed with."""
+
+    kind: ChangeKind = required("software, configuration, both, settings, or nothing")
+    flags: list[Text] = optional("the configuration's differences, as flags (`--ac-policy torchtitan -> torchtitan-2025-01`)")
+    text: Text = required("in words")
 
 
 class DiffTotals(Record):
@@ -937,6 +1034,7 @@ class DiffResult(Record):
     verdict: Verdict | None = optional("the answer first (`bytes`: the cause that grew most; `total_bytes`: B - A)")
     versions_differ: dict[Name, VersionPair] = optional("the libraries whose versions differ between the sides")
     schedule: Schedule | None = optional("how the sides that ran were scheduled (at once, one GPU each or sharing one)")
+    change: Change | None = optional("what differs between the sides: their software, their configuration, both, or nothing")
 
 
 # -- explain.json ------------------------------------------------------------------------------------------
@@ -974,7 +1072,7 @@ class EditItem(Record):
 class Edit(Record):
     """One save-list op moved to recompute."""
 
-    op: Name = required("the op")
+    op: Name | None = optional("the save-list op it recomputes (a policy edit; absent for another AC mode)")
     edit: Text = required("the edit in words")
     flag: Text = required("the flag that makes it")
     bytes_saved: Signed = required("saved bytes it frees per step")

@@ -1,0 +1,286 @@
+"""Findings about what the compiler decided: checkpointed blocks that save more than their inputs, values saved
+because the partitioner may not recompute their op, and values one block saves and another does not.
+
+Each reads the causes recorded per saved value (:mod:`memprobe.analysis.causes`) and, for blocks that differ, the
+blocks' own graphs: which inputs required grad, which tag each op was traced with, what each backward recomputes.
+No rule matches a name in a string.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from ..config import ProbeConfig
+from ..rundir import schema as S
+from ..units import fmt_bytes
+from ..vocab import AcMode, CheckpointDecision, FindingKind, NodeOp, SaveCause
+from .saved import MODULE_STATE, GraphPair, Provenance, group_key, group_rows, input_label, label, layer_pattern
+
+# the causes that say what a value is, not a decision: a block's inputs and the RNG states it replays
+_NOT_DECIDED = (SaveCause.INPUT, SaveCause.RNG_STATE)
+# the causes by which the partitioner kept a value it may not, or would not, recompute
+_PARTITIONER_KEPT = (SaveCause.NOT_RECOMPUTABLE, SaveCause.MIN_CUT)
+RECOMPUTE_ALL = f"--ac {AcMode.OP} --ac-policy recompute-all"
+
+
+def _finding(**fields) -> S.Finding:
+    return S.Finding(**{k: S.clip(v) if isinstance(v, str) else v for k, v in fields.items()})
+
+
+def _items(rows: list[S.SavedRow]) -> list[S.FindingItem]:
+    return [
+        S.FindingItem(
+            label=label(g),
+            expr=g.expr,
+            bytes=g.bytes,
+            count=g.count,
+            bytes_each=g.bytes_each,
+            dtype=g.dtype,
+            shape=g.shape,
+            module=g.user.module if g.user else None,
+        )
+        for g in group_rows(rows)
+    ]
+
+
+def _where(row: S.SavedRow) -> str:
+    """Where a value was made, in the user's terms: its module, line, and the autograd.Function it is inside."""
+    parts = []
+    if row.user and row.user.module:
+        parts.append(layer_pattern(row.user.module))
+    if row.user and row.user.source:
+        parts.append(row.user.source.split("  ", 1)[0])
+    text = ", ".join(parts)
+    if row.cause and row.cause.function:
+        return f"inside autograd.Function {row.cause.function}" + (f" ({text})" if text else "")
+    return text
+
+
+def _lost_tag_fix(config: ProbeConfig) -> tuple[str, str | None]:
+    """The fix for values a checkpointed region's tag did not reach: under --ac full, a per-op policy that tags every
+    op as it runs (the SAC dispatch mode reaches ops a region's tagging does not)."""
+    if config.ac == AcMode.FULL:
+        return f"a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})", RECOMPUTE_ALL
+    return "tag the ops for recompute (a torch whose checkpointing tags the ops inside autograd.Function)", None
+
+
+def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> list[S.Finding]:
+    """Blocks checkpointed whole (--ac full) whose compiled forward saves more than their inputs and RNG states."""
+    if config.ac != AcMode.FULL:
+        return []
+    extra = [r for r in rows if r.kind not in MODULE_STATE and r.cause is not None and r.cause.kind not in _NOT_DECIDED]
+    if not extra:
+        return []
+    inputs = sum(r.bytes for r in rows if r.cause is not None and r.cause.kind in _NOT_DECIDED and r.kind not in MODULE_STATE)
+    total = sum(r.bytes for r in extra)
+    by_cause: dict[tuple, list[S.SavedRow]] = defaultdict(list)
+    for r in extra:
+        by_cause[(r.cause.kind, r.cause.rule, r.cause.tag, r.cause.checkpointed, r.cause.function)].append(r)
+    part = max(by_cause.values(), key=lambda p: sum(r.bytes for r in p))
+    top = part[0]
+    blocks = sorted({r.block for r in extra if r.block})
+    items = _items(extra)
+    lost = top.cause.tag is None and top.cause.checkpointed
+    fix, flag = _lost_tag_fix(config) if lost else ("see each value's cause (`memprobe show RUN --wide`)", None)
+    times = f", {total / inputs:.1f}x their inputs" if inputs else ""
+    what = f"{top.user.op if top.user else top.op}() {_where(top)}".strip()
+    return [
+        _finding(
+            kind=FindingKind.CHECKPOINT_SAVES_MORE,
+            bytes=total,
+            expr=items[0].expr,
+            label=items[0].label,
+            count=len(extra),
+            items=items,
+            what=f"what the checkpointed blocks save beyond their inputs ({what})",
+            summary=(
+                f"{fmt_bytes(total)} of the {fmt_bytes(totals.graph_bytes or 0)} saved for backward per step are saved by "
+                f"checkpointed blocks beyond their inputs and RNG states ({len(blocks)} block{'s' if len(blocks) != 1 else ''}"
+                f"{times}); the largest is {what}: {top.cause.text}"
+            ),
+            fix=fix,
+            **({"flag": flag} if flag else {}),
+            message=(
+                f"--ac full checkpoints every block, so each block's compiled forward should save only its inputs (and the "
+                f"RNG states of random ops): {', '.join(blocks) or 'the blocks'} save {fmt_bytes(total)} more{times}. "
+                f"The largest part, {fmt_bytes(sum(r.bytes for r in part))}: {what}, {top.cause.text}."
+            ),
+            detail="A value a checkpointed region saves although the region asked for recompute is memory checkpointing was "
+            "meant to free; each value's cause (report.json saved_tensors[].cause) says which decision kept it.",
+            hint=f"fix: {fix}",
+        )
+    ]
+
+
+def unrecomputable_saved(rows: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> list[S.Finding]:
+    """Values inside a checkpointed region whose op was left untagged and that the partitioner may not recompute, so
+    it saved them (or saved what they are computed from): under per-op SAC (under --ac full,
+    :func:`checkpoint_saves_more` names them)."""
+    if config.ac not in (AcMode.OP,):
+        return []
+    kept = [
+        r
+        for r in rows
+        if r.cause is not None and r.cause.kind in _PARTITIONER_KEPT and r.cause.checkpointed and r.cause.tag is None
+    ]
+    out = []
+    parts: dict[tuple, list[S.SavedRow]] = defaultdict(list)
+    for r in kept:
+        parts[(r.cause.function, r.cause.kind, r.cause.rule, r.user.op if r.user else r.op)].append(r)
+    for (_function, _kind, _rule, op), part in sorted(parts.items(), key=lambda kv: -sum(r.bytes for r in kv[1])):
+        total = sum(r.bytes for r in part)
+        items = _items(part)
+        top = part[0]
+        what = f"{op}() {_where(top)}".strip()
+        fix, flag = _lost_tag_fix(config)
+        out.append(
+            _finding(
+                kind=FindingKind.UNRECOMPUTABLE_SAVED,
+                bytes=total,
+                expr=items[0].expr,
+                label=items[0].label,
+                count=len(part),
+                items=items,
+                what=what,
+                summary=(
+                    f"{fmt_bytes(total)} of the {fmt_bytes(totals.graph_bytes or 0)} saved for backward per step "
+                    f"{'are' if len(part) > 1 else 'is'} {what} ({len(part)} value{'s' if len(part) != 1 else ''}): "
+                    f"{top.cause.text}"
+                ),
+                fix=fix,
+                **({"flag": flag} if flag else {}),
+                message=f"{what} is saved although it is inside a checkpointed region: {top.cause.text}.",
+                detail="The region's recompute tag did not reach its ops, so the partitioner judged them by its own rules.",
+                hint=f"fix: {fix}",
+            )
+        )
+    return out
+
+
+# -- blocks that differ ---------------------------------------------------------------------------------------
+
+
+def _bare(value_id: str) -> str:
+    return value_id.partition("#")[0]
+
+
+def _graph_of_block(invocations: list[S.Invocation]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for inv in invocations:
+        if inv.block is not None:
+            out.setdefault(inv.block, inv.dynamo_graph)
+    return out
+
+
+def _grad_inputs(pair: GraphPair) -> dict[str, bool]:
+    return {i.fqn: i.requires_grad for i in pair.inputs if i.requires_grad is not None}
+
+
+def _node_of(prov: Provenance, value_id: str) -> S.Node | None:
+    """The node of a forward graph that computes the value (by its identity, whatever layer)."""
+    for n in prov.pair.forward.nodes:
+        if n.op == NodeOp.CALL_FUNCTION and prov.identity(n.name) == value_id:
+            return n
+    return None
+
+
+def _why_not(
+    prov: Provenance, pair: GraphPair, saving: GraphPair, saving_node: S.Node, node: S.Node, policy: S.Policy | None
+) -> str:
+    """Why a block whose graph computes a value does not save it, where another block's graph does."""
+    grads, theirs = _grad_inputs(pair), _grad_inputs(saving)
+    no_grad = [fqn for fqn, g in grads.items() if not g and theirs.get(fqn)]
+    if no_grad:
+        names = ", ".join(input_label(f) for f in no_grad)
+        return f"its {names} requires no grad, so its backward computes no gradient for it and needs no such value"
+    differs = [fqn for fqn, g in grads.items() if theirs.get(fqn) is not None and theirs[fqn] != g]
+    if differs:
+        return f"which of its inputs require grad differs ({', '.join(input_label(f) for f in differs)})"
+    if node.recompute != saving_node.recompute:
+        rule = ""
+        mm = policy is not None and policy.mm_every_second_recomputed and node.recompute == CheckpointDecision.PREFER_RECOMPUTE
+        if mm:
+            rule = ": the policy's rule that every second aten.mm of a block is recomputed"
+        return f"its op is tagged {node.recompute or 'nothing'} there and {saving_node.recompute or 'nothing'} here{rule}"
+    return "its backward does not need it (the other block's does)"
+
+
+def uneven_blocks(
+    rows: list[S.SavedRow],
+    pairs: dict[int, GraphPair],
+    invocations: list[S.Invocation],
+    policy: S.Policy | None,
+    model: S.ModelShape | None,
+) -> list[S.Finding]:
+    """A value some blocks save and others, whose graphs compute it too, do not: with the difference between their
+    graphs that explains it (an input that requires no grad, another tag, the policy's rule)."""
+    graph_of = _graph_of_block(invocations)
+    if len(set(graph_of.values())) < 2:
+        return []  # one graph for every block: the blocks decide alike
+    arguments = model.block_arguments if model else None
+    provs = {i: Provenance(p, arguments) for i, p in pairs.items()}
+    by_value: dict[str, list[S.SavedRow]] = defaultdict(list)
+    for r in rows:
+        if r.kind not in MODULE_STATE and r.cause is not None and r.cause.kind not in _NOT_DECIDED and r.value_id:
+            by_value[group_key(r)].append(r)
+    out = []
+    for value_id, part in by_value.items():
+        saving = {r.block for r in part}
+        missing = [b for b in graph_of if b not in saving and graph_of[b] != graph_of[part[0].block]]
+        reasons = []
+        for block in missing:
+            index = graph_of[block]
+            prov, ref = provs.get(index), provs.get(graph_of[part[0].block])
+            node = _node_of(prov, _bare(value_id)) if prov is not None else None
+            if node is None or ref is None:
+                continue  # that block's graph does not compute it: not the same code
+            reasons.append(
+                (block, _why_not(prov, pairs[index], pairs[graph_of[part[0].block]], ref.nodes[part[0].name], node, policy))
+            )
+        if reasons:
+            out.append(_uneven(part, reasons))
+    return out
+
+
+def _uneven(part: list[S.SavedRow], reasons: list[tuple[str, str]]) -> S.Finding:
+    items = _items(part)
+    name = label(part[0])
+    saving = sorted({r.block for r in part if r.block})
+    block, why = reasons[0]
+    missing = [b for b, _ in reasons]
+    total = sum(r.bytes for r in part)
+    return _finding(
+        kind=FindingKind.UNEVEN_BLOCKS,
+        bytes=total,
+        expr=items[0].expr,
+        label=name,
+        count=len(part),
+        items=items,
+        what=f"{name} saved by {', '.join(saving)} and not by {', '.join(missing)}",
+        summary=f"{name} is saved by {', '.join(saving)} ({fmt_bytes(total)}) and not by {', '.join(missing)}: in {block}, {why}",
+        message=(
+            f"{name} is saved for backward by {', '.join(saving)} but not by {', '.join(missing)}, whose compiled graph "
+            f"computes it too: in {block}, {why}."
+        ),
+        detail="Blocks of one model compile to different graphs when their inputs differ (the first block's input "
+        "usually requires no grad) or when a policy decides by position; their saved values then differ.",
+        hint="nothing to fix when the difference is an input that requires no grad; otherwise compare the blocks' tags",
+        fix="none needed when a block's input requires no grad; otherwise compare the blocks' recompute tags",
+    )
+
+
+def decision_findings(
+    rows: list[S.SavedRow],
+    totals: S.SavedTotals,
+    config: ProbeConfig,
+    *,
+    pairs: dict[int, GraphPair] | None = None,
+    invocations: list[S.Invocation] | None = None,
+    policy: S.Policy | None = None,
+    model: S.ModelShape | None = None,
+) -> list[S.Finding]:
+    """The findings of this module for one run (the uneven blocks' only where the graphs are given)."""
+    found = checkpoint_saves_more(rows, config, totals) + unrecomputable_saved(rows, config, totals)
+    if pairs is not None and invocations is not None:
+        found += uneven_blocks(rows, pairs, invocations, policy, model)
+    return found
