@@ -137,3 +137,22 @@ def test_symbolic_sizes_match_by_their_place_not_their_name():
     b = S.BaselineReport(**{**base, "versions": S.Versions(torch="2.15.0")}, saved_tensors=[_row(["s57"])])
     d = diff_reports(a, b)
     assert d.differences == 0 and d.unchanged_items == 1 and d.change.kind == "versions"
+
+
+def test_explain_offers_an_edit_for_every_checkpointing_mode(analysed):
+    """Per-op SAC: each save-list op recomputed; no checkpointing: the ways to checkpoint; --ac full: a per-op policy
+    that tags every op (what restores the old recompute on torch 2.11); a memory budget: one line naming sweep."""
+    from dataclasses import replace
+
+    from memprobe.errors import ConfigError
+    from memprobe.orchestrate.explain import candidate_edits, check_explainable
+
+    old = analysed["old"]
+    cfg = old.config.probe()
+    assert [e.flag for e in candidate_edits(old, cfg)] == ["--ac op --ac-policy recompute-all"]
+    edit = candidate_edits(old, cfg)[0].config
+    assert (edit.ac, edit.ac_policy, edit.model) == ("op", "recompute-all", cfg.model)
+    none = candidate_edits(old, replace(cfg, ac="none"))
+    assert [e.config.ac for e in none] == ["full", "op", "memory-budget"]
+    with pytest.raises(ConfigError, match="memprobe sweep"):
+        check_explainable(replace(cfg, ac="memory-budget"))

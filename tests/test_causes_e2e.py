@@ -112,6 +112,7 @@ def test_blocks_that_save_differently_say_why(runs):
     f = uneven[0]
     assert "layers.1" in f["summary"] and "not by layers.0" in f["summary"]
     assert "input requires no grad" in f["summary"]
+    assert f["fix"].startswith("none needed: layers.0 computes no gradient for its input")
     forward = {g["graph_id"]: g for g in report["graphs"] if g["kind"] == "forward"}
     grads = {gid: [i.get("requires_grad") for i in g["inputs"] if i["kind"] == "input"] for gid, g in forward.items()}
     assert sorted(grads.values()) == [[False], [True]], grads
@@ -126,3 +127,22 @@ def test_explain_ranks_ac_modes_for_a_run_without_checkpointing(tmp_path):
     full = next(e for e in r["edits"] if e["flag"] == "--ac full")
     assert full["bytes_saved"] > 0 and full["op"] is None
     assert r["verdict"]["flag"] in flags
+
+
+def test_the_next_command_of_the_recorded_torch_2_11_run_runs_here(tmp_path):
+    """The verdict of the committed torch 2.11 run (tests/data/cpu/quantlinear-torch2.11) prints a `memprobe run` with
+    a per-op policy that recomputes every op: as printed, it runs, and it saves nothing of the Function."""
+    from pathlib import Path
+
+    from memprobe.analysis.run import analyse
+    from memprobe.rundir.load import load_report
+
+    recorded = Path(__file__).parent / "data" / "cpu" / "quantlinear-torch2.11"
+    command = analyse(load_report(recorded), recorded).verdict.next_command
+    words = shlex.split(command.split("   #")[0])
+    assert words[:2] == ["memprobe", "run"]
+    proc = run_cli(*words[1:], "--out", tmp_path / "next", "--json", "-q", cwd=Path(__file__).parent.parent)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout)
+    assert report["config"]["ac_policy"] == "recompute-all"
+    assert not [r for r in report["saved_tensors"] if (r.get("cause") or {}).get("function") == "QuantLinearFunction"]

@@ -186,23 +186,24 @@ def _node_of(prov: Provenance, value_id: str) -> S.Node | None:
 
 def _why_not(
     prov: Provenance, pair: GraphPair, saving: GraphPair, saving_node: S.Node, node: S.Node, policy: S.Policy | None
-) -> str:
-    """Why a block whose graph computes a value does not save it, where another block's graph does."""
+) -> tuple[str, bool]:
+    """Why a block whose graph computes a value does not save it, where another block's graph does; and whether that is
+    an input of it that requires no grad (nothing is wasted then)."""
     grads, theirs = _grad_inputs(pair), _grad_inputs(saving)
     no_grad = [fqn for fqn, g in grads.items() if not g and theirs.get(fqn)]
     if no_grad:
         names = ", ".join(input_label(f) for f in no_grad)
-        return f"its {names} requires no grad, so its backward computes no gradient for it and needs no such value"
+        return f"its {names} requires no grad, so its backward computes no gradient for it and needs no such value", True
     differs = [fqn for fqn, g in grads.items() if theirs.get(fqn) is not None and theirs[fqn] != g]
     if differs:
-        return f"which of its inputs require grad differs ({', '.join(input_label(f) for f in differs)})"
+        return f"which of its inputs require grad differs ({', '.join(input_label(f) for f in differs)})", False
     if node.recompute != saving_node.recompute:
         rule = ""
         mm = policy is not None and policy.mm_every_second_recomputed and node.recompute == CheckpointDecision.PREFER_RECOMPUTE
         if mm:
             rule = ": the policy's rule that every second aten.mm of a block is recomputed"
-        return f"its op is tagged {node.recompute or 'nothing'} there and {saving_node.recompute or 'nothing'} here{rule}"
-    return "its backward does not need it (the other block's does)"
+        return f"its op is tagged {node.recompute or 'nothing'} there and {saving_node.recompute or 'nothing'} here{rule}", False
+    return "its backward does not need it (the other block's does)", False
 
 
 def uneven_blocks(
@@ -242,12 +243,16 @@ def uneven_blocks(
     return out
 
 
-def _uneven(part: list[S.SavedRow], reasons: list[tuple[str, str]]) -> S.Finding:
+def _uneven(part: list[S.SavedRow], reasons: list[tuple[str, tuple[str, bool]]]) -> S.Finding:
     items = _items(part)
     name = label(part[0])
     saving = sorted({r.block for r in part if r.block})
-    block, why = reasons[0]
+    block, (why, no_grad) = reasons[0]
     missing = [b for b, _ in reasons]
+    if no_grad:  # the block computes no gradient for that input: nothing is wasted
+        fix = f"none needed: {block} computes no gradient for its input, so it needs no {name}"
+    else:
+        fix = f"compare the recompute tags of {block}'s graph with {saving[0]}'s (report.json graphs, each node's tag)"
     total = sum(r.bytes for r in part)
     return _finding(
         kind=FindingKind.UNEVEN_BLOCKS,
@@ -264,8 +269,8 @@ def _uneven(part: list[S.SavedRow], reasons: list[tuple[str, str]]) -> S.Finding
         ),
         detail="Blocks of one model compile to different graphs when their inputs differ (the first block's input "
         "usually requires no grad) or when a policy decides by position; their saved values then differ.",
-        hint="nothing to fix when the difference is an input that requires no grad; otherwise compare the blocks' tags",
-        fix="none needed when a block's input requires no grad; otherwise compare the blocks' recompute tags",
+        hint=fix,
+        fix=fix,
     )
 
 

@@ -4,9 +4,10 @@ A value a backward graph computes from the saved values alone (no gradient flows
 partitioner copied it from the forward (it keeps the forward node's name), or backward's own code (an
 autograd.Function's backward, torchao's cast of the weight) computes it again.
 
-Nodes the partitioner copied from the forward region into the backward graph keep their
-SAC tag (``recompute``); gradient nodes have none. Their cost: 2*M*N*K FLOPs for a matmul,
-one per output element for anything else; bytes moved: inputs read plus output written.
+The cost of a partition's recompute counts the forward nodes the partitioner copied into the backward graph (a
+backward node named as a node of the forward: the partitioned graphs keep the joint graph's names), tagged or not
+(a memory budget recomputes untagged ones): 2*M*N*K FLOPs for a matmul, one per output element for anything else;
+bytes moved: inputs read plus output written.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def recompute_cost(pairs: dict[int, GraphPair], invocations: list[S.Invocation])
         if pair is None or pair.backward is None:
             continue
         nodes = {n.name: n for n in pair.backward.nodes}
+        copied = {n.name for n in pair.forward.nodes if n.op == NodeOp.CALL_FUNCTION}
         for n in pair.backward.nodes:
-            if n.op != NodeOp.CALL_FUNCTION or not n.recompute:
+            if n.op != NodeOp.CALL_FUNCTION or n.name not in copied:
                 continue
             f, b = node_cost(n, nodes)
             flops += f * n_calls
@@ -75,8 +77,8 @@ def merged_pair(pair: GraphPair) -> GraphPair:
 
 
 def recomputed_values(pair: GraphPair, blocks: list[str], arguments: list[str] | None, code_files) -> list[S.RecomputedValue]:
-    """The values ``pair``'s backward computes from the saved values alone (no tangent upstream), each once; the
-    views among them apart (they cost nothing)."""
+    """The values ``pair``'s backward computes from the saved values alone (no tangent upstream), each once; views,
+    constants and backward work apart."""
     if pair.backward is None:
         return []
     forward_names = {n.name for n in pair.forward.nodes if n.op == NodeOp.CALL_FUNCTION}
@@ -94,9 +96,11 @@ def recomputed_values(pair: GraphPair, blocks: list[str], arguments: list[str] |
     for n in backward:
         if n.op != NodeOp.CALL_FUNCTION or n.name in tangent or n.target == "getitem" or not n.bytes:
             continue
-        if short_op(n.target) in _VIEW_OPS:
-            continue
+        if short_op(n.target) in _VIEW_OPS or n.backward_work:
+            continue  # a view costs nothing; backward work (a gradient's mask) recomputes no forward value
         roots = sorted(prov.roots(n.name))
+        if not roots:
+            continue  # a constant (the zeros a gradient starts from), computed from nothing
         out.append(
             S.RecomputedValue(
                 graph=pair.backward.graph_id,

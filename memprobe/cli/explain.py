@@ -1,4 +1,5 @@
-"""``memprobe explain``: which SAC policy edit frees the most memory for the least recompute."""
+"""``memprobe explain``: which edit (of the SAC policy, or of the checkpointing mode) frees the most memory for the
+least recompute."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from .output import wide_option
 from .probes import ProbeOptions, force_help, out_help, probe_options
 
 
-@click.command(short_help="Rank SAC policy edits by memory freed per added recompute.")
+@click.command(short_help="Rank SAC policy or checkpointing edits by memory freed per added recompute.")
 @click.argument("run_dir", required=False, type=click.Path(path_type=Path))
 @config_options
 @click.option(
@@ -20,7 +21,13 @@ from .probes import ProbeOptions, force_help, out_help, probe_options
 @wide_option
 @probe_options(out=out_help("explain"), force=force_help(), markdown="Print Markdown.")
 def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
-    """For each op the SAC policy saves, re-partition with it recomputed and rank the edits.
+    """Try each edit that could save less for backward, re-partition, and rank the edits.
+
+    Under per-op SAC (--ac op) the edits are the ops the policy saves, each moved to recompute;
+    without checkpointing (--ac none), the ways to checkpoint the blocks (--ac full, --ac op with
+    the policy, the partitioner's memory budget); under --ac full, a per-op policy that tags
+    every op it runs for recompute (it reaches ops a region's tag may not, such as those inside
+    an autograd.Function on torch 2.11). For --ac memory-budget it says to use `memprobe sweep`.
 
     \b
     Reports, per candidate edit, the bytes it frees per step, the recompute it adds in
