@@ -14,6 +14,9 @@ pytestmark = pytest.mark.e2e
 
 QUANTLINEAR = ("--model", "tests/models/quantlinear.py:build", "--recipe", "bf16", "--no-fsdp", "--device", "cpu")
 TINY2 = [a for a in TINY if a not in ("--layers", "1")] + ["--layers", "2"]
+# a diff whose sides differ in one policy, the 2025-01 list saving aten.abs
+FLIP_ABS = ("diff", "rowwise", "rowwise", *TINY2, "--a", "--ac-policy torchtitan", "--b", "--ac-policy torchtitan-2025-01")
+FLIP_ABS += ("--analysis-only", "--json")
 
 
 def test_an_autograd_function_without_checkpointing_is_named_with_the_partitioners_rule(runs):
@@ -54,18 +57,7 @@ def test_a_checkpointed_block_recomputes_the_functions_ops_on_this_torch(runs):
 
 
 def test_a_diff_that_flips_one_ops_tag_names_the_op_the_flag_and_both_decisions(made):
-    run = made(
-        "diff",
-        "rowwise",
-        "rowwise",
-        *TINY2,
-        "--a",
-        "--ac-policy torchtitan",
-        "--b",
-        "--ac-policy torchtitan-2025-01",
-        "--analysis-only",
-        "--json",
-    )
+    run = made(*FLIP_ABS)
     d = json.loads(run.proc.stdout)
     assert d["change"]["kind"] == "configuration"
     assert d["change"]["flags"] == ["--ac-policy torchtitan -> torchtitan-2025-01"]
@@ -83,18 +75,7 @@ def test_a_diff_that_flips_one_ops_tag_names_the_op_the_flag_and_both_decisions(
 
 
 def test_the_diffs_next_command_runs_and_removes_what_it_fixes(made, tmp_path):
-    run = made(
-        "diff",
-        "rowwise",
-        "rowwise",
-        *TINY2,
-        "--a",
-        "--ac-policy torchtitan",
-        "--b",
-        "--ac-policy torchtitan-2025-01",
-        "--analysis-only",
-        "--json",
-    )
+    run = made(*FLIP_ABS)
     command = shlex.split(json.loads(run.proc.stdout)["verdict"]["next_command"])
     assert command[:2] == ["memprobe", "diff"]
     proc = run_cli(*command[1:], "--analysis-only", "--out", tmp_path / "next", "--json", "-q")

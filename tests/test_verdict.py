@@ -20,8 +20,8 @@ from conftest import LEGACY_BF16, LEGACY_ROWWISE, ffn_weights_saved_as_abs
 from rich.console import Console
 
 from memprobe.analysis.diff import diff_reports
-from memprobe.analysis.findings import find, label, names_phrase
-from memprobe.analysis.saved import group_rows
+from memprobe.analysis.findings import find, names_phrase
+from memprobe.analysis.saved import group_rows, label
 from memprobe.analysis.verdict import diff_verdict, run_verdict, verdict_of
 from memprobe.report.console import TOP_ROWS
 from memprobe.report.diff import print_diff

@@ -14,7 +14,7 @@ from ..config import ProbeConfig
 from ..rundir import schema as S
 from ..units import fmt_bytes
 from ..vocab import AcMode, CheckpointDecision, FindingKind, NodeOp, SaveCause
-from .saved import MODULE_STATE, GraphPair, Provenance, group_key, group_rows, input_label, label, layer_pattern
+from .saved import MODULE_STATE, GraphPair, Provenance, SavedGroup, group_key, group_rows, input_label, label, layer_pattern
 
 # the causes that say what a value is, not a decision: a block's inputs and the RNG states it replays
 _NOT_DECIDED = (SaveCause.INPUT, SaveCause.RNG_STATE)
@@ -27,7 +27,8 @@ def _finding(**fields) -> S.Finding:
     return S.Finding(**{k: S.clip(v) if isinstance(v, str) else v for k, v in fields.items()})
 
 
-def _items(rows: list[S.SavedRow]) -> list[S.FindingItem]:
+def finding_items(groups: list[SavedGroup]) -> list[S.FindingItem]:
+    """The values of a grouped finding, one per row of the saved table, each by its one name."""
     return [
         S.FindingItem(
             label=label(g),
@@ -39,8 +40,12 @@ def _items(rows: list[S.SavedRow]) -> list[S.FindingItem]:
             shape=g.shape,
             module=g.user.module if g.user else None,
         )
-        for g in group_rows(rows)
+        for g in groups
     ]
+
+
+def _items(rows: list[S.SavedRow]) -> list[S.FindingItem]:
+    return finding_items(group_rows(rows))
 
 
 def _where(row: S.SavedRow) -> str:

@@ -16,8 +16,7 @@ from collections import defaultdict
 from ..rundir import schema as S
 from ..vocab import ChangeKind, DiffStatus, Fate, Reason, SaveCause, SavedKind
 from .causes import cause_key, tag_words
-from .findings import label
-from .saved import MODULE_STATE, group_key, layer_pattern, user_pattern
+from .saved import MODULE_STATE, group_key, label, layer_pattern, user_pattern
 
 DIFF_SCHEMA_VERSION = 1
 STATUS_ORDER = tuple(DiffStatus)  # ranked in this order

@@ -16,9 +16,9 @@ from ..rundir import schema as S
 from ..units import fmt_bytes
 from ..vocab import AcMode, AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SaveCause, SavedKind
 from .causes import cause_key
-from .decisions import RECOMPUTE_ALL, decision_findings
+from .decisions import RECOMPUTE_ALL, decision_findings, finding_items
 from .output_code import DTYPE_BYTES
-from .saved import MODULE_STATE, SavedGroup, group_rows, label, layer_pattern, short_op
+from .saved import MODULE_STATE, group_rows, layer_pattern, short_op
 
 # what each check looks at, in the order they run (a run without findings lists them)
 CHECKS = (
@@ -122,23 +122,6 @@ def _op_of(row: S.SavedRow) -> str:
     return (row.user.op if row.user else None) or row.op
 
 
-def _items(groups: list[SavedGroup]) -> list[S.FindingItem]:
-    """The values of a grouped finding, one per row of the saved table, each by its one name."""
-    return [
-        S.FindingItem(
-            label=label(g),
-            expr=g.expr,
-            bytes=g.bytes,
-            count=g.count,
-            bytes_each=g.bytes_each,
-            dtype=g.dtype,
-            shape=g.shape,
-            module=g.user.module if g.user else None,
-        )
-        for g in groups
-    ]
-
-
 def _what(op: str, part: list[S.SavedRow], items: list[S.FindingItem], *, roots: bool) -> str:
     """What a group of saved values is, in the user's terms: one value by its name; several by their op and the
     parameters (``roots``) or modules they come from."""
@@ -192,7 +175,7 @@ def _grouped(
     """One finding's values for saved values of one kind and one cause, the values listed."""
     reason_kind, policy_op = cause[-2], cause[-1]
     groups = group_rows(part)
-    items = _items(groups)
+    items = finding_items(groups)
     total = sum(r.bytes for r in part)
     what = _what(_op_of(part[0]), part, items, roots=roots)
     why = _why(reason_kind, policy_op, part[0].cause)
@@ -269,7 +252,7 @@ def _costs_more(
         f"{fmt_bytes(b)} {dt} {what}, kept by the {'policy' if why == Reason.POLICY else 'partitioner'}"
         for (what, dt, why), b in sorted(kinds.items(), key=lambda kv: -kv[1])
     )
-    items = _items(group_rows(pieces))
+    items = finding_items(group_rows(pieces))
     flag = f"--recompute-op {flag_op(op)}"
     extra = cost - own_bytes
     return _finding(

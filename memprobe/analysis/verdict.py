@@ -17,7 +17,8 @@ from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
 from ..vocab import AcMode, ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, SavedKind, Verdict
 from .decisions import RECOMPUTE_ALL
-from .findings import find, flag_op, label, names_phrase
+from .findings import find, flag_op, names_phrase
+from .saved import label
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
 # the kinds whose findings are grouped by cause (a recorded run with one of them ungrouped is re-derived)

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..analysis.diff import GROWTH, schedule_line, side_environment, versions_line
-from ..analysis.findings import label
+from ..analysis.saved import label
 from ..analysis.verdict import verdict_of
 from ..rundir import schema as S
 from ..text import markup

@@ -7,7 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.findings import label
+from ..analysis.saved import label
 from ..analysis.verdict import verdict_of
 from ..rundir import schema as S
 from ..text import markup

@@ -18,8 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..analysis.diff import schedule_line, side_environment, versions_line
-from ..analysis.findings import label
-from ..analysis.saved import value_names
+from ..analysis.saved import label, value_names
 from ..analysis.verdict import verdict_of
 from ..rundir import schema as S
 from ..rundir.load import dump, run_file

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..analysis.diff import schedule_line, side_environment, versions_line
-from ..analysis.findings import label
+from ..analysis.saved import label
 from ..analysis.verdict import verdict_of
 from ..rundir import schema as S
 from ..text import md_code, md_text

@@ -8,8 +8,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.findings import label, skipped_text
-from ..analysis.saved import SavedGroup, group_rows, layer_pattern, value_names
+from ..analysis.findings import skipped_text
+from ..analysis.saved import SavedGroup, group_rows, label, layer_pattern, value_names
 from ..analysis.verdict import run_next_command, verdict_of
 from ..rundir import schema as S
 from ..rundir.load import dump
