@@ -319,7 +319,7 @@ def _message(error: dict, tp: Any) -> str:
     kind, value = error["type"], error.get("input")
     got = f"got {_show(value)}"
     bare, meta, _ = unwrap(tp)
-    if kind == "config":  # a recorded configuration `memprobe run` would refuse: its own words
+    if kind in ("config", "path"):  # a recorded configuration `memprobe run` would refuse, a path no file has
         return error["msg"]
     if kind == "extra_forbidden":
         return "not a field of this file (written by another version of memprobe?)"

@@ -182,8 +182,14 @@ def inside(root: Path, rel, where: str) -> Path:
     """``root / rel`` if it stays inside ``root`` (symbolic links resolved); RunDirError otherwise."""
     if not isinstance(rel, str) or not rel or "\0" in rel:
         raise RunDirError(f"{where}: not a file name: {_show(rel)}")
-    base = root.resolve()
-    path = (root / rel).resolve()
+    try:
+        base = root.resolve()
+        path = (root / rel).resolve()
+    except (RuntimeError, OSError) as e:  # a symbolic link loop (``ln -s graphs graphs``), a name too long
+        why = "a loop of symbolic links" if isinstance(e, RuntimeError) else (e.strerror or str(e))
+        raise RunDirError(
+            f"{where}: {rel!r} cannot be resolved ({why}); memprobe reads only files inside the run directory"
+        ) from None
     if Path(rel).is_absolute() or (path != base and base not in path.parents):
         raise RunDirError(f"{where}: {rel!r} is outside the run directory; memprobe reads only files inside it")
     return path
