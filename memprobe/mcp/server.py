@@ -193,13 +193,21 @@ def build_server() -> MCPServer:
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
-        explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run."""
+        explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run. A finished run
+        of a user's model (its config `model` or `hf_config`) is run again only when `config` names the same one."""
         from ..orchestrate.explain import run_explain
         from ..verbs import config_from_values
 
+        def how(name: str, value: str) -> str:
+            return f"config {json.dumps({name: value})}"
+
         def work(progress):
             cfg = None if run_dir else config_from_values(config or {})
-            result, _out = run_explain(cfg=cfg, run_dir=_path(run_dir), out=_path(out), force=force, full=full, progress=progress)
+            base = _path(run_dir, "run_dir")
+            named = {k: v for k, v in (config or {}).items() if k in ("model", "hf_config")}
+            result, _out = run_explain(
+                cfg=cfg, run_dir=base, out=_path(out, "out"), force=force, full=full, progress=progress, named=named, how=how
+            )
             return result
 
         return await _call(ctx, work)
