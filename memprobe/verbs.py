@@ -120,8 +120,9 @@ def run_probe(
     run that fails is analysed as far as it got before its error is raised."""
     from .analysis.recorded import whole_config
     from .capture.runner import run_probe as record
-    from .errors import MemprobeError
+    from .errors import MemprobeError, RunFailed
     from .orchestrate.finish import finish_run
+    from .vocab import RunStatus
 
     try:
         record(
@@ -139,7 +140,12 @@ def run_probe(
         except MemprobeError:
             pass  # the run's own error says why; what could not be analysed is in its report
         raise
-    return whole_config(finish_run(out, cfg))
+    report = finish_run(out, cfg)
+    if report.status != RunStatus.COMPLETE:  # complete only when the probe itself recorded its end as complete
+        raise RunFailed(
+            f"the run failed: the probe ended without recording its completion (status {str(report.status)!r}); see {out}"
+        )
+    return whole_config(report)
 
 
 def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> S.Report:

@@ -91,7 +91,7 @@ def _user_code(what: str):
         raise
     except SystemExit as e:  # os._exit too, while a probe runs (memprobe.capture.guard)
         raise ConfigError(
-            f"{what} called {getattr(e, 'call', 'sys.exit')}({e.code!r}); a model module must not exit (is argparse run at "
+            f"{what} called {getattr(e, 'call', 'sys.exit')}({e.code!r}); a model module must not exit or replace the process (is argparse run at "
             'import? guard it with `if __name__ == "__main__":`)'
         ) from e
     except Exception as e:
