@@ -44,7 +44,18 @@ def config_from_values(values: dict) -> ProbeConfig:
             else isinstance(v, str)
         )
         if not ok:
-            raise ConfigError(f"config key {name!r}: {v!r} is not a valid value", field=name)
+            wanted = (
+                "a list of strings"
+                if multiple
+                else "true or false"
+                if isinstance(default, bool)
+                else "a number"
+                if isinstance(default, float)
+                else "an integer"
+                if isinstance(default, int)
+                else "a string"
+            )
+            raise ConfigError(f"config key {name!r}: expected {wanted}, got {str(v)[:60]!r}", field=name)
         if multiple:
             values[name] = tuple(v)
     if values.get("preset"):
