@@ -550,9 +550,13 @@ def build(device):
 """
 
 
-def _model_run(tmp_path: Path, mode: str, *extra, wait_ready: int | None = None) -> tuple[subprocess.CompletedProcess, Path]:
+def _model_run(
+    tmp_path: Path, mode: str, *extra, wait_ready: int | None = None, source: str = MODELS
+) -> tuple[subprocess.CompletedProcess, Path]:
+    """`memprobe run` of the model ``source`` (MEMPROBE_TEST_MODE=``mode``); ``wait_ready``: the signal to send once it
+    says it is ready (it touches MEMPROBE_TEST_READY, and waits for that path + ".sent")."""
     model = tmp_path / "models.py"
-    model.write_text(MODELS)
+    model.write_text(source)
     out = tmp_path / "r"
     ready = tmp_path / "ready"
     env = {"MEMPROBE_TEST_MODE": mode, "MEMPROBE_TEST_READY": str(ready)}
