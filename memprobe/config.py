@@ -362,3 +362,48 @@ class ProbeConfig:
         if self.nproc > 1:
             parts.append(f"x{self.nproc} ranks")
         return "  ".join(parts)
+
+
+# the fields of a configuration that name code to run (``--model``) or a file to build from (``--hf-config``)
+NAMES_CODE = ("model", "hf_config")
+
+
+def _same_code(name: str, recorded: str, named: str) -> bool:
+    """Whether the user's ``named`` is the recorded model: the same words, or the same file (and factory)."""
+    from pathlib import Path
+
+    if recorded == named:
+        return True
+    (where_r, _, fn_r), (where_n, _, fn_n) = (recorded, "", ""), (named, "", "")
+    if name == "model":
+        (where_r, _, fn_r), (where_n, _, fn_n) = recorded.rpartition(":"), named.rpartition(":")
+        if not (where_r.endswith(".py") or "/" in where_r):
+            return False  # a module spec: only its own words name it
+    try:
+        return fn_r == fn_n and Path(where_r).resolve() == Path(where_n).resolve()
+    except (OSError, ValueError, RuntimeError):  # a NUL byte, a loop of links: no file both name
+        return False
+
+
+def recorded_to_run(recorded: ProbeConfig, named: dict, where: str, how=None) -> ProbeConfig:
+    """A recorded configuration (a run directory's: anyone may have written it) as one to run again: its model
+    (``model``, ``hf_config``) only when the user names the same one in ``named`` (the flags, or an MCP call's
+    ``config``); ConfigError otherwise, saying what to pass. ``how(name, value)``: how the user passes it (default:
+    the flag, ``--model 'x.py:build'``). A recorded configuration never names code to run by itself."""
+    import shlex
+
+    how = how or (lambda name, value: f"--{name.replace('_', '-')} {shlex.quote(value)}")
+    for name in NAMES_CODE:
+        value = getattr(recorded, name)
+        if value is None:
+            continue
+        given = named.get(name)
+        if not isinstance(given, str) or not _same_code(name, value, given):
+            what = "code to run" if name == "model" else "a model configuration to build"
+            theirs = f" (you named {given!r})" if isinstance(given, str) else ""
+            raise ConfigError(
+                f"{where}: config.{name} names {what}, {value!r}{theirs}; memprobe runs a recorded run's model only when "
+                f"you name it yourself: pass {how(name, value)} if you trust it",
+                field=name,
+            )
+    return recorded

@@ -12,7 +12,7 @@ One escaper per format, and every recorded string a renderer writes passes throu
   cell boundary can form), :func:`md_code` (a code span whose fence is longer than any run of backticks
   inside it, so it cannot be closed early);
 - CSV: :func:`csv_cell` (a cell a spreadsheet would read as a formula, starting with ``= + - @``, a tab or
-  a carriage return, gets a leading apostrophe);
+  a carriage return, at its start or after a line break inside it, gets a leading apostrophe there);
 - JUnit XML: :func:`xml_text` (the characters XML 1.0 cannot hold shown as ``\\x01``; ElementTree escapes
   the rest).
 
@@ -105,14 +105,18 @@ def md_code(value, *, cell: bool = False, limit: int = MAX_TEXT) -> str:
     return f"{fence}{text}{fence}"
 
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+# where a spreadsheet (or a reader that splits a cell's lines) may start a formula: the cell's start, or after any
+# line break inside it (a bare CR too), before ``= + - @``, a tab or a carriage return
+_FORMULA_START = re.compile(r"(?:^|(?<=[\r\n]))(?=[=+\-@\t\r])")
 
 
 def csv_cell(value):
-    """A CSV cell a spreadsheet will not run: a string starting with ``= + - @``, a tab or a carriage return
-    gets a leading apostrophe (OWASP's advice for CSV injection); anything else is unchanged."""
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
+    """A CSV cell a spreadsheet will not run: wherever a formula could start (the cell's start, or after a CR or LF
+    inside it) before ``= + - @``, a tab or a carriage return, a leading apostrophe (OWASP's advice for CSV
+    injection); anything else is unchanged. The writer quotes every cell holding a CR, LF, comma or quote
+    (:func:`memprobe.report.tables.write_table`)."""
+    if isinstance(value, str):
+        return _FORMULA_START.sub("'", value)
     return value
 
 

@@ -44,7 +44,18 @@ def config_from_values(values: dict) -> ProbeConfig:
             else isinstance(v, str)
         )
         if not ok:
-            raise ConfigError(f"config key {name!r}: {v!r} is not a valid value", field=name)
+            wanted = (
+                "a list of strings"
+                if multiple
+                else "true or false"
+                if isinstance(default, bool)
+                else "a number"
+                if isinstance(default, float)
+                else "an integer"
+                if isinstance(default, int)
+                else "a string"
+            )
+            raise ConfigError(f"config key {name!r}: expected {wanted}, got {str(v)[:60]!r}", field=name)
         if multiple:
             values[name] = tuple(v)
     if values.get("preset"):
@@ -120,8 +131,9 @@ def run_probe(
     run that fails is analysed as far as it got before its error is raised."""
     from .analysis.recorded import whole_config
     from .capture.runner import run_probe as record
-    from .errors import MemprobeError
+    from .errors import MemprobeError, RunFailed
     from .orchestrate.finish import finish_run
+    from .vocab import RunStatus
 
     try:
         record(
@@ -139,7 +151,12 @@ def run_probe(
         except MemprobeError:
             pass  # the run's own error says why; what could not be analysed is in its report
         raise
-    return whole_config(finish_run(out, cfg))
+    report = finish_run(out, cfg)
+    if report.status != RunStatus.COMPLETE:  # complete only when the probe itself recorded its end as complete
+        raise RunFailed(
+            f"the run failed: the probe ended without recording its completion (status {str(report.status)!r}); see {out}"
+        )
+    return whole_config(report)
 
 
 def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> S.Report:

@@ -153,6 +153,26 @@ def invoke(*args, cwd: Path | None = None, env: dict[str, str] | None = None) ->
     return subprocess.CompletedProcess(["memprobe", *argv], result.exit_code, result.stdout, result.stderr)
 
 
+def mcp_session(calls):
+    """Start `memprobe mcp`, run ``calls(session)`` in an MCP SDK client session over stdio, return what it returns."""
+    import shutil
+
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    cmd = MEMPROBE.split()
+    params = StdioServerParameters(command=shutil.which(cmd[0]) or cmd[0], args=[*cmd[1:], "mcp"], env=dict(os.environ))
+
+    async def main():
+        async with stdio_client(params, errlog=sys.stderr) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await calls(session)
+
+    return anyio.run(main)
+
+
 def python_over_this_environment(root: Path) -> Path:
     """A virtualenv (its own interpreter path, no pip) that sees this environment's packages, whether this is a
     virtualenv or a system-wide install: another Python for --a-python/--b-python that has torch."""

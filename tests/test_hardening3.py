@@ -242,7 +242,7 @@ def test_a_complete_run_without_its_figures_fails_the_gate(tmp_path):
     assert "the run has no saved_bytes figure" in verdicts["saved_bytes"]["notice"]
     failures = ET.parse(tmp_path / "g.xml").getroot().iter("failure")
     assert any("the run has no forward_peak_bytes figure" in f.get("message") for f in failures)
-    # unless the budget says a limit is optional: then it is skipped, and says why
+    # unless the budget says a limit is optional: then it is skipped, and says why ...
     budget.write_text(
         BUDGET.replace(
             "[probes.p.limits]\n",
@@ -250,9 +250,11 @@ def test_a_complete_run_without_its_figures_fails_the_gate(tmp_path):
             ' "cuda.forward_peak_bytes"]\n',
         )
     )
+    # ... but a gate whose every limit was skipped checked nothing: it fails (Hardening IV: it passed)
     code, out, err = _invoke("gate", "--budget", budget, "--from", f"p={run}", "--json")
-    assert code == 0, (out, err)
-    assert {(v["verdict"], v["notice"].endswith("(optional)")) for v in json.loads(out)["verdicts"]} == {("SKIP", True)}
+    assert code == 1, (out, err)
+    notices = [v["notice"] for v in json.loads(out)["verdicts"] if v["verdict"] == "FAIL"]
+    assert len(notices) == 4 and all("(optional); no limit of probe 'p' was checked" in n for n in notices), notices
 
 
 def test_optional_names_a_limit_of_its_probe(tmp_path):
@@ -548,9 +550,13 @@ def build(device):
 """
 
 
-def _model_run(tmp_path: Path, mode: str, *extra, wait_ready: int | None = None) -> tuple[subprocess.CompletedProcess, Path]:
+def _model_run(
+    tmp_path: Path, mode: str, *extra, wait_ready: int | None = None, source: str = MODELS
+) -> tuple[subprocess.CompletedProcess, Path]:
+    """`memprobe run` of the model ``source`` (MEMPROBE_TEST_MODE=``mode``); ``wait_ready``: the signal to send once it
+    says it is ready (it touches MEMPROBE_TEST_READY, and waits for that path + ".sent")."""
     model = tmp_path / "models.py"
-    model.write_text(MODELS)
+    model.write_text(source)
     out = tmp_path / "r"
     ready = tmp_path / "ready"
     env = {"MEMPROBE_TEST_MODE": mode, "MEMPROBE_TEST_READY": str(ready)}

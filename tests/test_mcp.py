@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import ADDRESS_FIELDS, MEMPROBE, TINY, invoke
+from conftest import ADDRESS_FIELDS, TINY, invoke, mcp_session
 
 mcp = pytest.importorskip("mcp", reason="the MCP SDK is the optional extra memprobe[mcp]")
 
@@ -19,26 +18,6 @@ DATA = Path(__file__).parent / "data" / "cuda"
 TOOLS = {"run", "diff", "explain", "show", "gate", "policies"}
 # what two runs of one configuration must agree on (times, processes, addresses and paths differ)
 SAME = ("status", "config", "policy", "saved_totals", "findings", "checks", "verdict")
-
-
-def _session(calls):
-    """Start `memprobe mcp`, run ``calls(session)`` in an SDK client session, return what it returns."""
-    import anyio
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    cmd = MEMPROBE.split()
-    params = StdioServerParameters(
-        command=shutil.which(cmd[0]) or cmd[0], args=[*cmd[1:], "mcp"], env={k: v for k, v in os.environ.items()}
-    )
-
-    async def main():
-        async with stdio_client(params, errlog=sys.stderr) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                return await calls(session)
-
-    return anyio.run(main)
 
 
 def _json(result) -> dict:
@@ -71,7 +50,7 @@ def test_an_agent_runs_and_diffs_and_gets_the_clis_json(tmp_path, runs):
         bad = await session.call_tool("show", {"path": str(tmp_path / "nowhere")})
         return tools, run, diff, refused, bad
 
-    tools, run, diff, refused, bad = _session(calls)
+    tools, run, diff, refused, bad = mcp_session(calls)
     assert TOOLS <= tools
     report = _json(run)
     # the run directory it wrote is what `memprobe show --json` prints for it ...
@@ -99,7 +78,7 @@ def test_policies_and_show_over_mcp():
             await session.call_tool("show", {"path": str(DATA / "rowwise-legacy")}),
         )
 
-    policies, shown = _session(calls)
+    policies, shown = mcp_session(calls)
     assert _json(policies) == json.loads(invoke("policies", "--json").stdout)
     assert _json(shown) == json.loads(invoke("show", DATA / "rowwise-legacy", "--json").stdout)
 

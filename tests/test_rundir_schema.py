@@ -69,6 +69,8 @@ def strategy(tp) -> st.SearchStrategy:
         out = st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False) | st.integers(
             min_value=math.ceil(lo) if lo is not None else -(10**6), max_value=math.floor(hi) if hi is not None else 10**6
         )
+    elif bare is str and any(type(m).__name__ == "AfterValidator" for m in meta):  # a path: no NUL byte in it
+        out = st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), max_size=min(size or 20, 20))
     elif bare is str:
         out = st.text(max_size=min(size or 20, 20))
     elif bare is bool:

@@ -8,12 +8,14 @@ terminal injection, the model's prints in --json output, signals during the mode
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import pickle
 import re
 import shutil
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -391,7 +393,8 @@ LITERALS = ["NaN", "Infinity", "-Infinity", "1e309", "-1e309", "9" * 5000, "[" *
 FILE_CHANGES = ["fifo", "link-out", "link-in", "directory", "empty", "not-utf8", "half"]
 KEYS = ["../esc", "a b", "é", "", "\x1b[2J", "x" * 300, "__proto__", "0"]
 # a change: ("set", value) | ("literal", raw JSON) | ("delete", None) | ("rename", the field's new name)
-# | ("file", what the file becomes)
+# | ("file", what the file becomes) | ("repeat", n): the value n more times in its list (in an object: a list of n of
+# it); a pickle holds the one object n times, as a crafted snapshot shares a frame list or an event among millions
 _change = st.one_of(
     st.tuples(st.just("set"), _value),
     st.tuples(st.just("set"), _value),
@@ -399,6 +402,7 @@ _change = st.one_of(
     st.tuples(st.just("delete"), st.none()),
     st.tuples(st.just("rename"), st.sampled_from(KEYS)),
     st.tuples(st.just("file"), st.sampled_from(FILE_CHANGES)),
+    st.tuples(st.just("repeat"), st.sampled_from([2, 10, 100, 1000, 10_000, 100_000, 3_000_000])),
 )
 
 
@@ -413,6 +417,11 @@ def _change_in(doc, path, change):
         moved = parent.pop(key)
         if how == "rename":
             parent[value] = moved
+    elif how == "repeat":
+        if isinstance(parent, list):
+            parent[key + 1 : key + 1] = [parent[key]] * value
+        else:
+            parent[key] = [parent[key]] * value
     elif how != "rename":
         parent[key] = "@@LITERAL@@" if how == "literal" else value
     return doc
@@ -505,6 +514,8 @@ def _console():
 class FuzzKind:
     """One kind of file: where it is, its pristine bytes, the paths into it, and what verbs do with it."""
 
+    max_repeat = 1000  # copies of a value in a JSON or TOML file (each is written out: a file of some MB at most)
+
     def __init__(self, name: str, root: Path, target: Path, doc, renderers: dict):
         self.name, self.root, self.target, self.doc, self.renderers = name, root, target, doc, renderers
         self.pristine = target.read_bytes()
@@ -513,6 +524,8 @@ class FuzzKind:
     def run(self, path, change, renderer: str) -> tuple[int, str]:
         try:
             how, value = change
+            if how == "repeat":
+                change = (how, min(value, self.max_repeat))
             if how == "file":
                 _replace_file(self.target, value, self.pristine, self.root.parent / "outside" / "report.json")
             else:
@@ -712,6 +725,8 @@ class BudgetKind(FuzzKind):
 
 
 class SnapshotKind(FuzzKind):
+    max_repeat = 3_000_000  # one object held millions of times: a few MB pickled
+
     def fresh(self):
         return pickle.loads(self.pristine)
 
@@ -724,6 +739,96 @@ class SnapshotKind(FuzzKind):
         if not path:
             return pickle.dumps(value if how == "set" else None)
         return pickle.dumps(_change_in(doc, path, change))
+
+
+# a fork server as memprobe's without torch: its one program does nothing (a fuzzed request may name any argv or cwd)
+_NOOP_SERVER = """
+import sys
+import memprobe.capture.forkserver as fs
+
+
+class Noop:
+    __file__ = __file__
+
+    @staticmethod
+    def main(argv):
+        return 0
+
+
+sys.exit(fs.serve(sys.argv[1], preload=lambda: None, programs={"probe": Noop}))
+"""
+
+
+class RequestKind(FuzzKind):
+    """A request to the fork server (its one line, and the file descriptors that come with it), fuzzed as a file is:
+    each example is sent to a live server of memprobe's (without torch), whose answer must be one (a refusal, exit
+    2, or the child's pid, exit 0), and which must go on serving; ``parse`` is the parser alone, in this process.
+    A "file" change is one to the bytes or the descriptors sent: none, one, four, a NUL inside, not UTF-8, half."""
+
+    def __init__(self, root: Path):
+        from memprobe.orchestrate.forkserver import server_env, start_server
+
+        root.mkdir(parents=True)
+        (root / "noop_server.py").write_text(_NOOP_SERVER)
+        self.server = start_server(dict(os.environ), server=[sys.executable, str(root / "noop_server.py")])
+        assert self.server is not None
+        atexit.register(self.server.close)
+        doc = {"program": "probe", "argv": ["--job", "{}"], "env": server_env(dict(os.environ)), "cwd": str(root)}
+        doc |= {"python": sys.executable, "prefix": sys.prefix}
+        self.name, self.root, self.doc, self.paths = "fork server request", root, doc, list(_paths(doc))
+        self.renderers = {"server": self._served, "parse": self._parsed}
+
+    def run(self, path, change, renderer: str) -> tuple[int, str]:
+        how, value = change
+        fds = 3
+        if how != "file":
+            line = _changed_json(self.fresh(), path, (how, min(value, self.max_repeat)) if how == "repeat" else change)
+        else:
+            line = json.dumps(self.doc).encode()
+            fds = {"fifo": 0, "link-out": 1, "link-in": 4}.get(value, 3)
+            line = {"directory": line[:20] + b"\x00" + line[20:], "empty": b"", "not-utf8": b"\xff\xfe" + line}.get(value, line)
+            line = line[: len(line) // 2] if value == "half" else line
+        return _exit_code(lambda: self.renderers[renderer]((line.replace(b"\n", b" ") + b"\n", fds)))
+
+    def _parsed(self, request) -> None:
+        from memprobe.capture.forkserver import parse_request
+        from memprobe.errors import ConfigError
+
+        try:
+            parse_request(request[0], request[1])
+        except ValueError as e:
+            raise ConfigError(f"refused: {e}") from None
+
+    def _served(self, request) -> None:
+        import socket
+
+        from memprobe.errors import ConfigError
+
+        line, fds = request
+        null = [os.open(os.devnull, os.O_RDWR) for _ in range(fds)]
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.settimeout(20)  # a hang guard only: the server answers at once
+                conn.connect(self.server.path)
+                try:
+                    conn.sendall(line[socket.send_fds(conn, [line], null) :])
+                except (BrokenPipeError, ConnectionResetError):  # closed on a request that was none: answered still
+                    pass
+                reader = conn.makefile("rb")
+                try:
+                    answer = json.loads(reader.readline() or b'{"refused": "closed unanswered"}')
+                    if "pid" in answer:
+                        answer = json.loads(reader.readline() or b"{}")  # its child's end is told too
+                        assert isinstance(answer.get("exit"), int), answer
+                except ConnectionResetError:
+                    answer = {"refused": "closed unanswered"}
+        finally:
+            for fd in null:
+                os.close(fd)
+        assert self.server.proc.poll() is None and Path(self.server.path).exists(), "the fork server ended"
+        if "refused" in answer:
+            raise ConfigError(f"refused: {answer['refused']}")
+        assert "exit" in answer, answer
 
 
 # an explain.json as `memprobe explain` writes it (tests/test_hardening3.py uses it too)
@@ -860,8 +965,12 @@ def fuzz_kinds(tmp_path_factory):
     run = shutil.copytree(BF16, root / "snapshot" / "run")
     snap = dict(load_snapshot(run / "snapshot.pickle"))
     snap["device_traces"] = [t[:40] for t in snap["device_traces"]] + [[]]  # the paths go 3 deep per list anyway
+    shared = snap["device_traces"][0][0]["frames"]  # one frame list many events hold, as torch writes a traceback's
+    for ev in snap["device_traces"][0][:30:3]:
+        ev["frames"] = shared  # a change to it (through the first event's path) reaches every event that holds it
     (run / "snapshot.pickle").write_bytes(pickle.dumps(snap))
     kinds["snapshot"] = SnapshotKind("snapshot", run, run / "snapshot.pickle", snap, _snapshot_renderers(load_report(run)))
+    kinds["fork server request"] = RequestKind(root / "request")
     return kinds
 
 
@@ -875,6 +984,7 @@ FUZZ_KINDS = [
     "baseline",
     "budget TOML",
     "snapshot",
+    "fork server request",
 ]
 
 
@@ -915,6 +1025,26 @@ def test_what_the_fuzz_found_stays_fixed(fuzz_kinds, kind, path, change, rendere
     assert got == code, (got, said)
     if code == 2:
         assert said.count("\n") == 0 and said.startswith("memprobe: error: ") and "beyond what any allocator" in said
+
+
+@pytest.mark.parametrize(
+    "kind, path, change, renderer, code, said",
+    [
+        # one event three million times: more events than memprobe works through for one file
+        ("snapshot", ("device_traces", 0, 0), ("repeat", 3_000_000), "attribution", 2, "allocator events and blocks"),
+        # a frame three million times in the list ten events share: 30 million frames at their uses, read once
+        ("snapshot", ("device_traces", 0, 0, "frames", 0), ("repeat", 3_000_000), "trace", 0, ""),
+        ("fork server request", ("argv", 0), ("literal", "[" * 100_000 + "]" * 100_000), "server", 2, "nested too deep"),
+        ("fork server request", ("argv", 0), ("literal", "[" * 100_000 + "]" * 100_000), "parse", 2, "nested too deep"),
+        ("fork server request", ("env",), ("repeat", 1000), "server", 2, "env must be a dict"),
+        ("fork server request", (), ("file", "link-in"), "parse", 2, "expected 3 file descriptors, got 4"),
+        ("fork server request", (), ("file", "link-in"), "server", 2, "refused"),
+        ("fork server request", ("cwd",), ("set", "/"), "server", 0, ""),  # a request: the child is forked, and ends
+    ],
+)
+def test_the_fuzz_reaches_shared_frame_lists_and_the_fork_servers_requests(fuzz_kinds, kind, path, change, renderer, code, said):
+    got, line = fuzz_kinds[kind].run(path, change, renderer)
+    assert got == code and said in line, (got, line)
 
 
 # -- 8. terminal injection ---------------------------------------------------------------------------------

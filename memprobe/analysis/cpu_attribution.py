@@ -10,9 +10,12 @@ measured; the categories are inferred from those regions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import heapq
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
 
 from ..rundir import schema as S
+from ..rundir.read import check_work
 from ..vocab import AttributionSource, Category, ReturnRole
 from .peaks import Alive, step_attribution, summarize_alive
 from .saved import prefix_block
@@ -34,12 +37,23 @@ def _category_for(annotation: str | None) -> str:
     return Category.OTHER
 
 
-def _innermost(annotations: list[tuple], ts: float) -> str | None:
-    best = None
-    for name, t0, t1 in annotations:
-        if t0 <= ts <= t1 and (best is None or (t1 - t0) < (best[2] - best[1])):
-            best = (name, t0, t1)
-    return best[0] if best else None
+def _innermost(annotations: list[tuple], times: list[float]) -> list[str | None]:
+    """For each time, the name of the innermost region holding it (``t0 <= t <= t1``): the shortest, the first listed
+    of those as short. One sweep in time order with the regions begun in a heap: not every region per event."""
+    opening = sorted(range(len(annotations)), key=lambda k: annotations[k][1])
+    begun: list[tuple[float, int, float]] = []  # (duration, listed as, end)
+    names: list[str | None] = [None] * len(times)
+    j = 0
+    for i in sorted(range(len(times)), key=times.__getitem__):
+        t = times[i]
+        while j < len(opening) and annotations[opening[j]][1] <= t:
+            _name, t0, t1 = annotations[opening[j]]
+            heapq.heappush(begun, (t1 - t0, opening[j], t1))
+            j += 1
+        while begun and begun[0][2] < t:  # ended before t (one below it that ended goes when it surfaces)
+            heapq.heappop(begun)
+        names[i] = annotations[begun[0][1]][0] if begun else None
+    return names
 
 
 @dataclass(frozen=True)
@@ -58,10 +72,16 @@ class CpuEvents:
     rows: list[tuple]  # (ts_us, bytes, total_allocated, addr)
     annotations: list[tuple]  # (name, start_us, end_us)
     names: dict[int, Named]
+    innermost: list[str | None] | None = field(default=None, repr=False)  # each row's innermost region, once asked
 
     def category_of(self, index: int) -> Named:
         """The name of allocation event ``index``: from a graph call, else from its innermost region."""
-        return self.names.get(index) or Named(_category_for(_innermost(self.annotations, self.rows[index][0])), None)
+        named = self.names.get(index)
+        if named is not None:
+            return named
+        if self.innermost is None:
+            self.innermost = _innermost(self.annotations, [row[0] for row in self.rows])
+        return Named(_category_for(self.innermost[index]), None)
 
 
 def name_cpu_events(report: S.Report) -> CpuEvents | None:
@@ -77,20 +97,27 @@ def name_cpu_events(report: S.Report) -> CpuEvents | None:
     gm = {g.graph_id: g for g in report.graph_memory or [] if g.allocations is not None}
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
     names: dict[int, Named] = {}
-    for k, (name, t0, t1) in enumerate(calls):
+    rows = ev.rows
+    by_time = sorted(range(len(rows)), key=lambda i: rows[i][0])  # a call's events are a range of these: bisected
+    times = [rows[i][0] for i in by_time]
+    spans = [(bisect_left(times, t0), bisect_right(times, t1)) for _name, t0, t1 in calls]
+    # calls that overlap (no probe records them so) would span the events again and again: bounded before the work
+    spanned = sum(max(0, hi - lo) for lo, hi in spans)
+    what = "memory events spanned by the graph calls of memory.events.annotations (an event counted for each call)"
+    check_work("report.json", "events", spanned, what)
+    for k, ((name, _t0, _t1), (lo, hi)) in enumerate(zip(calls, spans)):
         graph = f"{name.split()[-1]}.forward"
         block = report.invocations[k].block if k < len(report.invocations) else None
-        names.update(_call_names(ev.rows, t0, t1, graph, gm.get(graph), block))
+        names.update(_call_names(rows, sorted(by_time[lo:hi]), graph, gm.get(graph), block))
     return CpuEvents(ev.rows, annotations, names)
 
 
-def _call_names(rows: list[tuple], t0: float, t1: float, graph: str, sim: S.GraphMemory | None, block: str | None) -> dict:
-    """The allocations of one graph call (between ``t0`` and ``t1``) matched to its output code's: the wrapper's
-    allocations come in statement order; a returned storage outlives the call, a temporary does not. Allocations
-    that match neither came from inside a kernel."""
+def _call_names(rows: list[tuple], window: list[int], graph: str, sim: S.GraphMemory | None, block: str | None) -> dict:
+    """The allocations of one graph call (the events of its ``window``, in order) matched to its output code's: the
+    wrapper's allocations come in statement order; a returned storage outlives the call, a temporary does not.
+    Allocations that match neither came from inside a kernel."""
     expected = list(sim.allocations) if sim else []
     roles = {r.storage: r for r in (sim.returned if sim else None) or [] if r.storage and not r.is_input}
-    window = [i for i, row in enumerate(rows) if t0 <= row[0] <= t1]
     freed_in_call = set()
     alive: dict[int, int] = {}
     for i in window:
@@ -99,16 +126,19 @@ def _call_names(rows: list[tuple], t0: float, t1: float, graph: str, sim: S.Grap
         elif rows[i][3] in alive:
             freed_in_call.add(alive.pop(rows[i][3]))
     allocs = [i for i in window if rows[i][1] > 0]
+    # each statement takes the first allocation after the last one taken that has its size and fate: found by
+    # bisection among those of that size and fate, not by a scan of the rest of the call per statement
+    of_kind: dict[tuple, list[int]] = {}
+    for k, i in enumerate(allocs):
+        of_kind.setdefault((rows[i][1], i not in freed_in_call), []).append(k)
     names: dict[int, Named] = {}
     pos = 0
     for _line, storage, nbytes in expected:
-        returned = storage in roles
-        for k in range(pos, len(allocs)):
-            i = allocs[k]
-            if rows[i][1] == nbytes and (i not in freed_in_call) == returned:
-                pos = k + 1
-                names[i] = _returned_name(roles.get(storage), storage, graph, block)
-                break
+        candidates = of_kind.get((nbytes, storage in roles), [])
+        j = bisect_left(candidates, pos)
+        if j < len(candidates):
+            pos = candidates[j] + 1
+            names[allocs[candidates[j]]] = _returned_name(roles.get(storage), storage, graph, block)
     for i in allocs:
         names.setdefault(i, Named(Category.INDUCTOR_TEMPORARY, f"allocated inside a kernel of {graph}"))
     return names

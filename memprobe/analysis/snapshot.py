@@ -2,10 +2,14 @@
 
 A snapshot (``torch.cuda.memory._dump_snapshot``) is a pickle of plain dicts and
 lists. :func:`load_snapshot` reads it with an unpickler that refuses every global,
-so a crafted file cannot run code. :func:`attribute_peak` replays the allocation
-trace, finds the moment of the most bytes allocated, and classifies every block
-alive then by its allocation stack, the run's recorded output code and the tensor
-registry written before the step.
+so a crafted file cannot run code, and refuses one that holds more events or stack
+frames than memprobe works through for one file (a frame list the pickle shares among
+events counted at each use: :func:`~memprobe.rundir.read.check_work`). :func:`attribute_peak`
+replays the allocation trace, finds the moment of the most bytes allocated, and classifies
+every block alive then by its allocation stack, the run's recorded output code and the
+tensor registry written before the step. What a stack says is worked out once per distinct
+frame list (torch shares one list among the events of one traceback; a crafted file may
+share one among millions).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 
 from ..errors import MemprobeError
 from ..rundir import schema as S
-from ..rundir.read import MAX_INT
+from ..rundir.read import MAX_INT, check_work
 from ..vocab import AttributionSource, Category, LiveRole, PhaseEdge
 from .peaks import Alive, step_attribution, summarize_alive
 from .saved import prefix_block
@@ -95,7 +99,26 @@ def load_snapshot(path: str | Path, *, trusted: bool = False) -> Snapshot:
         raise SnapshotError(f"{path} is a pickle but not a CUDA memory snapshot (no segments/device_traces)")
     if not isinstance(snap["segments"], list) or not isinstance(snap["device_traces"], list):
         raise SnapshotError(f"{path}: segments/device_traces are not lists")
+    try:
+        _check_work(snap, f"snapshot {path}")
+    except MemprobeError as e:
+        raise SnapshotError(str(e)) from None
     return Snapshot(snap)
+
+
+def _check_work(snap: dict, where: str) -> None:
+    """The snapshot's events (trace entries and segment blocks) and their stack frames, each list counted at every use,
+    within the per-file bounds: counted by length, before any of it is analysed."""
+    blocks = [seg.get("blocks") for seg in snap["segments"] if type(seg) is dict]
+    lists = [t for t in snap["device_traces"] if type(t) is list] + [b for b in blocks if type(b) is list]
+    check_work(where, "events", sum(map(len, lists)), "allocator events and blocks")
+    frames = 0
+    for items in lists:
+        for item in items:
+            if type(item) is dict:
+                fr = item.get("frames")
+                frames += len(fr) if type(fr) is list else 0
+    check_work(where, "frames", frames, "stack frames (a frame list shared among events counted at each use)")
 
 
 @contextmanager
@@ -127,12 +150,14 @@ def _memory_bound(extra: int | None):
 
 
 MARKER_FUNCTION = "_phase_marker"
+MAX_FRAME_TEXT = 4096  # characters of a frame's function or file name (a path's most: PATH_MAX)
 
 
 def _frames(ev: dict) -> list[dict]:
-    """An event's or block's stack frames that have the shape memprobe reads (str name and filename, int
-    line); anything else in a snapshot is ignored, never expanded (a crafted name could be a nested list
-    whose text is exponentially long)."""
+    """An event's or block's stack frames that have the shape memprobe reads (str name and filename of at most
+    4096 characters each, int line); anything else in a snapshot is ignored, never expanded (a crafted name could
+    be a nested list whose text is exponentially long, or a string of millions of characters shared by every
+    frame)."""
     fr = ev.get("frames")
     if not isinstance(fr, list):
         return []
@@ -143,20 +168,40 @@ def _frames(ev: dict) -> list[dict]:
         and isinstance(f.get("name"), str)
         and isinstance(f.get("filename"), str)
         and isinstance(f.get("line", 0), int)
+        and len(f["name"]) <= MAX_FRAME_TEXT
+        and len(f["filename"]) <= MAX_FRAME_TEXT
     ]
+
+
+class _PerStack:
+    """What is derived from a stack, once per distinct frame list: a snapshot shares one list among many events (and a
+    crafted one among millions), so each use costs a lookup, not a walk of the list. Kept only while the snapshot
+    that holds the lists lives (the lists' identities are their keys)."""
+
+    def __init__(self, derive):
+        self.derive, self.known = derive, {}
+
+    def __call__(self, ev: dict):
+        fr = ev.get("frames")
+        key = id(fr)
+        if key not in self.known:
+            self.known[key] = (self.derive(_frames(ev)), fr)  # the list kept alive with its key
+        return self.known[key][0]
 
 
 MARKER_BLOCK_BYTES = 512  # a 1-byte tensor: the allocator's smallest block
 
 
-def _is_marker(ev: dict) -> bool:
+def _marker_stack(frames: list[dict]) -> bool:
+    return any(f["name"] == MARKER_FUNCTION and f["filename"].endswith("memory.py") for f in frames)
+
+
+def _is_marker(ev: dict, marker_stack=None) -> bool:
     # the size test first: it rules out nearly every event without looking at its stack
     size = ev.get("size")
-    return (
-        isinstance(size, int)
-        and size <= MARKER_BLOCK_BYTES
-        and any(f["name"] == MARKER_FUNCTION and f["filename"].endswith("memory.py") for f in _frames(ev))
-    )
+    if not (isinstance(size, int) and size <= MARKER_BLOCK_BYTES):
+        return False
+    return marker_stack(ev) if marker_stack is not None else _marker_stack(_frames(ev))
 
 
 def _cached(snap: dict, key, compute):
@@ -235,7 +280,7 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
             if not (isinstance(b, dict) and _integer(b.get("address")) and _integer(b.get("size"))):
                 continue
             if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first:
-                blocks[b["address"]] = {"size": b["size"], "frames": _frames(b), "pre_existing": True}
+                blocks[b["address"]] = {"size": b["size"], "frames": b.get("frames"), "pre_existing": True}
     for addr, ev in first.items():
         if ev["action"] != "alloc" and addr not in blocks:
             blocks[addr] = {"size": ev["size"], "frames": [], "pre_existing": True}
@@ -261,9 +306,10 @@ def _markers(snap: dict, device: int | None, expected: int | None = None) -> fro
     def compute():
         trace = trace_events(snap, device)
         found = []
+        marker_stack = _PerStack(_marker_stack)
         for i in range(len(trace) - 1, -1, -1):
             ev = trace[i]
-            if ev["action"] == "alloc" and _is_marker(ev):
+            if ev["action"] == "alloc" and _is_marker(ev, marker_stack):
                 found.append(i)
                 if expected is not None and len(found) == expected:
                     break
@@ -398,20 +444,31 @@ class Classifier:
         self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
         for inv in report.invocations:
             self.invocations[inv.dynamo_graph].append(inv)
+        self.code_frame = _PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
+        self._named = _PerStack(self._named_by)  # what a stack alone says a block is, or None: its output code does
+
+    def _code_frame(self, frames: list[dict]) -> tuple[str, int] | None:
+        for f in frames:
+            graph_id = self.by_path.get(f.get("filename"))
+            if graph_id is not None:
+                return graph_id, f.get("line")
+        return None
+
+    def _named_by(self, frames: list[dict]) -> Named | None:
+        funcs = " ".join(f["name"] for f in frames)
+        if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
+            return Named(Category.LIBRARY_WORKSPACE, _workspace_owner(funcs), "workspace allocation in C++ stack")
+        return None if self._code_frame(frames) is not None else _from_stack(frames)
 
     def classify(self, addr: int, block: dict) -> Named:
         reg = self.registry.get(str(addr))
         if reg is not None:
             return Named(reg.category, reg.name, "tensor registry (alive before the step)")
-        frames = _frames(block)
-        funcs = " ".join(f["name"] for f in frames)
-        if "Workspace" in funcs:  # e.g. cuBLAS's, allocated lazily by the first matmul (inside a graph call)
-            return Named(Category.LIBRARY_WORKSPACE, _workspace_owner(funcs), "workspace allocation in C++ stack")
-        for f in frames:
-            graph_id = self.by_path.get(f.get("filename"))
-            if graph_id is not None:
-                return self._from_output_code(graph_id, f.get("line"), block)
-        return _from_stack(frames)
+        named = self._named(block)
+        if named is not None:
+            return named
+        graph_id, line = self.code_frame(block)
+        return self._from_output_code(graph_id, line, block)
 
     def _from_output_code(self, graph_id: str, line, block: dict) -> Named:
         """A block allocated by a line of a graph's output code: what that line's storage becomes."""
@@ -550,13 +607,10 @@ def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:
         ev = trace[i]
         if ev.get("action") != "alloc":
             continue
-        for f in _frames(ev):
-            g = classifier.by_path.get(f.get("filename"))
-            if g is not None:
-                key = (g, f.get("line"))
-                ordinal_of_index[i] = ordinals[key]
-                ordinals[key] += 1
-                break
+        key = classifier.code_frame(ev)
+        if key is not None:
+            ordinal_of_index[i] = ordinals[key]
+            ordinals[key] += 1
     return ordinal_of_index
 
 

@@ -11,14 +11,16 @@ on a device here before the fork: this process only imports, asks the toolchain,
 single-threaded (the threads a library starts at import are fork-safe: OpenBLAS's).
 
 Started by :mod:`memprobe.orchestrate.forkserver` as ``python -m memprobe.capture.forkserver SOCKET``
-(a Unix socket in a directory only its user can enter); not meant to be run by hand. It says
-``memprobe: ready PID`` on stdout once its imports are done, and ends when its stdin closes (the process
-that started it has ended). Each connection asks for one probe: a JSON line (the ``program`` to run,
-:data:`PROBE_PROGRAM` for :func:`memprobe.capture.child.main`; its ``argv``; the probe's full environment, its
-working directory, its interpreter and ``sys.prefix``), with the probe's stdin, stdout and stderr passed as file
-descriptors.
-The answer is ``{"pid": N}`` and, when that child ends, ``{"exit": RC}`` (as ``subprocess`` reports it:
-negative for a signal); or ``{"refused": WHY}`` when the probe needs a fresh interpreter:
+(a Unix socket in a directory only its user can enter: checked, :func:`private_dir_problem`, before it binds); not
+meant to be run by hand. It says ``memprobe: ready PID`` on stdout once its imports are done, and ends when its stdin
+closes (the process that started it has ended); while it lives it holds a shared lock on the directory's ``lock``
+file, so that a later memprobe knows the directory is not stale. Each connection asks for one probe: a JSON line
+(the ``program`` to run, :data:`PROBE_PROGRAM` for :func:`memprobe.capture.child.main`; its ``argv``; the probe's
+full environment, its working directory, its interpreter and ``sys.prefix``), with the probe's stdin, stdout and
+stderr passed as file descriptors.
+The answer is ``{"pid": N}`` with the child's pidfd passed along (so that the asker signals and waits for exactly
+the process the kernel says this server forked) and, when that child ends, ``{"exit": RC}`` (as ``subprocess``
+reports it: negative for a signal); or ``{"refused": WHY}`` when the probe needs a fresh interpreter:
 
 - a program this server does not run (memprobe's runs only probes);
 - another interpreter or environment (``sys.prefix``) than this one;
@@ -32,16 +34,26 @@ interpreter would have them, restores the default signal handlers, and runs the 
 ``python -m memprobe.capture.child`` does; its report records the server it was forked from
 (``process.forked_from``). Only CPU probes come here (:mod:`memprobe.orchestrate.forkserver`): on
 CUDA each probe stays a fresh interpreter.
+
+Whom it serves: only its own user. A connection whose peer (``SO_PEERCRED``, the kernel's record) is another uid is
+closed unread. A request is at most 16 MiB, nested no deeper than the JSON parser's recursion limit and then of its
+one shape (two deep), and it must arrive whole within :data:`REQUEST_DEADLINE_S` of the connection: the server reads
+every connection without blocking, so a client that sends nothing, or a byte at a time, holds no one else up, and
+nothing a client sends ends the server.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import selectors
 import signal
 import socket
+import stat
+import struct
 import sys
+import time
 import warnings
 
 READY_LINE = "memprobe: ready"  # then this process's pid
@@ -68,6 +80,46 @@ READ_AFTER_IMPORT = frozenset(
 )
 READ_AFTER_IMPORT_PREFIXES = ("MEMPROBE_", "PYTEST_", "PYENV_")
 _MAX_REQUEST = 16 * 2**20  # bytes of one request line (a probe's job and its environment)
+REQUEST_DEADLINE_S = 10.0  # from a connection to the end of its request line (a memprobe sends it at once)
+_MAX_PENDING = 64  # connections whose request is still being read: more are closed at once
+LOCK_NAME = "lock"  # the file in a server's directory that its starter and the server hold a lock on while they live
+
+
+def private_dir_problem(path: str) -> str | None:
+    """Why the directory ``path`` is not one that only this user can enter (None: it is): a directory itself (not a
+    symbolic link), owned by this user, with no permission for its group or others."""
+    try:
+        st = os.lstat(path)
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a directory"
+    if st.st_uid != os.geteuid():
+        return f"belongs to uid {st.st_uid}, not to this user (uid {os.geteuid()})"
+    if st.st_mode & 0o077:
+        return f"has mode {stat.S_IMODE(st.st_mode):o}: others may enter it (memprobe makes it 700)"
+    return None
+
+
+def peer_credentials(sock: socket.socket) -> tuple[int, int]:
+    """``(pid, uid)`` of the process at the other end of a connected Unix socket, as the kernel recorded them when it
+    connected or listened (``SO_PEERCRED``): nothing the peer says about itself."""
+    pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return pid, uid
+
+
+def hold_lock(directory: str, *, create: bool) -> int | None:
+    """A shared lock on ``directory``'s lock file (created with ``create``): the file descriptor that holds it, or
+    None when there is no such file. Whoever holds one keeps the directory from being cleaned as stale."""
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_CREAT | os.O_EXCL if create else 0)
+    try:
+        fd = os.open(os.path.join(directory, LOCK_NAME), flags, 0o600)
+    except FileNotFoundError:
+        return None
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
 
 
 def env_difference(ours: dict[str, str], theirs: dict[str, str]) -> list[str]:
@@ -104,6 +156,12 @@ def serve(path: str, *, preload, programs: dict) -> int:
     if not hasattr(os, "pidfd_open"):
         print("this platform has no pidfd_open: probes start as fresh interpreters", file=sys.stderr)
         return 2
+    directory = os.path.dirname(os.path.abspath(path))
+    problem = private_dir_problem(directory)
+    if problem is not None:  # a directory others may enter: anyone there could connect, or put their own socket
+        print(f"the fork server's directory {directory} {problem}: refusing to serve", file=sys.stderr)
+        return 2
+    lock = hold_lock(directory, create=False)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the probes; this process ends with its stdin
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     before = dict(os.environ)
@@ -113,20 +171,41 @@ def serve(path: str, *, preload, programs: dict) -> int:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
+    listener.setblocking(False)
     sys.stdout.write(f"{READY_LINE} {os.getpid()}\n")
     sys.stdout.flush()
     try:
-        _Server(listener, before, programs).serve()
+        _Server(listener, before, programs, lock).serve()
     finally:
-        os.unlink(path)  # the socket it made; its directory is the starter's
+        try:
+            os.unlink(path)  # the socket it made; its directory is the starter's
+        except FileNotFoundError:  # removed with its directory meanwhile
+            pass
     return 0
 
 
-class _Server:
-    """One thread: accept a request, fork its child, report each child's end to whoever asked for it."""
+class _Pending:
+    """A connection whose request is being read: what arrived so far, and by when the rest must."""
 
-    def __init__(self, listener: socket.socket, env: dict[str, str], programs: dict):
-        self.listener, self.programs = listener, programs
+    def __init__(self, conn: socket.socket):
+        self.conn = conn
+        self.data = bytearray()
+        self.fds: list[int] = []
+        self.deadline = time.monotonic() + REQUEST_DEADLINE_S
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+        self.conn.close()
+
+
+class _Server:
+    """One thread: read requests from every connection at once without blocking, fork each request's child, report
+    each child's end to whoever asked for it."""
+
+    def __init__(self, listener: socket.socket, env: dict[str, str], programs: dict, lock: int | None = None):
+        self.listener, self.programs, self.lock = listener, programs, lock
         self.env = env  # as this process started, before its imports: what a fresh interpreter's would be compared to
         # what the imports set (a fresh interpreter's imports would set it too, from the same starting values)
         self.set_by_imports = {k: v for k, v in os.environ.items() if env.get(k) != v}
@@ -134,26 +213,85 @@ class _Server:
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, "accept")
         self.selector.register(0, selectors.EVENT_READ, "lifeline")
+        self.pending: dict[int, _Pending] = {}  # a connection's fileno -> its request so far
         self.children: dict[int, tuple[socket.socket, int]] = {}  # pid -> (its connection, its pidfd)
 
     def serve(self) -> None:
         while True:
-            for key, _ in self.selector.select():
+            deadline = min((p.deadline for p in self.pending.values()), default=None)
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+            for key, _ in self.selector.select(timeout):
                 if key.data == "lifeline":
                     if not os.read(0, 4096):
                         return  # the process that started this one has ended; the children run on
                 elif key.data == "accept":
-                    conn, _ = self.listener.accept()
-                    self._serve_one(conn)
+                    self._accept()
+                elif isinstance(key.data, _Pending):
+                    if key.data.conn.fileno() in self.pending:  # not dropped earlier in this round
+                        self._read(key.data)
                 else:
                     self._ended(key.data)
+            now = time.monotonic()
+            for p in [p for p in self.pending.values() if p.deadline <= now]:
+                self._drop(p, f"no whole request within {REQUEST_DEADLINE_S:g} s")
 
-    def _serve_one(self, conn: socket.socket) -> None:
-        fds: list[int] = []
+    def _accept(self) -> None:
         try:
-            conn.settimeout(30)
-            request, fds = _read_request(conn)
-            conn.settimeout(None)
+            conn, _ = self.listener.accept()
+        except OSError:  # gone before it was accepted, or out of file descriptors: the asker falls back
+            return
+        try:
+            _, uid = peer_credentials(conn)
+        except OSError:
+            uid = -1
+        if uid != os.geteuid() or len(self.pending) >= _MAX_PENDING:
+            conn.close()  # another user's process reads nothing of this server's, and learns nothing
+            return
+        conn.setblocking(False)
+        pending = _Pending(conn)
+        self.pending[conn.fileno()] = pending
+        self.selector.register(conn, selectors.EVENT_READ, pending)
+
+    def _read(self, p: _Pending) -> None:
+        try:
+            data, fds, flags, _ = socket.recv_fds(p.conn, 65536, 3)
+        except BlockingIOError:
+            return
+        except OSError as e:
+            self._drop(p, f"{type(e).__name__}: {e}")
+            return
+        p.fds += fds
+        p.data += data
+        if not data:
+            self._drop(p, "the request ended early")
+        elif len(p.fds) > 3 or flags & socket.MSG_CTRUNC:  # more than fit: the kernel closed the rest
+            self._drop(p, f"expected 3 file descriptors, got {'more' if flags & socket.MSG_CTRUNC else len(p.fds)}")
+        elif len(p.data) > _MAX_REQUEST and b"\n" not in data:
+            self._drop(p, f"a request of more than {_MAX_REQUEST} bytes")
+        elif b"\n" in data:
+            self._unpend(p)
+            line = bytes(p.data[: p.data.index(b"\n") + 1])
+            fds, p.fds = p.fds, []
+            self._serve_one(p.conn, line, fds)
+
+    def _unpend(self, p: _Pending) -> None:
+        self.selector.unregister(p.conn)
+        del self.pending[p.conn.fileno()]
+
+    def _drop(self, p: _Pending, why: str) -> None:
+        """A connection whose request never came whole: refused (if it still listens) and closed."""
+        self._unpend(p)
+        try:
+            p.conn.send(json.dumps({"refused": f"a bad request ({why})"}).encode() + b"\n")
+        except OSError:
+            pass
+        p.close()
+
+    def _serve_one(self, conn: socket.socket, line: bytes, fds: list[int]) -> None:
+        try:
+            conn.setblocking(True)
+            conn.settimeout(5)  # an answer is a line: only a client that stopped reading could hold it up
+            request = parse_request(line, len(fds))
             why = self._refusal(request)
             if why is not None:
                 _answer(conn, {"refused": why})
@@ -165,13 +303,14 @@ class _Server:
             pidfd = os.pidfd_open(pid)
             self.children[pid] = (conn, pidfd)
             self.selector.register(pidfd, selectors.EVENT_READ, pid)
-            _answer(conn, {"pid": pid})
-        except (OSError, ValueError) as e:  # a request that is not one: the asker falls back to a fresh interpreter
+            socket.send_fds(conn, [json.dumps({"pid": pid}).encode() + b"\n"], [pidfd])
+        except Exception as e:  # a request that is not one: the asker falls back to a fresh interpreter
             try:
                 _answer(conn, {"refused": f"a bad request ({type(e).__name__}: {e})"})
             except OSError:
                 pass
-            conn.close()
+            if not any(c is conn for c, _ in self.children.values()):
+                conn.close()
         finally:
             for fd in fds:
                 os.close(fd)
@@ -199,6 +338,10 @@ class _Server:
             for other, pidfd in self.children.values():
                 other.close()
                 os.close(pidfd)
+            for p in self.pending.values():
+                p.close()
+            if self.lock is not None:  # the directory's lock is the server's, not its probes'
+                os.close(self.lock)
             for target, fd in enumerate(fds):  # the probe's stdin, stdout and stderr
                 os.dup2(fd, target)
             for fd in fds:
@@ -241,27 +384,17 @@ class _Server:
         conn.close()
 
 
-def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
-    data, fds, _, _ = socket.recv_fds(conn, 65536, 3)
+def parse_request(line: bytes, fds: int) -> dict:
+    """A request line (with ``fds`` file descriptors passed along), checked: ValueError saying what it is not. Bounded:
+    at most 16 MiB, nested within the JSON parser's recursion limit, then of the one shape a request has."""
+    if len(line) > _MAX_REQUEST + 1:
+        raise ValueError(f"a request of more than {_MAX_REQUEST} bytes")
+    if fds != 3:
+        raise ValueError(f"expected 3 file descriptors, got {fds}")
     try:
-        return _parse_request(conn, data, fds), fds
-    except BaseException:
-        for fd in fds:
-            os.close(fd)
-        raise
-
-
-def _parse_request(conn: socket.socket, data: bytes, fds: list[int]) -> dict:
-    while not data.endswith(b"\n"):
-        if len(data) > _MAX_REQUEST:
-            raise ValueError("request too long")
-        more = conn.recv(65536)
-        if not more:
-            raise ValueError("the request ended early")
-        data += more
-    if len(fds) != 3:
-        raise ValueError(f"expected 3 file descriptors, got {len(fds)}")
-    request = json.loads(data)
+        request = json.loads(line)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
     if not isinstance(request, dict):
         raise ValueError("a request is a JSON object")
     for key, kind in (("program", str), ("argv", list), ("env", dict), ("cwd", str), ("python", str), ("prefix", str)):
@@ -271,6 +404,10 @@ def _parse_request(conn: socket.socket, data: bytes, fds: list[int]) -> dict:
         isinstance(k, str) and isinstance(v, str) for k, v in request["env"].items()
     ):
         raise ValueError("argv and env must hold strings")
+    strings = [request[k] for k in ("program", "cwd", "python", "prefix")] + request["argv"]
+    strings += [k + v for k, v in request["env"].items()]
+    if any("\0" in t for t in strings) or any(not k or "=" in k for k in request["env"]):
+        raise ValueError("a string of the request holds a NUL byte, or a variable's name is empty or holds an =")
     return request
 
 

@@ -8,10 +8,15 @@ Two things a probe cannot rely on the libraries it runs for:
   ("Exception ignored in ...") and dropped. :class:`RunGuard` records the signal before it raises, so
   the run is marked interrupted whatever became of the exception, and :meth:`RunGuard.check` (called
   after each step) stops a run whose interruption was swallowed;
-- the process still being there. ``os._exit()`` in a model's factory or ``forward()`` would end it at
-  once, with the run directory still "running" and the exit code the model chose; while the guard is
-  active it raises :class:`ModelExit` instead (in this process only: a forked helper still exits).
-  ``sys.exit()`` and any other ``BaseException`` of the user's are caught by the runner.
+- the process still being there, and still memprobe's. ``os._exit()`` in a model's factory or ``forward()`` would
+  end it at once, with the run directory still "running" and the exit code the model chose, and ``os.execv()``
+  (any of the ``os.exec*`` functions) would replace it with another program; while the guard is active each raises
+  :class:`ModelExit` instead (in this process only: a forked helper still exits or execs). ``os._exit()`` in a
+  thread of the model's ends that thread only, and is the run's failure at the end of the step (:meth:`RunGuard.check`).
+  ``sys.exit()`` and any other ``BaseException`` of the user's are caught by the runner;
+- its own signal handlers. A model that sets SIGINT or SIGTERM to ``SIG_IGN`` (or its own handler) at import, in its
+  factory or in a step would make Ctrl-C and SIGTERM do nothing: :meth:`RunGuard.reclaim` sets memprobe's handlers
+  again after the model's import and factory, and before each step.
 """
 
 from __future__ import annotations
@@ -42,45 +47,98 @@ def on_signals(handler: Callable, *signals: int) -> Iterator[None]:
 
 
 class ModelExit(SystemExit):
-    """``os._exit(code)`` called by the user's code while a probe ran."""
+    """``os._exit(code)`` (or ``os.execv(path, ...)``: ``call``) called by the user's code while a probe ran; ``thread``:
+    the name of the thread that called it, when it was not the main thread, and ``phase`` the phase it was in."""
 
     call = "os._exit"
+    thread: str | None = None
+    phase: str | None = None
 
 
 def describe_exit(e: BaseException) -> str:
     """How the user's code left: ``called os._exit(0)``, ``called sys.exit(1)`` or ``raised X: msg``."""
     if isinstance(e, SystemExit):
-        return f"called {getattr(e, 'call', 'sys.exit')}({e.code!r})"
+        code = e.code if not isinstance(e.code, str) else " ".join(e.code.split())[:200]
+        thread = getattr(e, "thread", None)
+        return f"called {getattr(e, 'call', 'sys.exit')}({code!r})" + (f" in its thread {thread!r}" if thread else "")
     text = " ".join(str(e).split())[:200]
     return f"raised {type(e).__name__}" + (f": {text}" if text else "")
 
 
-class RunGuard:
-    """Context manager: SIGTERM/SIGINT recorded and raised, ``os._exit`` turned into :class:`ModelExit`."""
+# the functions that replace the process with another program (os.execl, execle, execlp, execlpe, execvp and execvpe
+# call these two)
+_EXEC = ("execv", "execve")
 
-    def __init__(self):
+
+class RunGuard:
+    """Context manager: SIGTERM/SIGINT recorded and raised, ``os._exit`` and ``os.exec*`` turned into :class:`ModelExit`.
+    ``phase()``: the phase the probe is in (named in a thread's exit)."""
+
+    def __init__(self, phase: Callable[[], str | None] = lambda: None):
         self.signum: int | None = None
+        self.phase = phase
+        self.thread_exit: ModelExit | None = None  # os._exit called in a thread of the model's
         self._signals = on_signals(self._on_signal, signal.SIGTERM, signal.SIGINT)
-        self._exit = None
+        self._saved: dict[str, Callable] = {}
+        self._excepthook = None
         self._pid = os.getpid()
 
     def __enter__(self) -> RunGuard:
         self._signals.__enter__()
-        self._exit = os._exit
-        real, pid = os._exit, self._pid
+        self._saved = {name: getattr(os, name) for name in ("_exit", *_EXEC)}
+        real_exit, pid, guard = os._exit, self._pid, self
 
         def guarded_exit(code: int = 0):
             if os.getpid() != pid:  # a child forked by a library: let it go
-                real(code)
-            raise ModelExit(code)
+                real_exit(code)
+            e = ModelExit(code)
+            if threading.current_thread() is not threading.main_thread():
+                e.thread, e.phase = threading.current_thread().name, guard.phase()
+                guard.thread_exit = guard.thread_exit or e
+            raise e
+
+        def guarded(name: str):
+            real = self._saved[name]
+
+            def guarded_exec(path, *args, **kwargs):
+                if os.getpid() != pid:  # a forked child that execs a helper: its own business
+                    return real(path, *args, **kwargs)
+                e = ModelExit(os.fsdecode(path) if isinstance(path, (str, bytes)) else repr(path))
+                e.call = f"os.{name}"
+                raise e
+
+            return guarded_exec
 
         os._exit = guarded_exit
+        for name in _EXEC:
+            setattr(os, name, guarded(name))
+        self._excepthook = threading.excepthook
+        previous_hook = self._excepthook
+
+        def quiet_model_exit(args):  # the thread's os._exit is the run's failure, said once: no traceback
+            if not isinstance(args.exc_value, ModelExit):
+                previous_hook(args)
+
+        threading.excepthook = quiet_model_exit
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._exit is not None:
-            os._exit = self._exit
+        for name, real in self._saved.items():
+            setattr(os, name, real)
+        self._saved = {}
+        if self._excepthook is not None:
+            threading.excepthook = self._excepthook
+            self._excepthook = None
         self._signals.__exit__(None, None, None)
+
+    def reclaim(self) -> None:
+        """memprobe's handlers for SIGTERM and SIGINT again, whatever the user's code set meanwhile (``SIG_IGN`` at
+        import would make Ctrl-C do nothing); in the main thread only, as Python allows."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            if signal.getsignal(signum) != self._on_signal:
+                signal.signal(signum, self._on_signal)
 
     def _on_signal(self, signum, frame):
         self.signum = self.signum or signum
@@ -100,7 +158,10 @@ class RunGuard:
         return Interrupted(how, exit_code=128 + self.signum)
 
     def check(self) -> None:
-        """Between steps: a signal whose exception a library swallowed stops the run here."""
+        """Between steps: a signal whose exception a library swallowed stops the run here, and an ``os._exit`` a thread
+        of the model's called fails it."""
         stop = self.interruption()
         if stop is not None:
             raise stop
+        if self.thread_exit is not None:
+            raise self.thread_exit

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from .. import SCHEMA_VERSION, __version__
 from ..config import ProbeConfig
-from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunFailed
+from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunDirError, RunFailed
 from ..rundir.write import RunDir
 from ..vocab import AcMode, RunMode, RunStatus
 from .guard import describe_exit
@@ -82,7 +82,7 @@ class RunRecord:
     def failed(self, e: BaseException, phase: str | None, oom: bool) -> MemprobeError:
         """Mark the run failed (or oom) by ``e``, which ended it during ``phase``: the error the user reads."""
         where = self.run_dir.path
-        if isinstance(e, (ConfigError, InternalError)):
+        if isinstance(e, (ConfigError, RunDirError, InternalError)):  # bad input (a file it names too), or our bug
             self.ended(RunStatus.FAILED, f"{type(e).__name__}: {e}")
             return e
         if not isinstance(e, Exception):  # sys.exit, os._exit or a BaseException of the user's code

@@ -66,7 +66,7 @@ class Probe:
         self.progress = progress or (lambda msg: None)
         self.verbose = verbose
         self.record = RunRecord(self.cfg, run_dir, analysis_only=analysis_only)
-        self.guard = RunGuard()
+        self.guard = RunGuard(phase=lambda: self.current_phase)
 
     @property
     def report(self) -> dict:
@@ -105,7 +105,7 @@ class Probe:
             return Interrupted(
                 f"{stop}; what was recorded is in {self.run_dir.path} (status: interrupted)", exit_code=stop.exit_code
             )
-        return self.record.failed(e, self.current_phase, _is_oom(e))
+        return self.record.failed(e, getattr(e, "phase", None) or self.current_phase, _is_oom(e))
 
     def _device(self):
         from ..compat import versions
@@ -193,6 +193,7 @@ class Probe:
 
         self.progress(f"building {self.cfg.summary()} on {device.type}")
         built = build(self.cfg, device, capture, decisions)
+        self.guard.reclaim()  # the model's import and factory may have set SIGINT/SIGTERM to SIG_IGN
         target = built.target
         self.report["model"] = built.described
         self.report["notes"] += target.notes
@@ -218,6 +219,7 @@ class Probe:
                 last = step == steps - 1
                 metered = last and self.measure
                 ts = time.perf_counter()
+                self.guard.reclaim()
                 self.progress(self._step_line(step, steps, metered))
                 with meter.step() if metered else nullcontext():
                     runtime_total = self._step(state, capture, meter if metered else None, record=step > 0 or not self.measure)

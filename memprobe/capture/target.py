@@ -59,6 +59,8 @@ def load_factory(spec: str):
         module = sys.modules.get(mod_name)
         if module is None:
             loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+            if loader_spec is None or loader_spec.loader is None:  # a file Python imports no module from
+                raise ConfigError(f"--model {spec!r}: {where} is not a Python file (a model module is a .py file)")
             module = importlib.util.module_from_spec(loader_spec)
             sys.modules[mod_name] = module
             try:
@@ -89,7 +91,7 @@ def _user_code(what: str):
         raise
     except SystemExit as e:  # os._exit too, while a probe runs (memprobe.capture.guard)
         raise ConfigError(
-            f"{what} called {getattr(e, 'call', 'sys.exit')}({e.code!r}); a model module must not exit (is argparse run at "
+            f"{what} called {getattr(e, 'call', 'sys.exit')}({e.code!r}); a model module must not exit or replace the process (is argparse run at "
             'import? guard it with `if __name__ == "__main__":`)'
         ) from e
     except Exception as e:

@@ -34,7 +34,9 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     backward (FLOPs and bytes moved, estimated from the graphs' shapes) and the ratio, and
     prints the concrete edit. Saved values the partitioner chose on its own are listed with
     what would change their fate. RUN_DIR takes a finished run as the base; otherwise the
-    configuration flags say what to run. Every run is a probe in a fresh process.
+    configuration flags say what to run. A finished run of a --model or --hf-config model is
+    run again only when the same --model / --hf-config is given: a run directory never names
+    code to run by itself. Every run is a probe in a fresh process.
 
     \b
     Example:
@@ -45,5 +47,6 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     from ..report.markdown import explain_markdown
 
     cfg = None if run_dir is not None else config_from_options(kw)
-    result, out = probes.run_probes(run_explain, configs=[cfg] if cfg else [], cfg=cfg, run_dir=run_dir, full=full)
+    named = {"model": kw["model"], "hf_config": kw["hf_config"]}  # the model a finished run may run again: the user's
+    result, out = probes.run_probes(run_explain, configs=[cfg] if cfg else [], cfg=cfg, run_dir=run_dir, full=full, named=named)
     probes.emit(result, markdown=explain_markdown, console=lambda: print_explain(result, out, wide=wide))

@@ -5,21 +5,26 @@ returns the same JSON as that verb's ``--json`` (a record's: :func:`memprobe.run
 probe runs in a process of its own (a run as well: the server never imports torch to run one), and the
 probe processes' progress lines reach the client as MCP progress notifications. Paths an agent passes are untrusted input as on the command
 line: run directories are checked as they are read, an existing ``out`` is refused unless ``force``
-(and then only one memprobe wrote), and nothing is deleted otherwise.
+(and then only one memprobe wrote), and nothing is deleted otherwise. What a call may run is what the call itself
+names: a ``config.model`` is the agent's own code to run (as ``--model`` is the user's), and a recorded run's model
+is run again only when the call names the same one (docs/mcp.md, docs/security.md). An argument of the wrong type
+is one line naming the type the tool expects.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ValidationError
 
 from .. import __version__
-from ..errors import MemprobeError
+from ..errors import ConfigError, MemprobeError
 
 INSTRUCTIONS = (
     "memprobe finds out why a PyTorch training step uses more memory than it should: which values the compiled "
@@ -64,12 +69,59 @@ async def _call(ctx: Context | None, work) -> Any:
     return dump(result) if isinstance(result, Record) else result
 
 
-def _path(value: str | None) -> Path | None:
-    return Path(value) if value else None
+def _path(value: str | None, argument: str) -> Path | None:
+    """A path an agent passed (untrusted, as on the command line), or None: no file system names one holding a NUL."""
+    if not value:
+        return None
+    if "\0" in value:
+        raise ConfigError(f"{argument}: a path cannot hold a NUL byte, got {value[:40]!r}")
+    return Path(value)
+
+
+# JSON Schema types as an error names them
+_TYPES = {"boolean": "true or false", "string": "a string", "object": "an object", "array": "a list", "integer": "an integer"}
+_TYPES |= {"number": "a number", "null": "null"}
+
+
+def _expected(schema: dict) -> str:
+    """What an argument's JSON Schema admits, in words (``an object or null``)."""
+
+    def form(f: dict) -> str:
+        if f.get("type") == "array" and f.get("items", {}).get("type") == "string":
+            return "a list of strings"
+        return _TYPES.get(f.get("type"), f.get("type") or "a value")
+
+    return " or ".join(form(f) for f in schema.get("anyOf") or [schema])
+
+
+def argument_error(tool: str, schema: dict, error: ValidationError) -> str:
+    """A tool call's arguments that do not fit its schema, as one line naming the argument and the type it takes
+    (the SDK's own text is several lines and a pydantic URL)."""
+    first = error.errors(include_url=False)[0]
+    name = str(first["loc"][0]) if first["loc"] else "(arguments)"
+    if first["type"] == "missing":
+        return f"memprobe: error (exit 2): {tool}: argument {name!r} is required"
+    got = repr(first.get("input"))
+    got = got if len(got) <= 40 else got[:37] + "..."
+    expected = _expected(schema.get("properties", {}).get(name, {}))
+    return f"memprobe: error (exit 2): {tool}: argument {name!r} takes {expected}, got {got}"
+
+
+class _Server(MCPServer):
+    """The SDK's server, its argument errors said in one line (:func:`argument_error`)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None):
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            tool = self._tool_manager.get_tool(name)
+            if not isinstance(e.__cause__, ValidationError) or tool is None:
+                raise
+            raise ToolError(argument_error(name, tool.parameters, e.__cause__)) from e.__cause__
 
 
 def build_server() -> MCPServer:
-    server = MCPServer("memprobe", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = _Server("memprobe", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     @server.tool()
     async def run(
@@ -90,7 +142,7 @@ def build_server() -> MCPServer:
 
         def work(progress):
             cfg = config_from_values(config or {})
-            return run_probe_in_child(cfg, _path(out), force=force, analysis_only=analysis_only, progress=progress)
+            return run_probe_in_child(cfg, _path(out, "out"), force=force, analysis_only=analysis_only, progress=progress)
 
         return await _call(ctx, work)
 
@@ -121,7 +173,7 @@ def build_server() -> MCPServer:
             result, _out = run_diff(
                 sides,
                 {"a": SideEnv(), "b": SideEnv()},
-                out=_path(out),
+                out=_path(out, "out"),
                 force=force,
                 label=label,
                 analysis_only=analysis_only,
@@ -141,13 +193,21 @@ def build_server() -> MCPServer:
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
-        explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run."""
+        explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run. A finished run
+        of a user's model (its config `model` or `hf_config`) is run again only when `config` names the same one."""
         from ..orchestrate.explain import run_explain
         from ..verbs import config_from_values
 
+        def how(name: str, value: str) -> str:
+            return f"config {json.dumps({name: value})}"
+
         def work(progress):
             cfg = None if run_dir else config_from_values(config or {})
-            result, _out = run_explain(cfg=cfg, run_dir=_path(run_dir), out=_path(out), force=force, full=full, progress=progress)
+            base = _path(run_dir, "run_dir")
+            named = {k: v for k, v in (config or {}).items() if k in ("model", "hf_config")}
+            result, _out = run_explain(
+                cfg=cfg, run_dir=base, out=_path(out, "out"), force=force, full=full, progress=progress, named=named, how=how
+            )
             return result
 
         return await _call(ctx, work)
@@ -158,7 +218,7 @@ def build_server() -> MCPServer:
         show PATH --json`)."""
         from ..analysis.recorded import load_recorded
 
-        return await _call(ctx, lambda _progress: load_recorded(Path(path))[1])
+        return await _call(ctx, lambda _progress: load_recorded(_path(path, "path") or Path(path))[1])
 
     @server.tool()
     async def gate(
@@ -175,8 +235,10 @@ def build_server() -> MCPServer:
         from ..orchestrate.gate import match_finished, run_gate, select_probes
 
         def work(progress):
-            spec = load_budget(Path(budget))
+            spec = load_budget(_path(budget, "budget") or Path(budget))
             wanted = select_probes(spec, tuple(probes or ()))
+            for entry in from_runs or ():
+                _path(entry, "from_runs")
             finished = match_finished(tuple(from_runs or ()), spec, wanted)
             return run_gate(
                 spec,
@@ -184,7 +246,7 @@ def build_server() -> MCPServer:
                 finished,
                 baseline_path=spec.path.parent / "memprobe-baseline.json",
                 update_baseline=False,
-                out=_path(out),
+                out=_path(out, "out"),
                 force=force,
                 progress=progress,
             )

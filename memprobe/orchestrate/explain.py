@@ -12,7 +12,7 @@ from ..analysis.explain import EditSpec, candidate_ops, explain_runs
 from ..analysis.findings import flag_op
 from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
-from ..config import ProbeConfig
+from ..config import ProbeConfig, recorded_to_run
 from ..errors import ConfigError
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
@@ -84,14 +84,18 @@ def run_explain(
     verbose: bool = False,
     slots: int = 1,
     gpus: list[str] | None = None,
+    named: dict | None = None,
+    how=None,
 ) -> tuple[S.ExplainResult, Path]:
     """Explain a finished run (``run_dir``) or a configuration (``cfg``, run first); writes explain.json and returns
-    its record with the directory it was written to."""
+    its record with the directory it was written to. A finished run's model is run again only when ``named`` (the
+    user's ``model`` / ``hf_config``) names the same one (:func:`~memprobe.config.recorded_to_run`; ``how``: how the
+    user passes it, in the refusal)."""
     analysis_only = not full
     if run_dir is not None:  # every argument is checked before --out is touched
         base = load_report(run_dir)
+        cfg = recorded_to_run(base.config.probe(), named or {}, str(Path(run_dir) / "report.json"), how)
         graph_pairs(run_dir, base)  # its graphs read and checked now, not after the edited runs
-        cfg = base.config.probe()
     check_explainable(cfg)
     out = out or default_run_dir("explain")
     prepare_run_dir(out, force)

@@ -11,31 +11,55 @@ be started. What comes back stands in for a :class:`subprocess.Popen` (:class:`F
 On CUDA each probe stays a fresh interpreter: a GPU machine has the cores to hide a probe's imports behind
 the probe before it (the held child of :mod:`.process`), and a fork is only safe for CUDA while the forking
 process never started the driver.
+
+Trust: a probe's request carries this process's whole environment and its stdio, so it goes only to a server of this
+user's. Before anything is sent, the server's directory must be one only this user can enter (owned by it, mode 700,
+no link) and the peer on the socket must be this user's process (``SO_PEERCRED``), or the verb stops in one line
+(exit 2): nothing is sent. What this process signals and waits for is the pidfd the server passes with its answer
+(a process the kernel names, not a pid the server states), checked to be a child of that server's process (the
+kernel's pid of the peer) and of this user; a pid reused meanwhile can never be signalled. Each verb that starts a
+server first removes the server directories a killed memprobe left (:func:`clean_stale_dirs`).
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
+import glob
 import json
 import os
+import re
+import select
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from ..capture.caches import compile_cache_env
-from ..capture.forkserver import PROBE_PROGRAM, READY_LINE
+from ..capture.forkserver import (
+    LOCK_NAME,
+    PROBE_PROGRAM,
+    READY_LINE,
+    hold_lock,
+    peer_credentials,
+    private_dir_problem,
+)
 from ..config import ProbeConfig
+from ..errors import ConfigError
 from ..vocab import DeviceChoice
 from .placement import query_gpus
 
 SERVER_VAR = "MEMPROBE_FORKSERVER"  # a fork server's socket, or "off"
 _START_TIMEOUT_S = 300  # for its imports, on a loaded machine
+_DIR_PREFIX = "memprobe-forkserver-"
+_MAX_ANSWER = 65536  # bytes of one line a server answers
 
 
 def runs_on_cpu(cfg: ProbeConfig, gpu: str | None) -> bool:
@@ -51,10 +75,10 @@ def _gpus_visible() -> bool:
 
 
 class ForkServer:
-    """A running fork server: its socket, and its process when this process started it."""
+    """A running fork server: its socket, and its process (and its directory's lock) when this process started it."""
 
-    def __init__(self, path: str, proc: subprocess.Popen | None = None, workdir: str | None = None):
-        self.path, self.proc, self.workdir = path, proc, workdir
+    def __init__(self, path: str, proc: subprocess.Popen | None = None, workdir: str | None = None, lock: int | None = None):
+        self.path, self.proc, self.workdir, self.lock = path, proc, workdir, lock
 
     def wait_ready(self, timeout: float = _START_TIMEOUT_S) -> bool:
         """Whether the server this process started says it is ready (its imports done) within ``timeout`` seconds;
@@ -67,8 +91,15 @@ class ForkServer:
             return True
         self.proc.kill()
         self.proc.wait()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        self._release()
         return False
+
+    def _release(self) -> None:
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.lock is not None:
+            os.close(self.lock)
+            self.lock = None
 
     def spawn(
         self,
@@ -82,11 +113,21 @@ class ForkServer:
         program: str = PROBE_PROGRAM,
     ):
         """A process of ``program`` (a probe) forked with these file descriptors as its stdin, stdout and stderr (the
-        caller closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a string)."""
+        caller closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a string).
+        ConfigError, with nothing sent, when the server is not this user's own (its directory, or its peer)."""
+        if not os.path.lexists(os.path.dirname(self.path)):
+            return f"the fork server at {self.path} is gone"
+        check_server_dir(self.path)
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             conn.settimeout(60)
             conn.connect(self.path)
+            server_pid, uid = peer_credentials(conn)
+            if uid != os.geteuid():
+                raise ConfigError(
+                    f"the fork server at {self.path} is a process of uid {uid}, not of this user (uid {os.geteuid()}): "
+                    f"memprobe sends a probe's environment to its own user's server only (set {SERVER_VAR}=off)"
+                )
             request = {
                 "program": program,
                 "argv": argv,
@@ -96,17 +137,27 @@ class ForkServer:
                 "prefix": sys.prefix,
             }
             data = json.dumps(request).encode() + b"\n"
-            socket.send_fds(conn, [data], [stdin, stdout, stderr])
-            reader = conn.makefile("rb")
-            answer = json.loads(reader.readline() or b"{}")
-        except (OSError, ValueError) as e:
+            sent = socket.send_fds(conn, [data], [stdin, stdout, stderr])  # the descriptors go with the first bytes
+            conn.sendall(data[sent:])  # the rest, however large the environment (one send may take part of it)
+            answers = Answers(conn)
+            answer = answers.next()
+        except (OSError, ValueError, EOFError) as e:
             conn.close()
             return f"the fork server at {self.path} did not answer ({type(e).__name__}: {e})"
-        if not isinstance(answer.get("pid"), int):
+        except BaseException:
             conn.close()
-            return str(answer.get("refused") or "the fork server gave no process")
+            raise
+        pid = answer.get("pid")
+        pidfd = answers.fds.pop(0) if answers.fds else None
+        answers.close_fds()
+        if not isinstance(pid, int) or isinstance(pid, bool) or pidfd is None or not child_of(pidfd, pid, server_pid):
+            conn.close()
+            if pidfd is not None:
+                os.close(pidfd)
+            refused = answer.get("refused")
+            return str(refused)[:500] if refused else "the fork server gave no process of its own"
         conn.settimeout(None)
-        return ForkedProcess(answer["pid"], conn, reader)
+        return ForkedProcess(pid, conn, answers, pidfd)
 
     def close(self) -> None:
         """End a server this process started (its running children end by themselves)."""
@@ -117,8 +168,7 @@ class ForkServer:
             except (OSError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
-        if self.workdir is not None:
-            shutil.rmtree(self.workdir, ignore_errors=True)
+        self._release()
 
 
 def server_env(env: dict[str, str]) -> dict[str, str]:
@@ -135,7 +185,11 @@ def start_server(env: dict[str, str] | None = None, server: list[str] | None = N
     if not hasattr(os, "pidfd_open"):
         return None
     env = server_env(os.environ if env is None else env)
-    workdir = tempfile.mkdtemp(prefix="memprobe-forkserver-")  # mode 0700: only this user can connect
+    clean_stale_dirs()
+    made = private_workdir()
+    if made is None:
+        return None
+    workdir, lock = made
     path = str(Path(workdir) / "socket")
     try:
         proc = subprocess.Popen(
@@ -146,10 +200,153 @@ def start_server(env: dict[str, str] | None = None, server: list[str] | None = N
             env=env,
         )
     except OSError:
-        shutil.rmtree(workdir, ignore_errors=True)
+        ForkServer(path, None, workdir, lock)._release()
         return None
-    started = ForkServer(path, proc, workdir)
+    started = ForkServer(path, proc, workdir, lock)
     return started if not wait or started.wait_ready() else None
+
+
+def private_workdir() -> tuple[str, int] | None:
+    """A new directory for a server's socket, mode 700, checked to be this user's own before use, with a shared lock
+    held on its lock file (the file descriptor); None when the temporary directory gives none."""
+    for _ in range(3):
+        workdir = tempfile.mkdtemp(prefix=_DIR_PREFIX)
+        if private_dir_problem(workdir) is not None:  # TMPDIR on a file system that ignores modes, say
+            shutil.rmtree(workdir, ignore_errors=True)
+            return None
+        try:
+            lock = hold_lock(workdir, create=True)
+        except OSError:  # removed meanwhile by a memprobe that found it before it was locked: make another
+            continue
+        try:
+            if os.path.samestat(os.fstat(lock), os.lstat(os.path.join(workdir, LOCK_NAME))):
+                return workdir, lock
+        except OSError:
+            pass
+        os.close(lock)
+    return None
+
+
+def check_server_dir(path: str) -> None:
+    """The socket ``path`` of a fork server is in a directory only this user can enter, and is a socket of this
+    user's: ConfigError (nothing is sent to it) otherwise."""
+    directory = os.path.dirname(os.path.abspath(path))
+    problem = private_dir_problem(directory)
+    if problem is None:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return  # not there (yet): connecting says so
+        if not stat.S_ISSOCK(st.st_mode) or st.st_uid != os.geteuid():
+            problem = f"holds {os.path.basename(path)}, which is not a socket of this user's"
+    if problem is not None:
+        raise ConfigError(
+            f"the fork server's directory {directory} {problem}: memprobe uses a fork server only in a directory of its "
+            f"own user's that no one else can enter (set {SERVER_VAR}=off, or unset it)"
+        )
+
+
+def clean_stale_dirs(tmp: str | None = None) -> list[str]:
+    """Remove the fork servers' directories this user's memprobes left behind (a verb killed with SIGKILL cannot
+    remove its own): those no live memprobe holds the lock of and whose socket no process listens on (an older
+    memprobe's, without a lock file, once older than a server's start may take). Another user's, a link, or one
+    others may enter is never touched. Returns the directories removed."""
+    removed = []
+    listening = _listening_sockets()
+    if listening is None:  # not Linux: nothing to tell a live server's directory by
+        return removed
+    for workdir in glob.glob(os.path.join(tmp or tempfile.gettempdir(), _DIR_PREFIX + "*")):
+        if private_dir_problem(workdir) is not None or os.path.join(workdir, "socket") in listening:
+            continue
+        try:
+            lock = os.open(os.path.join(workdir, LOCK_NAME), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:  # an older memprobe's, or one being made this moment
+            try:
+                old = time.time() - os.lstat(workdir).st_mtime > _START_TIMEOUT_S
+            except OSError:  # removed meanwhile
+                continue
+            if old:
+                shutil.rmtree(workdir, ignore_errors=True)
+                removed.append(workdir)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(workdir, ignore_errors=True)  # while locked: a starter waiting for it then makes another
+            removed.append(workdir)
+        except OSError:  # held: its memprobe or its server lives
+            pass
+        finally:
+            os.close(lock)
+    return removed
+
+
+def _listening_sockets() -> set[str] | None:
+    """The paths of the Unix sockets bound now (Linux's /proc/net/unix), or None where that cannot be read."""
+    try:
+        with open("/proc/net/unix") as f:
+            return {fields[7] for fields in (line.split(None, 7) for line in f.read().splitlines()[1:]) if len(fields) == 8}
+    except OSError:
+        return None
+
+
+class Answers:
+    """A fork server's answers on one connection: JSON objects, one per line of at most 64 KiB; a file descriptor
+    passed along (the first answer's pidfd) is kept in ``fds``."""
+
+    def __init__(self, conn: socket.socket):
+        self.conn, self.buffer, self.fds = conn, b"", []
+
+    def next(self) -> dict:
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > _MAX_ANSWER:
+                raise ValueError(f"an answer longer than {_MAX_ANSWER} bytes")
+            data, fds, _, _ = socket.recv_fds(self.conn, _MAX_ANSWER, 1)
+            self.fds += fds
+            if not data:
+                raise EOFError("the connection ended")
+            self.buffer += data
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        answer = json.loads(line)
+        if not isinstance(answer, dict):
+            raise ValueError("an answer is a JSON object")
+        return answer
+
+    def close_fds(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+
+_PID_LINE = re.compile(r"^Pid:\s*(-?\d+)$", re.M)
+
+
+def child_of(pidfd: int, pid: int, server: int) -> bool:
+    """Whether ``pidfd`` is the process ``pid``, a child of the process ``server`` that runs as this user, as the
+    kernel says (/proc); or a process that has ended already (a pidfd of it signals nothing)."""
+
+    def pid_of() -> int | None:
+        try:
+            with open(f"/proc/self/fdinfo/{pidfd}") as f:
+                m = _PID_LINE.search(f.read())
+        except OSError:
+            return None
+        return int(m[1]) if m else None  # no Pid line: not a pidfd
+
+    first = pid_of()
+    if first == -1:
+        return True
+    if first != pid:
+        return False
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        parent, uid = int(status["PPid"]), int(status["Uid"].split()[0])
+    except (OSError, KeyError, ValueError, IndexError):
+        return pid_of() == -1  # ended while it was read
+    again = pid_of()  # still the same process: what /proc said was about it (a pid is not reused before it is reaped)
+    return again == -1 or (again == pid and parent == server and uid == os.geteuid())
 
 
 def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: bool) -> ForkedProcess | None:
@@ -201,31 +398,34 @@ def server() -> ForkServer | None:
 
 class ForkedProcess:
     """A forked probe's process, as much of :class:`subprocess.Popen` as :mod:`.process` uses: its end is told by
-    the server that forked it (this process is not its parent)."""
+    the server that forked it (this process is not its parent); it is signalled through its pidfd only."""
 
-    def __init__(self, pid: int, conn: socket.socket, reader):
+    def __init__(self, pid: int, conn: socket.socket, answers: Answers, pidfd: int):
         self.pid = pid
         self.returncode: int | None = None
         self.lost: str | None = None  # why its exit code is unknown: its server ended first
         self.stdin = self.stdout = self.stderr = None  # the caller's ends of its pipes
-        self._conn, self._reader = conn, reader
+        self._conn, self._answers, self._pidfd = conn, answers, pidfd
+        self._lock = threading.Lock()
         self._ended = threading.Event()
         threading.Thread(target=self._await_end, name=f"memprobe-forked-{pid}", daemon=True).start()
 
     def _await_end(self) -> None:
         try:
-            answer = json.loads(self._reader.readline() or b"{}")
-        except (OSError, ValueError):
+            answer = self._answers.next()
+        except (OSError, ValueError, EOFError):
             answer = {}
+        self._answers.close_fds()
         code = answer.get("exit")
-        if not isinstance(code, int):
+        if not isinstance(code, int) or isinstance(code, bool):
             self.lost = "its fork server ended before it did: its exit code is unknown"
-            while _alive(self.pid):
-                self._ended.wait(0.1)
+            select.select([self._pidfd], [], [])  # readable once the process has ended
             code = 3  # a failed run (its message says why)
         self.returncode = code
         self._conn.close()
-        self._ended.set()
+        with self._lock:
+            self._ended.set()
+            os.close(self._pidfd)
 
     def poll(self) -> int | None:
         return self.returncode if self._ended.is_set() else None
@@ -236,24 +436,15 @@ class ForkedProcess:
         return self.returncode
 
     def send_signal(self, signum: int) -> None:
-        if not self._ended.is_set():
-            try:
-                os.kill(self.pid, signum)
-            except ProcessLookupError:
-                pass
+        with self._lock:
+            if not self._ended.is_set():
+                try:
+                    signal.pidfd_send_signal(self._pidfd, signum)
+                except ProcessLookupError:
+                    pass
 
     def terminate(self) -> None:
         self.send_signal(signal.SIGTERM)
 
     def kill(self) -> None:
         self.send_signal(signal.SIGKILL)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # there, and another user's
-        pass
-    return True

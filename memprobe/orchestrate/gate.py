@@ -3,6 +3,7 @@ against their limits (:mod:`memprobe.budget` holds the file format and the evalu
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 from ..analysis.verdict import gate_verdict, run_verdict
@@ -31,6 +32,14 @@ def match_finished(entries: tuple[str, ...], budget: Budget, wanted: dict) -> di
         if name:
             if name not in budget.probes:
                 raise BudgetError(f"{budget.path}: no probe {name!r} (probes: {', '.join(budget.probes)})")
+            differ = config_difference(budget.probes[name].config, report.config.probe())
+            if differ:
+                keys = ", ".join(k for k, _, _ in differ)
+                shown = "; ".join(f"{k}: probe {a!r}, run {b!r}" for k, a, b in differ[:3])
+                raise BudgetError(
+                    f"--from {entry}: the run's configuration differs from that of probe {name!r} in {keys} ({shown}); a "
+                    "probe's limits are checked against a run of its own configuration only"
+                )
         else:
             cfg = report.config.probe()
             names = [n for n, p in wanted.items() if p.config == cfg]
@@ -39,6 +48,11 @@ def match_finished(entries: tuple[str, ...], budget: Budget, wanted: dict) -> di
             name = names[0]
         out[name] = Path(path)
     return out
+
+
+def config_difference(a: ProbeConfig, b: ProbeConfig) -> list[tuple[str, object, object]]:
+    """The configuration keys whose values differ, with each side's value."""
+    return [(f.name, getattr(a, f.name), getattr(b, f.name)) for f in fields(a) if getattr(a, f.name) != getattr(b, f.name)]
 
 
 def run_gate(
@@ -88,9 +102,9 @@ def run_gate(
         vs = evaluate(wanted[name], report, entry)
         if not vs:
             raise ProbeFailed(f"probe {name!r} gave no verdict: it has no limits")
-        verdicts += vs
         if any(v["verdict"] == Verdict.FAIL for v in vs):
             explanations[name] = explain_breach(report, entry)
+        verdicts += nothing_checked(name, vs)
     counts = {str(k): sum(v["verdict"] == k for v in verdicts) for k in Verdict}
     result = {
         "budget": str(budget.path),
@@ -107,6 +121,15 @@ def run_gate(
         atomic_write_json(baseline_path, dump(baseline))
         result["baseline_updated"] = True
     return result
+
+
+def nothing_checked(name: str, verdicts: list[dict]) -> list[dict]:
+    """A probe's verdicts, failed when none of its limits was checked (every one skipped: another device, a baseline
+    not comparable, optional): a gate that checks nothing must not pass."""
+    if any(v["verdict"] != Verdict.SKIP for v in verdicts):
+        return verdicts
+    why = f"no limit of probe {name!r} was checked (every one skipped), and a gate that checks nothing fails"
+    return [{**v, "verdict": Verdict.FAIL, "notice": f"{v['notice']}; {why}"} for v in verdicts]
 
 
 def select_probes(budget: Budget, names: tuple[str, ...]) -> dict:

@@ -406,6 +406,11 @@ class ChildProbe:
             raise error from None  # the child said why it recorded nothing readable
         if error is not None:
             raise error
+        if report.status == RunStatus.RUNNING:  # exit 0, and no end recorded: not the probe's own exit
+            raise RunFailed(
+                f"[{self.job.label}] the probe process exited without recording the run's end (status 'running'): "
+                f"something in it ended or replaced the process; see {self.job.out}"
+            )
         if report.status != RunStatus.COMPLETE:
             raise RunFailed(f"[{self.job.label}] the probe ended with status {str(report.status)!r}; see {self.job.out}")
         _record_peak(self.job, report)

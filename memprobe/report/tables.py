@@ -118,7 +118,9 @@ def check_engine(parquet: Path | None) -> None:
 def write_table(frame, path: Path, fmt: str) -> Path:
     """``frame`` as ``fmt`` (csv or parquet) at ``path``."""
     if fmt == "csv":  # a recorded string a spreadsheet would run as a formula is written inert
-        frame.map(csv_cell).to_csv(path, index=False)
+        # RFC 4180's CRLF between records: the csv module then quotes every cell holding a CR or an LF (with "\n" alone,
+        # a bare CR went out unquoted and a reader started a row there), as it quotes a comma or a quote
+        frame.map(csv_cell).to_csv(path, index=False, lineterminator="\r\n")
     elif fmt == "parquet":
         frame.to_parquet(path, index=False)
     else:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import SCHEMA_VERSION
 from ..errors import InternalError, RunDirError
-from .read import MAX_INT, check_directory, inside, kind_of, parse_json, read_text
+from .read import MAX_INT, check_directory, check_work, inside, kind_of, parse_json, read_text
 from .schema import (
     Baseline,
     BisectResult,
@@ -99,9 +99,20 @@ def load_report(run_dir: str | Path) -> Report:
             f"{path} has schema_version {shown if len(shown) <= 20 else shown[:17] + '...'}; "
             f"this memprobe reads version {SCHEMA_VERSION}"
         )
+    _check_events(data, where)
     report = as_record(Report, data, where)
     _check_references(report, where)
     return report
+
+
+def _check_events(data: dict, where: str) -> None:
+    """The profiler's events, regions and ops a report holds are within the per-file bound (:func:`~.read.check_work`),
+    counted before they are validated or analysed."""
+    memory = data.get("memory")
+    events = memory.get("events") if isinstance(memory, dict) else None
+    if isinstance(events, dict):
+        count = sum(len(v) for k, v in events.items() if k in ("rows", "annotations", "ops") and isinstance(v, list))
+        check_work(where, "events", count, "memory events, regions and ops (memory.events)")
 
 
 def _check_references(report: Report, where: str) -> None:
@@ -319,7 +330,7 @@ def _message(error: dict, tp: Any) -> str:
     kind, value = error["type"], error.get("input")
     got = f"got {_show(value)}"
     bare, meta, _ = unwrap(tp)
-    if kind == "config":  # a recorded configuration `memprobe run` would refuse: its own words
+    if kind in ("config", "path"):  # a recorded configuration `memprobe run` would refuse, a path no file has
         return error["msg"]
     if kind == "extra_forbidden":
         return "not a field of this file (written by another version of memprobe?)"

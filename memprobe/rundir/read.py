@@ -7,7 +7,9 @@ No pydantic and no torch here: a probe's process (which may run in a lean enviro
   on), not through a symbolic link unless the user named the path, at most ``FILE_LIMITS[kind]`` bytes;
 - :func:`parse_json`: JSON with bounds (nesting depth, integers within +-2**63, no NaN or infinities);
 - :func:`inside`: a path recorded in a file, resolved, refused unless it stays inside the directory holding it;
-- :func:`kind_of` / :func:`check_directory`: what is at a path, without following its last link.
+- :func:`kind_of` / :func:`check_directory`: what is at a path, without following its last link;
+- :func:`check_work`: the per-file budget of work (:data:`WORK_LIMITS`): a file whose data would take more events,
+  stack frames or steps than that is refused, naming the bound and how to raise it.
 
 Every refusal is one line, :class:`~memprobe.errors.RunDirError` (exit 2), naming the file.
 """
@@ -47,7 +49,7 @@ def _no_constant(name: str):
 def parse_json(text: str, where: str):
     """JSON with bounds: no NaN/Infinity, integers of at most 4300 digits (Python's limit), nesting within
     Python's recursion limit (a deeper file is refused, not a crash); then every number in range
-    (:func:`check_numbers`), naming the first that is not."""
+    (:func:`check_numbers`), naming the first that is not, and at most the work bound's values in all."""
     try:
         doc = json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError; so is an integer too long
@@ -59,10 +61,32 @@ def parse_json(text: str, where: str):
 
 def check_numbers(doc, where: str) -> None:
     """Every number in ``doc`` is one memprobe can compute with: an integer within +-2**63, a finite float
-    (``1e309`` parses as infinity). RunDirError naming the first field that is not."""
-    bad = out_of_range(doc)
-    if bad is not None:
+    (``1e309`` parses as infinity), and ``doc`` holds at most the work bound's values (:data:`WORK_LIMITS`).
+    RunDirError naming the first field that is not."""
+    values, bad = _scan(doc)
+    check_work(where, "work", values, "JSON values")
+    if bad:
+        bad = out_of_range(doc)
         raise RunDirError(f"{where}: {bad[0] or '(top level)'}: {bad[1]}")
+
+
+def _scan(doc) -> tuple[int, bool]:
+    """(how many values ``doc`` holds, whether a number of them is out of range): one pass without the fields' paths,
+    which only the refusal needs (:func:`out_of_range`). Iterative; exact types, as JSON parses them."""
+    stack, values, bad = [[doc]], 0, False  # the document itself as the one item of a list
+    while stack:
+        value = stack.pop()
+        items = value.values() if type(value) is dict else value
+        values += len(value)
+        for v in items:
+            t = type(v)
+            if t is list or t is dict:
+                stack.append(v)
+            elif t is float:
+                bad = bad or not math.isfinite(v)
+            elif t is int:
+                bad = bad or not -MAX_INT <= v <= MAX_INT
+    return values, bad
 
 
 def out_of_range(doc, *, floats: bool = True) -> tuple[str, str] | None:
@@ -96,6 +120,47 @@ FILE_LIMITS = {
     "peaks": 16 * MiB,  # the GPU peaks of every configuration run here
     "snapshot": 4096 * MiB,
 }
+
+
+# The most work memprobe does for one file (its per-file budget), whoever wrote it: a file that needs more is refused
+# before the work is done, in one line naming the bound and the variable that raises it. A real run stays within each
+# (memprobe's own snapshot keeps at most 200,000 events; the largest report.json seen was ~40 MB, and one of 24 MB
+# with 500,000 events holds 2.5 million values). Counted as the analysis walks the data: a shared list at each use.
+WORK_LIMITS = {
+    # allocator events and segment blocks of a snapshot; the profiler's memory events, regions and ops of report.json,
+    # and the events its graph calls span (an event counted for each call that spans it)
+    "events": (2_000_000, "MEMPROBE_MAX_EVENTS"),
+    # the stack frames of a snapshot's events and blocks, a shared list counted at each use
+    "frames": (100_000_000, "MEMPROBE_MAX_FRAMES"),
+    # the values of a JSON file
+    "work": (10_000_000, "MEMPROBE_MAX_WORK"),
+}
+
+
+def work_limit(name: str) -> int:
+    """The bound ``name`` of :data:`WORK_LIMITS`, or the one its variable sets (a positive integer)."""
+    default, var = WORK_LIMITS[name]
+    text = os.environ.get(var)
+    if text is None:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 0 < value <= MAX_INT:
+        raise RunDirError(f"{var}={text[:40]!r}: a bound of memprobe's work is a positive integer (default {default})")
+    return value
+
+
+def check_work(where: str, name: str, count: int, what: str) -> None:
+    """RunDirError unless ``count`` (of ``what``) is within the bound ``name`` of :data:`WORK_LIMITS`."""
+    limit = work_limit(name)
+    if count > limit:
+        var = WORK_LIMITS[name][1]
+        raise RunDirError(
+            f"{where}: {count} {what}, more than memprobe works through for one file (at most {limit}; "
+            f"set {var}={min(MAX_INT, 2 * count)} to raise the bound)"
+        )
 
 
 def read_bytes(path: Path, where: str | None = None, *, kind: str, follow: bool = False) -> bytes:
@@ -182,8 +247,14 @@ def inside(root: Path, rel, where: str) -> Path:
     """``root / rel`` if it stays inside ``root`` (symbolic links resolved); RunDirError otherwise."""
     if not isinstance(rel, str) or not rel or "\0" in rel:
         raise RunDirError(f"{where}: not a file name: {_show(rel)}")
-    base = root.resolve()
-    path = (root / rel).resolve()
+    try:
+        base = root.resolve()
+        path = (root / rel).resolve()
+    except (RuntimeError, OSError) as e:  # a symbolic link loop (``ln -s graphs graphs``), a name too long
+        why = "a loop of symbolic links" if isinstance(e, RuntimeError) else (e.strerror or str(e))
+        raise RunDirError(
+            f"{where}: {rel!r} cannot be resolved ({why}); memprobe reads only files inside the run directory"
+        ) from None
     if Path(rel).is_absolute() or (path != base and base not in path.parents):
         raise RunDirError(f"{where}: {rel!r} is outside the run directory; memprobe reads only files inside it")
     return path

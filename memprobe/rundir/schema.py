@@ -23,7 +23,18 @@ from dataclasses import fields as dataclass_fields
 from typing import Annotated, Any, Literal
 
 from annotated_types import Ge, Le, MaxLen
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Discriminator, Field, Strict, Tag, create_model, model_validator
+from pydantic import (
+    AfterValidator,
+    AllowInfNan,
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Strict,
+    Tag,
+    create_model,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from .. import SCHEMA_VERSION
@@ -80,7 +91,14 @@ def clip(text: str, limit: int = MAX_STR) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"  # an identifier: a node, an op, a dtype, a module path
 
 
-FilePath = Annotated[str, Strict(), MaxLen(4096)]  # a file named in a file: resolved inside its directory on use
+def _a_path(text: str) -> str:
+    if "\0" in text:  # no file system names one: os.stat and Path.resolve raise on it
+        raise PydanticCustomError("path", "a path cannot hold a NUL byte, got {shown}", {"shown": repr(text[:40])})
+    return text
+
+
+# a file or directory named in a file: resolved inside its directory on use
+FilePath = Annotated[str, Strict(), MaxLen(4096), AfterValidator(_a_path)]
 GraphIndex = Annotated[int, Strict(), Ge(0), Le(10**6)]
 Version1 = Annotated[int, Strict(), Ge(1), Le(1)]
 
@@ -875,7 +893,7 @@ class DiffSide(Record):
     device: DeviceType | None = optional("the device it ran on")
     versions: Versions | None = optional("the software it ran with")
     status: RunStatus | None = optional("its run's status")
-    source: Text = optional("its run directory")
+    source: FilePath = optional("its run directory")
     process: ProcessRecord | None = optional("the process that measured it (`pid`, `host`, `python`)")
     env: dict[Name, Text | None] = optional("the settings given to this side alone")
 
