@@ -47,7 +47,8 @@ def test_the_recorded_partition_gives_every_saved_value_its_cause(analysed):
         c = r.cause
         assert r.op == "mm" and c.function == "QuantLinearFunction"
         assert c.tag is None and c.checkpointed is True and c.rule == "not in recomputable allowlist"
-        assert r.user.module.endswith(".up") and r.user.source.startswith("tests/models/quantlinear.py:")
+        # the recorded stack names the file where it was recorded: a source under the working directory reads relative
+        assert r.user.module.endswith(".up") and "tests/models/quantlinear.py:" in r.user.source
     # the rule is the partitioner's own, recorded on the graph's node
     from memprobe.analysis.saved import graph_pairs
 
