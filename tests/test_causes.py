@@ -157,3 +157,11 @@ def test_explain_offers_an_edit_for_every_checkpointing_mode(analysed):
     assert [e.config.ac for e in none] == ["full", "op", "memory-budget"]
     with pytest.raises(ConfigError, match="memprobe sweep"):
         check_explainable(replace(cfg, ac="memory-budget"))
+
+
+def test_a_diff_whose_items_changed_no_bytes_has_a_verdict(analysed):
+    """A diff.json that counts differences but lists no item that grew or shrank (a file someone edited, or values
+    that differ in shape only) still reads as a sentence."""
+    d = diff_reports(analysed["new"], analysed["old"])
+    d.items = []
+    assert diff_verdict(d).text.endswith("nothing B saves is new or larger.")

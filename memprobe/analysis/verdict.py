@@ -215,6 +215,8 @@ def diff_verdict(d: S.DiffResult, loaded: frozenset[str] = frozenset()) -> S.Ver
     grown = [it for it in d.items if it.status in _GROWTH and it.delta_bytes > 0]
     shrunk = [it for it in d.items if it.status not in _GROWTH and it.delta_bytes < 0]
     items_of = grown or shrunk
+    if not items_of:  # the differences are in other figures than the values' bytes
+        return _verdict(_sentence(f"{head}; nothing B saves is new or larger"), bytes_=delta, total=b)
     by_cause: dict[tuple, list[S.DiffItem]] = defaultdict(list)
     for it in items_of:
         by_cause[_cause(it)].append(it)
