@@ -100,9 +100,9 @@ def test_a_version_diff_gives_both_sides_decisions_and_names_the_version_as_the_
     assert "B saves it: untagged inside a checkpointed region" in v.text
     assert "side A's versions (torch 2.13.0+cpu" in v.fix and v.flag == "--ac op --ac-policy recompute-all"
     words = shlex.split(v.next_command)
-    assert (
-        words[:4] == ["memprobe", "diff", "bf16", "bf16"] and words[words.index("--b") + 1] == "--ac op --ac-policy recompute-all"
-    )
+    # B runs per-op SAC (the default --ac) with the policy that recomputes every op; A keeps its --ac full
+    assert words[:4] == ["memprobe", "diff", "bf16", "bf16"] and words[words.index("--b") + 1] == "--ac-policy recompute-all"
+    assert words[words.index("--a") + 1] == "--ac full" and "--ac" not in words[4 : words.index("--a")]
 
 
 def test_the_same_run_against_itself_shows_nothing_changed(analysed):
@@ -165,3 +165,19 @@ def test_a_diff_whose_items_changed_no_bytes_has_a_verdict(analysed):
     d = diff_reports(analysed["new"], analysed["old"])
     d.items = []
     assert diff_verdict(d).text.endswith("nothing B saves is new or larger.")
+
+
+def test_a_diffs_fix_for_an_op_b_added_drops_it_and_its_next_command_runs_that():
+    """B saves aten.abs because its own --save-op added it: the fix drops the flag (adding --recompute-op beside it
+    would be refused: an op both saved and recomputed), and the next command runs B without it."""
+    cuda = Path(__file__).parent / "data" / "cuda"
+    a, b = load_report(cuda / "bf16-legacy"), load_report(cuda / "rowwise-legacy")
+    cfg = b.config.probe()
+    b.config = S.Config.model_validate({**cfg.to_dict(), "ac_policy": "torchtitan", "save_ops": ["aten.abs.default"]})
+    d = diff_reports(a, b)
+    d.a.source, d.b.source = "a-dir", "b-dir"
+    v = diff_verdict(d, frozenset({"a"}))
+    assert "in B, drop --save-op aten.abs" in v.fix
+    words = shlex.split(v.next_command)
+    assert words[:4] == ["memprobe", "diff", "a-dir", "rowwise"] and "--save-op" not in words and "--recompute-op" not in words
+    assert "--ac-policy" not in words  # B's policy, torchtitan, is the default: B runs as it was, without the added op

@@ -122,24 +122,33 @@ def _finding_verdict(findings: list[S.Finding], saved: int | None, cfg: ProbeCon
     )
 
 
+def recomputing(cfg: ProbeConfig, ops) -> ProbeConfig:
+    """``cfg`` with ``ops`` (``aten.abs``) recomputed: an op the user added with --save-op is dropped from it; one of
+    the named policy's is moved to --recompute-op."""
+    ops = {flag_op(o) for o in ops}
+    saved = {flag_op(o) for o in cfg.save_ops}
+    already = {flag_op(o) for o in cfg.recompute_ops}
+    return replace(
+        cfg,
+        save_ops=tuple(o for o in cfg.save_ops if flag_op(o) not in ops),
+        recompute_ops=cfg.recompute_ops + tuple(sorted(o for o in ops if o not in already and o not in saved)),
+    )
+
+
+def recomputing_all(cfg: ProbeConfig) -> ProbeConfig:
+    """``cfg`` checkpointed by a per-op policy that tags every op it runs for recompute (``RECOMPUTE_ALL``)."""
+    return replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=())
+
+
 def run_next_command(cfg: ProbeConfig, findings: list[S.Finding]) -> str | None:
     """The ``memprobe run`` that checks a run's fix: its save-list ops recomputed; the top finding's other edit (a
     per-op policy that recomputes every op); else, for a float8 run, the same run in bf16 to compare with."""
     ops = sorted({flag_op(f.policy_op) for f in findings if f.policy_op})
     if ops:
-        # an op the user added with --save-op is dropped from it; one of the named policy's is recomputed
-        saved = {flag_op(o): o for o in cfg.save_ops}
-        edited = replace(
-            cfg,
-            save_ops=tuple(o for o in cfg.save_ops if flag_op(o) not in ops),
-            recompute_ops=cfg.recompute_ops
-            + tuple(o for o in ops if o not in {flag_op(x) for x in cfg.recompute_ops} and o not in saved),
-        )
-        return "memprobe run " + " ".join(edited.to_flags()) + "   # does recomputing it remove the finding?"
+        return "memprobe run " + " ".join(recomputing(cfg, ops).to_flags()) + "   # does recomputing it remove the finding?"
     top = findings[0] if findings else None
     if top is not None and top.flag == RECOMPUTE_ALL:
-        edited = replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=())
-        return "memprobe run " + " ".join(edited.to_flags()) + "   # does a per-op policy recompute it?"
+        return "memprobe run " + " ".join(recomputing_all(cfg).to_flags()) + "   # does a per-op policy recompute it?"
     if cfg.recipe != "bf16":
         return "memprobe run " + " ".join(replace(cfg, recipe="bf16").to_flags()) + "   # compare with bf16"
     return None
@@ -244,30 +253,31 @@ def diff_verdict(d: S.DiffResult, loaded: frozenset[str] = frozenset()) -> S.Ver
     if not grown:
         configured = change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH)
         return _verdict(text + (f" {_sentence(said)}" if configured else ""), bytes_=delta, total=b)
-    fix, flag, edit = _diff_fix(d, first)
-    next_command = diff_command(d, edit, loaded) if edit else None
+    fix, flag, edited = _diff_fix(d, first)
+    next_command = diff_command(d, edited, loaded) if edited is not None else None
     text += f" Fix: {fix}."
     if change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH):
         text += f" {_sentence(said)}"
     return _verdict(text, bytes_=moved, total=delta, fix=fix, flag=flag, next_command=next_command)
 
 
-def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, list[str] | None]:
-    """(the fix in words, its flag, the flags that apply it to B) for what B keeps that A does not: the save-list op to
-    recompute; the other side's versions when only versions differ; a per-op policy that tags each op as it runs when
-    the value's op was untagged inside a checkpointed region; otherwise where to look."""
+def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, ProbeConfig | None]:
+    """(the fix in words, its flag, B's configuration with the fix applied) for what B keeps that A does not: the
+    save-list op recomputed; the other side's versions when only versions differ; a per-op policy that tags each op as
+    it runs when the value's op was untagged inside a checkpointed region; otherwise where to look."""
     decision = item.b_decision
     cause = decision.cause if decision else None
     change = d.change.kind if d.change else None
+    b = d.b.config.probe()
     fixes: list[str] = []
-    flag = edit = None
+    flag = edited = None
     if item.reason_kind == Reason.POLICY and item.policy_op:
+        edited = recomputing(b, [item.policy_op])
+        added = flag_op(item.policy_op) in {flag_op(o) for o in b.save_ops}
         flag = f"--recompute-op {flag_op(item.policy_op)}"
-        edit = flag.split()
-        fixes.append(f"recompute it in B ({flag})")
-    elif cause is not None and cause.tag is None and cause.checkpointed and d.b.config.ac == AcMode.FULL:
-        flag = f"--ac {AcMode.OP} --ac-policy recompute-all"
-        edit = flag.split()
+        fixes.append(f"in B, drop --save-op {flag_op(item.policy_op)}" if added else f"recompute it in B ({flag})")
+    elif cause is not None and cause.tag is None and cause.checkpointed and b.ac == AcMode.FULL:
+        edited, flag = recomputing_all(b), RECOMPUTE_ALL
         fixes.append(f"in B, a per-op policy that tags every op it runs for recompute ({flag})")
     if change == ChangeKind.VERSIONS:
         v = d.versions_differ or {}
@@ -275,34 +285,35 @@ def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, list[
         fixes.insert(0, f"side A's versions ({versions}), which do not save it")
     if not fixes:
         fixes.append("compare what B's policy saves and recomputes with A's (the graphs' recompute tags)")
-    return "; or ".join(fixes), flag, edit
+    return "; or ".join(fixes), flag, edited
 
 
-def diff_command(d: S.DiffResult, b_edit: list[str], loaded: frozenset[str] = frozenset()) -> str:
-    """The ``memprobe diff`` that runs B again with ``b_edit`` applied: A as it was given (its run directory when it was
-    read from one; otherwise run again too, the flags both sides share once and each side's own in ``--a``/``--b``), B
-    from its recorded configuration, and each side's interpreter when they ran in two."""
+def diff_command(d: S.DiffResult, b_fixed: ProbeConfig, loaded: frozenset[str] = frozenset()) -> str:
+    """The ``memprobe diff`` that runs B again as ``b_fixed`` (its configuration with the fix applied): A as it was
+    given (its run directory when it was read from one; otherwise run again too, the flags both sides share once and
+    each side's own in ``--a``/``--b``), and each side's interpreter when they ran in two."""
     import shlex
 
-    fa = [] if "a" in loaded else _side_flags(d.a)
-    fb = _side_flags(d.b)
+    fa = [] if "a" in loaded else _side_flags(d.a.config.probe())
+    fb = _side_flags(b_fixed)
     shared = [f for f in fa if f in fb] if fa else fb
     own_a = [f for f in fa if f not in shared]
-    own_b = [f for f in fb if f not in shared] + [tuple(b_edit)]
-    words = ["memprobe", "diff", d.a.source if "a" in loaded and d.a.source else d.a.config.recipe, d.b.config.recipe]
+    own_b = [f for f in fb if f not in shared]
+    words = ["memprobe", "diff", d.a.source if "a" in loaded and d.a.source else d.a.config.recipe, b_fixed.recipe]
     words += [w for f in shared for w in f]
     if own_a:
         words += ["--a", " ".join(w for f in own_a for w in f)]
-    words += ["--b", " ".join(w for f in own_b for w in f)]
+    if own_b:
+        words += ["--b", " ".join(w for f in own_b for w in f)]
     pythons = {key: side.process.python if side.process else None for key, side in (("a", d.a), ("b", d.b))}
     if pythons["a"] != pythons["b"]:  # each side's own interpreter, when they ran in two
         words += [w for key, python in pythons.items() if python and key not in loaded for w in (f"--{key}-python", python)]
     return " ".join(shlex.quote(w) for w in words)
 
 
-def _side_flags(side: S.DiffSide) -> list[tuple[str, ...]]:
-    """A side's configuration as flags, each with its value (the recipe apart: it is the side's positional word)."""
-    flags = side.config.probe().to_flags()
+def _side_flags(cfg: ProbeConfig) -> list[tuple[str, ...]]:
+    """A configuration as flags, each with its value (the recipe apart: it is a side's positional word)."""
+    flags = cfg.to_flags()
     out: list[tuple[str, ...]] = []
     i = 0
     while i < len(flags):
