@@ -41,6 +41,13 @@ def test_two_ranks_shard_the_parameters_and_save_the_same_items(runs):
     proc = invoke("show", two.path)
     assert proc.returncode == 0 and "Per rank (2 ranks, gloo" in proc.stdout, proc.stderr[-2000:]
     assert dist["max_bytes"]["forward_peak_bytes"] == two.report["memory"]["phases"]["forward"]["peak_bytes"]
+    # the largest and the slowest rank are named, from each rank's own figures
+    peaks = {
+        r["rank"]: max(r[k] for k in ("forward_peak_bytes", "backward_peak_bytes", "optimizer_peak_bytes")) for r in dist["ranks"]
+    }
+    steps = {r["rank"]: r["measured_step_s"] for r in dist["ranks"]}
+    assert peaks[dist["largest_rank"]] == max(peaks.values()) and steps[dist["slowest_rank"]] == max(steps.values())
+    assert f"largest rank: {dist['largest_rank']}; slowest rank: {dist['slowest_rank']}" in proc.stdout
 
 
 @pytest.mark.e2e

@@ -12,6 +12,7 @@ from ..vocab import RunStatus
 
 # a rank's figures in the per-rank table, besides its phases' peaks
 _PHASE_PEAKS = ("forward_peak_bytes", "backward_peak_bytes", "optimizer_peak_bytes")
+_FIGURES = (*_PHASE_PEAKS, "peak_reserved_bytes")
 
 
 def _rank_row(rank: int, rep: S.Report) -> S.RankRow:
@@ -19,6 +20,10 @@ def _rank_row(rank: int, rep: S.Report) -> S.RankRow:
     totals = rep.saved_totals
     phases = (rep.memory.phases if rep.memory else None) or {}
     peaks = {f"{name}_peak_bytes": p.peak_bytes for name, p in phases.items() if p.peak_bytes is not None}
+    reserved = [p.peak_reserved_bytes for p in phases.values() if p.peak_reserved_bytes is not None]
+    if reserved:
+        peaks["peak_reserved_bytes"] = max(reserved)
+    step = rep.timings_s.measured_step if rep.timings_s else None
     return S.RankRow(
         rank=rank,
         status=rep.status,
@@ -27,8 +32,21 @@ def _rank_row(rank: int, rep: S.Report) -> S.RankRow:
         optimizer_state_bytes=pers.optimizer_state_bytes if pers else None,
         saved_graph_bytes=totals.graph_bytes if totals else None,
         saved_runtime_bytes=totals.runtime_bytes if totals else None,
-        **{k: v for k, v in peaks.items() if k in _PHASE_PEAKS},
+        **{k: v for k, v in peaks.items() if k in _FIGURES},
+        **({"measured_step_s": step} if step is not None else {}),
     )
+
+
+def _largest_and_slowest(rows: list[S.RankRow]) -> tuple[int | None, int | None]:
+    """The rank whose step peaked highest (allocated, over its phases) and the one whose measured step took longest."""
+
+    def peak(r: S.RankRow) -> int | None:
+        values = [getattr(r, k) for k in _PHASE_PEAKS if isinstance(getattr(r, k), int)]
+        return max(values) if values else None
+
+    peaked = [(peak(r), r.rank) for r in rows if peak(r) is not None]
+    timed = [(r.measured_step_s, r.rank) for r in rows if r.measured_step_s is not None]
+    return (max(peaked)[1] if peaked else None), (max(timed)[1] if timed else None)
 
 
 def _status(ranks: dict[int, S.Report], nproc: int) -> RunStatus:
@@ -76,6 +94,7 @@ def merge_ranks(ranks: dict[int, S.Report], nproc: int, where: str) -> S.Report:
             errors.append(f"no report from rank(s) {', '.join(map(str, missing))}")
         merged.error = "; ".join(errors) or None
     first = ranks[0].distributed
+    largest, slowest = _largest_and_slowest(rows)
     merged.distributed = S.Distributed(
         world_size=first.world_size if first else None,
         nproc_per_node=nproc,
@@ -86,5 +105,7 @@ def merge_ranks(ranks: dict[int, S.Report], nproc: int, where: str) -> S.Report:
         skew_bytes=skew,
         headline="memory phase figures are the max over this node's ranks; graphs, output code and the "
         "saved table are rank 0's (per-rank run dirs under rank<R>/)",
+        largest_rank=largest,
+        slowest_rank=slowest,
     )
     return merged

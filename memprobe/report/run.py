@@ -65,6 +65,15 @@ def _print_ranks(con: Console, report: S.Report) -> None:
     t.add_row("[bold]max[/]", *(fmt_bytes(dist.max_bytes.get(k)) for k in figures))
     t.add_row("[dim]skew[/]", *(fmt_bytes(dist.skew_bytes.get(k)) for k in figures))
     con.print(t)
+    named = []
+    if dist.largest_rank is not None:
+        named.append(f"largest rank: {dist.largest_rank}")
+    if dist.slowest_rank is not None:
+        slowest = next((r for r in rows if r.rank == dist.slowest_rank), None)
+        took = f" ({slowest.measured_step_s:.2f} s measured step)" if slowest and slowest.measured_step_s is not None else ""
+        named.append(f"slowest rank: {dist.slowest_rank}{took}")
+    if named:
+        con.print("; ".join(named))
     con.print(f"[dim]{markup(dist.headline)}[/]")
 
 

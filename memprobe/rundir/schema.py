@@ -714,6 +714,8 @@ class RankRow(Record):
     forward_peak_bytes: Signed = optional("its forward peak")
     backward_peak_bytes: Signed = optional("its backward peak")
     optimizer_peak_bytes: Signed = optional("its optimizer peak")
+    peak_reserved_bytes: Signed = optional("CUDA: the most it reserved in any phase of the measured step")
+    measured_step_s: NonNegative = optional("how long its measured step took")
 
 
 class Distributed(Record):
@@ -728,6 +730,8 @@ class Distributed(Record):
     max_bytes: dict[Name, Signed] = optional("each figure's maximum over the ranks")
     skew_bytes: dict[Name, Signed] = optional("each figure's maximum minus minimum over the ranks")
     headline: Text = optional("what the top-level figures are")
+    largest_rank: Count | None = optional("the rank whose measured step peaked highest (allocated)")
+    slowest_rank: Count | None = optional("the rank whose measured step took longest")
 
 
 class Timings(Record):
