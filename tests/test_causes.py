@@ -167,6 +167,17 @@ def test_a_diff_whose_items_changed_no_bytes_has_a_verdict(analysed):
     assert diff_verdict(d).text.endswith("nothing B saves is new or larger.")
 
 
+@pytest.mark.parametrize("kind", ["versions", "configuration", "versions+configuration"])
+def test_a_diff_whose_change_says_nothing_has_a_verdict(analysed, kind):
+    """A diff.json whose change has empty words (found by the fuzz: exit 70): the verdict leaves them out, and says
+    the version change is the cause when the versions are what differ."""
+    d = diff_reports(analysed["old"], analysed["new"])
+    d.change = S.Change(kind=kind, text="")
+    text = diff_verdict(d).text
+    assert ": ." not in text and ". ." not in text and not text.endswith(" .")
+    assert ("The version change is the cause." in text) == (kind == "versions")
+
+
 def test_a_diffs_fix_for_an_op_b_added_drops_it_and_its_next_command_runs_that():
     """B saves aten.abs because its own --save-op added it: the fix drops the flag (adding --recompute-op beside it
     would be refused: an op both saved and recomputed), and the next command runs B without it."""

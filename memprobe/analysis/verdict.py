@@ -247,16 +247,16 @@ def diff_verdict(d: S.DiffResult, loaded: frozenset[str] = frozenset()) -> S.Ver
         f"({count} value{'s' if count > 1 else ''}, {where})." + (f" {_sentence(decided)}" if decided else "")
     )
     change = d.change
-    said = (change.text[0].upper() + change.text[1:]) if change is not None else ""
+    said = (change.text[:1].upper() + change.text[1:]) if change is not None else ""
     if change is not None and change.kind == ChangeKind.VERSIONS:  # the cause, before the fix that names versions
-        text += f" {_sentence(said + ': the version change is the cause')}"
+        text += f" {_sentence(said + ': the version change is the cause' if said else 'The version change is the cause')}"
     if not grown:
-        configured = change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH)
+        configured = said and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH)
         return _verdict(text + (f" {_sentence(said)}" if configured else ""), bytes_=delta, total=b)
     fix, flag, edited = _diff_fix(d, first)
     next_command = diff_command(d, edited, loaded) if edited is not None else None
     text += f" Fix: {fix}."
-    if change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH):
+    if said and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH):
         text += f" {_sentence(said)}"
     return _verdict(text, bytes_=moved, total=delta, fix=fix, flag=flag, next_command=next_command)
 
