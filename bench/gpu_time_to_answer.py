@@ -251,7 +251,7 @@ def main() -> None:
     cases = [
         ("imports bf16", lambda o: [py, "-c", floor.format("")], "0", 1, None),
         ("imports fp8", lambda o: [py, "-c", floor.format(", torchao.float8")], "0", 1, None),
-        ("repro bf16", lambda o: [py, "-m", "repros.ffn", "--recipe", "bf16", *POLICY, *dev, *extra], "0", 1, None),
+        ("repro bf16", lambda o: [py, "-m", "memprobe.capture.bare", "--recipe", "bf16", *POLICY, *dev, *extra], "0", 1, None),
         (
             "run bf16",
             lambda o: [py, "-m", "memprobe", "run", "--recipe", "bf16", *POLICY, *dev, *extra, "--out", o],
@@ -263,7 +263,13 @@ def main() -> None:
         ("aa", None, "0", 1, None),  # the A/A diff, with the caches "diff 1 GPU" filled
         ("diff --analysis-only 1 GPU", lambda o: [*diff, "--analysis-only", "--out", o], "0", 1, "diff 1 GPU"),
         ("diff --parallel 2 GPUs", lambda o: [*diff, "--parallel", "--out", o], "0,1", 2, None),
-        ("repro rowwise", lambda o: [py, "-m", "repros.ffn", "--recipe", "rowwise", *POLICY, *dev, *extra], "0", 1, None),
+        (
+            "repro rowwise",
+            lambda o: [py, "-m", "memprobe.capture.bare", "--recipe", "rowwise", *POLICY, *dev, *extra],
+            "0",
+            1,
+            None,
+        ),
     ]
     base_env = {k: v for k, v in os.environ.items() if k not in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
     base_env["PYTHONUNBUFFERED"] = "1"

@@ -1,6 +1,6 @@
 """Overhead: `memprobe run` against the bare repro, same configuration, no capture.
 
-The bare repro is ``python -m repros.ffn`` (torch.compile with Inductor, per-op SAC, FSDP2,
+The bare run is ``python -m memprobe.capture.bare`` (torch.compile with Inductor, per-op SAC, FSDP2,
 float8, the same dims and steps); memprobe adds its compile backend, graph recording, the
 memory meter on the measured step, the analysis and the run directory. Each pair runs
 back to back, alternating, as separate processes with a shared warm Inductor cache
@@ -34,7 +34,7 @@ def pair(cache: str | None) -> dict:
     try:
         result = {}
         for name, cmd in (
-            ("bare", [sys.executable, "-m", "repros.ffn", *FLAGS, "--device", "cpu"]),
+            ("bare", [sys.executable, "-m", "memprobe.capture.bare", *FLAGS, "--device", "cpu"]),
             ("memprobe", [sys.executable, "-m", "memprobe", "run", *FLAGS, "--device", "cpu", "--out", f"{out}/r", "-q"]),
         ):
             own = tempfile.mkdtemp(prefix="inductor-cold-", dir=out) if cache is None else cache

@@ -52,7 +52,7 @@ def main() -> None:
         batch=args.batch,
         seq=args.seq,
         device="cuda",
-    ).validated()
+    )
     with tempfile.TemporaryDirectory() as d:
         run_probe(cfg, Path(d) / "run", cuda_snapshot=False, measure_calls=True)  # records; then analysed here
         report = dump(whole_config(finish_run(Path(d) / "run", cfg)))

@@ -240,7 +240,7 @@ def _probe(name: str, body, where: _Lines, resolve_ops: bool) -> Probe:
     limits_data = body.get("limits", {})
     cfg_keys = {k: v for k, v in body.items() if k != "limits"}
     try:
-        cfg = ProbeConfig.from_dict(cfg_keys).validated()
+        cfg = ProbeConfig.from_dict(cfg_keys)
         if resolve_ops:
             from .policies import resolve_ops as check_ops
 

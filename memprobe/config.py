@@ -1,20 +1,34 @@
-"""The probe configuration: what to build and how to run it."""
+"""The probe configuration: what to build and how to run it, validated once, when it is made.
+
+:class:`ProbeConfig` is a frozen dataclass whose fields are the flags of `memprobe run`: its own (the recipe, the
+checkpointing, the run's settings) and every model family's (:mod:`memprobe.targets`), each declared once with
+:func:`memprobe.fields.option`. Making one checks every field's kind, canonicalises its words (``fp8`` is
+``rowwise``, op names ``aten.abs.default``) and checks that the fields fit together, or raises ConfigError naming
+the field: a configuration that exists is valid, and nothing downstream checks it again. ``cfg.target`` is the
+family it builds, holding that family's fields.
+
+Standard library only at import: a probe's process in another interpreter makes one from the JSON it is given.
+"""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, field, fields, make_dataclass
+from functools import cached_property
 
+from . import targets
 from .errors import ConfigError
-from .policies import effective_policy, get_policy, normalize_op_name
-from .vocab import AcMode, DeviceChoice, Recipe, Repro
+from .fields import checked, declared, flag_of, option
+from .policies import effective_policy, flag_op, get_policy, normalize_op_name
+from .vocab import AcMode, DeviceChoice, EnvNeed, Recipe
 
-# each flag's words are its vocabulary's (memprobe/vocab.py), as plain strings: what --help and the files show
+# each flag's words are its vocabulary's (memprobe/vocab.py, memprobe/targets), as plain strings: what --help and
+# the files show
 RECIPES = tuple(r.value for r in Recipe)
 RECIPE_ALIASES = {"fp8": Recipe.ROWWISE.value}
 AC_MODES = tuple(m.value for m in AcMode)
 AC_ALIASES = {"budget": AcMode.MEMORY_BUDGET.value}  # its earlier name: "budget" alone is the gate's budget file
-REPROS = tuple(r.value for r in Repro)
+REPROS = targets.REPROS
 DEVICES = tuple(d.value for d in DeviceChoice)
 
 
@@ -27,12 +41,6 @@ def _field_of(name: str):
         if e.field is None:
             e.field = name
         raise
-
-
-def _presets() -> dict:
-    from repros.presets import PRESETS
-
-    return PRESETS
 
 
 def canonical_ac(name):
@@ -48,241 +56,176 @@ def canonical_recipe(name: str) -> str:
     return name
 
 
-def _field(default, help: str, **cli):
-    """A configuration field with its flag's documentation: declared once, read by the CLI
-    (:mod:`memprobe.cli.options`), the repros' standalone entry points and the docs.
-
-    ``cli`` keys: ``choices`` (a tuple, or a callable returning one), ``metavar``, ``flag``
-    (when the flag is not ``--<name>``), ``multiple`` (repeatable), ``preset`` (a dimension a
-    ``--preset`` may set: the flag's own default is None so that explicit flags win).
-    """
-    return field(default=default, metadata={"help": help, **cli})
-
-
 def _policy_names() -> tuple[str, ...]:
     from .policies import POLICIES
 
     return tuple(POLICIES)
 
 
-@dataclass(frozen=True)
-class ProbeConfig:
-    recipe: str = _field(
-        Recipe.ROWWISE.value,
-        "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
-        choices=RECIPES + tuple(RECIPE_ALIASES),
-    )
-    repro: str = _field(
-        Repro.FFN.value,
-        "What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style blocks), or torchtitan "
-        "(torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).",
-        choices=REPROS,
-    )
-    flavor: str | None = _field(
-        None,
-        "With --repro torchtitan: the Llama 3 flavor of torchtitan's config registry "
-        "(debugmodel, 1B, 3B, 8B, 70B, 405B; default debugmodel).",
-        metavar="FLAVOR",
-    )
-    # the user's own model instead of a repro: MODULE_OR_FILE:FACTORY (docs/models.md)
-    model: str | None = _field(
-        None,
-        "Probe your own model instead of a repro: FACTORY(device) returns (model, batch); "
-        "see docs/models.md. The dimension flags do not apply.",
-        metavar="MODULE_OR_FILE:FACTORY",
-    )
-    # a Hugging Face causal LM from its config.json alone (memprobe/integrations/huggingface.py)
-    hf_config: str | None = _field(
-        None,
-        "Probe a Hugging Face transformers causal LM built from this config.json (a file, or a directory "
-        "holding one; no weights, no hub access) with its first --layers decoder blocks, --batch x --seq token ids; "
-        "its KV cache is turned off. Needs transformers (pip install 'memprobe[hf]'); see docs/models.md.",
-        metavar="CONFIG_JSON",
-    )
-    blocks: str | None = _field(
-        None,
-        "Attribute path of the block container that gets SAC/compile/FSDP (default: the first nn.ModuleList or nn.ModuleDict).",
-        metavar="ATTR",
-    )
-    # the named dimensions dim/hidden/heads/kv_heads came from (informational)
-    preset: str | None = _field(
-        None,
-        "Dimensions of a published model (dim, hidden, heads, kv-heads); explicit flags win. "
-        "Layers stay as given: estimate the full depth with `memprobe estimate`.",
-        choices=lambda: tuple(_presets()),
-    )
-    dim: int = _field(512, "Model dimension.", preset=True)
-    hidden: int = _field(2048, "FFN hidden dimension.", preset=True)
-    heads: int = _field(8, "Attention heads (transformer).", preset=True)
-    kv_heads: int = _field(2, "Key/value heads (transformer, grouped-query).", preset=True)
-    layers: int = _field(2, "Number of blocks.")
-    batch: int = _field(2, "Batch size.")
-    seq: int = _field(256, "Sequence length.")
-    seed: int = _field(0, "Seed for weights and the batch.")
-    ac: str = _field(
-        AcMode.OP.value,
-        "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or memory-budget (the "
-        "compiler partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC; "
-        "budget is accepted for it).",
-        choices=AC_MODES + tuple(AC_ALIASES),
-    )
-    memory_budget: float = _field(
-        0.5,
-        "With --ac memory-budget: the partitioner's activation_memory_budget, from 0 (recompute "
-        "what it can) to 1 (its runtime-optimal partition).",
-    )
-    ac_policy: str = _field("torchtitan", "Per-op SAC policy by name (see `memprobe policies`).", choices=_policy_names)
-    save_ops: tuple[str, ...] = _field(
-        (),
-        "Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default).",
-        flag="--save-op",
-        multiple=True,
-        metavar="OP",
-    )
-    recompute_ops: tuple[str, ...] = _field(
-        (),
-        "Remove OP from the save list: recompute it in backward (repeatable).",
-        flag="--recompute-op",
-        multiple=True,
-        metavar="OP",
-    )
-    compile: bool = _field(True, "torch.compile each block.")
-    fsdp: bool = _field(True, "FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16.")
-    reshard_after_forward: bool = _field(True, "FSDP2 frees unsharded parameters after forward.")
-    device: str = _field(DeviceChoice.AUTO.value, "auto = cuda when a GPU is present, else cpu.", choices=DEVICES)
+def _repro_help() -> str:
+    named = ", ".join(f"{f.name} ({f.about})" for f in targets.FAMILIES if f.selector is None)
+    return f"What to build: {named}."
+
+
+# the configuration's own fields: what to build besides the family's fields, then how to run it
+_WHAT = [
+    (
+        "recipe",
+        str,
+        option(
+            Recipe.ROWWISE.value,
+            "Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).",
+            choices=RECIPES + tuple(RECIPE_ALIASES),
+        ),
+    ),
+    ("repro", str, option(REPROS[0], _repro_help(), choices=REPROS)),
+]
+_HOW = [
+    ("seed", int, option(0, "Seed for weights and the batch.")),
+    (
+        "ac",
+        str,
+        option(
+            AcMode.OP.value,
+            "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or memory-budget (the "
+            "compiler partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC; "
+            "budget is accepted for it).",
+            choices=AC_MODES + tuple(AC_ALIASES),
+        ),
+    ),
+    (
+        "memory_budget",
+        float,
+        option(
+            0.5,
+            "With --ac memory-budget: the partitioner's activation_memory_budget, from 0 (recompute "
+            "what it can) to 1 (its runtime-optimal partition).",
+        ),
+    ),
+    ("ac_policy", str, option("torchtitan", "Per-op SAC policy by name (see `memprobe policies`).", choices=_policy_names)),
+    (
+        "save_ops",
+        tuple[str, ...],
+        option(
+            (),
+            "Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default).",
+            flag="--save-op",
+            metavar="OP",
+        ),
+    ),
+    (
+        "recompute_ops",
+        tuple[str, ...],
+        option((), "Remove OP from the save list: recompute it in backward (repeatable).", flag="--recompute-op", metavar="OP"),
+    ),
+    ("compile", bool, option(True, "torch.compile each block.")),
+    (
+        "fsdp",
+        bool,
+        option(True, "FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16."),
+    ),
+    ("reshard_after_forward", bool, option(True, "FSDP2 frees unsharded parameters after forward.")),
+    ("device", str, option(DeviceChoice.AUTO.value, "auto = cuda when a GPU is present, else cpu.", choices=DEVICES)),
     # the first step compiles (and creates the optimizer state), the last one is measured
-    steps: int = _field(2, "Training steps: the first compiles (and creates the optimizer state), the last is measured.")
-    lr: float = _field(1e-4, "AdamW learning rate.")
-    nproc: int = _field(
-        1,
-        "Ranks on this node, launched through torchrun; FSDP shards over all of them "
-        "(gloo on CPU, NCCL on CUDA, one GPU per rank).",
-    )
+    ("steps", int, option(2, "Training steps: the first compiles (and creates the optimizer state), the last is measured.")),
+    ("lr", float, option(1e-4, "AdamW learning rate.")),
+    (
+        "nproc",
+        int,
+        option(
+            1,
+            "Ranks on this node, launched through torchrun; FSDP shards over all of them "
+            "(gloo on CPU, NCCL on CUDA, one GPU per rank).",
+        ),
+    ),
+]
 
-    def _check_types(self) -> None:
-        """Each field holds its declared type (a budget file or a report may hold anything)."""
-        import math
 
+class _Configuration:
+    """The behaviour of :class:`ProbeConfig` (its fields are made from the declarations above and the families')."""
+
+    def __post_init__(self) -> None:
         for f in fields(self):
-            value, default = getattr(self, f.name), f.default
-            flag = "--" + f.name.replace("_", "-")
-            if isinstance(default, bool):
-                ok = isinstance(value, bool)
-                want = "true or false"
-            elif isinstance(default, int):
-                ok = isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**31
-                want = "a whole number"
-            elif isinstance(default, float):
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-                want = "a finite number"
-            elif isinstance(default, tuple):
-                ok = isinstance(value, tuple) and all(isinstance(v, str) and len(v) < 200 for v in value)
-                want = "a list of op names"
-            else:  # str, or None for optional strings
-                ok = (value is None and default is None) or (isinstance(value, str) and len(value) < 4096)
-                want = "a string"
-            if not ok:
-                raise ConfigError(f"{flag} (config key {f.name!r}) must be {want}, got {str(value)[:60]!r}", field=f.name)
-
-    def validated(self) -> ProbeConfig:
-        """A normalized copy (canonical recipe and op names), or ConfigError naming the first field that is wrong."""
-        self._check_types()
+            object.__setattr__(self, f.name, checked(f, getattr(self, f.name)))
         with _field_of("recipe"):
-            recipe = canonical_recipe(self.recipe)
-        self._check_sizes()
-        self._check_model()
+            object.__setattr__(self, "recipe", canonical_recipe(self.recipe))
+        object.__setattr__(self, "ac", canonical_ac(self.ac))
+        target = self.target  # the family's own checks
+        self._check_given_for(type(target))
+        self._check_run()
+        self._check_float8(target)
+        self._check_policy()
+
+    @cached_property
+    def target(self) -> targets.Target:
+        """The model family this configuration builds, holding its fields."""
+        return targets.target_of(self)
+
+    def _check_given_for(self, family) -> None:
+        """An optional field of another family (``--flavor``, ``--preset``) is not given to this one."""
+        own = {f.name for f in fields(family)}
+        for f in targets.family_fields():
+            if f.name not in own and f.default is None and getattr(self, f.name) is not None and f.name not in targets.SELECTORS:
+                takers = [g.name for g in targets.FAMILIES if f.name in {x.name for x in fields(g)}]
+                raise ConfigError(f"{flag_of(f)} applies to --repro {' or '.join(takers)}", field=f.name)
+
+    def _check_run(self) -> None:
+        if self.nproc < 1:
+            raise ConfigError(f"--nproc must be at least 1 (got {self.nproc})", field="nproc")
         if self.steps < 2:
             raise ConfigError(
                 f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
             )
-        self._check_float8(recipe)
-        ac = canonical_ac(self.ac)
-        if ac not in AC_MODES:
+        if self.ac not in AC_MODES:
             raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
         if self.device not in DEVICES:
             raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
-        save_ops, recompute_ops = self._policy_ops()
-        self._check_budget(ac)
-        self._check_flavor()
         if self.lr <= 0:
             raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
-        return replace(self, recipe=recipe, ac=ac, save_ops=save_ops, recompute_ops=recompute_ops)
+        if self.ac == AcMode.MEMORY_BUDGET:
+            if not 0 <= self.memory_budget <= 1:
+                raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
+            if not self.compile:
+                raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
 
-    def _check_sizes(self) -> None:
-        for name in ("dim", "hidden", "heads", "kv_heads", "layers", "batch", "seq", "nproc"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"--{name.replace('_', '-')} must be at least 1 (got {getattr(self, name)})", field=name)
-        if self.repro not in REPROS:
-            raise ConfigError(f"unknown --repro {self.repro!r}; choose one of: {', '.join(REPROS)}", field="repro")
-        if self.preset is not None and self.preset not in _presets():
-            raise ConfigError(f"unknown --preset {self.preset!r}; choose one of: {', '.join(_presets())}", field="preset")
-
-    def _check_model(self) -> None:
-        """What is built: a user's model, a Hugging Face config, or a repro whose dimensions fit together."""
-        if self.model is not None and ":" not in self.model:
-            raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
-        if self.model is not None and self.hf_config is not None:
-            raise ConfigError("--model and --hf-config both name the model to probe: give one", field="hf_config")
-        if self.hf_config is not None and not self.hf_config.strip():
-            raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
-        if self.model is None and self.hf_config is None and self.repro == Repro.TRANSFORMER:
-            if self.dim % self.heads or self.heads % self.kv_heads:
-                raise ConfigError(
-                    f"--dim {self.dim} must be a multiple of --heads {self.heads}, and --heads of --kv-heads {self.kv_heads}",
-                    field="heads",
-                )
-
-    def _check_float8(self, recipe: str) -> None:
-        """A float8 recipe needs dimensions torch._scaled_mm runs: multiples of 16."""
-        if recipe == Recipe.BF16 or self.model is not None:
+    def _check_float8(self, target) -> None:
+        """A float8 recipe needs dimensions torch._scaled_mm runs: multiples of 16 (of the dimensions the family
+        declares, and of the tokens it feeds)."""
+        if self.recipe == Recipe.BF16 or target.selector == "model":
             return
-        # torchtitan's and Hugging Face models define their own dimensions (linears that torch._scaled_mm cannot
-        # run stay in bf16; the run's float8 coverage says which)
-        own_dims = self.repro != Repro.TORCHTITAN and self.hf_config is None
-        bad = [f"--{n}={getattr(self, n)}" for n in ("dim", "hidden") if own_dims and getattr(self, n) % 16]
-        if self.repro == Repro.TRANSFORMER and own_dims and (self.dim // self.heads * self.kv_heads) % 16:
-            bad.append(f"kv width (dim/heads x kv-heads)={self.dim // self.heads * self.kv_heads}")
-        tokens = self.batch * self.seq
-        if tokens % 16:
+        bad = target.float8_dims()
+        tokens = target.tokens()
+        if tokens is not None and tokens % 16:
             bad.append(f"--batch x --seq={tokens}")
         if bad:
             raise ConfigError(
-                f"float8 recipe {recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
+                f"float8 recipe {self.recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
             )
 
-    def _policy_ops(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def _check_policy(self) -> None:
         """The policy exists, and the ops saved and recomputed on top of it, normalized."""
         with _field_of("ac_policy"):
             get_policy(self.ac_policy)
         with _field_of("save_ops"):
-            save_ops = tuple(normalize_op_name(o) for o in self.save_ops)
+            object.__setattr__(self, "save_ops", tuple(normalize_op_name(o) for o in self.save_ops))
         with _field_of("recompute_ops"):
-            recompute_ops = tuple(normalize_op_name(o) for o in self.recompute_ops)
+            object.__setattr__(self, "recompute_ops", tuple(normalize_op_name(o) for o in self.recompute_ops))
         with _field_of("save_ops"):
-            effective_policy(self.ac_policy, save_ops, recompute_ops)
-        return save_ops, recompute_ops
-
-    def _check_budget(self, ac: str) -> None:
-        if ac != AcMode.MEMORY_BUDGET:
-            return
-        if not 0 <= self.memory_budget <= 1:
-            raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
-        if not self.compile:
-            raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
-
-    def _check_flavor(self) -> None:
-        if self.repro == Repro.TORCHTITAN and self.model is None and self.hf_config is None:
-            from .integrations.torchtitan import FLAVORS
-
-            if (self.flavor or "debugmodel") not in FLAVORS:
-                raise ConfigError(
-                    f"unknown --flavor {self.flavor!r}; torchtitan's Llama 3 flavors: {', '.join(FLAVORS)}", field="flavor"
-                )
-        elif self.flavor is not None:
-            raise ConfigError("--flavor applies to --repro torchtitan", field="flavor")
+            effective_policy(self.ac_policy, self.save_ops, self.recompute_ops)
 
     def policy(self):
         return effective_policy(self.ac_policy, self.save_ops, self.recompute_ops)
+
+    def needs(self) -> frozenset[EnvNeed]:
+        """What a probe of this configuration needs of its interpreter."""
+        from .policies import INSTALLED
+
+        out = {EnvNeed.TORCH} | set(self.target.needs())
+        if self.recipe != Recipe.BF16:
+            out.add(EnvNeed.FLOAT8)
+        if self.ac == AcMode.OP and self.ac_policy == INSTALLED:
+            out.add(EnvNeed.TORCHTITAN_SAC)
+        return frozenset(out)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -291,68 +234,38 @@ class ProbeConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> ProbeConfig:
+    def from_dict(cls, d: dict):
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
             raise ConfigError(f"unknown configuration key(s): {', '.join(unknown)}", field=unknown[0])
-        d = dict(d)
-        if "ac" in d:
-            d["ac"] = canonical_ac(d["ac"])
-        for k in ("save_ops", "recompute_ops"):
-            if k in d:
-                if not isinstance(d[k], (list, tuple)):
-                    raise ConfigError(f"config key {k!r} must be a list of op names, got {str(d[k])[:60]!r}", field=k)
-                d[k] = tuple(d[k])
         return cls(**d)
 
     def to_flags(self) -> list[str]:
         """The `memprobe run` flags that rebuild this configuration (defaults left out)."""
-        default = ProbeConfig()
         flags: list[str] = []
-        for f in fields(self):
-            value, dflt = getattr(self, f.name), getattr(default, f.name)
-            name = "--" + f.name.replace("_", "-")
-            if f.name in ("save_ops", "recompute_ops"):
-                for op in value:
-                    flags += [name[:-1], op]
+        for f, _ in declared(type(self)):
+            value, default = getattr(self, f.name), f.default
+            flag = flag_of(f)
+            if isinstance(value, tuple):
+                flags += [x for op in value for x in (flag, flag_op(op))]
             elif isinstance(value, bool):
-                if value != dflt:
-                    flags.append(name if value else "--no-" + name[2:])
+                if value != default:
+                    flags.append(flag if value else "--no-" + flag[2:])
             elif value is None:
                 continue
-            elif f.name == "recipe" or value != dflt:
-                flags += [name, str(value)]
+            elif f.name == "recipe" or value != default:
+                flags += [flag, str(value)]
         return flags
 
     def summary(self) -> str:
         """One line a person can read: what was built."""
-        if self.model:
-            what = f"model={self.model}" + (f" blocks={self.blocks}" if self.blocks else "")
-        elif self.hf_config:
-            what = f"hf={self.hf_config} layers={self.layers} batch={self.batch} seq={self.seq}"
-        elif self.repro == Repro.TORCHTITAN:
-            what = f"torchtitan llama3 {self.flavor or 'debugmodel'} layers={self.layers} batch={self.batch} seq={self.seq}"
-        else:
-            what = (
-                f"{self.repro}"
-                + (f"({self.preset})" if self.preset else "")
-                + f" dim={self.dim} hidden={self.hidden}"
-                + (f" heads={self.heads}/{self.kv_heads}" if self.repro == Repro.TRANSFORMER else "")
-                + f" layers={self.layers} batch={self.batch} seq={self.seq}"
-            )
-        parts = [
-            self.recipe,
-            what,
-            f"ac={self.ac}"
-            + (
-                f"/{self.ac_policy}"
-                if self.ac == AcMode.OP
-                else f"/{self.memory_budget:g}"
-                if self.ac == AcMode.MEMORY_BUDGET
-                else ""
-            ),
-        ]
+        ac = f"ac={self.ac}"
+        if self.ac == AcMode.OP:
+            ac += f"/{self.ac_policy}"
+        elif self.ac == AcMode.MEMORY_BUDGET:
+            ac += f"/{self.memory_budget:g}"
+        parts = [self.recipe, self.target.summary(), ac]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))
         if self.recompute_ops:
@@ -362,6 +275,38 @@ class ProbeConfig:
         if self.nproc > 1:
             parts.append(f"x{self.nproc} ranks")
         return "  ".join(parts)
+
+
+def _declarations() -> list[tuple[str, object, object]]:
+    family = [(f.name, f.type, field(default=f.default, metadata=f.metadata)) for f in targets.family_fields()]
+    return _WHAT + family + _HOW
+
+
+ProbeConfig = make_dataclass("ProbeConfig", _declarations(), bases=(_Configuration,), frozen=True)
+ProbeConfig.__module__ = __name__
+ProbeConfig.__doc__ = """What a probe builds and how it runs it: one field per `memprobe run` flag (:mod:`memprobe.fields`
+declares them; the model families' fields come from :mod:`memprobe.targets`). Made = validated (ConfigError naming the
+field otherwise); ``dataclasses.replace`` makes and validates a new one."""
+
+
+def config_from_values(values: dict):
+    """A configuration from field values as a user gives them (the flags, an MCP call's ``config``, a budget
+    file's probe: ``{"recipe": "rowwise", "dim": 64}``); a ``preset`` fills the dimensions not given (None: not
+    given); each op is checked against the installed torch, named as the user wrote it."""
+    from .policies import resolve_ops
+    from .targets.presets import PRESETS
+
+    values = dict(values)
+    preset = PRESETS.get(values.get("preset") or "", {})
+    for f, o in declared(ProbeConfig):
+        if o.preset and values.get(f.name) is None:
+            if f.name in preset:
+                values[f.name] = preset[f.name]
+            else:
+                values.pop(f.name, None)  # the field's own default
+    cfg = ProbeConfig.from_dict(values)
+    resolve_ops(values)  # named as the user wrote them
+    return cfg
 
 
 # the fields of a configuration that name code to run (``--model``) or a file to build from (``--hf-config``)

@@ -144,6 +144,11 @@ def normalize_op_name(name: str) -> str:
     return f"{m['ns']}.{m['op']}.{m['ov'] or 'default'}"
 
 
+def flag_op(op: str) -> str:
+    """``aten.abs.default`` -> ``aten.abs``: how a person writes the op in ``--recompute-op``."""
+    return op.removesuffix(".default")
+
+
 def resolve_op(name: str):
     """The torch OpOverload for a normalized op name; ConfigError if torch has no such op."""
     import torch

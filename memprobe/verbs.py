@@ -8,68 +8,14 @@ checks them as the CLI checks its flags, and returns the verb's result: a record
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import ProbeConfig
+from .config import ProbeConfig, config_from_values
 from .errors import ConfigError
 
 if TYPE_CHECKING:
     from .rundir import schema as S
-
-
-def config_from_values(values: dict) -> ProbeConfig:
-    """A validated configuration from field values (``{"recipe": "rowwise", "dim": 64}``); a ``preset`` fills the
-    dimensions not given; unknown keys, wrong types and unknown ops are a ConfigError naming the field."""
-    from .policies import resolve_ops
-
-    values = dict(values)
-    known = {f.name: f for f in fields(ProbeConfig)}
-    for name, v in values.items():
-        fld = known.get(name)
-        if fld is None or v is None:
-            continue
-        default = fld.default if fld.default is not MISSING else None
-        multiple = fld.metadata.get("multiple")
-        ok = (
-            isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
-            if multiple
-            else isinstance(v, bool)
-            if isinstance(default, bool)
-            else isinstance(v, (int, float)) and not isinstance(v, bool)
-            if isinstance(default, float)
-            else isinstance(v, int) and not isinstance(v, bool)
-            if isinstance(default, int)
-            else isinstance(v, str)
-        )
-        if not ok:
-            wanted = (
-                "a list of strings"
-                if multiple
-                else "true or false"
-                if isinstance(default, bool)
-                else "a number"
-                if isinstance(default, float)
-                else "an integer"
-                if isinstance(default, int)
-                else "a string"
-            )
-            raise ConfigError(f"config key {name!r}: expected {wanted}, got {str(v)[:60]!r}", field=name)
-        if multiple:
-            values[name] = tuple(v)
-    if values.get("preset"):
-        from repros.presets import PRESETS
-
-        for k, v in PRESETS.get(values["preset"], {}).items():
-            if k != "layers" and values.get(k) is None:
-                values[k] = v
-    for fld in fields(ProbeConfig):
-        if fld.metadata.get("preset") and values.get(fld.name) is None:
-            values.pop(fld.name, None)  # the field's own default
-    cfg = ProbeConfig.from_dict(values).validated()
-    resolve_ops(values)  # named as the user wrote them
-    return cfg
 
 
 def policy_table() -> dict:

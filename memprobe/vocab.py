@@ -18,6 +18,15 @@ class _Documented(StrEnum):
         return member
 
 
+def vocabulary(name: str, doc: str, words: dict[str, str]) -> type[StrEnum]:
+    """A vocabulary whose words are defined by a registry elsewhere (``--repro``: memprobe/targets), as a documented
+    enum like the others here: ``words`` maps each word to its meaning."""
+    members = {word.upper().replace("-", "_"): (word, meaning) for word, meaning in words.items()}
+    enum = _Documented(name, members, module=__name__)
+    enum.__doc__ = doc
+    return enum
+
+
 class SavedKind(_Documented):
     """What a saved-for-backward value is computed from."""
 
@@ -230,14 +239,6 @@ class AcMode(_Documented):
     @classmethod
     def _missing_(cls, value):
         return cls.MEMORY_BUDGET if value == "budget" else None  # its earlier name, in runs recorded before
-
-
-class Repro(_Documented):
-    """What a probe builds (``--repro``)."""
-
-    FFN = "ffn", "SwiGLU FFN blocks"
-    TRANSFORMER = "transformer", "Llama-3-style transformer blocks"
-    TORCHTITAN = "torchtitan", "torchtitan's own Llama 3"
 
 
 class DeviceChoice(_Documented):

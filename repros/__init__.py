@@ -1,14 +1,3 @@
-"""Minimal repros memprobe can build (``memprobe run --repro NAME``)."""
-
-from __future__ import annotations
-
-import importlib
-
-REPRO_NAMES = ("ffn", "transformer")
-
-
-def get_repro(name: str):
-    """The repro's module (``build_model`` is its entry point); imports torch."""
-    if name not in REPRO_NAMES:
-        raise ValueError(f"unknown repro {name!r}")
-    return importlib.import_module(f"repros.{name}")
+"""The minimal models memprobe builds (``memprobe run --repro NAME``): plain PyTorch modules, importing nothing but
+torch. memprobe's model families (memprobe/targets/) build them; memprobe's stack (float8, SAC, compile, FSDP2)
+wraps them; ``python -m memprobe.capture.bare`` trains them without memprobe's recording."""

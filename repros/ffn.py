@@ -1,13 +1,15 @@
-"""The minimal repro: a stack of Llama SwiGLU FFN blocks, trained the torchtitan way.
+"""The minimal repro: a stack of Llama SwiGLU FFN blocks (``layers.N.ffn.{w1,w2,w3}``, named like torchtitan's).
 
-The builders in :mod:`repros.common` are applied in torchtitan's order: float8
-conversion -> activation checkpointing -> per-block torch.compile -> FSDP2 per
-block and at the root. memprobe glues them together with its own compile backend
-and SAC policy; this file also runs on its own::
+It is the smallest model that shows the regression memprobe was born from: under torchao's float8 rowwise scaling,
+the per-op SAC list of torchtitan's early 2025 releases kept ``aten.abs`` as MUST_SAVE, so the compiled forward
+saved ``abs()`` of every unsharded FFN weight for backward (Llama-3-8B: 47.77 GiB -> 58.55 GiB at the peak).
+Two blocks of three linears are enough to see it; memprobe names each saved value by its module and by the
+line below that computes it.
 
-    python -m repros.ffn --recipe rowwise --ac-policy torchtitan-2025-01 --layers 2
-
-and prints the loss and the bytes the autograd graph holds for backward.
+memprobe builds it for ``--repro ffn`` (the default) and trains it the torchtitan way (float8 -> SAC -> per-block
+torch.compile -> FSDP2); ``python -m memprobe.capture.bare --recipe rowwise --ac-policy torchtitan-2025-01`` trains
+it the same way without memprobe's recording. Plain PyTorch: it imports nothing but torch. Recorded runs name the
+line of ``FeedForward.forward`` (``repros/ffn.py:32``): keep it there.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from __future__ import annotations
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-
-from . import common
 
 
 class FeedForward(nn.Module):
@@ -64,13 +64,3 @@ def build_model(dim: int, hidden: int, layers: int, *, seed: int = 0, device: st
     for p in model.parameters():
         nn.init.normal_(p, std=dim**-0.5)
     return model
-
-
-def main(argv: list[str] | None = None) -> None:
-    args = common.standalone_args(__doc__).parse_args(argv)
-    device = common.indexed_device(args.device)
-    common.train_standalone(build_model(args.dim, args.hidden, args.layers, device=device), args, args.dim, device)
-
-
-if __name__ == "__main__":
-    main()

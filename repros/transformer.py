@@ -1,12 +1,10 @@
-"""A Llama-3-style transformer block repro: RMSNorm, grouped-query attention through SDPA
-with rotary embeddings, and the SwiGLU FFN, trained the torchtitan way.
+"""A Llama-3-style transformer block repro: RMSNorm, grouped-query attention through SDPA with rotary embeddings, and
+the SwiGLU FFN.
 
-Module names follow torchtitan's Llama 3 (``layers.0.attention.wq``,
-``layers.0.feed_forward.w1``, ``attention_norm``, ``ffn_norm``). The input is a batch of
-embeddings (no token embedding or output projection: they are not repeated per block).
-Runs on its own too::
-
-    python -m repros.transformer --recipe rowwise --ac-policy torchtitan-2025-01 --preset debug
+Module names follow torchtitan's Llama 3 (``layers.0.attention.wq``, ``layers.0.feed_forward.w1``,
+``attention_norm``, ``ffn_norm``). The input is a batch of embeddings (no token embedding or output projection: they
+are not repeated per block). memprobe builds it for ``--repro transformer``. Plain PyTorch: it imports nothing but
+torch.
 """
 
 from __future__ import annotations
@@ -17,9 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import common
 from .ffn import FeedForward
-from .presets import PRESETS
 
 
 class RMSNorm(nn.Module):
@@ -114,21 +110,3 @@ def build_model(
         if p.dim() == 2:
             nn.init.normal_(p, std=1 / math.sqrt(p.shape[1]))
     return model
-
-
-def main(argv: list[str] | None = None) -> None:
-    def extra(ap):
-        ap.add_argument("--preset", choices=list(PRESETS), default=None, help="dim, hidden and heads of a published model")
-        ap.add_argument("--heads", type=int, default=8)
-        ap.add_argument("--kv-heads", type=int, default=2)
-
-    args = common.standalone_args(__doc__, extra).parse_args(argv)
-    dims = {"dim": args.dim, "hidden": args.hidden, "heads": args.heads, "kv_heads": args.kv_heads}
-    if args.preset:
-        dims.update({k: v for k, v in PRESETS[args.preset].items() if k != "layers"})
-    device = common.indexed_device(args.device)
-    common.train_standalone(build_model(layers=args.layers, device=device, **dims), args, dims["dim"], device)
-
-
-if __name__ == "__main__":
-    main()

@@ -15,12 +15,12 @@ t() { local s=$(date +%s%N); "$@"; local rc=$?; echo "[$(( ($(date +%s%N) - s) /
   t python3 -c "import memprobe.capture.runner"
   t python3 -c "
 import time, torch, torch.distributed as dist
-from repros.common import init_process_group
+from memprobe.capture.stack import init_process_group
 t0 = time.perf_counter(); init_process_group(torch.device('cuda', 0)); print('nccl pg init', round(time.perf_counter() - t0, 2), 's')"
   python3 -X importtime -c "import memprobe.capture.runner, torch._inductor.compile_fx, torch.distributed.fsdp" 2> "$OUT/importtime.txt"
   sort -t'|' -k2 -n -r "$OUT/importtime.txt" | head -25
-  echo "=== standalone repro on cuda"
-  t python3 -m repros.ffn --device cuda --recipe rowwise 2>&1 | tail -15
+  echo "=== the bare training (no recording) on cuda"
+  t python3 -m memprobe.capture.bare --device cuda --recipe rowwise 2>&1 | tail -15
   echo "=== memprobe run bf16 cold (plain progress lines)"
   export TORCHINDUCTOR_CACHE_DIR=/tmp/ind-cold
   t python3 -m memprobe run --recipe bf16 --ac-policy torchtitan-2025-01 --device cuda --out "$OUT/r-cold" --force 2>&1 | grep -v '^ ' | head -30

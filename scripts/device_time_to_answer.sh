@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 26 on an H200 pair (nvidia-h200-x2): time to answer, one command, inside 8 minutes.
-#  - the bare repro (python -m repros.ffn --device cuda), memprobe run, memprobe diff bf16 fp8 (one GPU: sides at
+#  - the bare training (python -m memprobe.capture.bare --device cuda), memprobe run, memprobe diff bf16 fp8 (one GPU: sides at
 #    once sharing it; --analysis-only too), memprobe diff --parallel (two GPUs), each cold (empty compile caches)
 #    and warm (the caches the cold run filled), as whole processes;
 #  - the A/A diff of one GPU with the sides at once (fp8 fp8), checked: 0 B in every allocated figure and in

@@ -98,9 +98,8 @@ def _invoke(*args) -> tuple[int, str]:
 @pytest.mark.parametrize("mode", ["memory-budget", "budget"])
 def test_the_partitioners_memory_budget_is_memory_budget_and_budget_its_earlier_name(mode, tmp_path):
     from memprobe.budget import load_budget
-    from memprobe.config import ProbeConfig
+    from memprobe.config import ProbeConfig, config_from_values
     from memprobe.rundir.schema import Config
-    from memprobe.verbs import config_from_values
 
     code, err = _invoke("run", "--ac", mode, "--no-compile", "--out", tmp_path / "never")
     assert code == 2 and err == "memprobe: error: --ac memory-budget is the compiler partitioner's: it needs --compile\n"

@@ -76,7 +76,7 @@ def test_out_of_memory_writes_a_partial_report(tmp_path, monkeypatch):
     """An OOM injected into the measured step's forward: exit 4, one line, a report marked oom."""
     from click.testing import CliRunner
 
-    import repros.common as common
+    import memprobe.capture.stack as common
     from memprobe.cli.main import cli
 
     calls = {"n": 0}

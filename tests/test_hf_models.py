@@ -336,7 +336,7 @@ def test_a_stock_models_cache_error_names_its_innermost_cause_and_the_fix(transf
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from memprobe.capture.target import innermost_cause
+    from memprobe.capture.model import innermost_cause
     from memprobe.policies import effective_policy, make_context_fn
 
     config = LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, vocab_size=64)

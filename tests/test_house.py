@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -45,7 +44,7 @@ def _imports(name: str, path: Path, mods: dict) -> list[tuple[str, list[str]]]:
 
 
 def test_no_import_circle_between_modules():
-    mods = _modules()
+    mods = _all_modules()
     graph = {m: {t for t, _ in _imports(m, p, mods) if t in mods and t != m} for m, p in mods.items()}
     state: dict[str, int] = {}
 
@@ -107,34 +106,65 @@ def test_one_module_per_verb():
         assert len(list(_verb_functions(ast.parse(path.read_text())))) <= 1, path.name
 
 
-# layer -> the layers it must not import (nested imports too): arrows point down only
-_ABOVE = ("memprobe.cli", "memprobe.mcp", "memprobe.orchestrate", "memprobe.verbs")
-_LAYERS = ("memprobe.analysis", "memprobe.capture", "memprobe.report") + _ABOVE
-NOT_IMPORTED_BY = {
-    "memprobe.analysis": _ABOVE,
-    "memprobe.capture": _ABOVE + ("memprobe.report",),
-    "memprobe.report": _ABOVE,
-    # the run directory's records, reads and atomic writes: below every layer that writes or reads one
-    "memprobe.rundir": _LAYERS,
-    # the helpers every layer shares sit below all of them
-    **{m: _LAYERS for m in ("memprobe.progress", "memprobe.text", "memprobe.units", "memprobe.errors", "memprobe.vocab")},
-}
+# the layers, bottom first: a module imports modules of its own layer and of the layers below, never above (nested
+# imports too). A package named here holds its modules unless one of them is named in another layer.
+LAYERS = (
+    ("repros",),  # the models: plain PyTorch
+    ("memprobe", "memprobe.errors", "memprobe.vocab", "memprobe.units", "memprobe.text"),
+    ("memprobe.progress", "memprobe.fields", "memprobe.rundir.read", "memprobe.rundir.write"),
+    ("memprobe.integrations",),  # adapters to other projects' code
+    ("memprobe.compat", "memprobe.policies"),
+    ("memprobe.targets",),  # what to build: the model families
+    ("memprobe.config",),
+    ("memprobe.rundir",),  # the records (schema, load, docs)
+    ("memprobe.analysis",),
+    ("memprobe.budget",),
+    ("memprobe.capture", "memprobe.report"),
+    ("memprobe.orchestrate",),
+    ("memprobe.verbs",),
+    ("memprobe.mcp",),
+    ("memprobe.cli", "memprobe.__main__"),
+)
+# within a layer: these never import each other (capture runs models and renders nothing; report runs nothing)
+APART = (("memprobe.capture", "memprobe.report"), ("memprobe.report", "memprobe.capture"))
 
 
 def _in(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
+def layer_of(module: str) -> int:
+    """The layer of a module: that of the longest name in LAYERS that holds it."""
+    best = max((len(name), i) for i, names in enumerate(LAYERS) for name in names if _in(module, name))
+    return best[1]
+
+
+def _all_modules() -> dict[str, Path]:
+    out = _modules()
+    for p in (ROOT / "repros").rglob("*.py"):
+        out[".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")] = p
+    return out
+
+
+def test_every_module_has_a_layer():
+    assert all(layer_of(m) is not None for m in _all_modules())
+
+
 def test_imports_point_down_only():
-    mods = _modules()
+    mods = _all_modules()
     wrong = set()
     for m, p in mods.items():
-        for layer, banned in NOT_IMPORTED_BY.items():
-            if _in(m, layer):
-                wrong |= {(m, t) for t, _ in _imports(m, p, mods) if any(_in(t, b) for b in banned)}
-        if _in(m, "memprobe.report"):  # report renders what was recorded: it runs nothing
-            wrong |= {(m, t) for t, _ in _imports(m, p, mods) if _in(t, "memprobe.capture")}
+        for t, _ in _imports(m, p, mods):
+            if t in mods and (layer_of(t) > layer_of(m) or any(_in(m, x) and _in(t, y) for x, y in APART)):
+                wrong.add((m, t))
     assert not wrong, sorted(wrong)
+
+
+def test_the_repros_import_nothing_of_memprobe():
+    mods = _all_modules()
+    for m, p in mods.items():
+        if _in(m, "repros"):
+            assert not [t for t, _ in _imports(m, p, mods) if _in(t, "memprobe")], m
 
 
 def test_the_vocabulary_is_defined_once():
@@ -149,19 +179,54 @@ def test_the_vocabulary_is_defined_once():
 
 
 def test_every_flag_is_declared_once_and_documented():
-    """ProbeConfig's fields are the flags of `memprobe run` (with their help), of the repros' standalone
-    entry points, and docs/cli.md (the CLI reference) lists them."""
+    """ProbeConfig's fields are the flags of `memprobe run` (with their help), of the bare training
+    (python -m memprobe.capture.bare) and of the MCP tools' config, and docs/cli.md (the CLI reference) lists them."""
+    from memprobe.capture.bare import parser
     from memprobe.config import ProbeConfig
-    from repros.common import standalone_args
+    from memprobe.fields import declared, flag_of
 
     help_text = invoke("run", "--help").stdout
     reference = (ROOT / "docs" / "cli.md").read_text()
-    standalone = standalone_args("x").format_help()
-    for f in fields(ProbeConfig):
-        flag = f.metadata.get("flag", "--" + f.name.replace("_", "-"))
-        assert flag in help_text and flag in reference, flag
-        if f.name in ("recipe", "dim", "hidden", "layers", "batch", "seq", "steps", "ac", "ac_policy"):
-            assert flag in standalone and f"[default: {f.default}]" in " ".join(standalone.split()), flag
+    bare = " ".join(parser().format_help().split())
+    for f, o in declared(ProbeConfig):
+        flag = flag_of(f)
+        assert flag in help_text and flag in reference and flag in bare, flag
+        assert " ".join(o.help.split()[:4]) in bare, flag
+
+
+# how code outside memprobe/targets would ask which family a configuration is by its fields
+FAMILY_DISPATCH = (
+    ".repro ==",
+    ".repro !=",
+    ".model is None",
+    ".model is not None",
+    ".hf_config is",
+    "if cfg.model",
+    "if cfg.hf_config",
+)
+
+
+def test_a_model_family_is_one_registered_module():
+    """Each family of memprobe/targets/ is a module holding one Target registered in FAMILIES; its fields are
+    ProbeConfig's (the flags), the --repro vocabulary is the registry's, and no module outside targets/ asks which
+    family a configuration is by its fields."""
+    from dataclasses import fields as dataclass_fields
+
+    from memprobe import targets
+    from memprobe.config import ProbeConfig
+
+    config_fields = {f.name for f in dataclass_fields(ProbeConfig)}
+    for family in targets.FAMILIES:
+        assert family.__module__.startswith("memprobe.targets.") and family.__doc__ and family.about
+        assert {f.name for f in dataclass_fields(family)} <= config_fields, family
+    assert [r.value for r in targets.Repro] == list(targets.REPROS)
+    dispatch = []
+    for p in PKG.rglob("*.py"):
+        if _in(".".join(p.relative_to(ROOT).with_suffix("").parts), "memprobe.targets"):
+            continue
+        text = p.read_text()
+        dispatch += [(p.name, needle) for needle in FAMILY_DISPATCH if needle in text]
+    assert not dispatch, dispatch
 
 
 def test_an_explicit_steps_3_is_kept_by_bisect(made):

@@ -93,6 +93,6 @@ def test_config_flags_round_trip_through_the_cli():
         reshard_after_forward=False,
         device="cpu",
         steps=4,
-    ).validated()
+    )
     ctx = run.make_context("run", cfg.to_flags())
     assert config_from_options(ctx.params) == cfg

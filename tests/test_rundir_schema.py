@@ -46,11 +46,7 @@ def _configs() -> st.SearchStrategy:
     """Recorded configurations: ones `memprobe run` would run (the record checks that), each field there or not."""
     from memprobe.config import ProbeConfig
 
-    full = [
-        ProbeConfig(recipe=recipe, ac=ac).validated().to_dict()
-        for recipe in ("bf16", "rowwise")
-        for ac in ("none", "op", "budget")
-    ]
+    full = [ProbeConfig(recipe=recipe, ac=ac).to_dict() for recipe in ("bf16", "rowwise") for ac in ("none", "op", "budget")]
     return st.sampled_from(full).flatmap(
         lambda cfg: st.sets(st.sampled_from(sorted(cfg))).map(lambda keep: {k: v for k, v in cfg.items() if k in keep})
     )
@@ -410,7 +406,8 @@ def test_the_configuration_record_is_probe_config_and_its_vocabularies_are_confi
     from dataclasses import fields
 
     from memprobe import config
-    from memprobe.vocab import AcMode, DeviceChoice, Recipe, Repro
+    from memprobe.targets import Repro
+    from memprobe.vocab import AcMode, DeviceChoice, Recipe
 
     assert list(S.Config.model_fields) == [f.name for f in fields(config.ProbeConfig)]
     assert tuple(Recipe) == config.RECIPES and tuple(AcMode) == config.AC_MODES

@@ -58,7 +58,7 @@ def fake_smi(tmp_path, monkeypatch):
 
 
 def _cuda(recipe: str, **kw) -> ProbeConfig:
-    return ProbeConfig(recipe=recipe, device="cuda", ac_policy="torchtitan-2025-01", **kw).validated()
+    return ProbeConfig(recipe=recipe, device="cuda", ac_policy="torchtitan-2025-01", **kw)
 
 
 def test_fake_nvidia_smi_gives_the_visible_gpus_and_their_free_memory(fake_smi):
@@ -106,7 +106,7 @@ def test_a_side_whose_memory_is_unknown_does_not_share(fake_smi, tmp_path):
     fake_smi.setenv("CUDA_VISIBLE_DEVICES", "0")
     model = tmp_path / "m.py"
     model.write_text("def build(device):\n    raise NotImplementedError\n")
-    user = ProbeConfig(recipe="bf16", device="cuda", model=f"{model}:build").validated()
+    user = ProbeConfig(recipe="bf16", device="cuda", model=f"{model}:build")
     placement = diff_placement({"a": _cuda("bf16"), "b": user}, {}, parallel=False)
     assert placement.slots == 1 and "--model" in placement.why
 
@@ -146,12 +146,12 @@ def test_the_configuration_bound_holds_for_every_measured_h200_run():
             batch=1,
             seq=8192,
             device="cuda",
-        ).validated()
+        )
         measured.append((cfg, entry["components"]["peak_reserved_bytes"]["measured"]))
     for name in ("bf16-legacy", "rowwise-legacy"):
         report = json.loads((ROOT / f"tests/data/cuda/{name}/report.json").read_text())
         peak = max(p["peak_reserved_bytes"] for p in report["memory"]["phases"].values())
-        measured.append((ProbeConfig.from_dict(report["config"]).validated(), peak))
+        measured.append((ProbeConfig.from_dict(report["config"]), peak))
     assert len(measured) == 10
     for cfg, peak in measured:
         assert config_bound(cfg) >= peak, (cfg.summary(), config_bound(cfg), peak)
@@ -172,7 +172,7 @@ def test_probes_sharing_a_gpu_slot_run_at_once_and_measure_as_alone(tmp_path):
     """Two real probe processes from a pool that holds "GPU 0" twice (on the CPU: the scheduling is what is
     tested): they overlap in time, each report says its GPU held two probes, and the A/A difference is zero
     in every measured figure and every saved value."""
-    cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu").validated()
+    cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu")
     jobs = [ProbeJob(label, cfg, tmp_path / label) for label in ("a", "b")]
     reports = run_jobs(jobs, progress=lambda msg: None, slots=2, gpus=["0", "0"])
     a, b = reports["a"], reports["b"]
@@ -202,7 +202,7 @@ def test_probes_one_after_the_other_on_one_gpu_hold_the_next_one_ready(tmp_path)
     """One slot on "GPU 0" and three probes: the next probe's process is started and held while one runs,
     given the same GPU, and each runs alone on it (on the CPU: the scheduling is what is tested, so the probes run
     eager)."""
-    cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu", compile=False).validated()
+    cfg = ProbeConfig(recipe="bf16", dim=64, hidden=128, seq=32, layers=1, device="cpu", compile=False)
     jobs = [ProbeJob(label, cfg, tmp_path / label) for label in ("p0", "p1", "p2")]
     reports = run_jobs(jobs, progress=lambda msg: None, slots=1, gpus=["0"])
     assert [r.status for r in reports.values()] == ["complete"] * 3

@@ -1172,8 +1172,8 @@ def test_more_bad_values_exit_2_with_one_line(tmp_path, args, needle):
     "line, needle, lineno",
     [
         ('save_ops = ["aten.abs.overloads"]', "not an op overload", 3),
-        ("layers = 2.5", "must be a whole number", 3),
-        ("lr = nan", "must be a finite number", 3),
+        ("layers = 2.5", "config key 'layers': expected an integer, got 2.5", 3),
+        ("lr = nan", "config key 'lr': expected a finite number, got nan", 3),
     ],
 )
 def test_budget_values_are_checked_as_run_would_check_them(tmp_path, line, needle, lineno):

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import TINY, invoke, once_per_session, python_over_this_environment, run_cli
 
-from memprobe.compat import installed_versions, needs
+from memprobe.compat import installed_versions
 from memprobe.config import ProbeConfig
 from memprobe.vocab import EnvNeed
 
@@ -97,12 +97,12 @@ def _what_imports(python: Path, imported: tuple[str, ...], absent: tuple[str, ..
 
 
 def test_needs_follow_the_configuration():
-    assert needs(ProbeConfig(recipe="bf16").validated()) == {EnvNeed.TORCH}
-    assert needs(ProbeConfig(recipe="fp8").validated()) == {EnvNeed.TORCH, EnvNeed.FLOAT8}
-    cfg = ProbeConfig(recipe="bf16", repro="torchtitan")
-    assert needs(cfg) == {EnvNeed.TORCH, EnvNeed.TORCHTITAN_LLAMA3}
-    assert EnvNeed.TORCHTITAN_SAC in needs(ProbeConfig(recipe="bf16", ac="op", ac_policy="torchtitan-installed"))
-    assert EnvNeed.TORCHTITAN_SAC not in needs(ProbeConfig(recipe="bf16", ac="full", ac_policy="torchtitan-installed"))
+    assert ProbeConfig(recipe="bf16").needs() == {EnvNeed.TORCH}
+    assert ProbeConfig(recipe="fp8").needs() == {EnvNeed.TORCH, EnvNeed.FLOAT8}
+    assert ProbeConfig(recipe="bf16", repro="torchtitan").needs() == {EnvNeed.TORCH, EnvNeed.TORCHTITAN_LLAMA3}
+    assert ProbeConfig(recipe="bf16", hf_config="x.json").needs() == {EnvNeed.TORCH, EnvNeed.TRANSFORMERS}
+    assert EnvNeed.TORCHTITAN_SAC in ProbeConfig(recipe="bf16", ac="op", ac_policy="torchtitan-installed").needs()
+    assert EnvNeed.TORCHTITAN_SAC not in ProbeConfig(recipe="bf16", ac="full", ac_policy="torchtitan-installed").needs()
 
 
 def test_this_torch_and_torchao_have_what_a_probe_uses():

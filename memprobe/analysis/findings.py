@@ -12,6 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..config import ProbeConfig
+from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes
 from ..vocab import AcMode, AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SaveCause, SavedKind
@@ -37,11 +38,6 @@ CHECKS = (
 LOW_PRECISION = ("bfloat16", "float16")
 # a float32 activation group smaller than this share of the saved bytes is not worth a finding (float8 scales)
 FLOAT32_MIN_SHARE = 0.01
-
-
-def flag_op(op: str) -> str:
-    """``aten.abs.default`` -> ``aten.abs``: how a person writes the op in ``--recompute-op``."""
-    return op.removesuffix(".default")
 
 
 def _why(reason_kind: str, policy_op: str | None, cause: S.Cause | None = None) -> str:

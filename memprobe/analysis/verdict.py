@@ -13,11 +13,12 @@ from collections import defaultdict
 from dataclasses import replace
 
 from ..config import ProbeConfig
+from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
 from ..vocab import AcMode, ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, SavedKind, Verdict
 from .decisions import RECOMPUTE_ALL
-from .findings import find, flag_op, names_phrase
+from .findings import find, names_phrase
 from .saved import label
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)

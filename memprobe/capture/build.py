@@ -1,6 +1,6 @@
-"""What a probe builds and how, in torchtitan's order: the target, then float8 -> activation checkpointing ->
-per-block torch.compile -> FSDP2 (or a bf16 cast without it). Each step has one place here; the steps
-themselves are the shared builders of :mod:`repros.common` (a standalone repro applies the same ones).
+"""What a probe builds and how, in torchtitan's order: the model its family builds (:mod:`memprobe.targets`), then
+float8 -> activation checkpointing -> per-block torch.compile -> FSDP2 (or a bf16 cast without it). Each step has one
+place here; the steps themselves are :mod:`memprobe.capture.stack`'s.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..targets import BuiltModel
 from ..vocab import AcMode, DeviceChoice, DeviceType, Recipe
+from . import stack
 
 
 def resolve_device(requested: str):
@@ -80,11 +82,12 @@ def start_compile_workers() -> None:
 
 @dataclass
 class Built:
-    """The probe's model as it trains: the target, its blocks, the batch (cast as the model runs it), whether
-    building created the default process group (to destroy when the probe ends), and report.json's ``model``
-    (described as built, before float8, AC and compile wrapped its blocks: their signatures name graph inputs)."""
+    """The probe's model as it trains: what its family built, its blocks, the batch (cast as the model runs it),
+    whether building created the default process group (to destroy when the probe ends), and report.json's
+    ``model`` (described as built, before float8, AC and compile wrapped its blocks: their signatures name graph
+    inputs)."""
 
-    target: object  # capture.target.Target
+    target: BuiltModel
     model: object  # nn.Module
     blocks: object  # the block container
     batch: tuple
@@ -92,24 +95,20 @@ class Built:
     described: dict
 
 
-def float8_step(model, target, cfg: ProbeConfig) -> None:
+def float8_step(model, target: BuiltModel, cfg: ProbeConfig) -> None:
     """torchao float8 training on the eligible linears (a model built with float8 linears already is left)."""
-    from repros import common
-
     if not target.float8_done:
-        common.apply_float8(model, cfg.recipe)
+        stack.apply_float8(model, cfg.recipe)
 
 
-def ac_step(blocks, target, cfg: ProbeConfig, decisions: dict) -> None:
+def ac_step(blocks, target: BuiltModel, cfg: ProbeConfig, decisions: dict) -> None:
     """Activation checkpointing per block: the partitioner's memory budget, torchtitan's own SelectiveAC
     (``--ac-policy torchtitan-installed``), memprobe's per-op policy (its decisions counted in ``decisions``),
     full, or none."""
-    from repros import common
-
     from ..policies import INSTALLED, cpu_attention_ops, make_context_fn, resolve_op
 
     if cfg.ac == AcMode.MEMORY_BUDGET:
-        common.apply_memory_budget(cfg.memory_budget)
+        stack.apply_memory_budget(cfg.memory_budget)
     elif cfg.ac == AcMode.OP and cfg.ac_policy == INSTALLED:
         from ..integrations.torchtitan import apply_selective_ac
 
@@ -118,27 +117,23 @@ def ac_step(blocks, target, cfg: ProbeConfig, decisions: dict) -> None:
         apply_selective_ac(blocks, add, drop, base_fqn=target.blocks_attr, parity=cpu_attention_ops())
     else:
         context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == AcMode.OP else None
-        common.apply_ac(blocks, cfg.ac, context_fn)
+        stack.apply_ac(blocks, cfg.ac, context_fn)
 
 
 def compile_step(blocks, cfg: ProbeConfig, backend: Callable) -> None:
     """torch.compile each block with memprobe's recording backend."""
-    from repros import common
-
     if cfg.compile:
-        common.apply_compile(blocks, backend=backend)
+        stack.apply_compile(blocks, backend=backend)
 
 
 def fsdp_step(model, blocks, cfg: ProbeConfig, device) -> bool:
     """FSDP2 per block and at the root (its process group made when there is none), or the model cast to bf16;
     True when it created the default process group."""
-    from repros import common
-
     from .launch import launched_by_torchrun
 
-    created = common.init_process_group(device) if cfg.fsdp or launched_by_torchrun() else False
+    created = stack.init_process_group(device) if cfg.fsdp or launched_by_torchrun() else False
     if cfg.fsdp:
-        common.apply_fsdp(model, blocks, reshard_after_forward=cfg.reshard_after_forward)
+        stack.apply_fsdp(model, blocks, reshard_after_forward=cfg.reshard_after_forward)
     else:
         import torch
 
@@ -147,12 +142,12 @@ def fsdp_step(model, blocks, cfg: ProbeConfig, device) -> bool:
 
 
 def build(cfg: ProbeConfig, device, backend: Callable, decisions: dict) -> Built:
-    """The target of ``cfg`` on ``device``, with the steps applied in torchtitan's order."""
+    """What ``cfg``'s family builds on ``device``, with the steps applied in torchtitan's order."""
     import torch
 
-    from .target import build_target, cast_batch, describe
+    from .model import cast_batch, describe
 
-    target = build_target(cfg, device)
+    target = cfg.target.build(device, cfg.seed, cfg.recipe)
     described = describe(target)
     model, blocks = target.model, target.blocks
     float8_step(model, target, cfg)

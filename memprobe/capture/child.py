@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         job = json.loads(argv[1])
         from ..config import ProbeConfig
 
-        cfg = ProbeConfig.from_dict(job["config"]).validated()
+        cfg = ProbeConfig.from_dict(job["config"])
         out = Path(job["out"])
     except MemprobeError as e:
         say(ERROR + str(e))
@@ -114,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         say(INTERNAL + f"a bad job for a probe process: {type(e).__name__}: {e}")
         return 70
     try:
+        from ..compat.quiet import quiet_logs
         from .caches import use_compile_cache
         from .process_info import note_wait
-        from .quiet import quiet_logs
 
         use_compile_cache()  # before torch is imported: Inductor's compile workers inherit it
         quiet_logs(bool(job.get("verbose")))

@@ -98,7 +98,7 @@ class RunRecord:
             short = ". ".join(first.split(". ")[:2]).rstrip(".")
             at = (self.data.get("oom") or {}).get("phase")
             return OutOfMemory(f"out of memory during {at or 'the run'}: {short}; partial report in {where} (status: oom)")
-        from .target import innermost_cause
+        from .model import innermost_cause
 
         cause = innermost_cause(e)
         self.ended(RunStatus.FAILED, cause)

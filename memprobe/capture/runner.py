@@ -18,6 +18,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..compat.quiet import quiet_logs
 from ..config import ProbeConfig
 from ..errors import Interrupted
 from ..rundir.write import RunDir
@@ -25,7 +26,6 @@ from ..vocab import DeviceType, RunStatus
 from .caches import use_compile_cache
 from .guard import RunGuard
 from .process_info import process_age_s, waited_s
-from .quiet import quiet_logs
 from .record import RunRecord
 
 Progress = Callable[[str], None]
@@ -54,7 +54,7 @@ class Probe:
         analysis_only: bool = False,
         measure: bool | None = None,
     ):
-        self.cfg = cfg.validated()
+        self.cfg = cfg
         self.analysis_only = analysis_only
         # analysis-only runs stop after the first step (it holds the graphs and the table) unless asked to measure
         self.measure = (not analysis_only) if measure is None else measure
@@ -187,9 +187,8 @@ class Probe:
     def _build(self, device, capture, decisions: dict, state: _Training):
         import torch
 
-        from repros import common
-
         from .build import build
+        from .stack import float8_coverage
 
         self.progress(f"building {self.cfg.summary()} on {device.type}")
         built = build(self.cfg, device, capture, decisions)
@@ -198,7 +197,7 @@ class Probe:
         self.report["model"] = built.described
         self.report["notes"] += target.notes
         converter = "torchtitan" if target.float8_done else "torchao"
-        self.report["float8"] = common.float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)
+        self.report["float8"] = float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)
         capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in built.blocks.named_children()})
         if torch.distributed.is_initialized():
             self.report["distributed"] = _rank_info()

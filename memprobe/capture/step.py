@@ -49,7 +49,7 @@ def train_step(
     given the calls the forward recorded as soon as it ends (a failure later in the step keeps them). Returns the
     bytes the autograd graph held for backward when ``inspectable`` (eager checkpointed regions would be consumed
     by inspecting them), else None."""
-    from repros import common
+    from .stack import loss_fn, saved_tensor_bytes
 
     def phase(name: Phase):
         enter(name)
@@ -59,7 +59,7 @@ def train_step(
     capture.recording = record
     with phase(Phase.FORWARD):
         out = model(*batch)
-        loss = common.loss_fn(out)
+        loss = loss_fn(out)
     capture.recording = False
     invocations = [
         {
@@ -74,7 +74,7 @@ def train_step(
     capture.invocations.clear()  # drop the autograd references before backward
     if invocations:  # the latest recorded forward
         forwarded(invocations)
-    runtime_total = common.saved_tensor_bytes(loss) if record and inspectable else None
+    runtime_total = saved_tensor_bytes(loss) if record and inspectable else None
     with phase(Phase.BACKWARD):
         loss.backward()
     with phase(Phase.OPTIMIZER):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import click
 
@@ -35,14 +34,7 @@ def _relative(text: str) -> str:
 
 def default_probe_name(cfg) -> str:
     """``ffn-rowwise``, ``transformer-bf16``, or the model file's name for ``--model``."""
-    if cfg.model or cfg.hf_config:
-        where = cfg.model.rpartition(":")[0] if cfg.model else cfg.hf_config
-        stem = Path(where).stem if where.endswith((".py", ".json")) or "/" in where else where.rsplit(".", 1)[-1]
-        if cfg.hf_config and stem == "config":  # a model directory's config.json: the directory's name
-            stem = Path(where).parent.name
-        base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in stem) or "model"
-    else:
-        base = cfg.repro
+    base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in cfg.target.short_name()) or "model"
     return f"{base}-{cfg.recipe}"
 
 

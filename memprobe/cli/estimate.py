@@ -45,13 +45,9 @@ def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
     from ..report.estimate import print_estimate
 
     report = load_run(run_dir)
+    layers = layers or report.config.probe().target.full_depth()
     if layers is None:
-        from repros.presets import PRESETS
-
-        preset = report.config.preset
-        if not preset:
-            raise ConfigError("--layers is required (the run has no --preset to take the full depth from)")
-        layers = PRESETS[preset]["layers"]
+        raise ConfigError("--layers is required (the run has no --preset to take the full depth from)")
     world = world or (report.distributed.world_size if report.distributed else None) or 1
     result = make_estimate(report, layers=layers, world=world, batch=batch, seq=seq)
     emit(result, as_json=as_json, console=lambda: print_estimate(result, report))

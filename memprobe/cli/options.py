@@ -2,61 +2,47 @@
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
 from pathlib import Path
 
 import click
 
-from ..config import ProbeConfig
+from ..config import ProbeConfig, config_from_values
+from ..fields import Kind, Option, declared, default_of, flag_of
 
 
-def _choices(meta) -> tuple[str, ...] | None:
-    c = meta.get("choices")
-    return tuple(c()) if callable(c) else c
+def _option(f, o: Option):
+    """The click option of one configuration field, from its declaration."""
+    default = default_of(f)
+    kwargs: dict = {"help": o.help}
+    if o.kind == Kind.FLAG:
+        name = f.name.replace("_", "-")
+        return click.option(f"--{name}/--no-{name}", f.name, default=default, show_default=True, **kwargs)
+    if o.kind == Kind.OPS:
+        return click.option(flag_of(f), f.name, multiple=True, metavar=o.metavar, **kwargs)
+    words = o.words()
+    if words:
+        kwargs["type"] = click.Choice(list(words))
+    elif o.kind in (Kind.WHOLE, Kind.NUMBER):
+        kwargs["type"] = int if o.kind == Kind.WHOLE else float
+    if o.metavar:
+        kwargs["metavar"] = o.metavar
+    if o.preset:  # None: a --preset may set it; an explicit flag wins over the preset
+        kwargs.update(default=None, help=f"{o.help}  [default: {default}, or the preset's]")
+    else:
+        kwargs.update(default=default, show_default=default is not None)
+    return click.option(flag_of(f), f.name, **kwargs)
 
 
 def config_options(f):
     """The probe configuration flags (every verb that runs a probe), one per :class:`ProbeConfig` field."""
-    options = []
-    for fld in fields(ProbeConfig):
-        meta = fld.metadata
-        if "help" not in meta:
-            continue
-        name = fld.name.replace("_", "-")
-        default = fld.default if fld.default is not MISSING else None
-        kwargs: dict = {"help": meta["help"]}
-        if isinstance(default, bool):
-            decl = [f"--{name}/--no-{name}"]
-            kwargs.update(default=default, show_default=True)
-        elif meta.get("multiple"):
-            decl = [meta.get("flag", f"--{name}"), fld.name]
-            kwargs.update(multiple=True, metavar=meta.get("metavar"))
-        else:
-            decl = [meta.get("flag", f"--{name}"), fld.name]
-            choices = _choices(meta)
-            kind = type(default) if default is not None else str
-            if choices:
-                kwargs["type"] = click.Choice(list(choices))
-            elif kind in (int, float):
-                kwargs["type"] = kind
-            if meta.get("metavar"):
-                kwargs["metavar"] = meta["metavar"]
-            if meta.get("preset"):
-                # None: a --preset may set it; an explicit flag wins over the preset
-                kwargs.update(default=None, help=f"{meta['help']}  [default: {default}, or the preset's]")
-            else:
-                kwargs.update(default=default, show_default=default is not None)
-        options.append(click.option(*decl, **kwargs))
-    for opt in reversed(options):
-        f = opt(f)
+    for fld, o in reversed(declared(ProbeConfig)):
+        f = _option(fld, o)(f)
     return f
 
 
 def config_from_options(kw: dict) -> ProbeConfig:
     """A validated config from the flags; unknown ops are caught here, before anything runs."""
-    from ..verbs import config_from_values
-
-    return config_from_values({fld.name: kw[fld.name] for fld in fields(ProbeConfig) if fld.name in kw})
+    return config_from_values({fld.name: kw[fld.name] for fld, _ in declared(ProbeConfig) if fld.name in kw})
 
 
 class _Debug:

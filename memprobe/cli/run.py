@@ -26,7 +26,7 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *,
 
 def _run_here(cfg, out: Path, **kw):
     """The probe in this process, whatever the model prints going to stderr; then what it recorded, analysed."""
-    from ..capture.quiet import model_output_to_stderr
+    from ..compat.quiet import model_output_to_stderr
     from ..verbs import run_probe
 
     with model_output_to_stderr():

@@ -20,26 +20,9 @@ from __future__ import annotations
 import platform
 from pathlib import Path
 
-from ..policies import INSTALLED
-from ..vocab import AcMode, EnvNeed, Recipe
+from ..vocab import EnvNeed
 
 PACKAGES = ("torch", "torchao", "torchtitan", "triton", "transformers")
-
-
-def needs(cfg) -> frozenset[EnvNeed]:
-    """What a probe of configuration ``cfg`` (a :class:`memprobe.config.ProbeConfig`) needs of its interpreter."""
-    from ..config import canonical_recipe
-
-    out = {EnvNeed.TORCH}
-    if canonical_recipe(cfg.recipe) != Recipe.BF16:
-        out.add(EnvNeed.FLOAT8)
-    if cfg.ac == AcMode.OP and cfg.ac_policy == INSTALLED:
-        out.add(EnvNeed.TORCHTITAN_SAC)
-    if cfg.repro == "torchtitan":
-        out.add(EnvNeed.TORCHTITAN_LLAMA3)
-    if cfg.hf_config is not None:
-        out.add(EnvNeed.TRANSFORMERS)
-    return frozenset(out)
 
 
 def installed_versions() -> dict[str, str | None]:

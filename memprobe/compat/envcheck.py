@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
         return 2
     spec = json.loads(argv[0])
     needs = [EnvNeed(n) for n in spec.get("needs") or [EnvNeed.TORCH]]
-    from ..capture.quiet import quiet_logs
+    from .quiet import quiet_logs
 
     quiet_logs(False)
     result = {

@@ -138,7 +138,8 @@ def build_server() -> MCPServer:
         ac_policy, save_ops, recompute_ops, compile, fsdp, device, steps, ...); out: the run directory (refused if
         not empty unless force); analysis_only: partition without generating kernels (faster, no measured step).
         """
-        from ..verbs import config_from_values, run_probe_in_child
+        from ..config import config_from_values
+        from ..verbs import run_probe_in_child
 
         def work(progress):
             cfg = config_from_values(config or {})
@@ -195,8 +196,8 @@ def build_server() -> MCPServer:
         """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
         explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run. A finished run
         of a user's model (its config `model` or `hf_config`) is run again only when `config` names the same one."""
+        from ..config import config_from_values
         from ..orchestrate.explain import run_explain
-        from ..verbs import config_from_values
 
         def how(name: str, value: str) -> str:
             return f"config {json.dumps({name: value})}"

@@ -68,7 +68,7 @@ class Feature:
 
 
 FEATURES = (
-    Feature("more than one layer", lambda c: replace(c, layers=1), True, lambda a, b: b.layers > 1 and b.model is None),
+    Feature("more than one layer", lambda c: replace(c, layers=1), True, lambda a, b: getattr(b.target, "layers", 1) > 1),
     Feature("FSDP", lambda c: replace(c, fsdp=False), True, lambda a, b: b.fsdp),
     Feature("torch.compile", lambda c: replace(c, compile=False), True, lambda a, b: b.compile),
     Feature(
@@ -191,7 +191,7 @@ def _only_building(progress: Progress) -> Progress:
 
 def _removed(feature: Feature, ca: ProbeConfig, cb: ProbeConfig) -> tuple[ProbeConfig, ProbeConfig]:
     ca = feature.remove(ca) if feature.both_sides else ca
-    return ca.validated(), feature.remove(cb).validated()
+    return ca, feature.remove(cb)
 
 
 def run_bisect(

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from ..analysis.decisions import RECOMPUTE_ALL
 from ..analysis.explain import EditSpec, candidate_ops, explain_runs
-from ..analysis.findings import flag_op
 from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
 from ..config import ProbeConfig, recorded_to_run
 from ..errors import ConfigError
+from ..policies import flag_op
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
 from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir

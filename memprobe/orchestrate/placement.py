@@ -31,7 +31,7 @@ from pathlib import Path
 from ..config import ProbeConfig
 from ..rundir import schema as S
 from ..rundir.load import dump, load_gpu_peaks
-from ..vocab import MemorySource, Repro
+from ..vocab import MemorySource
 
 FIT_FRACTION = 0.9
 # a CUDA process's memory outside the caching allocator's counters: its context, NCCL's buffers,
@@ -97,28 +97,14 @@ def _mib(text: str) -> int | None:
     return int(text) * 2**20 if text.isdigit() else None  # "[N/A]" on some devices (MIG)
 
 
-def parameter_count(cfg: ProbeConfig) -> int | None:
-    """Parameters of a repro's configuration (None where the configuration does not say: --model, torchtitan)."""
-    if cfg.model is not None or cfg.repro not in (Repro.FFN, Repro.TRANSFORMER):
-        return None
-    ffn = 3 * cfg.dim * cfg.hidden
-    if cfg.repro == Repro.FFN:
-        return cfg.layers * ffn
-    kv = cfg.dim // cfg.heads * cfg.kv_heads
-    attention = 2 * cfg.dim * cfg.dim + 2 * cfg.dim * kv
-    return cfg.layers * (attention + ffn + 2 * cfg.dim) + cfg.dim
-
-
 def config_bound(cfg: ProbeConfig) -> int | None:
-    """An upper bound on the GPU memory a probe of one rank needs, from its configuration alone."""
-    params = parameter_count(cfg)
-    if params is None or cfg.nproc > 1:
+    """An upper bound on the GPU memory a probe of one rank needs, from its configuration alone (None where its
+    family does not say: a user's model, torchtitan's, a Hugging Face config)."""
+    target = cfg.target
+    params, per_token, tokens = target.parameter_count(), target.activations_per_token(), target.tokens()
+    if params is None or per_token is None or tokens is None or cfg.nproc > 1:
         return None
-    per_token = 3 * cfg.dim + 4 * cfg.hidden  # FFN: its input, output and residual; four hidden-sized values
-    if cfg.repro == Repro.TRANSFORMER:  # norms in fp32, q/k/v/o, rotary's fp32 copies (fused attention: no seq x seq)
-        per_token += 8 * cfg.dim + 4 * (cfg.dim // cfg.heads * cfg.kv_heads)
-    tokens = cfg.batch * cfg.seq
-    activations = 3 * 4 * cfg.layers * tokens * per_token + 4 * 4 * tokens * cfg.dim  # + batch and loss in fp32
+    activations = 3 * 4 * target.layers * tokens * per_token + 4 * 4 * tokens * target.dim  # + batch and loss in fp32
     return STATE_BYTES_PER_PARAMETER * params + activations + PROCESS_OVERHEAD_BYTES
 
 
@@ -193,7 +179,7 @@ def probe_need(label: str, cfg: ProbeConfig, env: dict | None = None, python: st
     bound = config_bound(cfg)
     if bound is not None:
         return Need(label, bound, "configuration bound")
-    why = "several ranks" if cfg.nproc > 1 else "--model" if cfg.model else f"--repro {cfg.repro}"
+    why = "several ranks" if cfg.nproc > 1 else cfg.target.named_by()
     return Need(label, None, f"not known for {why} before a first run")
 
 
@@ -240,6 +226,19 @@ def place(needs: list[Need], want: int, gpus: list[Gpu]) -> Placement:
     if unknown:
         return placed(len(gpus), f"one probe per GPU: the memory of {unknown[0].label} is {unknown[0].basis}")
     largest = sorted((n.bytes for n in needs), reverse=True)
+    shared = _shared_slots(largest, want, gpus)
+    if shared is not None:
+        return placed(*shared, shared=True)
+    have = "unknown" if gpus[0].free_bytes is None else fmt_bytes(gpus[0].free_bytes)
+    two = fmt_bytes(sum(largest[:2]))
+    return placed(len(gpus), f"one probe per GPU: {two} needed for two at once, {have} free on GPU {gpus[0].id}")
+
+
+def _shared_slots(largest: list[int], want: int, gpus: list[Gpu]) -> tuple[int, str] | None:
+    """The most probes (at most ``want``, more than one per GPU) whose largest needs fit together on every GPU, and
+    why; None when no such number fits."""
+    from ..units import fmt_bytes
+
     for slots in range(want, len(gpus), -1):
         at_once = {g.id: (slots + len(gpus) - 1 - i) // len(gpus) for i, g in enumerate(gpus)}
         if all(g.free_bytes is not None and sum(largest[: at_once[g.id]]) <= FIT_FRACTION * g.free_bytes for g in gpus):
@@ -250,7 +249,5 @@ def place(needs: list[Need], want: int, gpus: list[Gpu]) -> Placement:
                 f"needed at most ({' + '.join(fmt_bytes(b) for b in first)}) <= {FIT_FRACTION:.0%} of "
                 f"{fmt_bytes(gpus[0].free_bytes)} free"
             )
-            return placed(slots, why, shared=True)
-    have = "unknown" if gpus[0].free_bytes is None else fmt_bytes(gpus[0].free_bytes)
-    two = fmt_bytes(sum(largest[:2]))
-    return placed(len(gpus), f"one probe per GPU: {two} needed for two at once, {have} free on GPU {gpus[0].id}")
+            return slots, why
+    return None

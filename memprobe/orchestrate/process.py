@@ -156,12 +156,11 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
 
     Skipped when every probe runs in this interpreter and needs the same: the first probe is then the check
     (nothing has run before it fails)."""
-    from ..compat import needs
 
     groups: dict[tuple, list[ProbeJob]] = {}
     for job in jobs:
         groups.setdefault((job.side.python or sys.executable, job.side.env), []).append(job)
-    if len(groups) == 1 and all(j.side.python is None for j in jobs) and len({needs(j.cfg) for j in jobs}) == 1:
+    if len(groups) == 1 and all(j.side.python is None for j in jobs) and len({j.cfg.needs() for j in jobs}) == 1:
         return
     specs = {key: _env_spec(group) for key, group in groups.items()}
     groups = {key: group for key, group in groups.items() if (key, specs[key]) not in _checked}
@@ -194,15 +193,13 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
 
 def _env_spec(group: list[ProbeJob]) -> str:
     """What the probes of one interpreter need of it, as the environment check's argument (JSON)."""
-    from ..compat import needs
-    from ..config import canonical_recipe
 
     def float8(keep) -> list[str]:
-        return sorted({canonical_recipe(j.cfg.recipe) for j in group if keep(j)} - {Recipe.BF16})
+        return sorted({j.cfg.recipe for j in group if keep(j)} - {Recipe.BF16})
 
     return json.dumps(
         {
-            "needs": sorted(str(n) for n in set().union(*(needs(j.cfg) for j in group))),
+            "needs": sorted(str(n) for n in set().union(*(j.cfg.needs() for j in group))),
             "recipes": float8(lambda j: True),
             "cpu_recipes": float8(lambda j: j.cfg.device != DeviceChoice.CUDA),
             "auto_recipes": float8(lambda j: j.cfg.device == DeviceChoice.AUTO),

@@ -78,8 +78,7 @@ def run_sweep(
     out = out or default_run_dir("sweep")
     prepare_run_dir(out, force)
     jobs = [
-        ProbeJob(f"budget {b:g}", replace(cfg, ac=AcMode.MEMORY_BUDGET, memory_budget=b).validated(), out / f"budget-{b:g}")
-        for b in budgets
+        ProbeJob(f"budget {b:g}", replace(cfg, ac=AcMode.MEMORY_BUDGET, memory_budget=b), out / f"budget-{b:g}") for b in budgets
     ]
     reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     points = [_point(b, reports[job.label], job.out) for b, job in zip(budgets, jobs)]

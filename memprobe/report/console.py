@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ..analysis.causes import cause_brief
-from ..analysis.findings import flag_op
 from ..analysis.saved import value_names
+from ..policies import flag_op
 from ..rundir import schema as S
 from ..text import markup, plain
 from ..vocab import Fate, Reason

@@ -19,7 +19,6 @@ anywhere, and a probe's process may write one without pydantic (the parent valid
 
 from __future__ import annotations
 
-from dataclasses import fields as dataclass_fields
 from typing import Annotated, Any, Literal
 
 from annotated_types import Ge, Le, MaxLen
@@ -38,6 +37,10 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from .. import SCHEMA_VERSION
+from ..config import ProbeConfig
+from ..errors import ConfigError
+from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, Kind, declared
+from ..targets import Repro
 from ..vocab import (
     AcMode,
     AttributionSource,
@@ -63,7 +66,6 @@ from ..vocab import (
     PolicyDefault,
     Reason,
     Recipe,
-    Repro,
     ReturnRole,
     RootKind,
     RunMode,
@@ -135,57 +137,42 @@ def optional(description: str, **kw) -> Any:
 
 # -- the probe configuration (derived from memprobe.config.ProbeConfig: declared once) -------------------
 
-_CONFIG_ENUMS = {"recipe": Recipe, "ac": AcMode, "repro": Repro, "device": DeviceChoice}
-ConfigInt = Annotated[int, Strict(), Ge(-(2**31) + 1), Le(2**31 - 1)]
-OpName = Annotated[str, Strict(), MaxLen(199)]
-ConfigText = Annotated[str, Strict(), MaxLen(4095)]
+_CONFIG_WORDS = {"recipe": Recipe, "ac": AcMode, "repro": Repro, "device": DeviceChoice}
+_CONFIG_KINDS = {
+    Kind.FLAG: Annotated[bool, Strict()],
+    Kind.WHOLE: Annotated[int, Strict(), Ge(-MAX_WHOLE + 1), Le(MAX_WHOLE - 1)],
+    Kind.NUMBER: Number,
+    Kind.OPS: list[Annotated[str, Strict(), MaxLen(MAX_OP - 1)]],
+    Kind.TEXT: Annotated[str, Strict(), MaxLen(MAX_TEXT - 1)],
+}
 
 
 def _config_record() -> type[Record]:
-    """The configuration record, one field per :class:`~memprobe.config.ProbeConfig` field, typed from its
-    default and documented by its flag's help. Every field is optional: an older report lacks the newer ones."""
+    """The configuration record, one field per :class:`~memprobe.config.ProbeConfig` field, typed by its declared
+    kind (:mod:`memprobe.fields`; a vocabulary's words where it has one) and documented by its flag's help. Every field
+    is optional: an older report lacks the newer ones."""
 
     class ConfigRecord(Record):
         """A recorded configuration is one `memprobe run` would run: checked as it is read (a file may come from anyone)."""
 
         @model_validator(mode="after")
         def _runnable(self):
-            from ..errors import ConfigError
-
             try:
                 self.probe()
             except ConfigError as e:
                 raise PydanticCustomError("config", "{why}", {"why": str(e)}) from None
             return self
 
-        def probe(self):
-            """The configuration as memprobe runs it: a validated :class:`~memprobe.config.ProbeConfig`, every field
-            present (an older file lacks the newer ones: their defaults)."""
-            from ..config import ProbeConfig
+        def probe(self) -> ProbeConfig:
+            """The configuration as memprobe runs it (a :class:`~memprobe.config.ProbeConfig`, validated as it is made),
+            every field present (an older file lacks the newer ones: their defaults)."""
+            return ProbeConfig.from_dict(self.model_dump(mode="json", exclude_unset=True))
 
-            return ProbeConfig.from_dict(self.model_dump(mode="json", exclude_unset=True)).validated()
-
-    from ..config import ProbeConfig
-
-    declared: dict[str, Any] = {}
-    for f in dataclass_fields(ProbeConfig):
-        default = f.default
-        if f.name in _CONFIG_ENUMS:
-            tp: Any = _CONFIG_ENUMS[f.name]
-        elif isinstance(default, bool):
-            tp = Annotated[bool, Strict()]
-        elif isinstance(default, int):
-            tp = ConfigInt
-        elif isinstance(default, float):
-            tp = Number
-        elif isinstance(default, tuple):
-            tp = list[OpName]
-        else:
-            tp = ConfigText
-        if default is None:
-            tp = tp | None
-        declared[f.name] = (tp, optional(f.metadata.get("help", "")))
-    model = create_model("Config", __base__=ConfigRecord, __module__=__name__, **declared)
+    fields: dict[str, Any] = {}
+    for f, o in declared(ProbeConfig):
+        tp: Any = _CONFIG_WORDS.get(f.name, _CONFIG_KINDS[o.kind])
+        fields[f.name] = (tp | None if f.default is None else tp, optional(o.help))
+    model = create_model("Config", __base__=ConfigRecord, __module__=__name__, **fields)
     model.__doc__ = (
         "The probe configuration (`memprobe.config.ProbeConfig`; each field is a `memprobe run` flag). "
         "Older reports lack the newer fields: read as their defaults."

@@ -1,0 +1,216 @@
+"""The training stack a probe applies to the model a family built, in torchtitan's order, as small steps: float8
+conversion -> activation checkpointing -> per-block torch.compile -> FSDP2 per block and at the root (or a bf16
+cast without it). Each step acts on the model or on its *blocks*: the container (``nn.ModuleList``,
+``nn.ModuleDict`` or ``nn.Sequential``) whose children get SAC, compile and FSDP. :mod:`memprobe.capture.build`
+composes them; also the stand-in loss and the count of what the autograd graph holds for backward.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterable
+
+import torch
+import torch.nn as nn
+
+from ..vocab import AcMode, Float8Skip, Recipe
+from .launch import launched_by_torchrun
+
+
+def float8_filter(module: nn.Module, fqn: str) -> bool:
+    """Linears that torch._scaled_mm can run: both dimensions multiples of 16."""
+    return isinstance(module, nn.Linear) and module.in_features % 16 == 0 and module.out_features % 16 == 0
+
+
+def apply_float8(model: nn.Module, recipe: str) -> None:
+    """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp)."""
+    if recipe == Recipe.BF16:
+        return
+    from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+
+    convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=float8_filter)
+
+
+def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: str = "torchao") -> dict | None:
+    """Which linears float8 training converted, and which it left in bf16 and why (:class:`memprobe.vocab.Float8Skip`),
+    for the report: every ``nn.Linear``, and every other module with a 2-D weight (GPT-2's ``Conv1D``), by its FQN.
+    None for bf16. Call it after the stack is applied: wrappers (SAC, compile) are left out of the names."""
+    if recipe == Recipe.BF16:
+        return None
+    from torchao.float8.float8_linear import Float8Linear
+
+    from .compile_hooks import clean_fqn
+
+    linears = []
+    for name, module in model.named_modules():
+        weight = module._parameters.get("weight")
+        if weight is None or weight.dim() != 2 or isinstance(module, (nn.Embedding, nn.EmbeddingBag)):
+            continue
+        fqn = clean_fqn(name)
+        skipped = _float8_skip(module, Float8Linear)
+        linears.append(
+            {
+                "fqn": fqn,
+                "type": type(module).__name__,
+                "weight_shape": [int(d) for d in weight.shape],
+                "parameters": int(weight.numel()),
+                "in_blocks": fqn.startswith(blocks_attr + "."),
+                "converted": skipped is None,
+                "skipped": skipped,
+            }
+        )
+    in_blocks = [x for x in linears if x["in_blocks"]]
+    return {
+        "recipe": recipe,
+        "converter": converter,
+        "linears": linears,
+        "block_linear_parameters": sum(x["parameters"] for x in in_blocks),
+        "block_converted_parameters": sum(x["parameters"] for x in in_blocks if x["converted"]),
+    }
+
+
+def _float8_skip(module: nn.Module, float8_linear: type) -> Float8Skip | None:
+    if isinstance(module, float8_linear):
+        return None
+    if isinstance(module, nn.Linear):
+        return Float8Skip.DIMS if module.in_features % 16 or module.out_features % 16 else Float8Skip.FILTERED
+    return Float8Skip.NOT_LINEAR
+
+
+def apply_ac(blocks: nn.Module, mode: str, context_fn: Callable | None = None) -> None:
+    """Activation checkpointing per block: ``none``, ``full``, or ``op`` (per-op SAC via ``context_fn``)."""
+    if mode == AcMode.NONE:
+        return
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+
+    if mode not in (AcMode.FULL, AcMode.OP):
+        raise ValueError(f"unknown AC mode {mode!r}")
+    if mode == AcMode.OP and context_fn is None:
+        raise ValueError("per-op SAC needs a context_fn")
+    for name, block in list(blocks.named_children()):
+        if mode == AcMode.FULL:
+            wrapped = checkpoint_wrapper(block, preserve_rng_state=False)
+        else:
+            wrapped = checkpoint_wrapper(block, context_fn=context_fn, preserve_rng_state=False)
+        blocks.register_module(name, wrapped)
+
+
+def apply_memory_budget(budget: float) -> None:
+    """``--ac memory-budget``: the compiler partitioner's activation memory budget (what torchtitan's MemoryBudgetAC
+    sets): 0 recomputes what it can, 1 is the runtime-optimal partition. Process-wide: a probe is a process of its
+    own."""
+    import torch._functorch.config
+
+    torch._functorch.config.activation_memory_budget = budget
+
+
+def apply_compile(blocks: nn.Module, backend: Callable | str = "inductor") -> None:
+    """torch.compile each block, as torchtitan does."""
+    for name, block in list(blocks.named_children()):
+        blocks.register_module(name, torch.compile(block, backend=backend, fullgraph=True))
+
+
+def apply_fsdp(model: nn.Module, blocks: nn.Module, *, reshard_after_forward: bool = True) -> None:
+    """FSDP2 per block and at the root, bf16 params, fp32 reductions (torchtitan's defaults).
+
+    It shards over the default process group: world size 1 in one process, N ranks under torchrun.
+    """
+    from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+    mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+    for block in blocks.children():
+        fully_shard(block, mp_policy=mp, reshard_after_forward=reshard_after_forward)
+    fully_shard(model, mp_policy=mp)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def indexed_device(device: torch.device | str) -> torch.device:
+    """``cuda`` as the GPU it means (``cuda:N``, the current one): NCCL's ``device_id`` and
+    ``torch.cuda.set_device`` need an index."""
+    device = torch.device(device)
+    if device.type == "cuda" and device.index is None:
+        return torch.device("cuda", torch.cuda.current_device())
+    return device
+
+
+def init_process_group(device: torch.device) -> bool:
+    """The default process group (gloo on CPU, nccl on CUDA). True if this call created it.
+
+    Under torchrun it joins the launcher's group (env://, N ranks); otherwise it makes a world of size 1 at an
+    explicit address, not MASTER_ADDR/MASTER_PORT: those may belong to a launcher around us.
+    """
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        return False
+    device = indexed_device(device)
+    backend = "nccl" if device.type == "cuda" else "gloo"
+    kwargs = {"device_id": device} if device.type == "cuda" else {}
+    if launched_by_torchrun():
+        dist.init_process_group(backend, **kwargs)
+    else:
+        dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1, **kwargs)
+    return True
+
+
+def _tensors(out) -> Iterable[torch.Tensor]:
+    if isinstance(out, torch.Tensor):
+        yield out
+    elif isinstance(out, dict):
+        for v in out.values():
+            yield from _tensors(v)
+    elif isinstance(out, (tuple, list)):
+        for v in out:
+            yield from _tensors(v)
+
+
+def loss_fn(out) -> torch.Tensor:
+    """Mean square of the model's floating-point outputs (a stand-in loss with a full backward)."""
+    parts = [t.float().pow(2).mean() for t in _tensors(out) if t.is_floating_point() and t.requires_grad]
+    if not parts:
+        raise ValueError("the model's output has no floating-point tensor that requires grad")
+    return sum(parts[1:], parts[0])
+
+
+def _node_tensors(node) -> list[torch.Tensor]:
+    """The tensors an autograd node holds for backward (its saved tensors and ``_saved_*`` attributes)."""
+    tensors = []
+    if hasattr(node, "saved_tensors"):
+        try:
+            tensors.extend(t for t in node.saved_tensors if isinstance(t, torch.Tensor))
+        except RuntimeError:
+            pass
+    for attr in dir(node):
+        if attr.startswith("_saved_"):
+            val = getattr(node, attr, None)
+            if isinstance(val, torch.Tensor):
+                tensors.append(val)
+    return tensors
+
+
+def saved_tensor_bytes(root: torch.Tensor) -> int:
+    """Bytes of the distinct storages the autograd graph behind ``root`` holds for backward.
+
+    Do not call it on a graph with eager (uncompiled) checkpointed regions: unpacking their saved tensors consumes
+    them, and backward then fails.
+    """
+    seen_nodes, seen_storages, total = set(), set(), 0
+    stack = [root.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen_nodes:
+            continue
+        seen_nodes.add(node)
+        for t in _node_tensors(node):
+            st = t.untyped_storage()
+            key = (st.data_ptr(), st.nbytes())
+            if st.nbytes() and key not in seen_storages:
+                seen_storages.add(key)
+                total += st.nbytes()
+        stack.extend(fn for fn, _ in node.next_functions)
+    return total

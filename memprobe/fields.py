@@ -1,0 +1,131 @@
+"""A configuration field, declared once: its default, its flag, its help and the kind of value it takes.
+
+The probe configuration's own fields (:mod:`memprobe.config`) and each model family's (:mod:`memprobe.targets`) are
+declared with :func:`option`. Everything that reads a configuration field reads its :class:`Option`: the type
+check of a constructed configuration, the command line's flags (:mod:`memprobe.cli.options`), the schema's types
+(:mod:`memprobe.rundir.schema`), the MCP tools' argument schema and the docs. Nothing picks behaviour from a
+default's Python type anywhere else.
+
+Standard library only: a probe's process (another interpreter, without memprobe's dependencies) reads it too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import MISSING, Field, dataclass, field, fields
+from enum import StrEnum
+
+from .errors import ConfigError
+
+MAX_WHOLE = 2**31  # a whole number of a configuration (a dimension, a count of steps): within 32 bits
+MAX_TEXT = 4096  # a string of a configuration (a path, a spec)
+MAX_OP = 200  # an op name
+
+
+class Kind(StrEnum):
+    """The kind of value a configuration field takes."""
+
+    FLAG = "flag"  # true or false: --name / --no-name
+    WHOLE = "whole"  # an integer
+    NUMBER = "number"  # a finite number (an integer is one too)
+    TEXT = "text"  # a string (None where the default is None: not given)
+    OPS = "ops"  # a list of op names (a repeatable flag)
+
+
+_EXPECTED = {
+    Kind.FLAG: "true or false",
+    Kind.WHOLE: "an integer",
+    Kind.NUMBER: "a finite number",
+    Kind.TEXT: "a string",
+    Kind.OPS: "a list of op names",
+}
+
+
+@dataclass(frozen=True)
+class Option:
+    """How a configuration field is given and checked. ``choices``: the words it takes (a tuple, or a callable
+    returning one, read when needed); ``flag``: its flag when not ``--<name>``; ``preset``: a dimension a
+    ``--preset`` may set (its flag's own default is None, so that an explicit flag wins); ``metavar``: the
+    placeholder its help shows."""
+
+    help: str
+    kind: Kind
+    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
+    flag: str | None = None
+    metavar: str | None = None
+    preset: bool = False
+
+    def words(self) -> tuple[str, ...] | None:
+        return self.choices() if callable(self.choices) else self.choices
+
+    def expected(self) -> str:
+        return _EXPECTED[self.kind]
+
+    def holds(self, value, optional: bool) -> bool:
+        """Whether ``value`` is of this field's kind (None only where the field is optional)."""
+        if value is None:
+            return optional
+        if self.kind == Kind.FLAG:
+            return isinstance(value, bool)
+        if isinstance(value, bool):  # a bool is no number
+            return False
+        if self.kind == Kind.WHOLE:
+            return isinstance(value, int) and abs(value) < MAX_WHOLE
+        if self.kind == Kind.NUMBER:
+            return isinstance(value, (int, float)) and math.isfinite(value)
+        if self.kind == Kind.OPS:
+            return isinstance(value, (list, tuple)) and all(isinstance(v, str) and len(v) < MAX_OP for v in value)
+        return isinstance(value, str) and len(value) < MAX_TEXT
+
+
+def kind_of(default) -> Kind:
+    """The kind a field's default declares (a field whose default is None is a text)."""
+    if isinstance(default, bool):
+        return Kind.FLAG
+    if isinstance(default, int):
+        return Kind.WHOLE
+    if isinstance(default, float):
+        return Kind.NUMBER
+    if isinstance(default, tuple):
+        return Kind.OPS
+    return Kind.TEXT
+
+
+def option(default, help: str, **how) -> Field:
+    """A configuration field with its default and its :class:`Option` (``how``: its keyword arguments)."""
+    return field(default=default, metadata={"option": Option(help=help, kind=kind_of(default), **how)})
+
+
+def option_of(f: Field) -> Option | None:
+    return f.metadata.get("option")
+
+
+def declared(cls) -> list[tuple[Field, Option]]:
+    """The configuration fields of the dataclass ``cls``, with their options, in declaration order."""
+    return [(f, o) for f in fields(cls) if (o := option_of(f)) is not None]
+
+
+def flag_of(f: Field) -> str:
+    o = option_of(f)
+    return (o.flag if o and o.flag else None) or "--" + f.name.replace("_", "-")
+
+
+def default_of(f: Field):
+    return None if f.default is MISSING else f.default
+
+
+def checked(f: Field, value):
+    """``value`` for the field ``f`` as the configuration holds it (a list of ops as a tuple), or ConfigError
+    naming the field and what it takes."""
+    o = option_of(f)
+    if o is None:
+        return value
+    if not o.holds(value, optional=default_of(f) is None):
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:59] + "…"
+        raise ConfigError(f"config key {f.name!r}: expected {o.expected()}, got {shown}", field=f.name)
+    if o.kind == Kind.OPS:
+        return tuple(value)
+    if o.kind == Kind.NUMBER:
+        return float(value)
+    return value

@@ -1,0 +1,55 @@
+"""``--hf-config CONFIG_JSON``: a Hugging Face transformers causal LM built from its ``config.json`` alone (no
+weights, no hub access, no remote code) by memprobe/integrations/huggingface.py, fed token ids."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..fields import option
+from ..vocab import EnvNeed
+from .base import BuiltModel, Target, batch_field, block_container, blocks_field, check_at_least_one, layers_field, seq_field
+
+
+@dataclass(frozen=True)
+class HuggingFace(Target):
+    """A transformers causal LM with its first ``--layers`` decoder blocks, its KV cache turned off."""
+
+    name = "hf"
+    about = "a transformers causal LM from its config.json, --hf-config"
+    selector = "hf_config"
+
+    hf_config: str | None = option(
+        None,
+        "Probe a Hugging Face transformers causal LM built from this config.json (a file, or a directory "
+        "holding one; no weights, no hub access) with its first --layers decoder blocks, --batch x --seq token ids; "
+        "its KV cache is turned off. Needs transformers (pip install 'memprobe[hf]'); see docs/models.md.",
+        metavar="CONFIG_JSON",
+    )
+    layers: int = layers_field()
+    batch: int = batch_field()
+    seq: int = seq_field()
+    blocks: str | None = blocks_field()
+
+    def check(self) -> None:
+        if not self.hf_config.strip():
+            raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
+        check_at_least_one(self, ("layers", "batch", "seq"))
+
+    def summary(self) -> str:
+        return f"hf={self.hf_config} layers={self.layers} batch={self.batch} seq={self.seq}"
+
+    def short_name(self) -> str:
+        path = Path(self.hf_config)
+        stem = path.stem if self.hf_config.endswith(".json") or "/" in self.hf_config else self.hf_config.rsplit(".", 1)[-1]
+        return path.parent.name if stem == "config" else stem  # a model directory's config.json: the directory's name
+
+    def needs(self) -> frozenset[EnvNeed]:
+        return frozenset({EnvNeed.TRANSFORMERS})
+
+    def build(self, device, seed: int, recipe: str) -> BuiltModel:
+        from ..integrations.huggingface import build_causal_lm, decoder_blocks
+
+        model, batch, notes = build_causal_lm(self.hf_config, self.layers, device, self.batch, self.seq, seed)
+        return BuiltModel(model, batch, block_container(model, self.blocks or decoder_blocks(model)), notes=notes)

@@ -1,0 +1,93 @@
+"""The probe configuration: validated once, when it is made (memprobe/config.py), with its fields declared once
+(memprobe/fields.py) and each model family's fields, checks and summary its own (memprobe/targets/)."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+import pytest
+
+from memprobe import targets
+from memprobe.config import ProbeConfig, config_from_values
+from memprobe.errors import ConfigError
+from memprobe.fields import Kind, declared
+
+
+def test_a_configuration_is_canonical_once_made():
+    cfg = ProbeConfig(recipe="fp8", ac="budget", save_ops=["aten::abs"], recompute_ops=("torch.ops.aten.mm.default",))
+    assert (cfg.recipe, cfg.ac) == ("rowwise", "memory-budget")
+    assert cfg.save_ops == ("aten.abs.default",) and cfg.recompute_ops == ("aten.mm.default",)
+    assert cfg.to_flags()[cfg.to_flags().index("--save-op") + 1] == "aten.abs"  # written as a person writes it
+    assert ProbeConfig.from_dict(cfg.to_dict()) == cfg
+
+
+@pytest.mark.parametrize(
+    "values, words",
+    [
+        ({"dim": "wide"}, "config key 'dim': expected an integer, got 'wide'"),
+        ({"dim": True}, "config key 'dim': expected an integer, got True"),
+        ({"lr": float("inf")}, "config key 'lr': expected a finite number, got inf"),
+        ({"compile": 1}, "config key 'compile': expected true or false, got 1"),
+        ({"save_ops": "aten.abs"}, "config key 'save_ops': expected a list of op names"),
+        ({"steps": 1}, "--steps must be at least 2"),
+        ({"repro": "moe-of-nothing"}, "unknown --repro 'moe-of-nothing'"),
+        ({"flavor": "8B"}, "--flavor applies to --repro torchtitan"),
+        ({"preset": "llama3-8b", "model": "m.py:build"}, "--preset applies to --repro ffn or transformer"),
+        ({"model": "m.py:build", "hf_config": "c.json"}, "--model and --hf-config both name the model to probe"),
+        ({"repro": "transformer", "dim": 100, "heads": 8}, "--dim 100 must be a multiple of --heads 8"),
+        ({"recipe": "rowwise", "dim": 72}, "float8 recipe 'rowwise' needs multiples of 16 for torch._scaled_mm: --dim=72"),
+        ({"recipe": "rowwise", "batch": 3, "seq": 5}, "--batch x --seq=15"),
+    ],
+)
+def test_a_configuration_that_does_not_fit_is_never_made(values, words):
+    with pytest.raises(ConfigError) as e:
+        ProbeConfig(**values)
+    assert words in str(e.value)
+
+
+def test_replace_makes_a_new_configuration_and_checks_it():
+    cfg = ProbeConfig(recipe="bf16")
+    assert replace(cfg, recipe="fp8").recipe == "rowwise"
+    with pytest.raises(ConfigError, match="--lr must be positive"):
+        replace(cfg, lr=-1.0)
+
+
+def test_each_family_holds_its_own_fields():
+    assert type(ProbeConfig().target) is targets.FFN
+    t = ProbeConfig(repro="transformer", heads=4, kv_heads=2, dim=64, hidden=128).target
+    assert isinstance(t, targets.Transformer) and (t.heads, t.kv_heads, t.kv_width()) == (4, 2, 32)
+    assert type(ProbeConfig(model="m.py:build").target).__name__ == "UserModel"
+    hf = ProbeConfig(hf_config="dir/config.json", layers=3).target
+    assert hf.layers == 3 and hf.short_name() == "dir" and not hasattr(hf, "dim")
+    assert ProbeConfig(repro="torchtitan", flavor="8B").summary().split("  ")[1].startswith("torchtitan llama3 8B")
+
+
+def test_the_flags_are_every_familys_fields_each_once_in_each_familys_order():
+    names = [f.name for f in fields(ProbeConfig)]
+    assert len(names) == len(set(names))
+    for family in targets.FAMILIES:
+        own = [f.name for f in fields(family)]
+        assert [n for n in names if n in own] == own, family.name  # each family's fields keep their order
+    # a field two families take is one declaration: the same option, so the same flag and help
+    for family in targets.FAMILIES:
+        for f in fields(family):
+            mine = next(g for g in fields(ProbeConfig) if g.name == f.name)
+            assert mine.metadata["option"] == f.metadata["option"] and mine.default == f.default
+
+
+def test_a_preset_fills_the_dimensions_not_given():
+    cfg = config_from_values({"repro": "transformer", "preset": "llama3-8b", "dim": None, "heads": 16})
+    assert (cfg.dim, cfg.hidden, cfg.heads, cfg.kv_heads) == (4096, 14336, 16, 8)
+    assert cfg.target.full_depth() == 32
+
+
+def test_the_schema_types_each_field_by_its_declared_kind():
+    from memprobe.rundir import schema as S
+
+    for f, o in declared(ProbeConfig):
+        assert f.name in S.Config.model_fields
+        if o.kind == Kind.WHOLE:
+            with pytest.raises(ValueError):
+                S.Config.model_validate({f.name: 2.5})
+    with pytest.raises(ValueError, match="--flavor applies to --repro torchtitan"):
+        S.Config.model_validate({"flavor": "8B"})
