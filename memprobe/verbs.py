@@ -24,52 +24,70 @@ def config_from_values(values: dict) -> ProbeConfig:
     dimensions not given; unknown keys, wrong types and unknown ops are a ConfigError naming the field."""
     from .policies import resolve_ops
 
-    values = dict(values)
-    known = {f.name: f for f in fields(ProbeConfig)}
-    for name, v in values.items():
-        fld = known.get(name)
-        if fld is None or v is None:
-            continue
-        default = fld.default if fld.default is not MISSING else None
-        multiple = fld.metadata.get("multiple")
-        ok = (
-            isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)
-            if multiple
-            else isinstance(v, bool)
-            if isinstance(default, bool)
-            else isinstance(v, (int, float)) and not isinstance(v, bool)
-            if isinstance(default, float)
-            else isinstance(v, int) and not isinstance(v, bool)
-            if isinstance(default, int)
-            else isinstance(v, str)
-        )
-        if not ok:
-            wanted = (
-                "a list of strings"
-                if multiple
-                else "true or false"
-                if isinstance(default, bool)
-                else "a number"
-                if isinstance(default, float)
-                else "an integer"
-                if isinstance(default, int)
-                else "a string"
-            )
-            raise ConfigError(f"config key {name!r}: expected {wanted}, got {str(v)[:60]!r}", field=name)
-        if multiple:
-            values[name] = tuple(v)
+    values = _typed(values)
     if values.get("preset"):
-        from repros.presets import PRESETS
-
-        for k, v in PRESETS.get(values["preset"], {}).items():
-            if k != "layers" and values.get(k) is None:
-                values[k] = v
+        _fill_from_preset(values)
     for fld in fields(ProbeConfig):
         if fld.metadata.get("preset") and values.get(fld.name) is None:
             values.pop(fld.name, None)  # the field's own default
     cfg = ProbeConfig.from_dict(values).validated()
     resolve_ops(values)  # named as the user wrote them
     return cfg
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_integer(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# the value a field takes, by the type of its default (the first that matches: a bool is an int too): (the type,
+# the test of a value, what is expected in words)
+_VALUE_TYPES = (
+    (bool, lambda v: isinstance(v, bool), "true or false"),
+    (float, _is_number, "a number"),
+    (int, _is_integer, "an integer"),
+)
+
+
+def _expected(fld) -> tuple:
+    """(the test of a value of field ``fld``, what it expects in words): a field of several values takes a list of
+    strings; otherwise its default's type says (a string when it has none of those)."""
+    if fld.metadata.get("multiple"):
+        return (lambda v: isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v)), "a list of strings"
+    default = fld.default if fld.default is not MISSING else None
+    for kind, test, wanted in _VALUE_TYPES:
+        if isinstance(default, kind):
+            return test, wanted
+    return (lambda v: isinstance(v, str)), "a string"
+
+
+def _typed(values: dict) -> dict:
+    """A copy of ``values`` whose known fields were checked to have their type (a ConfigError naming the first that
+    has not), a field of several values as a tuple; unknown keys and None values are left to the configuration."""
+    values = dict(values)
+    known = {f.name: f for f in fields(ProbeConfig)}
+    for name, v in values.items():
+        fld = known.get(name)
+        if fld is None or v is None:
+            continue
+        ok, wanted = _expected(fld)
+        if not ok(v):
+            raise ConfigError(f"config key {name!r}: expected {wanted}, got {str(v)[:60]!r}", field=name)
+        if fld.metadata.get("multiple"):
+            values[name] = tuple(v)
+    return values
+
+
+def _fill_from_preset(values: dict) -> None:
+    """The dimensions a ``preset`` gives, filled where not given (its layer count apart: the probe's own)."""
+    from repros.presets import PRESETS
+
+    for k, v in PRESETS.get(values["preset"], {}).items():
+        if k != "layers" and values.get(k) is None:
+            values[k] = v
 
 
 def policy_table() -> dict:
