@@ -238,6 +238,17 @@ def _probe(name: str, body, where: _Lines, resolve_ops: bool) -> Probe:
     if not isinstance(body, dict):
         raise BudgetError(f"{where(('probes',), name)}: probes.{name} must be a table")
     limits_data = body.get("limits", {})
+    probe = Probe(name, _probe_config(name, body, where, resolve_ops), line=where.line(t))
+    if not isinstance(limits_data, dict) or not limits_data:
+        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+    _add_limits(probe, limits_data, where)
+    if not probe.limits:
+        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
+    return probe
+
+
+def _probe_config(name: str, body: dict, where: _Lines, resolve_ops: bool) -> ProbeConfig:
+    """A probe's configuration: its table's keys but ``limits``, checked (and its ops resolved, ``resolve_ops``)."""
     cfg_keys = {k: v for k, v in body.items() if k != "limits"}
     try:
         cfg = ProbeConfig.from_dict(cfg_keys)
@@ -246,11 +257,14 @@ def _probe(name: str, body, where: _Lines, resolve_ops: bool) -> Probe:
 
             check_ops(cfg_keys)
     except ConfigError as e:
-        raise BudgetError(f"{where(t, e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
-    probe = Probe(name, cfg, line=where.line(t))
-    if not isinstance(limits_data, dict) or not limits_data:
-        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
-    lt = t + ("limits",)
+        raise BudgetError(f"{where(('probes', name), e.field if e.field in cfg_keys else None)}: probe {name!r}: {e}") from None
+    return cfg
+
+
+def _add_limits(probe: Probe, limits_data: dict, where: _Lines) -> None:
+    """The limits of ``[probes.NAME.limits]`` and its sections (cpu, cuda, baseline), added to ``probe``, and those
+    it names optional marked."""
+    lt = ("probes", probe.name, "limits")
     for key, value in limits_data.items():
         if key == OPTIONAL:
             continue
@@ -262,9 +276,6 @@ def _probe(name: str, body, where: _Lines, resolve_ops: bool) -> Probe:
         for metric, v in value.items():
             probe.limits.append(_limit(metric, v, key, where(lt + (key,), metric), where.line(lt + (key,), metric)))
     _mark_optional(probe, limits_data.get(OPTIONAL, []), where(lt, OPTIONAL))
-    if not probe.limits:
-        raise BudgetError(f"{where(t)}: probe {name!r} has no limits (add [probes.{name}.limits])")
-    return probe
 
 
 OPTIONAL = "optional"  # [probes.NAME.limits] optional = ["graph_peak_bytes", "cpu.forward_peak_bytes"]
@@ -306,15 +317,11 @@ def _limit(metric: str, value, section: str | None, loc: str, line: int | None) 
 
 def figures(report: S.Report) -> dict[str, int | None]:
     """The gate's metrics for one run report (bytes; None when the run lacks the figure)."""
-    rows = report.saved_tensors
-    totals = report.saved_totals
     graphs = [g.peak_bytes for g in report.graph_memory or [] if g.peak_bytes is not None]
     phases = (report.memory.phases if report.memory else None) or {}
     out: dict[str, int | None] = {
-        "saved_bytes": totals.graph_bytes if totals else None,
-        "weight_derived_saved_bytes": sum(r.bytes for r in rows if r.kind == SavedKind.WEIGHT_DERIVED)
-        if rows
-        else (0 if totals else None),
+        "saved_bytes": report.saved_totals.graph_bytes if report.saved_totals else None,
+        "weight_derived_saved_bytes": _weight_derived_bytes(report),
         "graph_peak_bytes": max(graphs) if graphs else None,
     }
     for phase in Phase:
@@ -323,6 +330,14 @@ def figures(report: S.Report) -> dict[str, int | None]:
     peaks = [p.peak_bytes for p in phases.values()]
     out["step_peak_bytes"] = max(peaks) if peaks else None
     return out
+
+
+def _weight_derived_bytes(report: S.Report) -> int | None:
+    """What a run saves that is derived from weights: 0 when it saved nothing; None without a saved table."""
+    rows = report.saved_tensors
+    if rows:
+        return sum(r.bytes for r in rows if r.kind == SavedKind.WEIGHT_DERIVED)
+    return 0 if report.saved_totals else None
 
 
 def evaluate(probe: Probe, report: S.Report, baseline: S.BaselineProbe | None) -> list[dict]:
@@ -455,27 +470,11 @@ def explain_breach(report: S.Report, entry: S.BaselineProbe | None) -> dict:
     """Why a probe breached its budget: the diff against its stored baseline when it is comparable,
     else the largest saved values and findings. ``exprs`` are the saved values named in ``lines``
     (a renderer sets them as code)."""
-    from .analysis.diff import diff_reports
+    if entry is not None and entry.report and baseline_mismatch(entry, report) is None:
+        return _against_baseline(report, entry.report)
     from .analysis.saved import MODULE_STATE, group_rows
     from .units import fmt_bytes
 
-    if entry is not None and entry.report and baseline_mismatch(entry, report) is None:
-        d = diff_reports(entry.report, report)
-        delta = d.totals.saved_bytes.delta
-        status = {DiffStatus.ONLY_B: "new", DiffStatus.GROWN: DiffStatus.GROWN.value}
-        items = [it for it in d.items if it.status in status][:5]
-        lines = [
-            f"{_named(it)} x{it.count}: {'+' if it.delta_bytes > 0 else ''}{fmt_bytes(it.delta_bytes)}"
-            f" ({status[it.status]}; {it.reason}). Hint: "
-            + (it.hint or "").replace("B's", "this run's").replace(" in B ", " here ")
-            for it in items
-        ]
-        sign = "+" if (delta or 0) >= 0 else ""
-        return {
-            "headline": f"Against the baseline it saves {sign}{fmt_bytes(delta)} for backward per step:",
-            "lines": lines or ["no saved value grew; the breach is in measured memory outside the saved values"],
-            "exprs": [x for it in items for x in _names(it)],
-        }
     findings = report.findings[:3]
     lines = [f.message for f in findings]
     exprs = [f.expr for f in findings if f.expr]
@@ -487,6 +486,36 @@ def explain_breach(report: S.Report, entry: S.BaselineProbe | None) -> dict:
         "lines": lines,
         "exprs": list(dict.fromkeys(exprs)),
     }
+
+
+# how a value that grew against the baseline is said to have grown
+_GREW = {DiffStatus.ONLY_B: "new", DiffStatus.GROWN: DiffStatus.GROWN.value}
+
+
+def _against_baseline(report: S.Report, baseline: S.BaselineReport) -> dict:
+    """A breach explained by the diff against the stored baseline's report: the values that are new or grew."""
+    from .analysis.diff import diff_reports
+    from .units import fmt_bytes
+
+    d = diff_reports(baseline, report)
+    delta = d.totals.saved_bytes.delta
+    items = [it for it in d.items if it.status in _GREW][:5]
+    sign = "+" if (delta or 0) >= 0 else ""
+    return {
+        "headline": f"Against the baseline it saves {sign}{fmt_bytes(delta)} for backward per step:",
+        "lines": [_grown_line(it) for it in items]
+        or ["no saved value grew; the breach is in measured memory outside the saved values"],
+        "exprs": [x for it in items for x in _names(it)],
+    }
+
+
+def _grown_line(it: S.DiffItem) -> str:
+    """One value that is new or grew against the baseline: its name, how much, why, and the hint (for this run)."""
+    from .units import fmt_bytes
+
+    hint = (it.hint or "").replace("B's", "this run's").replace(" in B ", " here ")
+    sign = "+" if it.delta_bytes > 0 else ""
+    return f"{_named(it)} x{it.count}: {sign}{fmt_bytes(it.delta_bytes)} ({_GREW[it.status]}; {it.reason}). Hint: {hint}"
 
 
 # -- writing a budget (memprobe budget) ------------------------------------------------------------

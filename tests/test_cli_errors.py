@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from conftest import invoke
+from click.testing import CliRunner
+from conftest import TINY, invoke
+
+BF16 = Path(__file__).parent / "data" / "cuda" / "bf16-legacy"
 
 
 @pytest.mark.parametrize(
@@ -132,3 +137,75 @@ def test_the_budget_file_and_the_memory_budget_are_told_apart_in_the_help():
     assert "memory-budget" in ac.type.choices and "memory budget" in ac.help
     assert "memory budget" in option("sweep", "--memory-budgets").help
     assert "memory-budget" in option("run", "--memory-budget").help
+
+
+# -- one line, whatever the input; --debug adds the traceback and keeps the exit code ----------------------------------
+
+
+def _invoke_with_output(*args) -> tuple[int, str, str]:
+    """A verb in this process, through the CLI's one door: exit code, stdout, stderr."""
+    from memprobe.cli.main import cli
+
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _error_line(code: int, out: str, err: str, want: int = 2) -> str:
+    assert code == want, (code, out[-500:], err[-2000:])
+    assert err.count("\n") == 1 and "Traceback" not in err and "internal error" not in err, err
+    return err
+
+
+def _one_line(proc, code: int = 2) -> str:
+    assert proc.returncode == code, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    return proc.stderr
+
+
+HUGE = "9" * 400
+
+
+def test_min_delta_beyond_float_range_exit_2(tmp_path):
+    err = _error_line(*_invoke_with_output("bisect", "bf16", "rowwise", "--min-delta", HUGE, "--out", tmp_path / "b"))
+    assert "--min-delta" in err and not (tmp_path / "b").exists()
+
+
+def test_an_interpreter_that_prints_binary_is_exit_2(tmp_path):
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\nprintf '\\377\\376\\200 not utf-8\\n' >&2\nprintf '\\377\\n'\nexit 1\n")
+    python.chmod(0o755)
+    err = _error_line(*_invoke_with_output("diff", "bf16", "bf16", "--a-python", python, *TINY, "--out", tmp_path / "d"))
+    assert err.startswith("memprobe: error: [a]") and str(python) in err and "cannot run memprobe's environment check" in err
+    assert "nothing was run" in err
+
+
+@pytest.mark.parametrize("verb, code", [(["show", "MISSING"], 2), (["policies", "--json"], 0)])
+def test_debug_keeps_the_exit_code_and_adds_the_traceback(tmp_path, verb, code):
+    args = [str(tmp_path / "missing") if v == "MISSING" else v for v in verb]
+    proc = invoke("--debug", *args)
+    assert proc.returncode == code, proc.stderr
+    if code:
+        assert "Traceback" in proc.stderr and proc.stderr.rstrip().splitlines()[-1].startswith("memprobe: error: ")
+
+
+def test_debug_keeps_exit_70_for_a_bug(monkeypatch):
+    from memprobe.analysis import recorded
+
+    def bug(*a, **k):
+        raise KeyError("a simulated bug")
+
+    monkeypatch.setattr(recorded, "load_recorded", bug)
+    code, out, err = _invoke_with_output("--debug", "show", BF16)
+    assert code == 70 and "Traceback" in err and "internal error: KeyError: 'a simulated bug'" in err, (code, err)
+
+
+@pytest.mark.parametrize(
+    "flag, value, needle",
+    [
+        ("--model", "/etc/passwd:build", "/etc/passwd is not a Python file"),
+        ("--hf-config", "/etc/passwd", "--hf-config /etc/passwd is not valid JSON"),
+    ],
+)
+def test_a_system_file_as_the_model_is_bad_input(tmp_path, flag, value, needle):
+    err = _one_line(invoke("run", flag, value, "--recipe", "bf16", "--device", "cpu", "--out", tmp_path / "r", "-q"))
+    assert needle in err, err

@@ -1,15 +1,19 @@
 """CPU probes as forks of a process that imported torch once (memprobe.capture.forkserver): a forked probe measures
 exactly what a fresh interpreter measures, a probe whose environment torch reads at import gets a fresh interpreter,
-a verb's own server ends with the verb, and a server that answers badly or goes away is an error, never a hang."""
+a verb's own server ends with the verb, and a server that answers badly or goes away is an error, never a hang. The
+server and its clients trust only their own user (another uid's server is sent nothing and never names a process to
+signal; another uid's connection is closed unread), and no request ends or stalls the server."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import conftest
@@ -136,3 +140,314 @@ def test_a_bad_request_is_refused_and_a_server_gone_is_a_failed_probe(tmp_path, 
 def test_the_server_is_started_by_memprobe_only():
     proc = subprocess.run([sys.executable, "-m", "memprobe.capture.forkserver"], capture_output=True, text=True)
     assert proc.returncode == 2 and "started by memprobe" in proc.stderr
+
+
+# -- the fork server trusts only its own user, and no client holds up the others ---------------------------------------
+
+
+def _one_line(proc, code: int = 2) -> str:
+    assert proc.returncode == code, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    return proc.stderr
+
+
+NOBODY = 65534  # a second uid every Linux has (nobody): no user need be made
+
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0, reason=f"running a process as a second uid ({NOBODY}) needs root; this test runs as uid {os.geteuid()}"
+)
+
+
+# a fork server as memprobe's, without torch: its one program writes the file its argv names (and sleeps, if asked)
+CHEAP_SERVER = """
+import os, sys, time
+import memprobe.capture.forkserver as fs
+
+fs.REQUEST_DEADLINE_S = float(sys.argv[1])
+
+
+class Program:
+    __file__ = __file__
+
+    @staticmethod
+    def main(argv):
+        open(argv[0], "w").close()
+        time.sleep(float(argv[1]) if len(argv) > 1 else 0)
+        return 0
+
+
+sys.exit(fs.serve(sys.argv[2], preload=lambda: None, programs={"probe": Program}))
+"""
+
+
+# another user's fork server: it records every byte it is sent and answers with a pid of its choosing (init's)
+OTHERS_SERVER = """
+import os, socket, sys
+path, record, how = sys.argv[1:4]
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+if how == "their-directory":  # a directory the other user made (as a recreated /tmp/memprobe-forkserver-XXXX is)
+    os.setgid(65534); os.setuid(65534)
+    os.mkdir(os.path.dirname(path), 0o700)
+    sock.bind(path)
+else:  # this user's own directory and socket, but the process listening on it is the other user's
+    sock.bind(path)
+    os.setgid(65534); os.setuid(65534)
+sock.listen(8)
+print("ready", flush=True)
+got = 0
+while True:
+    conn, _ = sock.accept()
+    conn.settimeout(5)
+    try:
+        while chunk := conn.recv(65536):
+            got += len(chunk)
+            if b"\\n" in chunk:
+                break
+    except OSError:
+        pass
+    with open(record, "w") as f:
+        f.write(str(got))
+    try:
+        conn.sendall(b'{"pid": 1}\\n')
+    except OSError:
+        pass
+    conn.close()
+"""
+
+
+def _cheap_server(tmp_path: Path, deadline: float = 10.0):
+    from memprobe.orchestrate.forkserver import start_server
+
+    script = tmp_path / "cheap_server.py"
+    script.write_text(CHEAP_SERVER)
+    server = start_server(dict(os.environ), server=[sys.executable, str(script), str(deadline)])
+    assert server is not None
+    return server
+
+
+def _request(server, argv: list[str]):
+    """``argv`` for the cheap server's program, asked as memprobe asks (its std streams: /dev/null)."""
+    from memprobe.orchestrate.forkserver import server_env
+
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        return server.spawn(argv, server_env(dict(os.environ)), sys.executable, null, null, null)
+    finally:
+        os.close(null)
+
+
+def _raw(server, data: bytes, fds: tuple = (0, 1, 2)):
+    import socket
+
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(server.path)
+    if data:
+        socket.send_fds(conn, [data], list(fds))
+    return conn
+
+
+def _answer(conn) -> dict:
+    conn.settimeout(120)  # a hang guard only
+    return json.loads(conn.makefile("rb").readline() or b"{}")
+
+
+@needs_pidfd
+@needs_root
+@pytest.mark.parametrize("how", ["their-directory", "their-process"])
+def test_a_fork_server_of_another_uid_is_sent_nothing(tmp_path, how):
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="memprobe-test-"))  # in /tmp, which the other uid can enter
+    try:
+        base.chmod(0o1777)  # as /tmp is
+        sock_dir = base / "memprobe-forkserver-x"
+        if how == "their-process":
+            sock_dir.mkdir(mode=0o700)
+        (tmp_path / "others.py").write_text(OTHERS_SERVER)
+        record = base / "received"
+        other = subprocess.Popen(
+            [sys.executable, tmp_path / "others.py", sock_dir / "socket", record, how], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            assert other.stdout.readline().strip() == "ready"
+            env = {"MEMPROBE_FORKSERVER": str(sock_dir / "socket"), "CI_SECRET_TOKEN": "s3cr3t"}
+            args = ("diff", "bf16", "bf16", *TINY, "--no-compile", "--out", tmp_path / "d", "-q")
+            err = _one_line(run_cli(*args, env=env, fresh=True, timeout=300))  # a hang guard only
+            want = f"belongs to uid {NOBODY}" if how == "their-directory" else f"is a process of uid {NOBODY}"
+            assert want in err and "MEMPROBE_FORKSERVER=off" in err, err
+            assert not record.exists() or record.read_text() == "0"  # not one byte: no environment, no descriptors
+        finally:
+            other.kill()
+            other.wait()
+        os.kill(1, 0)  # init, whose pid the other server named, was never waited on or signalled (it is there)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@needs_pidfd
+@needs_root
+def test_the_fork_server_reads_nothing_from_another_uid(tmp_path):
+    server = _cheap_server(tmp_path)
+    try:
+        directory = Path(server.path).parent
+        directory.chmod(0o755)  # as if someone opened it up: the peer check still stands
+        Path(server.path).chmod(0o777)
+        Path(tmp_path).chmod(0o755)
+        marker = tmp_path / "ran-for-nobody"
+        probe = (
+            "import json, os, socket, sys\n"
+            "os.setgid(65534); os.setuid(65534)\n"
+            "c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); c.connect(sys.argv[1])\n"
+            "req = {'program': 'probe', 'argv': [sys.argv[2]], 'env': {}, 'cwd': '/', 'python': sys.executable,"
+            " 'prefix': sys.prefix}\n"
+            "try:\n"
+            "    socket.send_fds(c, [json.dumps(req).encode() + b'\\n'], [0, 1, 2])\n"
+            "    c.settimeout(60)\n"
+            "    print(repr(c.recv(4096)))\n"
+            "except (BrokenPipeError, ConnectionResetError):\n"
+            "    print(repr(b''))\n"
+        )
+        proc = subprocess.run([sys.executable, "-c", probe, server.path, marker], capture_output=True, text=True, timeout=120)
+        assert proc.stdout.strip() == "b''", (proc.stdout, proc.stderr)  # closed unread: no answer at all
+        assert not marker.exists()
+        directory.chmod(0o700)  # (memprobe itself would not ask a server there)
+        mine = tmp_path / "ran-for-me"
+        forked = _request(server, [str(mine)])  # its own user is served as before
+        assert not isinstance(forked, str) and forked.wait(timeout=120) == 0 and mine.exists()
+    finally:
+        server.close()
+
+
+@needs_pidfd
+def test_the_fork_server_refuses_a_directory_others_may_enter(tmp_path):
+    script = tmp_path / "cheap_server.py"
+    script.write_text(CHEAP_SERVER)
+    (tmp_path / "open").mkdir(mode=0o755)
+    (tmp_path / "open").chmod(0o755)
+    proc = subprocess.run([sys.executable, script, "10", tmp_path / "open" / "socket"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "has mode 755: others may enter it" in proc.stderr and "refusing to serve" in proc.stderr
+    assert not (tmp_path / "open" / "socket").exists()
+
+
+LIAR = """
+import json, os, socket, sys
+path, victim, how = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+sock.bind(path)
+sock.listen(8)
+print("ready", flush=True)
+while True:
+    conn, _ = sock.accept()
+    conn.makefile("rb").readline()
+    fds = [os.pidfd_open(victim)] if how == "its-pidfd" else []
+    socket.send_fds(conn, [json.dumps({"pid": victim}).encode() + b"\\n"], fds)
+"""
+
+
+@needs_pidfd
+@pytest.mark.parametrize("how", ["a-pid", "its-pidfd"])
+def test_a_process_the_fork_server_did_not_fork_is_never_signalled(tmp_path, how):
+    from memprobe.orchestrate.forkserver import ForkServer
+
+    victim = subprocess.Popen(["sleep", "600"])  # a process of this user's that no fork server started
+    sock_dir = tmp_path / "srv"
+    sock_dir.mkdir(mode=0o700)
+    (tmp_path / "liar.py").write_text(LIAR)
+    liar = subprocess.Popen(
+        [sys.executable, tmp_path / "liar.py", sock_dir / "socket", str(victim.pid), how], stdout=subprocess.PIPE
+    )
+    try:
+        assert liar.stdout.readline().strip() == b"ready"
+        answer = _request(ForkServer(str(sock_dir / "socket")), ["x"])
+        assert answer == "the fork server gave no process of its own", answer  # nothing to signal or wait for
+        assert victim.poll() is None
+    finally:
+        for p in (liar, victim):
+            p.kill()
+            p.wait()
+
+
+@needs_pidfd
+def test_no_request_ends_or_stalls_the_fork_server(tmp_path):
+    server = _cheap_server(tmp_path, deadline=2.0)
+    try:
+        # 400 KB of nested brackets used to end the server (RecursionError), its socket removed
+        deep = _raw(server, b"[" * 400_000 + b"\n")
+        assert "nested too deep" in _answer(deep)["refused"]
+        silent = _raw(server, b"")  # a client that sends nothing
+        trickle = _raw(server, b"{", ())  # and one that sends a byte now and then
+        first = tmp_path / "first"
+        forked = _request(server, [str(first)])  # answered while both are still connected and unanswered
+        assert not isinstance(forked, str) and forked.wait(timeout=120) == 0 and first.exists()
+        for conn in (silent, trickle):
+            conn.setblocking(False)
+            with pytest.raises(BlockingIOError):  # not answered yet: they held no one up
+                conn.recv(1)
+            conn.setblocking(True)
+        trickle.settimeout(0.2)
+        refused = b""
+        while not refused:  # a byte at a time keeps nothing open past the deadline
+            try:
+                trickle.send(b" ")
+                refused = trickle.recv(4096)
+            except TimeoutError:
+                continue
+            except OSError:
+                break
+        assert b"no whole request within 2 s" in refused, refused
+        assert "no whole request within 2 s" in _answer(silent)["refused"]
+        assert Path(server.path).exists() and server.proc.poll() is None  # still serving
+        second = tmp_path / "second"
+        assert _request(server, [str(second)]).wait(timeout=120) == 0 and second.exists()
+    finally:
+        server.close()
+
+
+@needs_pidfd
+def test_a_server_directory_a_killed_verb_left_is_cleaned(tmp_path, request):
+    from memprobe.orchestrate.forkserver import clean_stale_dirs
+
+    script = tmp_path / "cheap_server.py"
+    script.write_text(CHEAP_SERVER)
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="mp-", dir="/tmp"))  # short: a socket's path holds at most 107 bytes
+    request.addfinalizer(lambda: shutil.rmtree(tmp, ignore_errors=True))
+    verb = (  # a verb with a server of its own, killed with SIGKILL: its server ends (its stdin closes), the directory stays
+        "import os, sys\n"
+        "from memprobe.orchestrate.forkserver import start_server\n"
+        "s = start_server(server=[sys.executable, sys.argv[1], '10'])\n"
+        "print(s.workdir, flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", verb, script],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TMPDIR": str(tmp)},
+    )
+    workdir = Path(proc.stdout.readline().strip())
+    assert workdir.parent == tmp and workdir.is_dir() and clean_stale_dirs(str(tmp)) == []  # alive: kept
+    proc.kill()
+    proc.wait()
+    removed: list[str] = []
+    for _ in range(6000):  # until its server has noticed and ended (a hang guard: 10 min)
+        removed = clean_stale_dirs(str(tmp))
+        if removed:
+            break
+        time.sleep(0.1)
+    assert removed == [str(workdir)] and not workdir.exists()
+    # an older memprobe's directory (no lock file) once older than a server's start may take; never another user's
+    old = tmp / "memprobe-forkserver-old"
+    old.mkdir(mode=0o700)
+    young = tmp / "memprobe-forkserver-young"
+    young.mkdir(mode=0o700)
+    theirs = tmp / "memprobe-forkserver-theirs"
+    theirs.mkdir(mode=0o700)
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    if os.geteuid() == 0:
+        os.chown(theirs, NOBODY, NOBODY)
+    os.utime(theirs, (time.time() - 3600, time.time() - 3600))
+    assert clean_stale_dirs(str(tmp)) == [str(old)] and young.is_dir() and theirs.is_dir() == (os.geteuid() == 0)

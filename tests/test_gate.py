@@ -1,4 +1,5 @@
-"""The memory-budget gate: budget parsing, verdicts, exit codes, reports, and the project's own gate."""
+"""The memory-budget gate: budget parsing, verdicts, exit codes, reports, the project's own gate, and a gate that
+fails closed (a limit it cannot check, or a gate that checked nothing, fails)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
+from click.testing import CliRunner
 from conftest import LEGACY_ROWWISE, TINY, TODAY_ROWWISE, invoke, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from memprobe.budget import BudgetError, load_budget, parse_relative, parse_size
 from memprobe.units import fmt_delta
 
 ROOT = Path(__file__).resolve().parent.parent
+ROWWISE = ROOT / "tests" / "data" / "cuda" / "rowwise-legacy"
 
 
 def test_sizes():
@@ -219,3 +222,133 @@ def test_breach_without_a_baseline_names_the_largest_saved_values(runs, tmp_path
     assert any("abs(permute(layers.*.ffn.w" in line for line in why["lines"])
     rel = next(v for v in result["verdicts"] if v["kind"] == "relative")
     assert rel["verdict"] == "SKIP" and "no baseline" in rel["notice"]
+
+
+# -- the gate fails closed: a limit it cannot check, or a gate that checked nothing, fails -----------------------------
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _edit(path: Path, edit) -> None:
+    doc = json.loads(path.read_text())
+    edit(doc)
+    path.write_text(json.dumps(doc))
+
+
+def _invoke(*args) -> tuple[int, str, str]:
+    """A verb in this process, through the CLI's one door: exit code, stdout, stderr."""
+    from memprobe.cli.main import cli
+
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _error_line(code: int, out: str, err: str, want: int = 2) -> str:
+    assert code == want, (code, out[-500:], err[-2000:])
+    assert err.count("\n") == 1 and "Traceback" not in err and "internal error" not in err, err
+    return err
+
+
+def _one_line(proc, code: int = 2) -> str:
+    assert proc.returncode == code, (proc.returncode, proc.stdout[-500:], proc.stderr[-2000:])
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    return proc.stderr
+
+
+CUDA_BUDGET = """\
+[probes.p]
+recipe = "rowwise"
+dim = 256
+hidden = 768
+seq = 128
+ac_policy = "torchtitan-2025-01"
+device = "cuda"
+steps = 3
+
+[probes.p.limits]
+saved_bytes = "1 GiB"
+weight_derived_saved_bytes = "1 GiB"
+graph_peak_bytes = "1 GiB"
+
+[probes.p.limits.cuda]
+forward_peak_bytes = "1 GiB"
+"""
+
+
+def test_a_complete_run_without_its_figures_fails_the_gate(tmp_path):
+    run = _copy(ROWWISE, tmp_path / "run")
+
+    def strip(r):
+        r.update(saved_totals=None, memory=None, graph_memory=None, saved_tensors=[], attribution=None, findings=[])
+
+    _edit(run / "report.json", strip)
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(CUDA_BUDGET)
+    code, out, err = _invoke("gate", "--budget", budget, "--from", f"p={run}", "--json", "--junit", tmp_path / "g.xml")
+    assert code == 1, (out, err)
+    verdicts = {v["metric"]: v for v in json.loads(out)["verdicts"]}
+    assert {v["verdict"] for v in verdicts.values()} == {"FAIL"}
+    assert "the run has no saved_bytes figure" in verdicts["saved_bytes"]["notice"]
+    failures = ET.parse(tmp_path / "g.xml").getroot().iter("failure")
+    assert any("the run has no forward_peak_bytes figure" in f.get("message") for f in failures)
+    # unless the budget says a limit is optional: then it is skipped, and says why ...
+    budget.write_text(
+        CUDA_BUDGET.replace(
+            "[probes.p.limits]\n",
+            '[probes.p.limits]\noptional = ["saved_bytes", "weight_derived_saved_bytes", "graph_peak_bytes",'
+            ' "cuda.forward_peak_bytes"]\n',
+        )
+    )
+    # ... but a gate whose every limit was skipped checked nothing: it fails (it used to pass)
+    code, out, err = _invoke("gate", "--budget", budget, "--from", f"p={run}", "--json")
+    assert code == 1, (out, err)
+    notices = [v["notice"] for v in json.loads(out)["verdicts"] if v["verdict"] == "FAIL"]
+    assert len(notices) == 4 and all("(optional); no limit of probe 'p' was checked" in n for n in notices), notices
+
+
+def test_optional_names_a_limit_of_its_probe(tmp_path):
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(CUDA_BUDGET.replace("[probes.p.limits]\n", '[probes.p.limits]\noptional = ["cpu.forward_peak_bytes"]\n'))
+    err = _error_line(*_invoke("gate", "--budget", budget, "--from", f"p={ROWWISE}"))
+    assert "'cpu.forward_peak_bytes', which is no limit of probe 'p'" in err and f"{budget}:11" in err
+
+
+GATE_BUDGET = """\
+[probes.p]
+recipe = "rowwise"
+dim = 256
+hidden = 768
+seq = 128
+ac_policy = "torchtitan-2025-01"
+device = "cuda"
+steps = 3
+
+[probes.p.limits.cpu]
+forward_peak_bytes = "1 GiB"
+"""
+
+
+def test_a_gate_that_checked_no_limit_fails(tmp_path):
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(GATE_BUDGET)  # its one limit is for the CPU; the run was on CUDA: skipped
+    proc = invoke("gate", "--budget", budget, "--from", f"p={ROWWISE}", "--json")
+    assert proc.returncode == 1, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["counts"] == {"PASS": 0, "FAIL": 1, "SKIP": 0}
+    (only,) = result["verdicts"]
+    assert "this run was on cuda" in only["notice"] and "no limit of probe 'p' was checked" in only["notice"]
+    # with one limit checked, the skipped one stays skipped and the gate passes
+    budget.write_text(GATE_BUDGET + '\n[probes.p.limits.cuda]\nforward_peak_bytes = "1 GiB"\n')
+    proc = invoke("gate", "--budget", budget, "--from", f"p={ROWWISE}", "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["counts"] == {"PASS": 1, "FAIL": 0, "SKIP": 1}
+
+
+def test_gate_from_a_run_of_another_configuration_is_refused(tmp_path):
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(GATE_BUDGET.replace('recipe = "rowwise"', 'recipe = "bf16"'))
+    err = _one_line(invoke("gate", "--budget", budget, "--from", f"p={ROWWISE}", "--out", tmp_path / "g"))
+    assert f"--from p={ROWWISE}: the run's configuration differs from that of probe 'p' in recipe" in err
+    assert "recipe: probe 'bf16', run 'rowwise'" in err and not (tmp_path / "g").exists()

@@ -95,3 +95,34 @@ def test_a_missing_sdk_is_one_line_saying_how_to_install_it(tmp_path):
     )
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and "pip install 'memprobe[mcp]'" in proc.stderr
+
+
+# -- an agent's bad arguments ------------------------------------------------------------------------------------------
+
+
+def _tool_error(result) -> str:
+    """A tool's error, as its one line."""
+    assert result.is_error, result.content
+    text = result.content[0].text
+    assert len(text.splitlines()) == 1 and "pydantic" not in text and "Traceback" not in text, text
+    return text
+
+
+def test_mcp_paths_and_argument_types_are_one_line_errors(tmp_path):
+    async def calls(session):
+        return [
+            await session.call_tool("run", {"out": "a\u0000b", "config": {"device": "cpu"}}),
+            await session.call_tool("show", {"path": "x\u0000y"}),
+            await session.call_tool("run", {"force": "maybe"}),
+            await session.call_tool("gate", {"probes": "p"}),
+            await session.call_tool("show", {}),
+            await session.call_tool("run", {"config": {"dim": "wide"}}),
+        ]
+
+    nul_out, nul_path, force, probes, missing, dim = (_tool_error(r) for r in mcp_session(calls))
+    assert "exit 2" in nul_out and "out: a path cannot hold a NUL byte" in nul_out
+    assert "path: a path cannot hold a NUL byte" in nul_path
+    assert "argument 'force' takes true or false, got 'maybe'" in force, force
+    assert "argument 'probes' takes a list of strings or null, got 'p'" in probes, probes
+    assert "argument 'path' is required" in missing, missing
+    assert "exit 2" in dim and "config key 'dim': expected an integer, got 'wide'" in dim, dim

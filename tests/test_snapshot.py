@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import pickle
+import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +19,7 @@ from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump, load_report
 
 CUDA = Path(__file__).parent / "data" / "cuda"
+BF16 = CUDA / "bf16-legacy"
 
 
 def _attribution(name: str) -> tuple[dict, dict]:
@@ -160,3 +163,43 @@ def test_replay_and_attribution_never_crash_on_odd_traces(events, blocks):
     assert rep["events"] <= len(events)
     att = attribute_peak(snap, S.Report.model_construct(graphs=[], invocations=[]))
     assert att.alive_bytes >= 0
+
+
+# -- fields of the wrong type ------------------------------------------------------------------------------------------
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _invoke(*args) -> tuple[int, str, str]:
+    """A verb in this process, through the CLI's one door: exit code, stdout, stderr."""
+    from memprobe.cli.main import cli
+
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda s: s["device_traces"][0][0].update(time_us="soon"),
+        lambda s: s["device_traces"][0][0].update(time_us=[1]),
+        lambda s: s["device_traces"][0][0].update(time_us=10**400),
+        lambda s: s["segments"][0].update(blocks=7),
+        lambda s: s["device_traces"][0][1].update(size=2**70),
+    ],
+)
+def test_snapshot_fields_of_the_wrong_type_are_ignored_not_a_crash(tmp_path, edit):
+    from memprobe.analysis.snapshot import load_snapshot
+
+    run = _copy(BF16, tmp_path / "X")
+    snap = dict(load_snapshot(run / "snapshot.pickle"))
+    edit(snap)
+    import pickle
+
+    (run / "snapshot.pickle").write_bytes(pickle.dumps(snap))
+    code, out, err = _invoke("report", run, "-o", tmp_path / "x.html", "--trace", tmp_path / "t.json")
+    assert code == 0, err
+    json.loads((tmp_path / "t.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the trace"))

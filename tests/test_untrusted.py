@@ -831,7 +831,7 @@ class RequestKind(FuzzKind):
         assert "exit" in answer, answer
 
 
-# an explain.json as `memprobe explain` writes it (tests/test_hardening3.py uses it too)
+# an explain.json as `memprobe explain` writes it (tests/test_bad_files.py uses it too)
 EXPLAIN_SAMPLE = {
     "base": {
         "config": {"recipe": "rowwise", "ac_policy": "torchtitan-2025-01"},

@@ -13,10 +13,11 @@ from importlib.metadata import PackageNotFoundError, distribution, requires
 from pathlib import Path
 
 import pytest
-from conftest import TINY, invoke, once_per_session, python_over_this_environment, run_cli
+from conftest import MEMPROBE, TINY, invoke, once_per_session, python_over_this_environment, run_cli
 
 from memprobe.compat import installed_versions
 from memprobe.config import ProbeConfig
+from memprobe.errors import ConfigError
 from memprobe.vocab import EnvNeed
 
 TINY_SIDE = [a for a in TINY if a not in ("--layers", "1")] + ["--layers", "1"]
@@ -290,3 +291,50 @@ def test_versions_differ_names_each_library_that_changed():
     line = versions_line(S.DiffResult.model_construct(versions_differ=pairs))
     assert line == "versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> none"
     assert versions_line(S.DiffResult.model_construct(versions_differ={})) is None
+
+
+# -- float8's needs: the GPU, torchao ----------------------------------------------------------------------------------
+
+
+def test_float8_on_an_old_gpu_is_refused(monkeypatch):
+    import torch
+
+    from memprobe.capture import build
+
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: (8, 0))
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA A100-SXM4-80GB")
+    with pytest.raises(
+        ConfigError, match=r"compute capability 8.9 or newer; NVIDIA A100-SXM4-80GB is 8.0: use --recipe bf16 or --device cpu"
+    ):
+        build.check_float8_support("rowwise", torch.device("cuda", 0))
+    build.check_float8_support("bf16", torch.device("cuda", 0))  # bf16 runs anywhere
+
+
+@pytest.mark.parametrize(
+    "files, needle",
+    [
+        ({"torchao/__init__.py": "raise ImportError('simulated: no torchao here')\n"}, "needs torchao>=0.9 with torchao.float8"),
+        (
+            {
+                "torchao/__init__.py": "__version__ = '0.5.0'\n",
+                "torchao/float8/__init__.py": "Float8LinearConfig = convert_to_float8_training = None\n",
+            },
+            "torchao 0.5.0 has no float8 recipe lookup",
+        ),
+    ],
+    ids=["missing", "too-old"],
+)
+def test_torchao_missing_or_too_old(tmp_path, files, needle):
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    proc = subprocess.run(
+        MEMPROBE.split() + ["run", "--recipe", "rowwise", "--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and needle in proc.stderr and "Traceback" not in proc.stderr

@@ -89,15 +89,21 @@ def name_cpu_events(report: S.Report) -> CpuEvents | None:
     ev = report.memory.events if report.memory else None
     if not ev or "addr" not in (ev.columns or []):
         return None
-    annotations = [
-        a
-        for a in ev.annotations or []
-        if not a[0].startswith("memprobe::") or a[0].startswith("memprobe::call") or a[0] == "memprobe::backward"
-    ]
-    gm = {g.graph_id: g for g in report.graph_memory or [] if g.allocations is not None}
+    annotations = [a for a in ev.annotations or [] if _kept_region(a[0])]
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
+    return CpuEvents(ev.rows, annotations, _graph_call_names(report, ev.rows, calls))
+
+
+def _kept_region(name: str) -> bool:
+    """An annotated region that names allocations: every one but memprobe's own, except its graph calls and backward."""
+    return not name.startswith("memprobe::") or name.startswith("memprobe::call") or name == "memprobe::backward"
+
+
+def _graph_call_names(report: S.Report, rows: list[tuple], calls: list[tuple]) -> dict[int, Named]:
+    """The allocations the graph calls (``calls``: their annotated regions, in call order) made, named from their
+    output code, by event index."""
+    gm = {g.graph_id: g for g in report.graph_memory or [] if g.allocations is not None}
     names: dict[int, Named] = {}
-    rows = ev.rows
     by_time = sorted(range(len(rows)), key=lambda i: rows[i][0])  # a call's events are a range of these: bisected
     times = [rows[i][0] for i in by_time]
     spans = [(bisect_left(times, t0), bisect_right(times, t1)) for _name, t0, t1 in calls]
@@ -109,7 +115,7 @@ def name_cpu_events(report: S.Report) -> CpuEvents | None:
         graph = f"{name.split()[-1]}.forward"
         block = report.invocations[k].block if k < len(report.invocations) else None
         names.update(_call_names(rows, sorted(by_time[lo:hi]), graph, gm.get(graph), block))
-    return CpuEvents(ev.rows, annotations, names)
+    return names
 
 
 def _call_names(rows: list[tuple], window: list[int], graph: str, sim: S.GraphMemory | None, block: str | None) -> dict:
@@ -118,19 +124,8 @@ def _call_names(rows: list[tuple], window: list[int], graph: str, sim: S.GraphMe
     Allocations that match neither came from inside a kernel."""
     expected = list(sim.allocations) if sim else []
     roles = {r.storage: r for r in (sim.returned if sim else None) or [] if r.storage and not r.is_input}
-    freed_in_call = set()
-    alive: dict[int, int] = {}
-    for i in window:
-        if rows[i][1] > 0:
-            alive[rows[i][3]] = i
-        elif rows[i][3] in alive:
-            freed_in_call.add(alive.pop(rows[i][3]))
     allocs = [i for i in window if rows[i][1] > 0]
-    # each statement takes the first allocation after the last one taken that has its size and fate: found by
-    # bisection among those of that size and fate, not by a scan of the rest of the call per statement
-    of_kind: dict[tuple, list[int]] = {}
-    for k, i in enumerate(allocs):
-        of_kind.setdefault((rows[i][1], i not in freed_in_call), []).append(k)
+    of_kind = _by_size_and_fate(rows, allocs, _freed_in_call(rows, window))
     names: dict[int, Named] = {}
     pos = 0
     for _line, storage, nbytes in expected:
@@ -142,6 +137,28 @@ def _call_names(rows: list[tuple], window: list[int], graph: str, sim: S.GraphMe
     for i in allocs:
         names.setdefault(i, Named(Category.INDUCTOR_TEMPORARY, f"allocated inside a kernel of {graph}"))
     return names
+
+
+def _freed_in_call(rows: list[tuple], window: list[int]) -> set[int]:
+    """The allocations of a call's ``window`` that the call also freed (by event index)."""
+    freed = set()
+    alive: dict[int, int] = {}
+    for i in window:
+        if rows[i][1] > 0:
+            alive[rows[i][3]] = i
+        elif rows[i][3] in alive:
+            freed.add(alive.pop(rows[i][3]))
+    return freed
+
+
+def _by_size_and_fate(rows: list[tuple], allocs: list[int], freed: set[int]) -> dict[tuple, list[int]]:
+    """(size, outlives the call) -> the positions in ``allocs`` of the allocations of that size and fate, in order.
+    Each statement takes the first allocation after the last one taken that has its size and fate: found by
+    bisection among these, not by a scan of the rest of the call per statement."""
+    of_kind: dict[tuple, list[int]] = {}
+    for k, i in enumerate(allocs):
+        of_kind.setdefault((rows[i][1], i not in freed), []).append(k)
+    return of_kind
 
 
 def _returned_name(ret: S.ReturnedValue | None, storage: str, graph: str, block: str | None) -> Named:

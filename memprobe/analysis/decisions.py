@@ -69,26 +69,55 @@ def _lost_tag_fix(config: ProbeConfig) -> tuple[str, str | None]:
     return "tag the ops for recompute (a torch whose checkpointing tags the ops inside autograd.Function)", None
 
 
+def _decided(row: S.SavedRow) -> bool:
+    """A value saved by a decision: neither the module's own state nor a block's input or the RNG state it replays."""
+    return row.kind not in MODULE_STATE and row.cause is not None and row.cause.kind not in _NOT_DECIDED
+
+
+def _input_bytes(rows: list[S.SavedRow]) -> int:
+    """What the blocks save that is their inputs and RNG states (the module's own state apart)."""
+    return sum(r.bytes for r in rows if r.cause is not None and r.cause.kind in _NOT_DECIDED and r.kind not in MODULE_STATE)
+
+
+def _largest_part(rows: list[S.SavedRow]) -> list[S.SavedRow]:
+    """The rows of the cause (its kind, rule, tag, region and autograd.Function) that saves the most bytes."""
+    by_cause: dict[tuple, list[S.SavedRow]] = defaultdict(list)
+    for r in rows:
+        by_cause[(r.cause.kind, r.cause.rule, r.cause.tag, r.cause.checkpointed, r.cause.function)].append(r)
+    return max(by_cause.values(), key=lambda p: sum(r.bytes for r in p))
+
+
+def _op(row: S.SavedRow) -> str:
+    """The op that made a value: its user-level call's, else its graph node's."""
+    return row.user.op if row.user else row.op
+
+
+def _plural(n: int) -> str:
+    return "s" if n != 1 else ""
+
+
+def _flag_field(flag: str | None) -> dict:
+    """A finding's ``flag`` field, set only when there is one."""
+    return {"flag": flag} if flag else {}
+
+
 def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> list[S.Finding]:
     """Blocks checkpointed whole (--ac full) whose compiled forward saves more than their inputs and RNG states."""
     if config.ac != AcMode.FULL:
         return []
-    extra = [r for r in rows if r.kind not in MODULE_STATE and r.cause is not None and r.cause.kind not in _NOT_DECIDED]
+    extra = [r for r in rows if _decided(r)]
     if not extra:
         return []
-    inputs = sum(r.bytes for r in rows if r.cause is not None and r.cause.kind in _NOT_DECIDED and r.kind not in MODULE_STATE)
+    inputs = _input_bytes(rows)
     total = sum(r.bytes for r in extra)
-    by_cause: dict[tuple, list[S.SavedRow]] = defaultdict(list)
-    for r in extra:
-        by_cause[(r.cause.kind, r.cause.rule, r.cause.tag, r.cause.checkpointed, r.cause.function)].append(r)
-    part = max(by_cause.values(), key=lambda p: sum(r.bytes for r in p))
+    part = _largest_part(extra)
     top = part[0]
     blocks = sorted({r.block for r in extra if r.block})
     items = _items(extra)
     lost = top.cause.tag is None and top.cause.checkpointed
     fix, flag = _lost_tag_fix(config) if lost else ("see each value's cause (`memprobe show RUN --wide`)", None)
     times = f", {total / inputs:.1f}x their inputs" if inputs else ""
-    what = f"{top.user.op if top.user else top.op}() {_where(top)}".strip()
+    what = f"{_op(top)}() {_where(top)}".strip()
     return [
         _finding(
             kind=FindingKind.CHECKPOINT_SAVES_MORE,
@@ -100,11 +129,11 @@ def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S
             what=f"what the checkpointed blocks save beyond their inputs ({what})",
             summary=(
                 f"{fmt_bytes(total)} of the {fmt_bytes(totals.graph_bytes or 0)} saved for backward per step are saved by "
-                f"checkpointed blocks beyond their inputs and RNG states ({len(blocks)} block{'s' if len(blocks) != 1 else ''}"
+                f"checkpointed blocks beyond their inputs and RNG states ({len(blocks)} block{_plural(len(blocks))}"
                 f"{times}); the largest is {what}: {top.cause.text}"
             ),
             fix=fix,
-            **({"flag": flag} if flag else {}),
+            **_flag_field(flag),
             message=(
                 f"--ac full checkpoints every block, so each block's compiled forward should save only its inputs (and the "
                 f"RNG states of random ops): {', '.join(blocks) or 'the blocks'} save {fmt_bytes(total)} more{times}. "
@@ -117,49 +146,52 @@ def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S
     ]
 
 
+def _kept_untagged(row: S.SavedRow) -> bool:
+    """A value the partitioner kept inside a checkpointed region whose tag did not reach its op."""
+    cause = row.cause
+    return cause is not None and cause.kind in _PARTITIONER_KEPT and cause.checkpointed and cause.tag is None
+
+
 def unrecomputable_saved(rows: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> list[S.Finding]:
     """Values inside a checkpointed region whose op was left untagged and that the partitioner may not recompute, so
     it saved them (or saved what they are computed from): under per-op SAC (under --ac full,
     :func:`checkpoint_saves_more` names them)."""
     if config.ac not in (AcMode.OP,):
         return []
-    kept = [
-        r
-        for r in rows
-        if r.cause is not None and r.cause.kind in _PARTITIONER_KEPT and r.cause.checkpointed and r.cause.tag is None
-    ]
-    out = []
     parts: dict[tuple, list[S.SavedRow]] = defaultdict(list)
-    for r in kept:
-        parts[(r.cause.function, r.cause.kind, r.cause.rule, r.user.op if r.user else r.op)].append(r)
-    for (_function, _kind, _rule, op), part in sorted(parts.items(), key=lambda kv: -sum(r.bytes for r in kv[1])):
-        total = sum(r.bytes for r in part)
-        items = _items(part)
-        top = part[0]
-        what = f"{op}() {_where(top)}".strip()
-        fix, flag = _lost_tag_fix(config)
-        out.append(
-            _finding(
-                kind=FindingKind.UNRECOMPUTABLE_SAVED,
-                bytes=total,
-                expr=items[0].expr,
-                label=items[0].label,
-                count=len(part),
-                items=items,
-                what=what,
-                summary=(
-                    f"{fmt_bytes(total)} of the {fmt_bytes(totals.graph_bytes or 0)} saved for backward per step "
-                    f"{'are' if len(part) > 1 else 'is'} {what} ({len(part)} value{'s' if len(part) != 1 else ''}): "
-                    f"{top.cause.text}"
-                ),
-                fix=fix,
-                **({"flag": flag} if flag else {}),
-                message=f"{what} is saved although it is inside a checkpointed region: {top.cause.text}.",
-                detail="The region's recompute tag did not reach its ops, so the partitioner judged them by its own rules.",
-                hint=f"fix: {fix}",
-            )
-        )
-    return out
+    for r in rows:
+        if _kept_untagged(r):
+            parts[(r.cause.function, r.cause.kind, r.cause.rule, _op(r))].append(r)
+    ranked = sorted(parts.items(), key=lambda kv: -sum(r.bytes for r in kv[1]))
+    return [_unrecomputable(op, part, config, totals) for (_function, _kind, _rule, op), part in ranked]
+
+
+def _unrecomputable(op: str, part: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> S.Finding:
+    """The finding for the values of one op (one cause) the partitioner kept although a checkpointed region holds them."""
+    total = sum(r.bytes for r in part)
+    items = _items(part)
+    top = part[0]
+    what = f"{op}() {_where(top)}".strip()
+    fix, flag = _lost_tag_fix(config)
+    return _finding(
+        kind=FindingKind.UNRECOMPUTABLE_SAVED,
+        bytes=total,
+        expr=items[0].expr,
+        label=items[0].label,
+        count=len(part),
+        items=items,
+        what=what,
+        summary=(
+            f"{fmt_bytes(total)} of the {fmt_bytes(totals.graph_bytes or 0)} saved for backward per step "
+            f"{'are' if len(part) > 1 else 'is'} {what} ({len(part)} value{_plural(len(part))}): "
+            f"{top.cause.text}"
+        ),
+        fix=fix,
+        **_flag_field(flag),
+        message=f"{what} is saved although it is inside a checkpointed region: {top.cause.text}.",
+        detail="The region's recompute tag did not reach its ops, so the partitioner judged them by its own rules.",
+        hint=f"fix: {fix}",
+    )
 
 
 # -- blocks that differ ---------------------------------------------------------------------------------------
@@ -203,12 +235,18 @@ def _why_not(
     if differs:
         return f"which of its inputs require grad differs ({', '.join(input_label(f) for f in differs)})", False
     if node.recompute != saving_node.recompute:
-        rule = ""
-        mm = policy is not None and policy.mm_every_second_recomputed and node.recompute == CheckpointDecision.PREFER_RECOMPUTE
-        if mm:
-            rule = ": the policy's rule that every second aten.mm of a block is recomputed"
-        return f"its op is tagged {node.recompute or 'nothing'} there and {saving_node.recompute or 'nothing'} here{rule}", False
+        return _tags_differ(node, saving_node, policy), False
     return "its backward does not need it (the other block's does)", False
+
+
+def _tags_differ(node: S.Node, saving_node: S.Node, policy: S.Policy | None) -> str:
+    """Two blocks' graphs tag the value's op differently: the tags, and the policy's rule behind them when it is the
+    one that recomputes every second aten.mm."""
+    rule = ""
+    mm = policy is not None and policy.mm_every_second_recomputed and node.recompute == CheckpointDecision.PREFER_RECOMPUTE
+    if mm:
+        rule = ": the policy's rule that every second aten.mm of a block is recomputed"
+    return f"its op is tagged {node.recompute or 'nothing'} there and {saving_node.recompute or 'nothing'} here{rule}"
 
 
 def uneven_blocks(
@@ -224,28 +262,46 @@ def uneven_blocks(
     if len(set(graph_of.values())) < 2:
         return []  # one graph for every block: the blocks decide alike
     arguments = model.block_arguments if model else None
-    provs = {i: Provenance(p, arguments) for i, p in pairs.items()}
+    blocks = _Blocks(graph_of, pairs, {i: Provenance(p, arguments) for i, p in pairs.items()}, policy)
     by_value: dict[str, list[S.SavedRow]] = defaultdict(list)
     for r in rows:
-        if r.kind not in MODULE_STATE and r.cause is not None and r.cause.kind not in _NOT_DECIDED and r.value_id:
+        if _decided(r) and r.value_id:
             by_value[group_key(r)].append(r)
     out = []
     for value_id, part in by_value.items():
-        saving = {r.block for r in part}
-        missing = [b for b in graph_of if b not in saving and graph_of[b] != graph_of[part[0].block]]
-        reasons = []
-        for block in missing:
-            index = graph_of[block]
-            prov, ref = provs.get(index), provs.get(graph_of[part[0].block])
-            node = _node_of(prov, _bare(value_id)) if prov is not None else None
-            if node is None or ref is None:
-                continue  # that block's graph does not compute it: not the same code
-            reasons.append(
-                (block, _why_not(prov, pairs[index], pairs[graph_of[part[0].block]], ref.nodes[part[0].name], node, policy))
-            )
+        reasons = blocks.why_not_saved(value_id, part)
         if reasons:
             out.append(_uneven(part, reasons))
     return out
+
+
+class _Blocks:
+    """A run's blocks: the graph each ran (``graph_of``), the graphs' pairs and provenance, and the policy."""
+
+    def __init__(self, graph_of: dict[str, int], pairs: dict[int, GraphPair], provs: dict[int, Provenance], policy):
+        self.graph_of, self.pairs, self.provs, self.policy = graph_of, pairs, provs, policy
+
+    def why_not_saved(self, value_id: str, part: list[S.SavedRow]) -> list[tuple[str, tuple[str, bool]]]:
+        """For each block that runs another graph than the blocks saving the value (``part``, its rows) and whose graph
+        computes it too: (the block, why it does not save it)."""
+        saving = {r.block for r in part}
+        others = [b for b in self.graph_of if b not in saving]
+        if not others:
+            return []
+        own = self.graph_of[part[0].block]
+        ref = self.provs.get(own)
+        reasons = []
+        for block in others:
+            index = self.graph_of[block]
+            if index == own:
+                continue
+            prov = self.provs.get(index)
+            node = _node_of(prov, _bare(value_id)) if prov is not None else None
+            if node is None or ref is None:
+                continue  # that block's graph does not compute it: not the same code
+            why = _why_not(prov, self.pairs[index], self.pairs[own], ref.nodes[part[0].name], node, self.policy)
+            reasons.append((block, why))
+        return reasons
 
 
 def _uneven(part: list[S.SavedRow], reasons: list[tuple[str, tuple[str, bool]]]) -> S.Finding:

@@ -29,6 +29,8 @@ logits unless the probed model has them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import ConfigError
 from ..rundir import schema as S
 from ..vocab import MemorySource, Phase, RunStatus, SavedKind
@@ -66,8 +68,61 @@ def _scale_blocks(first: int, each: float, layers: int) -> int:
     return round(first + each * (layers - 1)) if layers >= 1 else 0
 
 
-def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
-    """Components at the probe's configuration (measured or derived) and at the target one (estimated)."""
+@dataclass(frozen=True)
+class _Probed:
+    """What the probe measured or derived that the components scale: at ``k`` blocks on ``w0`` ranks with ``t0``
+    tokens."""
+
+    share: float  # of the parameters, inside the blocks
+    k: int
+    w0: int
+    t0: int
+    params: int
+    opt: int
+    opt_temps: int  # what the optimizer step allocates while it runs (AdamW's foreach temporaries)
+    temporaries: int
+    held: int
+    fixed: int
+    in_flight: int
+    wd_blocks: tuple[int, float]
+    act_blocks: tuple[int, float]
+
+    def components(self, L: int, W: int, T: int) -> dict:
+        """Each component at ``L`` blocks on ``W`` ranks with ``T`` tokens."""
+        s = (self.share * L / self.k + (1 - self.share)) * self.w0 / W
+        return {
+            "sharded_parameters_bytes": round(self.params * s),
+            "optimizer_state_bytes": round(self.opt * s),
+            "gradients_bytes": round(self.params * s),  # = parameters (sharded, same dtype)
+            "optimizer_temporaries_bytes": round(self.opt_temps * s),
+            "saved_weight_derived_bytes": _scale_blocks(*self.wd_blocks, L),
+            "saved_activation_bytes": round(_scale_blocks(*self.act_blocks, L) * T / self.t0),
+            "unsharded_in_flight_bytes": self.in_flight,
+            "forward_temporaries_bytes": round(self.temporaries * T / self.t0),
+            "held_besides_saved_bytes": self.held,
+            "fixed_bytes": self.fixed,
+        }
+
+
+def _totals(c: dict) -> dict:
+    """The step's figures from its components: the end of forward, and the peak and where it is."""
+    state = c["sharded_parameters_bytes"] + c["optimizer_state_bytes"]
+    saved = c["saved_weight_derived_bytes"] + c["saved_activation_bytes"]
+    transient = c["unsharded_in_flight_bytes"] + c["forward_temporaries_bytes"]
+    base = c["fixed_bytes"] + state + c["held_besides_saved_bytes"]
+    # the step peaks in forward/backward (saved values or gradients, plus what is in flight) or in the optimizer
+    # step (its state, the gradients and its temporaries)
+    training = base + max(saved, c["gradients_bytes"]) + transient
+    optimizer = c["fixed_bytes"] + state + c["gradients_bytes"] + c["optimizer_temporaries_bytes"]
+    return {
+        "forward_end_bytes": base + saved,
+        "peak_bytes": max(training, optimizer),
+        "peak_in": "optimizer step" if optimizer > training else "forward/backward",
+    }
+
+
+def _check_estimable(report: S.Report, layers: int, world: int) -> dict:
+    """The run's memory phases, once it is known an estimate can be made from it (ConfigError otherwise)."""
     if report.status != RunStatus.COMPLETE:
         raise ConfigError(f"the run's status is {str(report.status)!r}; an estimate needs a complete run")
     mem = report.memory
@@ -76,96 +131,92 @@ def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = N
         raise ConfigError("the run measured no forward phase (analysis-only runs cannot be extrapolated)")
     if layers < 1 or world < 1:
         raise ConfigError("--layers and --world must be at least 1")
+    return phases
+
+
+def _probed(report: S.Report, phases: dict) -> _Probed:
+    """The components' sources in a probe's report (``phases``: its memory phases, forward among them)."""
     cfg = report.config.probe()
+    mem = report.memory
     share, k, block_numel = _block_share(report)
-    w0 = (report.distributed.world_size if report.distributed else None) or 1
-    t0 = cfg.batch * cfg.seq
-    t1 = (batch or cfg.batch) * (seq or cfg.seq)
     absolute = mem.source == MemorySource.CUDA_ALLOCATOR  # CUDA figures are absolute, the CPU profiler's relative
-    pers = mem.persistent
-    params = (pers.parameters_bytes if pers else None) or 0
-    opt = (pers.optimizer_state_bytes if pers else None) or 0
+    params, opt = _persistent(mem.persistent)
     by_kind = (report.saved_totals.by_kind_bytes if report.saved_totals else None) or {}
     fwd = phases[Phase.FORWARD]
-    fixed = max(0, fwd.start_bytes - params - opt) if absolute else 0
-    temporaries = max(0, fwd.peak_bytes - fwd.end_bytes)
     saved_measured = by_kind.get(SavedKind.WEIGHT_DERIVED, 0) + by_kind.get(SavedKind.ACTIVATION, 0)
-    held = max(0, fwd.end_bytes - (fwd.start_bytes if absolute else 0) - saved_measured)
-    in_flight = 2 * block_numel * 2 if cfg.fsdp else 0
-    grads_measured = params
-    # what the optimizer step allocates while it runs (AdamW's foreach temporaries: about the parameters' size)
     opt_phase = phases.get(Phase.OPTIMIZER)
-    opt_temps = max(0, opt_phase.peak_bytes - opt_phase.start_bytes) if opt_phase else 0
-    wd_blocks = _per_block_saved(report, SavedKind.WEIGHT_DERIVED, k)
-    act_blocks = _per_block_saved(report, SavedKind.ACTIVATION, k)
+    return _Probed(
+        share=share,
+        k=k,
+        w0=(report.distributed.world_size if report.distributed else None) or 1,
+        t0=cfg.batch * cfg.seq,
+        params=params,
+        opt=opt,
+        opt_temps=max(0, opt_phase.peak_bytes - opt_phase.start_bytes) if opt_phase else 0,
+        temporaries=max(0, fwd.peak_bytes - fwd.end_bytes),
+        held=max(0, fwd.end_bytes - (fwd.start_bytes if absolute else 0) - saved_measured),
+        fixed=max(0, fwd.start_bytes - params - opt) if absolute else 0,
+        in_flight=2 * block_numel * 2 if cfg.fsdp else 0,
+        wd_blocks=_per_block_saved(report, SavedKind.WEIGHT_DERIVED, k),
+        act_blocks=_per_block_saved(report, SavedKind.ACTIVATION, k),
+    )
 
-    def state_scale(L, W):
-        return (share * L / k + (1 - share)) * w0 / W
 
-    def components(L, W, T):
-        s = state_scale(L, W)
-        return {
-            "sharded_parameters_bytes": round(params * s),
-            "optimizer_state_bytes": round(opt * s),
-            "gradients_bytes": round(grads_measured * s),
-            "optimizer_temporaries_bytes": round(opt_temps * s),
-            "saved_weight_derived_bytes": _scale_blocks(*wd_blocks, L),
-            "saved_activation_bytes": round(_scale_blocks(*act_blocks, L) * T / t0),
-            "unsharded_in_flight_bytes": in_flight,
-            "forward_temporaries_bytes": round(temporaries * T / t0),
-            "held_besides_saved_bytes": held,
-            "fixed_bytes": fixed,
-        }
+def _persistent(pers: S.Persistent | None) -> tuple[int, int]:
+    """(parameters, optimizer state) bytes the probe held, 0 where not measured."""
+    params = (pers.parameters_bytes if pers else None) or 0
+    opt = (pers.optimizer_state_bytes if pers else None) or 0
+    return params, opt
 
-    def totals(c):
-        state = c["sharded_parameters_bytes"] + c["optimizer_state_bytes"]
-        saved = c["saved_weight_derived_bytes"] + c["saved_activation_bytes"]
-        transient = c["unsharded_in_flight_bytes"] + c["forward_temporaries_bytes"]
-        base = c["fixed_bytes"] + state + c["held_besides_saved_bytes"]
-        # the step peaks in forward/backward (saved values or gradients, plus what is in flight) or in the optimizer
-        # step (its state, the gradients and its temporaries)
-        training = base + max(saved, c["gradients_bytes"]) + transient
-        optimizer = c["fixed_bytes"] + state + c["gradients_bytes"] + c["optimizer_temporaries_bytes"]
-        return {
-            "forward_end_bytes": base + saved,
-            "peak_bytes": max(training, optimizer),
-            "peak_in": "optimizer step" if optimizer > training else "forward/backward",
-        }
 
-    at_probe = components(k, w0, t0)
-    at_target = components(layers, world, t1)
+def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
+    """Components at the probe's configuration (measured or derived) and at the target one (estimated)."""
+    phases = _check_estimable(report, layers, world)
+    cfg = report.config.probe()
+    probed = _probed(report, phases)
+    k, w0, t0 = probed.k, probed.w0, probed.t0
+    t1 = (batch or cfg.batch) * (seq or cfg.seq)
+    absolute = report.memory.source == MemorySource.CUDA_ALLOCATOR
+    at_probe = probed.components(k, w0, t0)
+    at_target = probed.components(layers, world, t1)
+    fwd = phases[Phase.FORWARD]
+    unmeasured = 0 if absolute else probed.params + probed.opt  # the CPU's figures leave out the persistent state
     measured = {
-        "forward_end_bytes": fwd.end_bytes + (0 if absolute else params + opt),
-        "peak_bytes": max(p.peak_bytes for p in phases.values()) + (0 if absolute else params + opt),
+        "forward_end_bytes": fwd.end_bytes + unmeasured,
+        "peak_bytes": max(p.peak_bytes for p in phases.values()) + unmeasured,
     }
     return {
         "kind": "estimate",
         "probe": {"layers": k, "world": w0, "tokens": t0, "batch": cfg.batch, "seq": cfg.seq},
         "target": {"layers": layers, "world": world, "tokens": t1, "batch": batch or cfg.batch, "seq": seq or cfg.seq},
-        "block_parameter_share": share,
+        "block_parameter_share": probed.share,
         "components": {"probe": at_probe, "target": at_target},
-        "totals": {"probe_measured": measured, "probe_estimated": totals(at_probe), "target_estimated": totals(at_target)},
-        "scaling": {
-            "sharded_parameters_bytes": "block share x L/k, x w/W",
-            "optimizer_state_bytes": "block share x L/k, x w/W",
-            "gradients_bytes": "= parameters (sharded, same dtype)",
-            "optimizer_temporaries_bytes": "measured optimizer-step peak - its start (AdamW foreach temporaries), "
-            "block share x L/k, x w/W",
-            "saved_weight_derived_bytes": "first block + (L-1) x a later block (unsharded weights: not divided by W, "
-            "independent of tokens)",
-            "saved_activation_bytes": "(first block + (L-1) x a later block) x T'/T",
-            "unsharded_in_flight_bytes": "2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
-            "forward_temporaries_bytes": "measured forward peak - forward end, x T'/T",
-            "held_besides_saved_bytes": "measured forward end - start - saved values, kept as measured",
-            "fixed_bytes": "measured step start - parameters - optimizer state (CUDA; 0 on the CPU)",
-        },
-        "notes": [
-            "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
-            "not modelled: reserved bytes (the caching allocator's segments: 0.1-15.2% above the allocated peak on an "
-            "H200 at 8 and 16 Llama-3-8B blocks), FSDP reduce-scatter buffers in backward (several ranks: the step peak "
-            "was 9.8% low at 2), layers the probe does not have (embedding, output projection, logits)",
-            "checked on an H200 (README): 2 blocks estimated at 8 and 16 against runs of 8 and 16, FFN and transformer, "
-            "both policies: every component within 0.2%",
-        ],
+        "totals": {"probe_measured": measured, "probe_estimated": _totals(at_probe), "target_estimated": _totals(at_target)},
+        "scaling": dict(_SCALING),
+        "notes": list(_NOTES),
         "source": {"measured": "probe run (memory phases, persistent state)", "derived": "saved table (compiled graphs)"},
     }
+
+
+_SCALING = {
+    "sharded_parameters_bytes": "block share x L/k, x w/W",
+    "optimizer_state_bytes": "block share x L/k, x w/W",
+    "gradients_bytes": "= parameters (sharded, same dtype)",
+    "optimizer_temporaries_bytes": "measured optimizer-step peak - its start (AdamW foreach temporaries), "
+    "block share x L/k, x w/W",
+    "saved_weight_derived_bytes": "first block + (L-1) x a later block (unsharded weights: not divided by W, "
+    "independent of tokens)",
+    "saved_activation_bytes": "(first block + (L-1) x a later block) x T'/T",
+    "unsharded_in_flight_bytes": "2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
+    "forward_temporaries_bytes": "measured forward peak - forward end, x T'/T",
+    "held_besides_saved_bytes": "measured forward end - start - saved values, kept as measured",
+    "fixed_bytes": "measured step start - parameters - optimizer state (CUDA; 0 on the CPU)",
+}
+_NOTES = (
+    "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
+    "not modelled: reserved bytes (the caching allocator's segments: 0.1-15.2% above the allocated peak on an "
+    "H200 at 8 and 16 Llama-3-8B blocks), FSDP reduce-scatter buffers in backward (several ranks: the step peak "
+    "was 9.8% low at 2), layers the probe does not have (embedding, output projection, logits)",
+    "checked on an H200 (README): 2 blocks estimated at 8 and 16 against runs of 8 and 16, FFN and transformer, "
+    "both policies: every component within 0.2%",
+)

@@ -218,23 +218,41 @@ def _weight_derived(rows: list[S.SavedRow], config: ProbeConfig, totals: S.Saved
 def _save_op_costs_more(rows: list[S.SavedRow], policy: S.Policy | None, totals: S.SavedTotals) -> list[S.Finding]:
     """A save-list op whose saved pieces (its decomposition's intermediates, whether the policy tagged them or the
     partitioner kept them) outweigh the op's own output."""
-    out = []
     saved = [r for r in rows if r.kind not in MODULE_STATE]
-    for op in (policy.save_ops if policy else None) or []:
-        name = short_op(op)
-        # what the op itself saved (its output, and pieces of its decomposition) ...
-        mine = [r for r in saved if r.op == name and not (r.user and r.user.backward_work)]
-        # ... and the backward work the partitioner computed from it in forward, to keep instead
-        hoisted = [r for r in saved if r.user and r.user.backward_work and op in (r.user.from_ops or [])]
-        if not mine:
-            continue
-        own = [r for r in mine if not (r.user and r.user.piece)]
-        pieces = [r for r in mine if r.user and r.user.piece] + hoisted
-        cost, own_bytes = sum(r.bytes for r in mine + hoisted), sum(r.bytes for r in own)
-        if not pieces or cost <= own_bytes:
-            continue
-        out.append(_costs_more(op, name, pieces, hoisted, cost, own_bytes, totals))
-    return out
+    found = (_op_costs_more(op, saved, totals) for op in (policy.save_ops if policy else None) or [])
+    return [f for f in found if f is not None]
+
+
+def _is_backward_work(row: S.SavedRow) -> bool:
+    """Backward work the partitioner computed in forward, to keep instead of what it was computed from."""
+    return bool(row.user and row.user.backward_work)
+
+
+def _is_piece(row: S.SavedRow) -> bool:
+    """An intermediate inside one decomposed op, not its output."""
+    return bool(row.user and row.user.piece)
+
+
+def _op_costs_more(op: str, saved: list[S.SavedRow], totals: S.SavedTotals) -> S.Finding | None:
+    """The finding for one save-list op, when what saving it keeps outweighs its own output."""
+    name = short_op(op)
+    mine, hoisted = _kept_for(op, name, saved)
+    if not mine:
+        return None
+    own = [r for r in mine if not _is_piece(r)]
+    pieces = [r for r in mine if _is_piece(r)] + hoisted
+    cost, own_bytes = sum(r.bytes for r in mine + hoisted), sum(r.bytes for r in own)
+    if not pieces or cost <= own_bytes:
+        return None
+    return _costs_more(op, name, pieces, hoisted, cost, own_bytes, totals)
+
+
+def _kept_for(op: str, name: str, saved: list[S.SavedRow]) -> tuple[list[S.SavedRow], list[S.SavedRow]]:
+    """What saving ``op`` (``name``: its short name) keeps: what the op itself saved (its output, and pieces of its
+    decomposition), and the backward work the partitioner computed from it in forward, to keep instead."""
+    mine = [r for r in saved if r.op == name and not _is_backward_work(r)]
+    hoisted = [r for r in saved if _is_backward_work(r) and op in (r.user.from_ops or [])]
+    return mine, hoisted
 
 
 def _costs_more(

@@ -382,29 +382,9 @@ def graph_memory(
             saved_bytes=None,
         )
     split = len(returned) - (n_saved or 0) if n_saved is not None else len(returned)
-    rows, seen_out, seen_saved = [], set(), set()
-    out_bytes = saved_bytes = 0
-    for i, (r, fx) in enumerate(zip(returned, fx_outputs)):
-        role = ReturnRole.OUTPUT if i < split else ReturnRole.SAVED
-        rows.append(
-            S.ReturnedValue(
-                position=i,
-                role=role,
-                fx_node=fx,
-                buffer=r.name if r else None,
-                storage=r.storage if r else None,
-                is_input=bool(r and r.is_input),
-                bytes=r.bytes if r else 0,
-            )
-        )
-        if r is None or r.is_input:
-            continue
-        if role == ReturnRole.OUTPUT and r.storage not in seen_out:
-            seen_out.add(r.storage)
-            out_bytes += r.bytes
-        elif role == ReturnRole.SAVED and r.storage not in seen_saved:
-            seen_saved.add(r.storage)
-            saved_bytes += r.bytes
+    rows = [_returned_value(i, r, fx, split) for i, (r, fx) in enumerate(zip(returned, fx_outputs))]
+    out_bytes = _distinct_bytes(returned, rows, ReturnRole.OUTPUT)
+    saved_bytes = _distinct_bytes(returned, rows, ReturnRole.SAVED)
     return S.GraphMemory(
         **common,
         returned_match=True,
@@ -412,6 +392,32 @@ def graph_memory(
         output_bytes=out_bytes,
         saved_bytes=saved_bytes if n_saved is not None else None,
     )
+
+
+def _returned_value(i: int, r, fx: str | None, split: int) -> S.ReturnedValue:
+    """The ``i``-th value a graph returns (``r``: its storage as simulated, None when not recognized): an output
+    before ``split``, saved for backward from there."""
+    return S.ReturnedValue(
+        position=i,
+        role=ReturnRole.OUTPUT if i < split else ReturnRole.SAVED,
+        fx_node=fx,
+        buffer=r.name if r else None,
+        storage=r.storage if r else None,
+        is_input=bool(r and r.is_input),
+        bytes=r.bytes if r else 0,
+    )
+
+
+def _distinct_bytes(returned: list, rows: list[S.ReturnedValue], role: ReturnRole) -> int:
+    """The bytes of the storages returned in ``role``, each storage once; the graph's inputs returned as they are
+    apart."""
+    seen, total = set(), 0
+    for r, row in zip(returned, rows):
+        if r is None or r.is_input or row.role != role or r.storage in seen:
+            continue
+        seen.add(r.storage)
+        total += r.bytes
+    return total
 
 
 def _written_by(kernels: list[S.Kernel], name: str) -> S.Kernel | None:

@@ -82,22 +82,13 @@ def recomputed_values(pair: GraphPair, blocks: list[str], arguments: list[str] |
     if pair.backward is None:
         return []
     forward_names = {n.name for n in pair.forward.nodes if n.op == NodeOp.CALL_FUNCTION}
-    backward = pair.backward.nodes
-    tangent: set[str] = set()
-    for n in backward:  # graph order: a node's inputs come before it
-        if n.op == NodeOp.PLACEHOLDER and n.name.startswith("tangents_"):
-            tangent.add(n.name)
-        elif any(i in tangent for i in n.inputs):
-            tangent.add(n.name)
-    merged = merged_pair(pair)
-    prov = Provenance(merged, arguments)
+    tangent = _from_tangents(pair.backward.nodes)
+    prov = Provenance(merged_pair(pair), arguments)
     users = UserView(prov, code_files)
     out = []
-    for n in backward:
-        if n.op != NodeOp.CALL_FUNCTION or n.name in tangent or n.target == "getitem" or not n.bytes:
+    for n in pair.backward.nodes:
+        if not _may_recompute(n, tangent):
             continue
-        if short_op(n.target) in _VIEW_OPS or n.backward_work:
-            continue  # a view costs nothing; backward work (a gradient's mask) recomputes no forward value
         roots = sorted(prov.roots(n.name))
         if not roots:
             continue  # a constant (the zeros a gradient starts from), computed from nothing
@@ -120,6 +111,25 @@ def recomputed_values(pair: GraphPair, blocks: list[str], arguments: list[str] |
             )
         )
     return out
+
+
+def _from_tangents(backward: list[S.Node]) -> set[str]:
+    """The backward's nodes computed from a tangent (the gradient flowing in), the tangents included."""
+    tangent: set[str] = set()
+    for n in backward:  # graph order: a node's inputs come before it
+        if n.op == NodeOp.PLACEHOLDER and n.name.startswith("tangents_"):
+            tangent.add(n.name)
+        elif any(i in tangent for i in n.inputs):
+            tangent.add(n.name)
+    return tangent
+
+
+def _may_recompute(n: S.Node, tangent: set[str]) -> bool:
+    """A backward node that may recompute a forward value: a call with bytes, computed from no tangent, not a view
+    (a view costs nothing) nor backward work (a gradient's mask recomputes no forward value)."""
+    if n.op != NodeOp.CALL_FUNCTION or n.name in tangent or n.target == "getitem" or not n.bytes:
+        return False
+    return short_op(n.target) not in _VIEW_OPS and not n.backward_work
 
 
 # the aten ops whose result views its input's storage: recomputing one costs no memory and no work

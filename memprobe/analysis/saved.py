@@ -307,27 +307,38 @@ class UserView:
                 continue
             seen.add(cur)
             node = nodes[cur]
-            if node.op == NodeOp.PLACEHOLDER:
-                desc = self.prov.root_label(cur, block)
-            elif self._same_call(node, start) or self._inside_its_call(node, only=False) or self._same_function(node, start):
+            if self._climbs_through(node, start):
                 stack.extend(node.inputs)  # a step of the same call, or inside another: what it was made from
                 continue
-            elif (
-                node.module
-                and node.module != start.module
-                and (
-                    node.source_fn_kind == "module"
-                    or _SUFFIX.sub("", node.source_fn or "") in _WRAPPER_CALLS
-                    or self._leaves_its_module(node)
-                )
-            ):
-                desc = f"{block}.{node.module}" if block else node.module  # another module's output
-            else:
-                inner = self._producers(cur, block, limit=2, depth=depth - 1) if depth > 1 else []
-                desc = f"{self._call(node)}({', '.join(inner) if inner else '…'})"
+            desc = self._producer(cur, node, start, block, depth)
             if desc not in out:
                 out.append(desc)
         return out
+
+    def _climbs_through(self, node: S.Node, start: S.Node) -> bool:
+        """A node :meth:`_producers` climbs through to its inputs: a step of ``start``'s own call (or its
+        autograd.Function's), or one inside another call; never a graph input."""
+        if node.op == NodeOp.PLACEHOLDER:
+            return False
+        return self._same_call(node, start) or self._inside_its_call(node, only=False) or self._same_function(node, start)
+
+    def _producer(self, name: str, node: S.Node, start: S.Node, block: str | None, depth: int) -> str:
+        """One value ``start`` is computed from, in the user's terms: a graph input by its root, another module's
+        output by the module, else the call that made it (with what it was made from, ``depth`` calls deep)."""
+        if node.op == NodeOp.PLACEHOLDER:
+            return self.prov.root_label(name, block)
+        if self._other_modules_output(node, start):
+            return f"{block}.{node.module}" if block else node.module
+        inner = self._producers(name, block, limit=2, depth=depth - 1) if depth > 1 else []
+        return f"{self._call(node)}({', '.join(inner) if inner else '…'})"
+
+    def _other_modules_output(self, node: S.Node, start: S.Node) -> bool:
+        """``node`` is what another module than ``start``'s returns: a module call, a wrapper call, or a value that
+        leaves its module."""
+        if not node.module or node.module == start.module:
+            return False
+        wrapper = _SUFFIX.sub("", node.source_fn or "") in _WRAPPER_CALLS
+        return node.source_fn_kind == "module" or wrapper or self._leaves_its_module(node)
 
     def _forward_producer_ops(self, name: str) -> list[str]:
         """For backward work the partitioner moved into the forward graph: the aten ops of the forward values it
@@ -358,6 +369,27 @@ class UserView:
 
     def describe(self, name: str, block: str | None) -> S.UserTerms:
         node = self.prov.nodes[name]
+        special = self._describe_special(name, node, block)
+        if special is not None:
+            return special
+        user, library = self._frames(node)
+        call, piece, inside = self._call_parts(name, node)
+        of = self._producers(name, block)
+        hoisted = bool(node.backward_work)
+        return S.UserTerms(
+            op=call,
+            label=_user_label(call, of, node, piece, inside),
+            module=_in_block(block, node.module),
+            piece=piece,
+            backward_work=hoisted,
+            from_ops=self._forward_producer_ops(name) if hoisted else [],
+            source=frame_text(user, with_code=True) if user else None,
+            library=frame_text(library, with_code=False) if library else None,
+            of=of,
+        )
+
+    def _describe_special(self, name: str, node: S.Node, block: str | None) -> S.UserTerms | None:
+        """A value named by what it is rather than by its call: a graph input, an RNG state, the block's seeds."""
         if node.op == NodeOp.PLACEHOLDER:
             root = self.prov.root_label(name, block)
             return S.UserTerms(op="input", label=root, module=None, source=None, library=None, of=[])
@@ -367,47 +399,29 @@ class UserView:
         if short_op(node.target) == "inductor_seeds":  # the seeds of the block's random ops (dropout)
             label = "RNG seeds of the random ops (inductor_seeds) · saved to replay them in backward"
             return S.UserTerms(op="rng_state", label=label, module=block, source=None, library=None, of=[])
+        return None
+
+    def _frames(self, node: S.Node):
+        """(the user's innermost frame that made the value, the outermost library frame below it), either None."""
         frames = parse_stack(node.stack_trace)
         user_frames = [f for f in frames if self._is_model_frame(f.file)]
         user = user_frames[-1] if user_frames else None
         deeper = frames[frames.index(user) + 1 :] if user else frames
         library = next((f for f in reversed(deeper) if not self._is_model_frame(f.file)), None)
+        return user, library
+
+    def _call_parts(self, name: str, node: S.Node) -> tuple[str, str | None, str | None]:
+        """(the call that names the value, the op it is an intermediate of, the call it is a step inside): a step
+        inside a call (linear's input, reshaped) is named by its own op."""
         call = self._call(node)
         piece = short_op(node.target) if self._is_piece(name) else None
-        # not the call's result but a step inside it (linear's input, reshaped): named by its own op
         inside = call if not piece and self._inside_its_call(node) and call != short_op(node.target) else None
         if inside:
             call = short_op(node.target)
-        module = node.module
-        module = f"{block}.{module}" if block and module else (module or block)
-        of = self._producers(name, block)
-        label = f"{call}({', '.join(of)})" if of else call
-        if node.target == "getitem" and node.index:
-            label += f" · output {node.index}"  # of a multi-output op: attention's logsumexp beside its output
-        if piece:
-            label += f" · intermediate {piece}"
-        if node.autograd_function:
-            label += f" · inside {node.autograd_function}"
-        elif inside:
-            label += f" · inside {inside}"
-        hoisted = bool(node.backward_work)
-        if hoisted:
-            label += " · backward work done in forward"
-        return S.UserTerms(
-            op=call,
-            label=label,
-            module=module,
-            piece=piece,
-            backward_work=hoisted,
-            from_ops=self._forward_producer_ops(name) if hoisted else [],
-            source=frame_text(user, with_code=True) if user else None,
-            library=frame_text(library, with_code=False) if library else None,
-            of=of,
-        )
+        return call, piece, inside
 
     def _describe_rng_state(self, op_node: S.Node | None, block: str | None) -> S.UserTerms:
-        module = op_node.module if op_node else None
-        module = f"{block}.{module}" if block and module else (module or block)
+        module = _in_block(block, op_node.module if op_node else None)
         op = self._call(op_node) if op_node else "a random op"
         frames = parse_stack(op_node.stack_trace if op_node else None)
         user = next((f for f in reversed(frames) if self._is_model_frame(f.file)), None)
@@ -419,6 +433,28 @@ class UserView:
             library=None,
             of=[],
         )
+
+
+def _in_block(block: str | None, module: str | None) -> str | None:
+    """A module's name from the model's root: under its block when there is one."""
+    return f"{block}.{module}" if block and module else (module or block)
+
+
+def _user_label(call: str, of: list[str], node: S.Node, piece: str | None, inside: str | None) -> str:
+    """A value's label: its call and what it was made from, then what it is besides (an output of several, an
+    intermediate, inside an autograd.Function or another call, backward work done in forward)."""
+    label = f"{call}({', '.join(of)})" if of else call
+    if node.target == "getitem" and node.index:
+        label += f" · output {node.index}"  # of a multi-output op: attention's logsumexp beside its output
+    if piece:
+        label += f" · intermediate {piece}"
+    if node.autograd_function:
+        label += f" · inside {node.autograd_function}"
+    elif inside:
+        label += f" · inside {inside}"
+    if node.backward_work:
+        label += " · backward work done in forward"
+    return label
 
 
 def classify(node: S.Node, root_kinds: set[str]) -> SavedKind:
@@ -494,7 +530,6 @@ def _call_rows(
     """The rows of one compiled call: one per value its forward saved, in the graph's output order."""
     block = inv.block
     runtime_ok = len(runtime) == len(saved)
-    input_ids = inv.input_ids or []
     occurrences: dict[str, int] = defaultdict(int)
     saved_names = set(saved)
     rows = []
@@ -505,15 +540,6 @@ def _call_rows(
         root_kinds = {i.kind for i in root_inputs if i is not None}
         rng = prov.rng_state_of(name)
         kind = SavedKind.OTHER if rng is not None else classify(node, root_kinds)
-        # a graph input saved for backward stays alive through forward: a later call given the same storage was
-        # given the same tensor. Not parameters: FSDP frees each block's unsharded ones, and the next block's
-        # may take the same address
-        index = prov.input_index.get(name) if node.op == NodeOp.PLACEHOLDER and kind != SavedKind.PARAMETER else None
-        # values a graph computes alike (ops that differ only in a constant argument) told apart by their order
-        value_id = prov.identity(name)
-        occurrences[value_id] += 1
-        if occurrences[value_id] > 1:
-            value_id = f"{value_id}#{occurrences[value_id] - 1}"
         cause = save_cause(name, prov.nodes, policy, saved_names, rng_state=rng is not None)
         rows.append(
             S.SavedRow(
@@ -528,14 +554,7 @@ def _call_rows(
                 op=short_op(node.original_aten or node.target) if node.op != NodeOp.PLACEHOLDER else "input",
                 root=_root_kind(root_kinds),
                 roots=[prov.root_label(r, block) for r in root_names],
-                # the dtypes of the parameters it is computed from, as the compiled graph received them
-                root_dtypes=sorted(
-                    {
-                        prov.nodes[r].dtype
-                        for r, i in zip(root_names, root_inputs)
-                        if i is not None and i.kind in _WEIGHTS and prov.nodes[r].dtype
-                    }
-                ),
+                root_dtypes=_root_dtypes(prov, root_names, root_inputs),
                 kind=kind,
                 reason_kind=REASON_OF.get(cause.kind, Reason.PARTITIONER),
                 reason=cause.text,
@@ -545,12 +564,40 @@ def _call_rows(
                 user=users.describe(name, block),
                 runtime_storage_bytes=runtime[pos].storage_bytes if runtime_ok else None,
                 runtime_storage_id=runtime[pos].storage_id if runtime_ok else None,
-                value_id=value_id,
-                # a graph input: which tensor the call was given (one passed to several blocks is one value)
-                input_id=input_ids[index] if index is not None and index < len(input_ids) else None,
+                value_id=_numbered(prov.identity(name), occurrences),
+                input_id=_input_id(inv, prov, name, kind),
             )
         )
     return rows
+
+
+def _root_dtypes(prov: Provenance, root_names: list[str], root_inputs: list) -> list[str]:
+    """The dtypes of the parameters a value is computed from, as the compiled graph received them."""
+    dtypes = {
+        prov.nodes[r].dtype
+        for r, i in zip(root_names, root_inputs)
+        if i is not None and i.kind in _WEIGHTS and prov.nodes[r].dtype
+    }
+    return sorted(dtypes)
+
+
+def _numbered(value_id: str, occurrences: dict[str, int]) -> str:
+    """Values a graph computes alike (ops that differ only in a constant argument) told apart by their order:
+    the second is ``ID#1`` (``occurrences`` counts each identity seen so far in the call)."""
+    occurrences[value_id] += 1
+    return f"{value_id}#{occurrences[value_id] - 1}" if occurrences[value_id] > 1 else value_id
+
+
+def _input_id(inv: S.Invocation, prov: Provenance, name: str, kind: SavedKind) -> int | None:
+    """For a graph input saved for backward, which tensor the call was given (one passed to several blocks is one
+    value). A graph input saved for backward stays alive through forward: a later call given the same storage was
+    given the same tensor. Not parameters: FSDP frees each block's unsharded ones, and the next block's may take the
+    same address."""
+    if prov.nodes[name].op != NodeOp.PLACEHOLDER or kind == SavedKind.PARAMETER:
+        return None
+    index = prov.input_index.get(name)
+    input_ids = inv.input_ids or []
+    return input_ids[index] if index is not None and index < len(input_ids) else None
 
 
 def distinct_rows(rows: list[S.SavedRow]) -> list[S.SavedRow]:

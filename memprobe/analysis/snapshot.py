@@ -229,18 +229,23 @@ def trace_events(snap: dict, device: int | None) -> list[dict]:
     return _cached(snap, ("trace", device), lambda: _valid_trace(snap, device))
 
 
-def _valid_trace(snap: dict, device: int | None) -> list[dict]:
+def _device_trace(snap: dict, device: int | None) -> list:
+    """The device's trace as recorded (the longest when ``device`` is None); empty when there is none."""
     traces = snap["device_traces"]
     if device is None:
         sizes = [len(t) if isinstance(t, list) else 0 for t in traces]
         device = max(range(len(traces)), key=lambda i: sizes[i]) if traces else 0
     if device >= len(traces) or not isinstance(traces[device], list):
         return []
+    return traces[device]
+
+
+def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     # _integer's test written out (the hot loop of a snapshot's analysis: a call per field costs as much as the
     # rest of it): an int (exactly: not a bool) within 64 bits
     valid = []
     append = valid.append
-    for e in traces[device]:
+    for e in _device_trace(snap, device):
         if type(e) is not dict:
             continue
         addr, size = e.get("addr"), e.get("size")
@@ -280,19 +285,24 @@ def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int
         if ev["action"] in _BLOCK_ACTIONS and ev["addr"] not in first:
             first[ev["addr"]] = ev
     blocks: dict[int, dict] = {}
+    for b in _segment_blocks(snap, device):
+        if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first:
+            blocks[b["address"]] = {"size": b["size"], "frames": b.get("frames"), "pre_existing": True}
+    for addr, ev in first.items():
+        if ev["action"] != "alloc" and addr not in blocks:
+            blocks[addr] = {"size": ev["size"], "frames": [], "pre_existing": True}
+    return blocks
+
+
+def _segment_blocks(snap: dict, device: int | None):
+    """The blocks of the device's segments at the end of the recording that have an address and a size."""
     for seg in snap["segments"]:
         if not isinstance(seg, dict) or (device is not None and seg.get("device", device) != device):
             continue
         blocks_of = seg.get("blocks")
         for b in blocks_of if isinstance(blocks_of, list) else []:
-            if not (isinstance(b, dict) and _integer(b.get("address")) and _integer(b.get("size"))):
-                continue
-            if b.get("state") in ("active_allocated", "active_pending_free") and b["address"] not in first:
-                blocks[b["address"]] = {"size": b["size"], "frames": b.get("frames"), "pre_existing": True}
-    for addr, ev in first.items():
-        if ev["action"] != "alloc" and addr not in blocks:
-            blocks[addr] = {"size": ev["size"], "frames": [], "pre_existing": True}
-    return blocks
+            if isinstance(b, dict) and _integer(b.get("address")) and _integer(b.get("size")):
+                yield b
 
 
 _BLOCK_ACTIONS = frozenset(("alloc", "free_requested", "free_completed"))
@@ -505,30 +515,43 @@ class Classifier:
         return None
 
 
+# a block no output code allocated, named by a file of its stack: (the file's part of its path, category, name, why)
+_STACK_FILES = (
+    ("_fsdp_param.py", Category.FSDP_UNSHARDED_PARAMETER, "FSDP unsharded parameters", "_fsdp_param.py in stack"),
+    (
+        "_fsdp_collectives.py",
+        Category.FSDP_COLLECTIVE_BUFFER,
+        "FSDP all-gather / reduce-scatter buffer",
+        "_fsdp_collectives.py in stack",
+    ),
+    ("torch/optim/", Category.OPTIMIZER_TEMPORARY, "optimizer step", "torch/optim in stack"),
+)
+_BACKWARD_FUNCTIONS = ("backward", "_engine_run_backward", "run_backward")
+
+
 def _from_stack(frames: list[dict]) -> Named:
     """A block no output code allocated: named by the libraries and code in its stack."""
     names = [(f["filename"], f["name"]) for f in frames]
     files = " ".join(fn for fn, _ in names)
-    if "_fsdp_param.py" in files:
-        return Named(Category.FSDP_UNSHARDED_PARAMETER, "FSDP unsharded parameters", "_fsdp_param.py in stack")
-    if "_fsdp_collectives.py" in files:
-        return Named(Category.FSDP_COLLECTIVE_BUFFER, "FSDP all-gather / reduce-scatter buffer", "_fsdp_collectives.py in stack")
-    if "torch/optim/" in files:
-        return Named(Category.OPTIMIZER_TEMPORARY, "optimizer step", "torch/optim in stack")
-    if any(n in ("backward", "_engine_run_backward", "run_backward") for _, n in names) or "torch/autograd/" in files:
+    for needle, category, name, why in _STACK_FILES:
+        if needle in files:
+            return Named(category, name, why)
+    if any(n in _BACKWARD_FUNCTIONS for _, n in names) or "torch/autograd/" in files:
         return Named(Category.EAGER_AUTOGRAD, "autograd engine", "autograd in stack")
-    user = next(
-        (
-            f"{fn}:{f.get('line')} {n}"
-            for (fn, n), f in zip(names, frames)
-            if fn.endswith(".py") and "/torch/" not in fn and "/torchao/" not in fn
-        ),
-        None,
-    )
+    user = next((_frame_text(f) for f in frames if _is_user_file(f["filename"])), None)
     if user is not None:
         return Named(Category.EAGER_AUTOGRAD, user, "allocated in eager Python code")
-    top = next((f"{fn}:{f.get('line')} {n}" for (fn, n), f in zip(names, frames) if fn.endswith(".py")), None)
+    top = next((_frame_text(f) for f in frames if f["filename"].endswith(".py")), None)
     return Named(Category.OTHER, top or "no Python frame", "no rule matched")
+
+
+def _is_user_file(filename: str) -> bool:
+    """A Python file neither torch's nor torchao's."""
+    return filename.endswith(".py") and "/torch/" not in filename and "/torchao/" not in filename
+
+
+def _frame_text(frame: dict) -> str:
+    return f"{frame['filename']}:{frame.get('line')} {frame['name']}"
 
 
 def _workspace_owner(funcs: str) -> str:

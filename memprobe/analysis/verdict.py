@@ -64,18 +64,29 @@ def run_verdict(report: S.Report) -> S.Verdict:
         return _verdict(f"The run is {status}, not complete: {why}. What it recorded is in its run directory.")
     totals = report.saved_totals
     saved = totals.graph_bytes if totals else None
-    findings = report.findings
-    if any(f.kind in _GROUPED and f.items is None for f in findings) and report.saved_tensors:
-        # recorded before findings were grouped by cause: today's rules, over the recorded rows
-        findings = find(
-            report.saved_tensors,
-            totals or S.SavedTotals(graph_bytes=0),
-            report.config.probe(),
-            policy=report.policy,
-            attribution=report.attribution,
-        )
+    findings = _current_findings(report)
     if findings:
         return _finding_verdict(findings, saved, report.config.probe())
+    return _no_finding_verdict(report, saved)
+
+
+def _current_findings(report: S.Report) -> list[S.Finding]:
+    """A run's findings; for a run recorded before findings were grouped by cause, today's rules over its rows."""
+    findings = report.findings
+    ungrouped = any(f.kind in _GROUPED and f.items is None for f in findings)
+    if not (ungrouped and report.saved_tensors):
+        return findings
+    return find(
+        report.saved_tensors,
+        report.saved_totals or S.SavedTotals(graph_bytes=0),
+        report.config.probe(),
+        policy=report.policy,
+        attribution=report.attribution,
+    )
+
+
+def _no_finding_verdict(report: S.Report, saved: int | None) -> S.Verdict:
+    """A run without a finding: what it saves, and the largest of it."""
     rows = [r for r in report.saved_tensors if r.kind != SavedKind.PARAMETER]
     if not rows:
         compiled = report.config.compile if report.config.compile is not None else True
@@ -88,18 +99,20 @@ def run_verdict(report: S.Report) -> S.Verdict:
     top = group_rows(rows)[0]
     checks = len(report.checks or [])
     share = f", {100 * top.bytes / saved:.0f}%" if saved else ""
-    why = (
-        f"saved because {top.cause.text}"
-        if top.cause and top.cause.kind != SaveCause.UNRECORDED
-        else _why(top.reason_kind, top.policy_op)
-    )
     return _verdict(
         f"No finding{f' in {checks} checks' if checks else ''}: {fmt_bytes(saved)} saved for backward per step; "
-        f"the largest is {label(top)} ({fmt_bytes(top.bytes)}{share}, x{top.count}), {why}.",
+        f"the largest is {label(top)} ({fmt_bytes(top.bytes)}{share}, x{top.count}), {_group_why(top)}.",
         bytes_=top.bytes,
         total=saved,
         next_command=run_next_command(report.config.probe(), []),
     )
+
+
+def _group_why(top) -> str:
+    """Why a group of saved values is saved: its recorded cause, else the reason its table row gives."""
+    if top.cause and top.cause.kind != SaveCause.UNRECORDED:
+        return f"saved because {top.cause.text}"
+    return _why(top.reason_kind, top.policy_op)
 
 
 def _finding_verdict(findings: list[S.Finding], saved: int | None, cfg: ProbeConfig) -> S.Verdict:
@@ -211,76 +224,85 @@ def diff_verdict(d: S.DiffResult, loaded: frozenset[str] = frozenset()) -> S.Ver
     what differs between the sides (their versions, their configuration), and the fix. ``loaded``: the sides read
     from run directories (``{"a"}``), named by their directory in a ``next:`` command."""
     s = d.totals.saved_bytes
-    a, b, delta = s.a, s.b, s.delta
+    b, delta = s.b, s.delta
     if not d.differences:
         return _verdict(
             f"No difference: A and B save the same {fmt_bytes(b)} for backward per step ({d.unchanged_items} values matched).",
             bytes_=0,
             total=b,
         )
-    if delta is not None and delta != 0:
-        head = f"B saves {fmt_bytes(abs(delta))} {'more' if delta > 0 else 'less'} for backward per step than A ({fmt_bytes(a)} -> {fmt_bytes(b)})"
-    else:
-        head = f"B and A save the same {fmt_bytes(b)} for backward per step, in other values"
+    head = _diff_head(s)
     grown = [it for it in d.items if it.status in _GROWTH and it.delta_bytes > 0]
-    shrunk = [it for it in d.items if it.status not in _GROWTH and it.delta_bytes < 0]
-    items_of = grown or shrunk
+    items_of = grown or [it for it in d.items if it.status not in _GROWTH and it.delta_bytes < 0]
     if not items_of:  # the differences are in other figures than the values' bytes
         return _verdict(_sentence(f"{head}; nothing B saves is new or larger"), bytes_=delta, total=b)
-    by_cause: dict[tuple, list[S.DiffItem]] = defaultdict(list)
-    for it in items_of:
-        by_cause[_cause(it)].append(it)
-    _, items = max(by_cause.items(), key=lambda kv: sum(abs(it.delta_bytes) for it in kv[1]))
-    first = items[0]
-    op = _cause(first)[1]
+    items = _largest_cause(items_of)
     moved = sum(abs(it.delta_bytes) for it in items)
-    count = sum(it.count for it in items)
-    where = (
-        _ONLY.get(first.status, "larger in B" if grown else "larger in A")
-        if all(it.status == first.status for it in items)
-        else ("larger in B" if grown else "larger in A")
-    )
-    what = _diff_what(op, items)
-    decided = "; ".join(_side_words(k, x) for k, x in (("A", first.a_decision), ("B", first.b_decision)) if x is not None)
-    nothing_grew = "" if grown else "nothing B saves is new or larger; "
-    text = (
-        f"{head}: {nothing_grew}{fmt_bytes(moved)} of it {'are' if count > 1 else 'is'} {what} "
-        f"({count} value{'s' if count > 1 else ''}, {where})." + (f" {_sentence(decided)}" if decided else "")
-    )
-    change = d.change
-    said = (change.text[:1].upper() + change.text[1:]) if change is not None else ""
-    if change is not None and change.kind == ChangeKind.VERSIONS:  # the cause, before the fix that names versions
-        text += f" {_sentence(said + ': the version change is the cause' if said else 'The version change is the cause')}"
+    cause, configured = _change_sentences(d.change)
+    text = _diff_moved(head, items, moved, grown=bool(grown)) + cause
     if not grown:
-        configured = said and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH)
-        return _verdict(text + (f" {_sentence(said)}" if configured else ""), bytes_=delta, total=b)
-    fix, flag, edited = _diff_fix(d, first)
+        return _verdict(text + configured, bytes_=delta, total=b)
+    fix, flag, edited = _diff_fix(d, items[0])
     next_command = diff_command(d, edited, loaded) if edited is not None else None
-    text += f" Fix: {fix}."
-    if said and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH):
-        text += f" {_sentence(said)}"
+    text += f" Fix: {fix}." + configured
     return _verdict(text, bytes_=moved, total=delta, fix=fix, flag=flag, next_command=next_command)
+
+
+def _change_sentences(change: S.Change | None) -> tuple[str, str]:
+    """What differs between the sides, as two additions to a diff's verdict (each with its leading space, or empty):
+    a version change named as the cause (it goes before the fix that names versions), and a configuration change
+    (it goes last)."""
+    said = (change.text[:1].upper() + change.text[1:]) if change is not None else ""
+    cause = configured = ""
+    if change is not None and change.kind == ChangeKind.VERSIONS:
+        cause = f" {_sentence(said + ': the version change is the cause' if said else 'The version change is the cause')}"
+    if said and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.BOTH):
+        configured = f" {_sentence(said)}"
+    return cause, configured
+
+
+def _diff_head(s: S.Delta) -> str:
+    """How the sides' saved bytes compare: the verdict's first clause."""
+    if s.delta is not None and s.delta != 0:
+        more = "more" if s.delta > 0 else "less"
+        return f"B saves {fmt_bytes(abs(s.delta))} {more} for backward per step than A ({fmt_bytes(s.a)} -> {fmt_bytes(s.b)})"
+    return f"B and A save the same {fmt_bytes(s.b)} for backward per step, in other values"
+
+
+def _largest_cause(items: list[S.DiffItem]) -> list[S.DiffItem]:
+    """The items of the cause that moved the most bytes (the first such cause on a tie)."""
+    by_cause: dict[tuple, list[S.DiffItem]] = defaultdict(list)
+    for it in items:
+        by_cause[_cause(it)].append(it)
+    _, largest = max(by_cause.items(), key=lambda kv: sum(abs(it.delta_bytes) for it in kv[1]))
+    return largest
+
+
+def _diff_moved(head: str, items: list[S.DiffItem], moved: int, *, grown: bool) -> str:
+    """The verdict's first sentence and what each side decided: what moved, how many values, where they are."""
+    first = items[0]
+    count = sum(it.count for it in items)
+    larger = "larger in B" if grown else "larger in A"
+    same_status = all(it.status == first.status for it in items)
+    where = _ONLY.get(first.status, larger) if same_status else larger
+    what = _diff_what(_cause(first)[1], items)
+    sides = (("A", first.a_decision), ("B", first.b_decision))
+    decided = "; ".join(_side_words(k, x) for k, x in sides if x is not None)
+    nothing_grew = "" if grown else "nothing B saves is new or larger; "
+    plural = count > 1
+    return (
+        f"{head}: {nothing_grew}{fmt_bytes(moved)} of it {'are' if plural else 'is'} {what} "
+        f"({count} value{'s' if plural else ''}, {where})." + (f" {_sentence(decided)}" if decided else "")
+    )
 
 
 def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, ProbeConfig | None]:
     """(the fix in words, its flag, B's configuration with the fix applied) for what B keeps that A does not: the
     save-list op recomputed; the other side's versions when only versions differ; a per-op policy that tags each op as
     it runs when the value's op was untagged inside a checkpointed region; otherwise where to look."""
-    decision = item.b_decision
-    cause = decision.cause if decision else None
-    change = d.change.kind if d.change else None
-    b = d.b.config.probe()
-    fixes: list[str] = []
-    flag = edited = None
-    if item.reason_kind == Reason.POLICY and item.policy_op:
-        edited = recomputing(b, [item.policy_op])
-        added = flag_op(item.policy_op) in {flag_op(o) for o in b.save_ops}
-        flag = f"--recompute-op {flag_op(item.policy_op)}"
-        fixes.append(f"in B, drop --save-op {flag_op(item.policy_op)}" if added else f"recompute it in B ({flag})")
-    elif cause is not None and cause.tag is None and cause.checkpointed and b.ac == AcMode.FULL:
-        edited, flag = recomputing_all(b), RECOMPUTE_ALL
-        fixes.append(f"in B, a per-op policy that tags every op it runs for recompute ({flag})")
-    if change == ChangeKind.VERSIONS:
+    fix, flag, edited = _b_edit(d.b.config.probe(), item)
+    fixes = [fix] if fix else []
+    if d.change and d.change.kind == ChangeKind.VERSIONS:
         v = d.versions_differ or {}
         versions = ", ".join(f"{k} {p.a}" for k, p in v.items() if p.a)
         fixes.insert(0, f"side A's versions ({versions}), which do not save it")
@@ -289,27 +311,53 @@ def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, Probe
     return "; or ".join(fixes), flag, edited
 
 
+def _b_edit(b: ProbeConfig, item: S.DiffItem) -> tuple[str | None, str | None, ProbeConfig | None]:
+    """(the edit of B's configuration in words, its flag, B so edited) that stops B keeping ``item``, when there is
+    one: its save-list op recomputed (or the --save-op B added dropped), or a per-op policy that tags every op it runs
+    when the op was untagged inside a region that B checkpoints whole."""
+    cause = item.b_decision.cause if item.b_decision else None
+    if item.reason_kind == Reason.POLICY and item.policy_op:
+        op = flag_op(item.policy_op)
+        flag = f"--recompute-op {op}"
+        added = op in {flag_op(o) for o in b.save_ops}
+        fix = f"in B, drop --save-op {op}" if added else f"recompute it in B ({flag})"
+        return fix, flag, recomputing(b, [item.policy_op])
+    if cause is not None and cause.tag is None and cause.checkpointed and b.ac == AcMode.FULL:
+        fix = f"in B, a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})"
+        return fix, RECOMPUTE_ALL, recomputing_all(b)
+    return None, None, None
+
+
 def diff_command(d: S.DiffResult, b_fixed: ProbeConfig, loaded: frozenset[str] = frozenset()) -> str:
     """The ``memprobe diff`` that runs B again as ``b_fixed`` (its configuration with the fix applied): A as it was
     given (its run directory when it was read from one; otherwise run again too, the flags both sides share once and
     each side's own in ``--a``/``--b``), and each side's interpreter when they ran in two."""
     import shlex
 
+    a_word = d.a.source if "a" in loaded and d.a.source else d.a.config.recipe
     fa = [] if "a" in loaded else _side_flags(d.a.config.probe())
-    fb = _side_flags(b_fixed)
-    shared = [f for f in fa if f in fb] if fa else fb
-    own_a = [f for f in fa if f not in shared]
-    own_b = [f for f in fb if f not in shared]
-    words = ["memprobe", "diff", d.a.source if "a" in loaded and d.a.source else d.a.config.recipe, b_fixed.recipe]
-    words += [w for f in shared for w in f]
-    if own_a:
-        words += ["--a", " ".join(w for f in own_a for w in f)]
-    if own_b:
-        words += ["--b", " ".join(w for f in own_b for w in f)]
-    pythons = {key: side.process.python if side.process else None for key, side in (("a", d.a), ("b", d.b))}
-    if pythons["a"] != pythons["b"]:  # each side's own interpreter, when they ran in two
-        words += [w for key, python in pythons.items() if python and key not in loaded for w in (f"--{key}-python", python)]
+    words = ["memprobe", "diff", a_word, b_fixed.recipe, *_flag_words(fa, _side_flags(b_fixed)), *_python_words(d, loaded)]
     return " ".join(shlex.quote(w) for w in words)
+
+
+def _flag_words(fa: list[tuple[str, ...]], fb: list[tuple[str, ...]]) -> list[str]:
+    """The flags of a diff's two sides as words: those both share once, then each side's own in ``--a``/``--b``
+    (``fa`` empty: A is a run directory, every flag of B's is given once)."""
+    shared = [f for f in fa if f in fb] if fa else fb
+    words = [w for f in shared for w in f]
+    for side, flags in (("--a", fa), ("--b", fb)):
+        own = [w for f in flags if f not in shared for w in f]
+        if own:
+            words += [side, " ".join(own)]
+    return words
+
+
+def _python_words(d: S.DiffResult, loaded: frozenset[str]) -> list[str]:
+    """Each side's own interpreter (``--a-python PATH``) when the sides ran in two, for the sides that run again."""
+    pythons = {key: side.process.python if side.process else None for key, side in (("a", d.a), ("b", d.b))}
+    if pythons["a"] == pythons["b"]:
+        return []
+    return [w for key, python in pythons.items() if python and key not in loaded for w in (f"--{key}-python", python)]
 
 
 def _side_flags(cfg: ProbeConfig) -> list[tuple[str, ...]]:
@@ -331,28 +379,39 @@ def explain_verdict(r: S.ExplainResult) -> S.Verdict:
     """The edit that frees the most for the least recompute, with what it frees."""
     saved = r.base.saved_bytes
     edits = [e for e in r.edits if e.bytes_saved > 0]
-    policy_edits = all(e.op for e in r.edits)
     if not edits:
-        tried = "save-list op, recomputed," if policy_edits else "edit"
-        return _verdict(
-            f"No single {tried} frees memory here ({len(r.edits)} tried); {fmt_bytes(saved)} saved for backward per step."
-            + (f" {len(r.partitioner_items)} saved values were chosen by the partitioner." if r.partitioner_items else ""),
-            total=saved,
-        )
+        return _no_edit_verdict(r)
     top = edits[0]
-    names = [label(it) for it in top.freed or []]
-    what = "" if not names else f" ({names[0]})" if len(names) == 1 else f" ({names[0]} and {len(names) - 1} more)"
     flag = top.flag or f"--recompute-op {flag_op(top.op)}"
     flops = top.recompute_flops_added or 0
     of = f" of the {fmt_bytes(saved)}" if saved else ""
     doing = f"Recomputing {flag_op(top.op)}" if top.op else f"{top.edit[0].upper()}{top.edit[1:]} ({flag})"
     text = (
         f"{doing} frees {fmt_bytes(top.bytes_saved)}{of} saved for backward per step"
-        f"{what} for {fmt_flops(abs(flops))} {'more' if flops >= 0 else 'less'} recompute in backward (estimated); "
-        f"fix: {flag}."
+        f"{_freed_words(top)} for {fmt_flops(abs(flops))} {'more' if flops >= 0 else 'less'} recompute in backward "
+        f"(estimated); fix: {flag}."
     )
     fix = f"recompute it ({flag})" if top.op else f"{top.edit} ({flag})"
     return _verdict(text, bytes_=top.bytes_saved, total=saved, fix=fix, flag=flag)
+
+
+def _no_edit_verdict(r: S.ExplainResult) -> S.Verdict:
+    """An explain none of whose edits frees memory: how many were tried, and what the partitioner chose."""
+    saved = r.base.saved_bytes
+    tried = "save-list op, recomputed," if all(e.op for e in r.edits) else "edit"
+    return _verdict(
+        f"No single {tried} frees memory here ({len(r.edits)} tried); {fmt_bytes(saved)} saved for backward per step."
+        + (f" {len(r.partitioner_items)} saved values were chosen by the partitioner." if r.partitioner_items else ""),
+        total=saved,
+    )
+
+
+def _freed_words(edit: S.Edit) -> str:
+    """What an edit frees, by name: `` (the first)`` or `` (the first and N more)``; empty when it names none."""
+    names = [label(it) for it in edit.freed or []]
+    if not names:
+        return ""
+    return f" ({names[0]})" if len(names) == 1 else f" ({names[0]} and {len(names) - 1} more)"
 
 
 def verdict_of(result: S.Report | S.DiffResult | S.ExplainResult) -> S.Verdict:

@@ -397,18 +397,31 @@ def parse_request(line: bytes, fds: int) -> dict:
         raise ValueError("nested too deep") from None
     if not isinstance(request, dict):
         raise ValueError("a request is a JSON object")
-    for key, kind in (("program", str), ("argv", list), ("env", dict), ("cwd", str), ("python", str), ("prefix", str)):
+    _check_request_shape(request)
+    _check_request_strings(request)
+    return request
+
+
+# a request's fields and their types
+_REQUEST_FIELDS = (("program", str), ("argv", list), ("env", dict), ("cwd", str), ("python", str), ("prefix", str))
+
+
+def _check_request_shape(request: dict) -> None:
+    """Each field of a request has its type, and argv and env hold strings: ValueError otherwise."""
+    for key, kind in _REQUEST_FIELDS:
         if not isinstance(request.get(key), kind):
             raise ValueError(f"{key} must be a {kind.__name__}")
-    if not all(isinstance(a, str) for a in request["argv"]) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in request["env"].items()
-    ):
+    strings = all(isinstance(a, str) for a in request["argv"])
+    if not strings or not all(isinstance(k, str) and isinstance(v, str) for k, v in request["env"].items()):
         raise ValueError("argv and env must hold strings")
+
+
+def _check_request_strings(request: dict) -> None:
+    """No string of a request holds a NUL byte, and each variable's name is a name: ValueError otherwise."""
     strings = [request[k] for k in ("program", "cwd", "python", "prefix")] + request["argv"]
     strings += [k + v for k, v in request["env"].items()]
     if any("\0" in t for t in strings) or any(not k or "=" in k for k in request["env"]):
         raise ValueError("a string of the request holds a NUL byte, or a variable's name is empty or holds an =")
-    return request
 
 
 def _answer(conn: socket.socket, message: dict) -> None:

@@ -39,34 +39,50 @@ def unavailable(
     a probe runs FSDP2 on the CPU (``cpu_fsdp_auto_only``: only through ``--device auto``)."""
     from . import torch as torch_compat
 
-    out: dict[str, str] = {}
     why = torch_compat.why_unavailable()
     if why:  # nothing else can be checked without a usable torch
         return {EnvNeed.TORCH: why}
+    out: dict[str, str] = {}
     if cpu_fsdp and not (cpu_fsdp_auto_only and _sees_gpu()):
         why = torch_compat.why_no_cpu_fsdp()
         if why:
             out[EnvNeed.TORCH] = why
     if EnvNeed.FLOAT8 in needs:
-        import torch
+        why = _float8_unavailable(recipes, cpu_recipes, auto_recipes)
+        if why:
+            out[EnvNeed.FLOAT8] = why
+    out.update(_integrations_unavailable(needs))
+    return out
 
-        from . import torchao
 
-        # a probe on --device auto runs on the CPU where this interpreter sees no GPU
-        on_cpu = cpu_recipes if not torch.cuda.is_available() else [r for r in cpu_recipes if r not in auto_recipes]
-        for recipe in recipes:
-            why = torchao.why_unavailable(recipe) or (torch_compat.why_no_cpu_float8(recipe) if recipe in on_cpu else None)
-            if why:
-                out[EnvNeed.FLOAT8] = why
-                break
+def _float8_unavailable(recipes: list[str], cpu_recipes, auto_recipes) -> str | None:
+    """Why the first float8 recipe that cannot run here cannot (torchao's recipe, or the CPU kernel's scaling for a
+    recipe that runs on the CPU); None when every one can."""
+    import torch
+
+    from . import torch as torch_compat
+    from . import torchao
+
+    # a probe on --device auto runs on the CPU where this interpreter sees no GPU
+    on_cpu = cpu_recipes if not torch.cuda.is_available() else [r for r in cpu_recipes if r not in auto_recipes]
+    for recipe in recipes:
+        why = torchao.why_unavailable(recipe) or (torch_compat.why_no_cpu_float8(recipe) if recipe in on_cpu else None)
+        if why:
+            return why
+    return None
+
+
+def _integrations_unavailable(needs: list[str]) -> dict[str, str]:
+    """``{need: why}`` for the other projects' code the probes need that this interpreter lacks (torchtitan's SAC
+    or Llama 3, transformers)."""
+    out: dict[str, str] = {}
     if EnvNeed.TORCHTITAN_SAC in needs or EnvNeed.TORCHTITAN_LLAMA3 in needs:
         from ..integrations import torchtitan
 
         for need, part in ((EnvNeed.TORCHTITAN_SAC, "sac"), (EnvNeed.TORCHTITAN_LLAMA3, "llama3")):
-            if need in needs:
-                why = torchtitan.why_unavailable(part)
-                if why:
-                    out[need] = why
+            why = torchtitan.why_unavailable(part) if need in needs else None
+            if why:
+                out[need] = why
     if EnvNeed.TRANSFORMERS in needs:
         from ..integrations import huggingface
 

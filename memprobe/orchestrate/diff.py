@@ -54,9 +54,7 @@ def run_diff(
 ) -> tuple[S.DiffResult, Path | None]:
     """Diff B against A; returns the result and the directory its diff.json was written to (None if nothing ran)."""
     to_run = {k: v for k, v in sides.items() if isinstance(v, ProbeConfig)}
-    for key, env in envs.items():
-        if not env.empty and key not in to_run:
-            raise ConfigError(f"--{key}-env/--{key}-python apply to a side that runs; side {key.upper()} is a run directory")
+    _check_side_envs(envs, to_run)
     jobs = [ProbeJob(key, cfg, Path(key), envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
     check_environments(jobs, progress)  # before anything is written: a side that cannot run says so first
     placement = diff_placement(to_run, envs, parallel)
@@ -67,6 +65,27 @@ def run_diff(
         progress(f"sides {' and '.join(k.upper() for k in to_run)}: {placement.why}")
     jobs = [ProbeJob(key, cfg, out / key, envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
     ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=placement.slots, gpus=placement.gpus)
+    reports = _side_reports(sides, ran, progress)
+    result = diff_reports(reports["a"], reports["b"])
+    result.a.source = _source(sides["a"], out, "a")
+    result.b.source = _source(sides["b"], out, "b")
+    result.verdict = diff_verdict(result, frozenset(k for k, side in sides.items() if isinstance(side, Path)))
+    if len(to_run) > 1:
+        result.schedule = S.Schedule(at_once=placement.slots > 1, **placement.to_dict())
+    if out is not None:
+        atomic_write_json(out / "diff.json", dump(result))
+    return result, out
+
+
+def _check_side_envs(envs: dict[str, SideEnv], to_run: dict[str, ProbeConfig]) -> None:
+    """A side's --env/--python is for a side that runs: a ConfigError for one given to a run directory."""
+    for key, env in envs.items():
+        if not env.empty and key not in to_run:
+            raise ConfigError(f"--{key}-env/--{key}-python apply to a side that runs; side {key.upper()} is a run directory")
+
+
+def _side_reports(sides: dict[str, Side], ran: dict[str, S.Report], progress: Progress) -> dict[str, S.Report]:
+    """Each side's report: loaded from its run directory, or what its run gave."""
     reports: dict[str, S.Report] = {}
     for key, side in sides.items():
         if isinstance(side, Path):
@@ -74,12 +93,9 @@ def run_diff(
             progress(f"[{key}] loaded {side}")
         else:
             reports[key] = ran[key]
-    result = diff_reports(reports["a"], reports["b"])
-    result.a.source = str(sides["a"]) if isinstance(sides["a"], Path) else str(out / "a")
-    result.b.source = str(sides["b"]) if isinstance(sides["b"], Path) else str(out / "b")
-    result.verdict = diff_verdict(result, frozenset(k for k, side in sides.items() if isinstance(side, Path)))
-    if len(to_run) > 1:
-        result.schedule = S.Schedule(at_once=placement.slots > 1, **placement.to_dict())
-    if out is not None:
-        atomic_write_json(out / "diff.json", dump(result))
-    return result, out
+    return reports
+
+
+def _source(side: Side, out: Path | None, key: str) -> str:
+    """Where a side's report was read: its run directory, or the one its run wrote under ``out``."""
+    return str(side) if isinstance(side, Path) else str(out / key)

@@ -72,15 +72,48 @@ def run_gate(
     """Run (or load) each wanted probe and evaluate its limits; the gate's result as JSON data (no record of the schema
     holds it: its limits' verdicts and breaches are dicts of :mod:`memprobe.budget`), its verdict a record's JSON."""
     baseline = load_baseline(baseline_path)
-    for name in wanted:  # each names a directory under --out: never a path (load_budget checks it too)
-        if not PROBE_NAME.fullmatch(name):
-            raise BudgetError(f"{budget.path}: probe name {name!r} is not one word of letters, digits, - and _")
+    _check_probe_names(budget, wanted)
     to_run = [n for n in wanted if n not in finished]
     if to_run:
         out = out or default_run_dir("gate")
         prepare_run_dir(out, force)
     jobs = [ProbeJob(name, wanted[name].config, out / name) for name in to_run]
     ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus, keep_going=True)
+    reports = _gate_reports(wanted, finished, ran, progress)
+    verdicts, explanations = _evaluate_probes(wanted, reports, baseline)
+    counts = {str(k): sum(v["verdict"] == k for v in verdicts) for k in Verdict}
+    result = {
+        "budget": str(budget.path),
+        "baseline": str(baseline_path),
+        "verdicts": verdicts,
+        "explanations": explanations,
+        "counts": counts,
+        "runs": {n: str(finished.get(n) or out / n) for n in reports},
+    }
+    result["verdict"] = dump(gate_verdict(result, {n: r.verdict or run_verdict(r) for n, r in reports.items()}))
+    if update_baseline:
+        _store_baseline(baseline, reports, baseline_path)
+        result["baseline_updated"] = True
+    return result
+
+
+def _check_probe_names(budget: Budget, wanted: dict) -> None:
+    """Each probe's name names a directory under --out: never a path (load_budget checks it too)."""
+    for name in wanted:
+        if not PROBE_NAME.fullmatch(name):
+            raise BudgetError(f"{budget.path}: probe name {name!r} is not one word of letters, digits, - and _")
+
+
+def _store_baseline(baseline: S.Baseline, reports: dict[str, S.Report], baseline_path: Path) -> None:
+    """--update-baseline: each probe's entry replaced by its run's, and the baseline file written."""
+    for name, report in reports.items():
+        baseline.probes[name] = baseline_entry(report)
+    atomic_write_json(baseline_path, dump(baseline))
+
+
+def _gate_reports(wanted: dict, finished: dict[str, Path], ran: dict, progress: Progress) -> dict[str, S.Report]:
+    """Each wanted probe's report, in the budget's order: loaded from its finished run, or what its run gave. A probe
+    whose run failed, or whose report is not complete, gave no verdict: ProbeFailed."""
     reports: dict[str, S.Report] = {}
     for name in wanted:
         if name in finished:
@@ -95,7 +128,11 @@ def run_gate(
         status = reports[name].status if name in reports else None
         if status != RunStatus.COMPLETE:
             raise ProbeFailed(f"probe {name!r} gave no verdict: its run is {status or 'missing'}, not complete")
+    return reports
 
+
+def _evaluate_probes(wanted: dict, reports: dict[str, S.Report], baseline: S.Baseline) -> tuple[list[dict], dict]:
+    """Every probe's limits evaluated (its verdicts), and for each probe that breached one, why."""
     verdicts, explanations = [], {}
     for name, report in reports.items():
         entry = baseline.probes.get(name)
@@ -105,22 +142,7 @@ def run_gate(
         if any(v["verdict"] == Verdict.FAIL for v in vs):
             explanations[name] = explain_breach(report, entry)
         verdicts += nothing_checked(name, vs)
-    counts = {str(k): sum(v["verdict"] == k for v in verdicts) for k in Verdict}
-    result = {
-        "budget": str(budget.path),
-        "baseline": str(baseline_path),
-        "verdicts": verdicts,
-        "explanations": explanations,
-        "counts": counts,
-        "runs": {n: str(finished.get(n) or out / n) for n in reports},
-    }
-    result["verdict"] = dump(gate_verdict(result, {n: r.verdict or run_verdict(r) for n, r in reports.items()}))
-    if update_baseline:
-        for name, report in reports.items():
-            baseline.probes[name] = baseline_entry(report)
-        atomic_write_json(baseline_path, dump(baseline))
-        result["baseline_updated"] = True
-    return result
+    return verdicts, explanations
 
 
 def nothing_checked(name: str, verdicts: list[dict]) -> list[dict]:

@@ -157,13 +157,32 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
     Skipped when every probe runs in this interpreter and needs the same: the first probe is then the check
     (nothing has run before it fails)."""
 
-    groups: dict[tuple, list[ProbeJob]] = {}
-    for job in jobs:
-        groups.setdefault((job.side.python or sys.executable, job.side.env), []).append(job)
+    groups = _by_interpreter(jobs)
     if len(groups) == 1 and all(j.side.python is None for j in jobs) and len({j.cfg.needs() for j in jobs}) == 1:
         return
     specs = {key: _env_spec(group) for key, group in groups.items()}
     groups = {key: group for key, group in groups.items() if (key, specs[key]) not in _checked}
+    answers = _ask_environments(groups, specs)
+    problems = []
+    for key, group in groups.items():
+        problem = _environment_problem(key[0], group, answers.get(key, "its environment check did not finish"), progress)
+        if problem is not None:
+            problems.append(problem)
+    if problems:
+        raise ConfigError(" | ".join(problems) + " (nothing was run)")
+    _checked.update((key, specs[key]) for key in groups)
+
+
+def _by_interpreter(jobs: list[ProbeJob]) -> dict[tuple, list[ProbeJob]]:
+    """The probes by the interpreter and settings they run with: (its path, the side's environment variables)."""
+    groups: dict[tuple, list[ProbeJob]] = {}
+    for job in jobs:
+        groups.setdefault((job.side.python or sys.executable, job.side.env), []).append(job)
+    return groups
+
+
+def _ask_environments(groups: dict[tuple, list[ProbeJob]], specs: dict[tuple, str]) -> dict[tuple, dict | str]:
+    """Each interpreter's answer (by its key), all asked at once; a key is missing where the check did not finish."""
     answers: dict[tuple, dict | str] = {}
 
     def ask(key: tuple) -> None:
@@ -174,21 +193,22 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
         t.start()
     for t in threads:
         t.join()
-    problems = []
-    for key, group in groups.items():
-        python, answer = key[0], answers.get(key, "its environment check did not finish")
-        labels = ", ".join(j.label for j in group[:3]) + (", ..." if len(group) > 3 else "")
-        if isinstance(answer, str):
-            problems.append(f"[{labels}] {python} {answer}")
-        elif answer["unavailable"]:
-            problems.append(f"[{labels}] {python}: " + "; ".join(answer["unavailable"].values()))
-        elif progress is not None and python != sys.executable:
-            v = answer["versions"]
-            found = ", ".join(f"{k} {v[k]}" for k in ("torch", "torchao", "torchtitan") if v.get(k))
-            progress(f"[{labels}] {python}: Python {answer['python']}, {found}")
-    if problems:
-        raise ConfigError(" | ".join(problems) + " (nothing was run)")
-    _checked.update((key, specs[key]) for key in groups)
+    return answers
+
+
+def _environment_problem(python: str, group: list[ProbeJob], answer: dict | str, progress: Progress | None) -> str | None:
+    """Why the probes of ``group`` cannot run in ``python``, given its answer (None when they can: another
+    interpreter's versions are then said through ``progress``)."""
+    labels = ", ".join(j.label for j in group[:3]) + (", ..." if len(group) > 3 else "")
+    if isinstance(answer, str):
+        return f"[{labels}] {python} {answer}"
+    if answer["unavailable"]:
+        return f"[{labels}] {python}: " + "; ".join(answer["unavailable"].values())
+    if progress is not None and python != sys.executable:
+        v = answer["versions"]
+        found = ", ".join(f"{k} {v[k]}" for k in ("torch", "torchao", "torchtitan") if v.get(k))
+        progress(f"[{labels}] {python}: Python {answer['python']}, {found}")
+    return None
 
 
 def _env_spec(group: list[ProbeJob]) -> str:

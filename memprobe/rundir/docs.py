@@ -92,31 +92,43 @@ def _grouped(text: str) -> str:
 def type_text(tp: Any) -> str:
     """A field's type in words, records and vocabularies linked."""
     bare, meta, nullable = unwrap(tp)
-    origin = typing.get_origin(bare)
-    if bare is int:
-        text = _bound_text(meta, "int")
-    elif bare is float:
-        text = _bound_text(meta, "number")
-    elif bare is str:
-        text = "str"
-    elif bare is bool:
-        text = "bool"
-    elif isinstance(bare, type) and issubclass(bare, (BaseModel, Enum)):
-        text = _link(bare)
-    elif origin is list:
-        text = f"list of {_grouped(type_text(typing.get_args(bare)[0]))}"
-    elif origin is tuple:
-        text = "[" + ", ".join(type_text(a) for a in typing.get_args(bare)) + "]"
-    elif origin is dict:
-        key, value = typing.get_args(bare)
-        text = f"{{{type_text(key)}: {type_text(value)}}}"
-    elif origin is typing.Literal:
-        text = "one of " + ", ".join(f"`{a}`" for a in typing.get_args(bare))
-    elif origin in (typing.Union, types.UnionType):
-        text = " or ".join(type_text(a) for a in typing.get_args(bare))
-    else:
-        text = str(bare)
+    text = _scalar_text(bare, meta)
+    if text is None:
+        text = _composite_text(bare)
     return f"{text} or null" if nullable else text
+
+
+def _scalar_text(bare: Any, meta: list) -> str | None:
+    """A number, string or boolean type in words (a number with its bounds), or a record or vocabulary linked; None
+    for another type."""
+    if bare is int:
+        return _bound_text(meta, "int")
+    if bare is float:
+        return _bound_text(meta, "number")
+    if bare is str:
+        return "str"
+    if bare is bool:
+        return "bool"
+    if isinstance(bare, type) and issubclass(bare, (BaseModel, Enum)):
+        return _link(bare)
+    return None
+
+
+def _composite_text(bare: Any) -> str:
+    """A list, tuple, dict, literal or union type in words, each part in words too."""
+    origin, args = typing.get_origin(bare), typing.get_args(bare)
+    if origin is list:
+        return f"list of {_grouped(type_text(args[0]))}"
+    if origin is tuple:
+        return "[" + ", ".join(type_text(a) for a in args) + "]"
+    if origin is dict:
+        key, value = args
+        return f"{{{type_text(key)}: {type_text(value)}}}"
+    if origin is typing.Literal:
+        return "one of " + ", ".join(f"`{a}`" for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(type_text(a) for a in args)
+    return str(bare)
 
 
 def _referenced(tp: Any, out: list) -> None:

@@ -270,31 +270,57 @@ def _walk(model: type[BaseModel], loc: tuple) -> tuple[str, Any]:
     items = list(loc)
     while items:
         bare = unwrap(tp)[0]
-        origin = typing.get_origin(bare)
         item = items.pop(0)
-        if isinstance(bare, type) and issubclass(bare, BaseModel):
-            field = next((f for n, f in bare.model_fields.items() if item in (n, f.alias)), None)
-            if field is None:  # a field the record does not declare: a key of the file, shown as such
-                return path + key_text(item) if path else key_text(item).removeprefix("."), None
-            path = f"{path}.{item}" if path else str(item)
-            tp = field_type(field)
-        elif origin in (list, tuple) and isinstance(item, int):
-            args = typing.get_args(bare)
-            path += f"[{item}]"
-            tp = args[0] if origin is list or (len(args) == 2 and args[1] is Ellipsis) else args[min(item, len(args) - 1)]
-        elif origin is dict:
-            key_type, value_type = typing.get_args(bare)
-            path += key_text(item) if path else str(item)
-            if items and items[0] == "[key]":
-                items.pop(0)
-                tp = key_type
-            else:
-                tp = value_type
-        elif origin in (typing.Union, types.UnionType):  # a tagged union: the tag names the form that failed
-            tp = next((a for a in typing.get_args(bare) if _tag(a) == item), tp)
-        else:
-            path += f"[{item}]" if isinstance(item, int) else f".{item}"
+        path, tp, ended = _step(bare, item)(bare, item, items, path, tp)
+        if ended:
+            return path, tp
     return path, tp
+
+
+def _step(bare: Any, item: Any):
+    """How :func:`_walk` goes one step into a value of type ``bare`` (its ``item``): a function of (bare, item, the
+    items left, the path so far, the type so far) that returns (the path, the type, whether the walk ends there)."""
+    origin = typing.get_origin(bare)
+    if isinstance(bare, type) and issubclass(bare, BaseModel):
+        return _into_record
+    if origin in (list, tuple) and isinstance(item, int):
+        return _into_sequence
+    if origin is dict:
+        return _into_dict
+    if origin in (typing.Union, types.UnionType):
+        return _into_union
+    return _into_other
+
+
+def _into_record(bare: Any, item: Any, items: list, path: str, tp: Any) -> tuple[str, Any, bool]:
+    field = next((f for n, f in bare.model_fields.items() if item in (n, f.alias)), None)
+    if field is None:  # a field the record does not declare: a key of the file, shown as such
+        return (path + key_text(item) if path else key_text(item).removeprefix(".")), None, True
+    return (f"{path}.{item}" if path else str(item)), field_type(field), False
+
+
+def _into_sequence(bare: Any, item: int, items: list, path: str, tp: Any) -> tuple[str, Any, bool]:
+    origin, args = typing.get_origin(bare), typing.get_args(bare)
+    homogeneous = origin is list or (len(args) == 2 and args[1] is Ellipsis)
+    return path + f"[{item}]", args[0] if homogeneous else args[min(item, len(args) - 1)], False
+
+
+def _into_dict(bare: Any, item: Any, items: list, path: str, tp: Any) -> tuple[str, Any, bool]:
+    key_type, value_type = typing.get_args(bare)
+    path += key_text(item) if path else str(item)
+    if items and items[0] == "[key]":
+        items.pop(0)
+        return path, key_type, False
+    return path, value_type, False
+
+
+def _into_union(bare: Any, item: Any, items: list, path: str, tp: Any) -> tuple[str, Any, bool]:
+    """A tagged union: the tag names the form that failed."""
+    return path, next((a for a in typing.get_args(bare) if _tag(a) == item), tp), False
+
+
+def _into_other(bare: Any, item: Any, items: list, path: str, tp: Any) -> tuple[str, Any, bool]:
+    return path + (f"[{item}]" if isinstance(item, int) else f".{item}"), tp, False
 
 
 def bounds(meta: list) -> tuple[float | None, float | None, int | None]:
@@ -327,8 +353,8 @@ def _choices(bare: Any) -> str:
 
 
 def _message(error: dict, tp: Any) -> str:
-    kind, value = error["type"], error.get("input")
-    got = f"got {_show(value)}"
+    kind = error["type"]
+    got = f"got {_show(error.get('input'))}"
     bare, meta, _ = unwrap(tp)
     if kind in ("config", "path"):  # a recorded configuration `memprobe run` would refuse, a path no file has
         return error["msg"]
@@ -338,19 +364,30 @@ def _message(error: dict, tp: Any) -> str:
         return f"expected a list of {len(typing.get_args(bare))} items, {got}"
     if kind == "missing":
         return "missing"
+    return _scalar_message(error, bare, meta, got) or _shape_message(kind, bare, got) or _pydantic_message(error, got)
+
+
+def _scalar_message(error: dict, bare: Any, meta: list, got: str) -> str | None:
+    """What a number, a string or a boolean should have been; None for another type."""
+    kind = error["type"]
     if bare is int or kind.startswith("int_"):
         return f"{_int_wanted(meta)}, {got}"
     if bare is float:
         return f"{_number_wanted(meta)}, {got}"
     if kind == "string_too_long":
         limit = bounds(meta)[2] or error.get("ctx", {}).get("max_length")
-        return f"a string of {len(value)} characters (at most {limit})"
+        return f"a string of {len(error.get('input'))} characters (at most {limit})"
     if kind == "string_unicode":
         return "a string that is not valid Unicode (a lone surrogate)"
     if bare is str or kind == "string_type":
         return f"expected a string, {got}"
     if bare is bool or kind == "bool_type":
         return f"expected true or false, {got}"
+    return None
+
+
+def _shape_message(kind: str, bare: Any, got: str) -> str | None:
+    """What a choice, an object, a list or a tagged union should have been; None for another kind of error."""
     if kind in ("enum", "literal_error"):
         return f"expected one of {_choices(bare)}, {got}"
     if kind in ("model_type", "model_attributes_type", "dict_type", "dataclass_type"):
@@ -360,6 +397,11 @@ def _message(error: dict, tp: Any) -> str:
     if kind.startswith("union_tag"):
         forms = [_form(a) for a in typing.get_args(bare)]
         return f"matches none of its forms ({' or '.join(forms)}), {got}"
+    return None
+
+
+def _pydantic_message(error: dict, got: str) -> str:
+    """pydantic's own message, for an error memprobe words no better."""
     return f"{error['msg'][:1].lower()}{error['msg'][1:]}, {got}"
 
 

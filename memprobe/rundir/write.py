@@ -183,33 +183,50 @@ def _foreign(path: Path, plan: _Plan, top: bool) -> str | None:
         return str(path)
     if not top and _in_use(path):
         raise RunDirError(f"{path} is being written by another memprobe process; wait for it to end or choose another --out")
-    try:
-        entries = sorted(os.scandir(path), key=lambda e: e.name)
-    except OSError as e:
-        raise RunDirError(f"{path}: cannot list it ({e.strerror or e})") from None
-    for entry in entries:
-        if entry.name == MARKER:
-            if not top:
-                plan.files.append(Path(entry.path))
-            continue
-        if entry.is_symlink():
-            return entry.path
-        if entry.is_dir(follow_symlinks=False):
-            if entry.name in marker.runs or (marker.legacy and (Path(entry.path) / MARKER).is_file()):
-                inner = _foreign(Path(entry.path), plan, top=False)
-                if inner:
-                    return inner
-                continue
-            odd = _foreign_files(Path(entry.path), entry.name, marker, plan)
-            if odd:
-                return odd
-            plan.dirs.append(Path(entry.path))
-        elif not (entry.is_file(follow_symlinks=False) and _owned(entry.name, "", marker)):
-            return entry.path
-        else:
-            plan.files.append(Path(entry.path))
+    for entry in _listed(path):
+        odd = _foreign_entry(entry, marker, plan, top)
+        if odd:
+            return odd
     if not top:
         plan.dirs.append(path)
+    return None
+
+
+def _listed(folder: Path) -> list[os.DirEntry]:
+    """The entries of ``folder`` by name; RunDirError when it cannot be listed."""
+    try:
+        return sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError as e:
+        raise RunDirError(f"{folder}: cannot list it ({e.strerror or e})") from None
+
+
+def _foreign_entry(entry: os.DirEntry, marker: _Marker, plan: _Plan, top: bool) -> str | None:
+    """One entry of a run directory: what of it memprobe did not record writing (its path, or one inside it), or
+    None, adding what may be removed to ``plan`` (the marker of the top directory stays: it is written again)."""
+    if entry.name == MARKER:
+        if not top:
+            plan.files.append(Path(entry.path))
+        return None
+    if entry.is_symlink():
+        return entry.path
+    if entry.is_dir(follow_symlinks=False):
+        return _foreign_folder(entry, marker, plan)
+    if not (entry.is_file(follow_symlinks=False) and _owned(entry.name, "", marker)):
+        return entry.path
+    plan.files.append(Path(entry.path))
+    return None
+
+
+def _foreign_folder(entry: os.DirEntry, marker: _Marker, plan: _Plan) -> str | None:
+    """A folder of a run directory: a run directory of its own (checked by its own marker), or a folder of the run's
+    files (graphs/, output_code/)."""
+    folder = Path(entry.path)
+    if entry.name in marker.runs or (marker.legacy and (folder / MARKER).is_file()):
+        return _foreign(folder, plan, top=False) or None
+    odd = _foreign_files(folder, entry.name, marker, plan)
+    if odd:
+        return odd
+    plan.dirs.append(folder)
     return None
 
 
@@ -219,11 +236,7 @@ def _foreign_files(folder: Path, name: str, marker: _Marker, plan: _Plan) -> str
         return str(folder)
     if marker.legacy and name not in _LEGACY_SUBFILES:
         return str(folder)
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as e:
-        raise RunDirError(f"{folder}: cannot list it ({e.strerror or e})") from None
-    for entry in entries:
+    for entry in _listed(folder):
         if not (entry.is_file(follow_symlinks=False) and _owned(entry.name, name, marker)):
             return entry.path
         plan.files.append(Path(entry.path))
