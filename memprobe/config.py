@@ -166,8 +166,8 @@ class _Configuration:
         own = {f.name for f in fields(family)}
         for f in targets.family_fields():
             if f.name not in own and f.default is None and getattr(self, f.name) is not None and f.name not in targets.SELECTORS:
-                takers = [g.name for g in targets.FAMILIES if f.name in {x.name for x in fields(g)}]
-                raise ConfigError(f"{flag_of(f)} applies to --repro {' or '.join(takers)}", field=f.name)
+                takers = [g.named_by() for g in targets.FAMILIES if f.name in {x.name for x in fields(g)}]
+                raise ConfigError(f"{flag_of(f)} applies to {' or '.join(takers)}", field=f.name)
 
     def _check_run(self) -> None:
         if self.nproc < 1:

@@ -135,7 +135,7 @@ class FindingKind(_Documented):
     ACCOUNTING_MISMATCH = "accounting-mismatch", "the graphs' saved bytes differ from what autograd holds at run time"
     FLOAT8_COVERAGE = (
         "float8-coverage",
-        "a float8 recipe converted none, or a minority, of the blocks' linear parameters: the rest run in bf16",
+        "a float8 recipe converted none, or a minority, of the blocks' matmul weights (linears, experts): the rest run in bf16",
     )
     CHECKPOINT_SAVES_MORE = (
         "checkpoint-saves-more",
@@ -157,6 +157,12 @@ class Float8Skip(_Documented):
         "a module with a 2-D weight that is not an nn.Linear (GPT-2's Conv1D): the converter swaps nn.Linear only",
     )
     FILTERED = "filtered", "an nn.Linear the converter's module filter left out (torchtitan leaves the output layer out)"
+    GROUPED_EXPERTS = (
+        "grouped-experts",
+        "a 3-D weight of mixture-of-experts experts, run by a grouped GEMM (aten._grouped_mm): torchao's Linear "
+        "conversion leaves it; its MoE training conversion (rowwise, on a CUDA GPU of compute capability 9.0 or newer) "
+        "converts it",
+    )
 
 
 class MemorySource(_Documented):

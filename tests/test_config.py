@@ -32,7 +32,7 @@ def test_a_configuration_is_canonical_once_made():
         ({"steps": 1}, "--steps must be at least 2"),
         ({"repro": "moe-of-nothing"}, "unknown --repro 'moe-of-nothing'"),
         ({"flavor": "8B"}, "--flavor applies to --repro torchtitan"),
-        ({"preset": "llama3-8b", "model": "m.py:build"}, "--preset applies to --repro ffn or transformer"),
+        ({"preset": "llama3-8b", "model": "m.py:build"}, "--preset applies to --repro ffn or --repro transformer"),
         ({"model": "m.py:build", "hf_config": "c.json"}, "--model and --hf-config both name the model to probe"),
         ({"repro": "transformer", "dim": 100, "heads": 8}, "--dim 100 must be a multiple of --heads 8"),
         ({"recipe": "rowwise", "dim": 72}, "float8 recipe 'rowwise' needs multiples of 16 for torch._scaled_mm: --dim=72"),

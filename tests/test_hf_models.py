@@ -1,7 +1,9 @@
-"""Hugging Face transformers causal LMs probed from their config.json alone (issue 21), end to end on the CPU.
+"""Hugging Face transformers causal LMs probed from their config.json alone, end to end on the CPU.
 
-Three architectures at tiny dims (tests/models/hf/), two blocks each, one recipe each: Llama rowwise with the
-2025-01 save list (its config has four layers: --layers 2 keeps the first two), Qwen2 rowwise, GPT-2 bf16. The
+Five architectures at tiny dims (tests/models/hf/), two blocks each, one recipe each: Llama rowwise with the
+2025-01 save list (its config has four layers: --layers 2 keeps the first two), Qwen2 rowwise, GPT-2 bf16, Mixtral
+rowwise (a mixture of experts: its experts are 3-D weights run by aten._grouped_mm) and Gemma2 bf16 (it refuses SDPA:
+eager attention). The
 probes are --analysis-only (the graphs traced and partitioned as for Inductor, run without generated kernels: what
 is saved is the full run's). Each run's saved bytes, graph-derived and at run time, are held to a ground truth this file
 computes without memprobe: the same blocks (float8 -> SAC -> torch.compile), compiled through torch's own
@@ -28,7 +30,7 @@ from conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "models" / "hf"
-LLAMA, QWEN2, GPT2 = (str(CONFIGS / f"{name}.json") for name in ("llama", "qwen2", "gpt2"))
+LLAMA, QWEN2, GPT2, MIXTRAL, GEMMA2 = (str(CONFIGS / f"{name}.json") for name in ("llama", "qwen2", "gpt2", "mixtral", "gemma2"))
 STOCK = str(ROOT / "tests" / "models" / "hf_stock.py") + ":build"
 LAYERS, BATCH, SEQ = 2, 2, 32
 SMALL = ("--layers", str(LAYERS), "--batch", str(BATCH), "--seq", str(SEQ), "--device", "cpu", "--analysis-only")
@@ -75,6 +77,8 @@ def probes(transformers_installed, made):
         "diff-aa": lambda: (json.loads(aa().proc.stdout), ""),
         "qwen2-rowwise": lambda: run("--hf-config", QWEN2, "--recipe", "rowwise"),
         "gpt2-bf16": lambda: run("--hf-config", GPT2, "--recipe", "bf16"),
+        "mixtral-rowwise": lambda: run("--hf-config", MIXTRAL, "--recipe", "rowwise"),
+        "gemma2-bf16": lambda: run("--hf-config", GEMMA2, "--recipe", "bf16"),
         "stock-gpt2-rowwise": lambda: run("--model", STOCK, "--recipe", "rowwise", "--device", "cpu", "--analysis-only"),
     }
 
@@ -113,7 +117,7 @@ def _torchtitan_style_context(save: set):
     return context_fn
 
 
-def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
+def ground_truth(config_path: str, recipe: str, policy: str, attention: str = "sdpa") -> dict:
     """Saved-for-backward bytes of the config's first LAYERS blocks, graph-derived and at run time."""
     import torch
     from torch._functorch.aot_autograd import make_boxed_func
@@ -126,7 +130,7 @@ def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
     config = CONFIG_MAPPING[doc["model_type"]].from_json_file(config_path)
     config.num_hidden_layers, config.use_cache = LAYERS, False
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32, attn_implementation="sdpa")
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32, attn_implementation=attention)
     model.train()
     if recipe != "bf16":
         from torchao.float8 import Float8LinearConfig, convert_to_float8_training
@@ -199,19 +203,23 @@ def ground_truth(config_path: str, recipe: str, policy: str) -> dict:
 # -- the tests --------------------------------------------------------------------------------------------------------
 
 TRUTHS = (
-    ("llama-rowwise-2025", LLAMA, "rowwise", "torchtitan-2025-01"),
-    ("qwen2-rowwise", QWEN2, "rowwise", "torchtitan"),
-    ("gpt2-bf16", GPT2, "bf16", "torchtitan"),
+    ("llama-rowwise-2025", LLAMA, "rowwise", "torchtitan-2025-01", "sdpa"),
+    ("qwen2-rowwise", QWEN2, "rowwise", "torchtitan", "sdpa"),
+    ("gpt2-bf16", GPT2, "bf16", "torchtitan", "sdpa"),
+    # a mixture of experts: its experts run by aten._grouped_mm (3-D weights), its router by F.linear on a raw weight
+    ("mixtral-rowwise", MIXTRAL, "rowwise", "torchtitan", "sdpa"),
+    # a model that refuses SDPA: eager attention
+    ("gemma2-bf16", GEMMA2, "bf16", "torchtitan", "eager"),
 )
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("name,config,recipe,policy", TRUTHS, ids=[t[0] for t in TRUTHS])
+@pytest.mark.parametrize("name,config,recipe,policy,attention", TRUTHS, ids=[t[0] for t in TRUTHS])
 @pytest.mark.slow
-def test_saved_bytes_equal_the_ground_truth_both_ways(probes, name, config, recipe, policy):
+def test_saved_bytes_equal_the_ground_truth_both_ways(probes, name, config, recipe, policy, attention):
     report, _ = probes[name]
     assert report["status"] == "complete" and report["config"]["recipe"] == recipe
-    truth = ground_truth(config, recipe, policy)
+    truth = ground_truth(config, recipe, policy, attention)
     totals = report["saved_totals"]
     assert truth["graph"] > 0
     assert (totals["graph_bytes"], totals["runtime_bytes"]) == (truth["graph"], truth["runtime"])
@@ -457,3 +465,54 @@ def test_a_bad_hf_config_is_one_line_and_exit_2(tmp_path):
     proc = invoke("run", "--hf-config", tmp_path, "--device", "cpu", "--out", tmp_path / "run", "-q")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert f'--hf-config {not_a_model}: not a transformers model configuration (no "model_type")' in proc.stderr
+
+
+@pytest.mark.e2e
+def test_float8_coverage_counts_the_experts_of_a_mixture_of_experts(probes):
+    """The experts' 3-D weights and the router's raw 2-D weight count in the coverage (the ground truth: the same model
+    built by transformers here, without memprobe), the finding fires on the true share, and the run says why the
+    experts stay bf16 on the CPU."""
+    import torch.nn as nn
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
+
+    report, stdout = probes["mixtral-rowwise"]
+    config = CONFIG_MAPPING["mixtral"].from_json_file(MIXTRAL)
+    config.num_hidden_layers = LAYERS
+    model = AutoModelForCausalLM.from_config(config)
+    total = converted = 0
+    for module in model.model.layers.modules():
+        for pname, p in module.named_parameters(recurse=False):
+            if p.dim() == 3 or (p.dim() == 2 and pname == "weight"):
+                total += p.numel()
+                linear = isinstance(module, nn.Linear) and module.in_features % 16 == 0 and module.out_features % 16 == 0
+                converted += p.numel() if linear else 0
+    f8 = report["float8"]
+    assert (f8["block_linear_parameters"], f8["block_converted_parameters"]) == (total, converted)
+    experts = [x for x in f8["linears"] if x["skipped"] == "grouped-experts"]
+    assert {x["fqn"].rsplit(".", 1)[-1] for x in experts} == {"gate_up_proj", "down_proj"}
+    assert all(len(x["weight_shape"]) == 3 and x["weight_shape"][0] == config.num_local_experts for x in experts)
+    router = [x for x in f8["linears"] if x["fqn"].endswith("mlp.gate")]
+    assert router and all(x["skipped"] == "not-linear" for x in router)
+    finding = next(f for f in report["findings"] if f["kind"] == "float8-coverage")
+    assert f"{100 * converted / total:.0f}%" in finding["message"] and finding["bytes"] == 2 * (total - converted)
+    assert any(
+        "the experts (model.layers.*.mlp.experts) stay bf16" in n and "compute capability 9.0" in n for n in report["notes"]
+    )
+    assert "grouped-experts" in stdout
+
+
+@pytest.mark.e2e
+def test_a_model_that_refuses_sdpa_is_built_with_eager_attention_and_says_so(probes):
+    report, stdout = probes["gemma2-bf16"]
+    assert report["status"] == "complete"
+    note = next(n for n in report["notes"] if n.startswith("attention:"))
+    assert "Gemma2ForCausalLM does not support SDPA" in note and 'attn_implementation="eager"' in note
+    assert "--attn-implementation" in note and "note: attention: Gemma2ForCausalLM" in stdout
+
+
+def test_an_attention_implementation_transformers_refuses_is_one_line(transformers_installed, tmp_path):
+    proc = invoke(
+        "run", "--hf-config", GEMMA2, "--attn-implementation", "bogus", "--recipe", "bf16", *SMALL, "--out", tmp_path / "r", "-q"
+    )
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "--attn-implementation bogus: transformers refuses it" in proc.stderr

@@ -24,7 +24,7 @@ def test_builders_compose_in_torchtitan_order():
     assert [n for n, _ in model.named_parameters()] == [
         f"layers.{i}.ffn.{w}.weight" for i in range(3) for w in ("w1", "w2", "w3")
     ]
-    stack.apply_float8(model, "rowwise")
+    assert stack.apply_float8(model, "rowwise", "cpu") == []
     assert all(isinstance(block.ffn.w1, Float8Linear) for block in model.layers.values())
     stack.apply_ac(model.layers, "full")
     assert all(type(b).__name__ == "CheckpointWrapper" for b in model.layers.values())

@@ -29,7 +29,7 @@ CHECKS = (
     (FindingKind.WIDE_WEIGHT_COPY, "weight-derived values wider than the parameters' dtype"),
     (FindingKind.FLOAT32_ACTIVATION, "float32 activations saved in a low-precision step"),
     (FindingKind.ACCOUNTING_MISMATCH, "graph-derived against run-time saved bytes"),
-    (FindingKind.FLOAT8_COVERAGE, "the share of the blocks' linear parameters a float8 recipe converted"),
+    (FindingKind.FLOAT8_COVERAGE, "the share of the blocks' matmul weights (linears, experts) a float8 recipe converted"),
     (FindingKind.CHECKPOINT_SAVES_MORE, "checkpointed blocks (--ac full) that save more than their inputs and RNG states"),
     (FindingKind.UNRECOMPUTABLE_SAVED, "untagged ops inside a checkpointed region saved because they may not be recomputed"),
     (FindingKind.UNEVEN_BLOCKS, "values some blocks save and others, computing them too, do not"),
@@ -300,7 +300,26 @@ def _costs_more(
     )
 
 
-def _unsharded_after_forward(attribution: S.Attribution | None, config: ProbeConfig) -> list[S.Finding]:
+# the CUDA caching allocator rounds every block up to this many bytes (what a snapshot's blocks measure)
+CUDA_BLOCK_ROUNDING = 512
+# FSDP2's mixed precision (memprobe's stack): the unsharded parameters are bf16
+UNSHARDED_PARAMETER_BYTES = 2
+
+
+def fsdp_root_unsharded_bytes(model: S.ModelShape | None, attribution: S.Attribution | None) -> int | None:
+    """The bytes FSDP2's root module keeps unsharded after forward by design (its own parameters: those outside the
+    blocks, each all-gathered into a storage of its own, in bf16), as the attribution measures them; None when the
+    run did not record them."""
+    numels = model.other_parameter_numels if model else None
+    if numels is None or attribution is None:
+        return None
+    unit = CUDA_BLOCK_ROUNDING if attribution.source == AttributionSource.CUDA_SNAPSHOT else 1
+    return sum(-(-n * UNSHARDED_PARAMETER_BYTES // unit) * unit for n in numels)
+
+
+def _unsharded_after_forward(
+    attribution: S.Attribution | None, config: ProbeConfig, model: S.ModelShape | None = None
+) -> list[S.Finding]:
     forward = (attribution.phases or {}).get(Phase.FORWARD) if attribution else None
     end = forward.at_end if forward else None
     held = ((end.by_category_bytes if end else None) or {}).get(Category.FSDP_UNSHARDED_PARAMETER, 0)
@@ -309,7 +328,8 @@ def _unsharded_after_forward(attribution: S.Attribution | None, config: ProbeCon
     source = (
         "the allocator's history" if attribution.source == AttributionSource.CUDA_SNAPSHOT else "the profiler's memory events"
     )
-    flag = None
+    root = fsdp_root_unsharded_bytes(model, attribution) if config.reshard_after_forward else None
+    flag, by_design = None, None
     if config.reshard_after_forward is False:
         why = "reshard-after-forward is off: FSDP2 keeps every block's all-gathered parameters until backward"
         hint = (
@@ -318,6 +338,14 @@ def _unsharded_after_forward(attribution: S.Attribution | None, config: ProbeCon
         )
         flag = "--reshard-after-forward"
         fix = f"reshard them after forward ({flag})"
+    elif root is not None and held <= root:
+        count = len(model.other_parameter_numels)
+        why = (
+            f"FSDP2 keeps its root module's own parameters ({count} outside the blocks: {fmt_bytes(root)} in bf16) "
+            "unsharded after forward by design, for backward to use at once"
+        )
+        hint = "nothing to fix: the blocks' parameters are resharded after forward; only the root module's stay gathered"
+        fix, by_design = "none needed (FSDP2's root module, by design)", True
     else:
         why = "a parameter's all-gathered storage outlives forward (the root module's own parameters, or one held by a hook)"
         hint = "find what holds it in the items at the end of forward (memprobe report RUN_DIR: memory over the step)"
@@ -330,6 +358,7 @@ def _unsharded_after_forward(attribution: S.Attribution | None, config: ProbeCon
             summary=f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured): {why}",
             fix=fix,
             **({"flag": flag} if flag else {}),
+            **({"by_design": True} if by_design else {}),
             message=f"{fmt_bytes(held)} of unsharded parameters are still allocated when forward ends (measured, from {source}): {why}.",
             detail="What is alive at the end of forward is what the step holds through backward.",
             hint=hint,
@@ -426,8 +455,10 @@ _SKIP_FIX = {
     Float8Skip.DIMS: "dimensions that are multiples of 16 (torch._scaled_mm's)",
     Float8Skip.NOT_LINEAR: "nn.Linear layers in place of the other modules (the converter swaps nn.Linear only)",
     Float8Skip.FILTERED: "a converter filter that keeps them",
+    Float8Skip.GROUPED_EXPERTS: "--recipe rowwise on a CUDA GPU of compute capability 9.0 or newer for the experts "
+    "(torchao's MoE training conversion of the grouped GEMMs)",
 }
-# a float8 run that converted less than this share of its blocks' linear parameters is mostly a bf16 run
+# a float8 run that converted less than this share of its blocks' matmul weights is mostly a bf16 run
 FLOAT8_MIN_SHARE = 0.5
 
 
@@ -450,7 +481,8 @@ def skipped_text(float8: S.Float8Coverage, limit: int = 4) -> str:
 
 
 def _float8_coverage(float8: S.Float8Coverage | None) -> list[S.Finding]:
-    """A float8 recipe that converted none, or a minority, of the blocks' linear parameters (report.float8)."""
+    """A float8 recipe that converted none, or a minority, of the blocks' matmul weights (their linears' and their
+    experts' parameters, report.float8)."""
     if not float8 or not float8.block_linear_parameters:
         return []
     total, converted = float8.block_linear_parameters, float8.block_converted_parameters
@@ -464,16 +496,17 @@ def _float8_coverage(float8: S.Float8Coverage | None) -> list[S.Finding]:
             # the bf16 size of the weights it left out (FSDP's bf16 parameters), derived from the model
             bytes=2 * left,
             message=(
-                f"float8 recipe {float8.recipe} converted {100 * converted / total:.0f}% of the blocks' linear"
-                f" parameters ({converted:,} of {total:,}): {left:,} ({fmt_bytes(2 * left)} in bf16) stay in bf16, in"
+                f"float8 recipe {float8.recipe} converted {100 * converted / total:.0f}% of the blocks' matmul weights"
+                f" ({converted:,} of {total:,} parameters): {left:,} ({fmt_bytes(2 * left)} in bf16) stay in bf16, in"
                 f" {skipped_text(float8)}. The saved values and memory of this run are mostly bf16's."
             ),
-            detail="torchao's float8 training converts nn.Linear layers whose dimensions torch._scaled_mm accepts; "
-            "report.json (float8.linears) lists each linear, converted or skipped, and why.",
+            detail="torchao's float8 training converts nn.Linear layers whose dimensions torch._scaled_mm accepts, and "
+            "its MoE training conversion the experts' grouped GEMMs; report.json (float8.linears) lists each weight, "
+            "converted or skipped, and why.",
             hint="for float8 on these layers use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
             summary=(
-                f"float8 recipe {float8.recipe} converted {100 * converted / total:.0f}% of the blocks' linear"
-                f" parameters; {fmt_bytes(2 * left)} of weights stay in bf16 ({skipped_text(float8, limit=2)})"
+                f"float8 recipe {float8.recipe} converted {100 * converted / total:.0f}% of the blocks' matmul"
+                f" weights; {fmt_bytes(2 * left)} of weights stay in bf16 ({skipped_text(float8, limit=2)})"
             ),
             fix="use " + " and ".join(_SKIP_FIX[r] for r in reasons if r in _SKIP_FIX),
         )
@@ -501,14 +534,14 @@ def find(
     findings = (
         _weight_derived(rows, config, totals)
         + _save_op_costs_more(rows, policy, totals)
-        + _unsharded_after_forward(attribution, config)
+        + _unsharded_after_forward(attribution, config, model)
         + _wide_weight_copies(rows, totals)
         + _float32_activations(rows, totals)
         + _accounting(totals)
         + _float8_coverage(float8)
         + decision_findings(rows, totals, config, pairs=pairs, invocations=invocations, policy=policy, model=model)
     )
-    findings.sort(key=lambda f: -f.bytes)
+    findings.sort(key=lambda f: (bool(f.by_design), -f.bytes))  # what a library does by design below the rest
     return findings
 
 

@@ -64,7 +64,7 @@ def run_verdict(report: S.Report) -> S.Verdict:
         return _verdict(f"The run is {status}, not complete: {why}. What it recorded is in its run directory.")
     totals = report.saved_totals
     saved = totals.graph_bytes if totals else None
-    findings = _current_findings(report)
+    findings = [f for f in _current_findings(report) if not f.by_design]  # a library's design is no verdict
     if findings:
         return _finding_verdict(findings, saved, report.config.probe())
     return _no_finding_verdict(report, saved)

@@ -28,8 +28,14 @@ def describe(target: BuiltModel) -> dict:
         params = list(block.parameters())
         in_blocks.update(id(p) for p in params)
         per_block[f"{target.blocks_attr}.{name}"] = sum(p.numel() for p in params)
-    other = sum(p.numel() for p in target.model.parameters() if id(p) not in in_blocks)
-    out = {"blocks_attr": target.blocks_attr, "blocks": len(per_block), "block_parameters": per_block, "other_parameters": other}
+    others = [p.numel() for p in target.model.parameters() if id(p) not in in_blocks]
+    out = {
+        "blocks_attr": target.blocks_attr,
+        "blocks": len(per_block),
+        "block_parameters": per_block,
+        "other_parameters": sum(others),
+        "other_parameter_numels": others,
+    }
     arguments = block_arguments(blocks)
     if arguments is not None:
         out["block_arguments"] = arguments

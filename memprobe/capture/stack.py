@@ -22,18 +22,72 @@ def float8_filter(module: nn.Module, fqn: str) -> bool:
     return isinstance(module, nn.Linear) and module.in_features % 16 == 0 and module.out_features % 16 == 0
 
 
-def apply_float8(model: nn.Module, recipe: str) -> None:
-    """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp)."""
+def apply_float8(model: nn.Module, recipe: str, device) -> list[str]:
+    """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp), and on
+    the grouped experts of a mixture-of-experts model where torchao's MoE training conversion runs (a rowwise recipe
+    on a CUDA GPU of compute capability 9.0 or newer). Returns the notes that say what stayed in bf16 and why."""
     if recipe == Recipe.BF16:
-        return
+        return []
     from torchao.float8 import Float8LinearConfig, convert_to_float8_training
 
     convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=float8_filter)
+    return _convert_experts(model, recipe, device)
+
+
+def experts_of(model: nn.Module) -> dict[str, nn.Module]:
+    """The modules that hold 3-D weights (a mixture-of-experts layer's experts, run by a grouped GEMM), by FQN."""
+    return {name: m for name, m in model.named_modules() if any(p.dim() == 3 for p in m.parameters(recurse=False))}
+
+
+def why_experts_stay_bf16(recipe: str, device) -> str | None:
+    """Why torchao's MoE training conversion cannot convert grouped experts here (None: it can)."""
+    if recipe not in (Recipe.ROWWISE, Recipe.ROWWISE_WITH_GW_HP):
+        return f"torchao's float8 grouped GEMM scales rowwise, and --recipe {recipe} does not"
+    if torch.device(device).type != "cuda" or torch.cuda.get_device_capability(device) < (9, 0):
+        return "torchao's float8 grouped GEMM runs on a CUDA GPU of compute capability 9.0 or newer"
+    try:
+        from torchao.prototype.moe_training.config import Float8TrainingOpConfig  # noqa: F401
+    except ImportError as e:
+        return f"this torchao has no MoE training conversion ({e})"
+    return None
+
+
+def _convert_experts(model: nn.Module, recipe: str, device) -> list[str]:
+    experts = experts_of(model)
+    if not experts:
+        return []
+    why = why_experts_stay_bf16(recipe, device)
+    if why is not None:
+        names = sorted({_layer_star(n) for n in experts})
+        return [f"float8: the experts ({', '.join(names)}) stay bf16: {why}"]
+    from torchao.prototype.moe_training.config import Float8TrainingOpConfig
+    from torchao.quantization import quantize_
+
+    chosen = set(map(id, experts.values()))
+    quantize_(model, Float8TrainingOpConfig(float8_linear_recipe=recipe), filter_fn=lambda m, _fqn: id(m) in chosen)
+    return []
+
+
+def _layer_star(fqn: str) -> str:
+    """``model.layers.3.mlp.experts`` -> ``model.layers.*.mlp.experts``: one name for every block's."""
+    return ".".join("*" if part.isdigit() else part for part in fqn.split("."))
+
+
+def _wrapped(t) -> bool:
+    return t is not None and any(c.__name__.endswith("TrainingWeightWrapperTensor") for c in type(t).__mro__)
+
+
+def _converted(param) -> bool:
+    """Whether a 3-D weight is float8 by torchao's MoE training conversion: its data wrapped (under FSDP2, its local
+    shard's)."""
+    data = getattr(param, "data", None)
+    return any(_wrapped(t) for t in (param, data, getattr(param, "_local_tensor", None), getattr(data, "_local_tensor", None)))
 
 
 def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: str = "torchao") -> dict | None:
-    """Which linears float8 training converted, and which it left in bf16 and why (:class:`memprobe.vocab.Float8Skip`),
-    for the report: every ``nn.Linear``, and every other module with a 2-D weight (GPT-2's ``Conv1D``), by its FQN.
+    """Which weights float8 training converted, and which it left in bf16 and why (:class:`memprobe.vocab.Float8Skip`),
+    for the report: every ``nn.Linear``'s, every other module's 2-D weight (GPT-2's ``Conv1D``, a router), and every
+    3-D weight (a mixture-of-experts layer's experts), by FQN (a module's for its ``weight``, else the parameter's).
     None for bf16. Call it after the stack is applied: wrappers (SAC, compile) are left out of the names."""
     if recipe == Recipe.BF16:
         return None
@@ -43,22 +97,24 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
 
     linears = []
     for name, module in model.named_modules():
-        weight = module._parameters.get("weight")
-        if weight is None or weight.dim() != 2 or isinstance(module, (nn.Embedding, nn.EmbeddingBag)):
+        if isinstance(module, (nn.Embedding, nn.EmbeddingBag)):
             continue
-        fqn = clean_fqn(name)
-        skipped = _float8_skip(module, Float8Linear)
-        linears.append(
-            {
-                "fqn": fqn,
-                "type": type(module).__name__,
-                "weight_shape": [int(d) for d in weight.shape],
-                "parameters": int(weight.numel()),
-                "in_blocks": fqn.startswith(blocks_attr + "."),
-                "converted": skipped is None,
-                "skipped": skipped,
-            }
-        )
+        for pname, weight in module._parameters.items():
+            if weight is None or weight.dim() not in (2, 3) or (weight.dim() == 2 and pname != "weight"):
+                continue
+            fqn = clean_fqn(name if pname == "weight" else f"{name}.{pname}")
+            skipped = _float8_skip(module, weight, Float8Linear)
+            linears.append(
+                {
+                    "fqn": fqn,
+                    "type": type(module).__name__,
+                    "weight_shape": [int(d) for d in weight.shape],
+                    "parameters": int(weight.numel()),
+                    "in_blocks": fqn.startswith(blocks_attr + "."),
+                    "converted": skipped is None,
+                    "skipped": skipped,
+                }
+            )
     in_blocks = [x for x in linears if x["in_blocks"]]
     return {
         "recipe": recipe,
@@ -69,7 +125,9 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
     }
 
 
-def _float8_skip(module: nn.Module, float8_linear: type) -> Float8Skip | None:
+def _float8_skip(module: nn.Module, weight, float8_linear: type) -> Float8Skip | None:
+    if weight.dim() == 3:
+        return None if _converted(weight) else Float8Skip.GROUPED_EXPERTS
     if isinstance(module, float8_linear):
         return None
     if isinstance(module, nn.Linear):

@@ -114,23 +114,55 @@ def make_config(doc: dict, layers: int, seq: int, where: str):
     return config, notes
 
 
-def build_causal_lm(path: str, layers: int, device, batch: int, seq: int, seed: int = 0):
+def causal_lm_class(config, where: str):
+    """The causal LM class transformers builds for ``config``, or ConfigError (an encoder, a vision model)."""
+    from transformers import AutoModelForCausalLM
+
+    try:
+        return AutoModelForCausalLM._model_mapping[type(config)]
+    except KeyError:
+        raise ConfigError(
+            f"--hf-config {where}: transformers builds no causal LM from a {type(config).__name__} (an encoder or another "
+            "task's model): give a causal LM's config.json, or build the model in a --model factory"
+        ) from None
+
+
+def attention_for(model_class, asked: str | None) -> tuple[str, list[str]]:
+    """The attention implementation to build with, and the note that says why when memprobe chose it: the one asked
+    for; else SDPA (the fused attention torchtitan trains with) where the model class supports it, else eager."""
+    if asked is not None:
+        return asked, []
+    if getattr(model_class, "_supports_sdpa", True):
+        return "sdpa", []
+    return "eager", [
+        f"attention: {model_class.__name__} does not support SDPA in transformers {transformers_version()}: built with "
+        'attn_implementation="eager" (--attn-implementation chooses another)'
+    ]
+
+
+def build_causal_lm(path: str, layers: int, device, batch: int, seq: int, seed: int = 0, attention: str | None = None):
     """``(model, (token_ids,), notes)``: the causal LM of the ``config.json`` at ``path``, built in fp32 on
-    ``device`` with random weights (``seed``), its first ``layers`` decoder blocks, SDPA attention, no KV cache."""
+    ``device`` with random weights (``seed``), its first ``layers`` decoder blocks, no KV cache, with ``attention``
+    (transformers' ``attn_implementation``; default: SDPA where the model supports it, else eager)."""
     import torch
 
     doc = read_config(path)
     config, notes = make_config(doc, layers, seq, path)
     from transformers import AutoModelForCausalLM
 
+    implementation, said = attention_for(causal_lm_class(config, path), attention)
+    notes += said
     torch.manual_seed(seed)
     try:
         with torch.device(device):
             model = AutoModelForCausalLM.from_config(
-                config, dtype=torch.float32, attn_implementation="sdpa", trust_remote_code=False
+                config, dtype=torch.float32, attn_implementation=implementation, trust_remote_code=False
             )
-    except ValueError as e:  # a configuration of a model that is no causal LM (an encoder, a vision model)
-        raise ConfigError(f"--hf-config {path}: transformers builds no causal LM from it: {e}") from None
+    except (ValueError, ImportError) as e:  # an implementation transformers refuses for this model, or lacks here
+        first = (str(e).strip().splitlines() or [""])[0]
+        raise ConfigError(
+            f"--hf-config {path}: --attn-implementation {implementation}: transformers refuses it: {first}"
+        ) from None
     model.train()
     vocab = getattr(config.get_text_config(), "vocab_size", None)
     if not isinstance(vocab, int) or vocab < 1:

@@ -448,6 +448,10 @@ class Finding(Record):
     summary: Text | None = optional("the finding as the verdict's sentence")
     fix: Text | None = optional("the fix in a few words")
     flag: Text | None = optional("the flag that applies the fix (`--recompute-op aten.abs`)")
+    by_design: bool | None = optional(
+        "what it names is a library's design, not a defect (FSDP2 keeps its root module's parameters unsharded after "
+        "forward): listed below the others, never the verdict"
+    )
 
 
 class Check(Record):
@@ -662,6 +666,9 @@ class ModelShape(Record):
     blocks: Count = optional("how many blocks")
     block_parameters: dict[Name, Count] = optional("parameters (elements) per block")
     other_parameters: Count = optional("parameters outside the blocks")
+    other_parameter_numels: list[Count] = optional(
+        "the elements of each parameter outside the blocks (FSDP2's root module holds them), in the model's order"
+    )
     block_arguments: list[Name] = optional("the names of a block's forward arguments, in order (they name its graph inputs)")
     code_files: list[FilePath] = optional("the model's own source files (its --model file, or its library's modeling files)")
 

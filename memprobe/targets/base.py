@@ -57,9 +57,10 @@ class Target:
         """One line a person reads: what is built (``ffn dim=512 hidden=2048 layers=2 batch=2 seq=256``)."""
         raise NotImplementedError
 
-    def named_by(self) -> str:
-        """The flag that chose it: ``--repro ffn``, ``--model``."""
-        return f"--{self.selector.replace('_', '-')}" if self.selector else f"--repro {self.name}"
+    @classmethod
+    def named_by(cls) -> str:
+        """The flag that chooses it: ``--repro ffn``, ``--model``."""
+        return f"--{cls.selector.replace('_', '-')}" if cls.selector else f"--repro {cls.name}"
 
     def short_name(self) -> str:
         """A name for files and budget probes (``ffn``; a user's model: its file's name)."""

@@ -27,18 +27,29 @@ class HuggingFace(Target):
         "its KV cache is turned off. Needs transformers (pip install 'memprobe[hf]'); see docs/models.md.",
         metavar="CONFIG_JSON",
     )
+    attn_implementation: str | None = option(
+        None,
+        "With --hf-config: transformers' attention implementation (sdpa, eager, flex_attention, ...); default sdpa "
+        "where the model supports it, else eager (the run says so).",
+        metavar="IMPL",
+    )
     layers: int = layers_field()
     batch: int = batch_field()
     seq: int = seq_field()
     blocks: str | None = blocks_field()
 
     def check(self) -> None:
+        if self.attn_implementation is not None and not self.attn_implementation.strip():
+            raise ConfigError(
+                "--attn-implementation needs a name (sdpa, eager, flex_attention, ...)", field="attn_implementation"
+            )
         if not self.hf_config.strip():
             raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
         check_at_least_one(self, ("layers", "batch", "seq"))
 
     def summary(self) -> str:
-        return f"hf={self.hf_config} layers={self.layers} batch={self.batch} seq={self.seq}"
+        attention = f" attn={self.attn_implementation}" if self.attn_implementation else ""
+        return f"hf={self.hf_config}{attention} layers={self.layers} batch={self.batch} seq={self.seq}"
 
     def short_name(self) -> str:
         path = Path(self.hf_config)
@@ -51,5 +62,7 @@ class HuggingFace(Target):
     def build(self, device, seed: int, recipe: str) -> BuiltModel:
         from ..integrations.huggingface import build_causal_lm, decoder_blocks
 
-        model, batch, notes = build_causal_lm(self.hf_config, self.layers, device, self.batch, self.seq, seed)
+        model, batch, notes = build_causal_lm(
+            self.hf_config, self.layers, device, self.batch, self.seq, seed, attention=self.attn_implementation
+        )
         return BuiltModel(model, batch, block_container(model, self.blocks or decoder_blocks(model)), notes=notes)
