@@ -207,3 +207,47 @@ def test_show_renders_recorded_runs_and_diffs(tmp_path):
     assert json.loads(invoke("show", out, "--json").stdout) == json.loads((out / "diff.json").read_text())
     proc = invoke("show", tmp_path / "nope")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+
+
+# -- FSDP2's root module: unsharded after forward by design ---------------------------------------------------------
+
+ROOT_NUMELS = [256 * 64, 64, 256 * 64]  # a causal LM's embedding, final norm and output projection
+
+
+def _unsharded_at_forward_end(held: int, source: str) -> S.Attribution:
+    end = S.AliveAtEnd(by_category_bytes={"fsdp-unsharded-parameter": held})
+    return S.Attribution(source=source, phases={"forward": S.AttributionPhase(by_category_bytes={}, at_end=end)})
+
+
+@pytest.mark.parametrize(
+    "source, root_bytes",
+    [
+        ("cpu-profiler", 2 * sum(ROOT_NUMELS)),  # the profiler's events: the storages' bytes
+        ("cuda-snapshot", 32768 + 512 + 32768),  # the allocator's blocks: each rounded up to 512 bytes
+    ],
+)
+def test_the_fsdp_roots_own_parameters_are_unsharded_by_design_and_never_the_verdict(source, root_bytes):
+    from memprobe.analysis.findings import find, fsdp_root_unsharded_bytes
+    from memprobe.analysis.verdict import run_verdict
+    from memprobe.config import ProbeConfig
+
+    model = S.ModelShape(other_parameters=sum(ROOT_NUMELS), other_parameter_numels=ROOT_NUMELS)
+    attribution = _unsharded_at_forward_end(root_bytes, source)
+    assert fsdp_root_unsharded_bytes(model, attribution) == root_bytes
+    totals = S.SavedTotals(graph_bytes=0)
+    (root,) = find([], totals, ProbeConfig(), attribution=attribution, model=model)
+    assert root.by_design and root.kind == "unsharded-after-forward" and "by design" in root.summary
+    (more,) = find([], totals, ProbeConfig(), attribution=_unsharded_at_forward_end(root_bytes + 512, source), model=model)
+    assert not more.by_design and "find what holds it" in more.fix  # more than the root holds: a finding to act on
+    report = S.Report(
+        status="complete",
+        config=S.Config(),
+        device=S.Device(type="cpu"),
+        versions=S.Versions(),
+        graphs=[],
+        invocations=[],
+        saved_tensors=[],
+        saved_totals=totals,
+        findings=[root],
+    )
+    assert run_verdict(report).finding is None  # the library's design is no verdict
