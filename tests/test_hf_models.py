@@ -516,3 +516,23 @@ def test_an_attention_implementation_transformers_refuses_is_one_line(transforme
     )
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     assert "--attn-implementation bogus: transformers refuses it" in proc.stderr
+
+
+@pytest.mark.e2e
+def test_a_diff_says_when_a_sides_float8_recipe_converted_nothing(probes):
+    """GPT-2's projections are Conv1D, which torchao's float8 conversion does not swap: a diff of bf16 against a
+    rowwise side compares bf16 with bf16, and says so beside its (empty) difference."""
+    from memprobe.analysis.diff import diff_reports
+    from memprobe.analysis.verdict import diff_verdict
+    from memprobe.rundir import schema as S
+
+    a = S.Report.model_validate(probes["gpt2-bf16"][0])
+    b = S.Report.model_validate(probes["stock-gpt2-rowwise"][0])
+    d = diff_reports(a, b)
+    assert d.float8.a is None and d.float8.b.recipe == "rowwise" and d.float8.b.converted_parameters == 0
+    assert d.float8.b.block_parameters == b.float8.block_linear_parameters > 0
+    (finding,) = d.findings
+    assert finding.kind == "float8-coverage" and finding.message.startswith("side B: float8 recipe rowwise converted 0%")
+    assert "But side B: float8 recipe rowwise converted 0% of the blocks' matmul weights" in diff_verdict(d).text
+    same = diff_reports(b, b)  # A/A: the same side twice, the same coverage both ways
+    assert same.float8.a == same.float8.b and same.totals.saved_bytes.delta == 0

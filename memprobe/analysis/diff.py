@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 
 from ..rundir import schema as S
-from ..vocab import ChangeKind, DiffStatus, Fate, Reason, SaveCause, SavedKind
+from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, SaveCause, SavedKind
 from .causes import cause_key, tag_words
 from .saved import MODULE_STATE, group_key, label, layer_pattern, user_pattern
 
@@ -262,7 +262,36 @@ def diff_reports(a: Side, b: Side) -> S.DiffResult:
         graphs=_graph_deltas(a, b),
         alive_at_peak=_category_deltas(a, b),
         change=side_change(a, b),
+        float8=_float8_compared(a, b),
+        findings=_side_findings(a, b),
     )
+
+
+def _float8_share(side: Side) -> S.Float8Share | None:
+    f8 = getattr(side, "float8", None)
+    if f8 is None or f8.block_linear_parameters is None:
+        return None
+    converted = f8.block_converted_parameters or 0
+    return S.Float8Share(recipe=f8.recipe, block_parameters=f8.block_linear_parameters, converted_parameters=converted)
+
+
+def _float8_compared(a: Side, b: Side) -> S.Float8Compared | None:
+    shares = _float8_share(a), _float8_share(b)
+    return None if shares == (None, None) else S.Float8Compared(a=shares[0], b=shares[1])
+
+
+# what a side's own run found that a diff repeats: the comparison means little without it
+_SIDE_FINDINGS = (FindingKind.FLOAT8_COVERAGE,)
+
+
+def _side_findings(a: Side, b: Side) -> list[S.Finding]:
+    out = []
+    for name, side in (("A", a), ("B", b)):
+        for f in getattr(side, "findings", None) or []:
+            if f.kind in _SIDE_FINDINGS:
+                said = {k: S.clip(f"side {name}: {v}") for k in ("message", "summary") if (v := getattr(f, k))}
+                out.append(f.model_copy(update=said))
+    return out
 
 
 def _flag_value(value) -> str:

@@ -221,8 +221,17 @@ def _side_words(side: str, decision: S.Decision) -> str:
 
 def diff_verdict(d: S.DiffResult, loaded: frozenset[str] = frozenset()) -> S.Verdict:
     """What B keeps alive for backward that A does not (or the other way round), what each side decided about it,
-    what differs between the sides (their versions, their configuration), and the fix. ``loaded``: the sides read
-    from run directories (``{"a"}``), named by their directory in a ``next:`` command."""
+    what differs between the sides (their versions, their configuration), and the fix; then what a side's own run
+    found that the comparison must not hide (a float8 recipe that converted next to nothing). ``loaded``: the sides
+    read from run directories (``{"a"}``), named by their directory in a ``next:`` command."""
+    verdict = _diff_verdict(d, loaded)
+    caveats = [_sentence(f.summary or f.message) for f in d.findings or []]
+    if not caveats:
+        return verdict
+    return verdict.model_copy(update={"text": S.clip(f"{verdict.text} But {' '.join(caveats)}")})
+
+
+def _diff_verdict(d: S.DiffResult, loaded: frozenset[str]) -> S.Verdict:
     s = d.totals.saved_bytes
     b, delta = s.b, s.delta
     if not d.differences:

@@ -1034,6 +1034,21 @@ class Schedule(Record):
     free_bytes: dict[Name, Count | None] = optional("each GPU's free memory when they were placed")
 
 
+class Float8Share(Record):
+    """A side's float8 coverage in brief: how much of its blocks' matmul weights its recipe converted."""
+
+    recipe: Recipe = required("the float8 recipe")
+    block_parameters: Count = required("the blocks' matmul weights (linears, experts), in elements")
+    converted_parameters: Count = required("those the recipe converted")
+
+
+class Float8Compared(Record):
+    """Each side's float8 coverage (null for a bf16 side, or one recorded before coverage was)."""
+
+    a: Float8Share | None = required("side A's")
+    b: Float8Share | None = required("side B's")
+
+
 class DiffResult(Record):
     """`diff.json`: what B keeps alive for backward that A does not, and why."""
 
@@ -1051,6 +1066,11 @@ class DiffResult(Record):
     versions_differ: dict[Name, VersionPair] = optional("the libraries whose versions differ between the sides")
     schedule: Schedule | None = optional("how the sides that ran were scheduled (at once, one GPU each or sharing one)")
     change: Change | None = optional("what differs between the sides: their software, their configuration, both, or nothing")
+    float8: Float8Compared | None = optional("each side's float8 coverage, when a side trains in float8")
+    findings: list[Finding] = optional(
+        "what a side's own run found that the comparison must not hide (a float8 recipe that converted none or a "
+        "minority of its blocks' weights), its message naming the side"
+    )
 
 
 # -- explain.json ------------------------------------------------------------------------------------------
