@@ -17,6 +17,7 @@ from dataclasses import asdict, field, fields, make_dataclass
 from functools import cached_property
 
 from . import targets
+from .compat.torchao import RECIPES as FLOAT8_RECIPES
 from .errors import ConfigError
 from .fields import checked, declared, flag_of, option
 from .policies import effective_policy, flag_op, get_policy, normalize_op_name
@@ -189,17 +190,19 @@ class _Configuration:
                 raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
 
     def _check_float8(self, target) -> None:
-        """A float8 recipe needs dimensions torch._scaled_mm runs: multiples of 16 (of the dimensions the family
-        declares, and of the tokens it feeds)."""
+        """A float8 recipe needs dimensions its kernels run: multiples of 16 for torch._scaled_mm, of 128 for the
+        blockwise recipe, of 32 for MX (of the dimensions the family declares, and of the tokens it feeds)."""
         if self.recipe == Recipe.BF16 or target.selector == "model":
             return
-        bad = target.float8_dims()
+        align = FLOAT8_RECIPES[self.recipe].align
+        bad = target.float8_dims(align)
         tokens = target.tokens()
         if tokens is not None and tokens % 16:
             bad.append(f"--batch x --seq={tokens}")
         if bad:
             raise ConfigError(
-                f"float8 recipe {self.recipe!r} needs multiples of 16 for torch._scaled_mm: {', '.join(bad)}", field="recipe"
+                f"float8 recipe {self.recipe!r} needs multiples of {align} for its float8 matmuls: {', '.join(bad)}",
+                field="recipe",
             )
 
     def _check_policy(self) -> None:

@@ -229,6 +229,16 @@ class Recipe(_Documented):
     TENSORWISE = "tensorwise", "torchao float8 training, one scale per tensor"
     ROWWISE = "rowwise", "torchao float8 training, one scale per row"
     ROWWISE_WITH_GW_HP = "rowwise_with_gw_hp", "rowwise float8, the weight gradient's matmul in high precision"
+    BLOCKWISE = (
+        "blockwise",
+        "torchao's blockwise float8 training (prototype): one scale per 1x128 block of activations, per 128x128 block "
+        "of weights (DeepSeek-V3's); a CUDA GPU of compute capability 9.0 or newer",
+    )
+    MXFP8 = (
+        "mxfp8",
+        "torchao's MX float8 training (prototype): e4m3 values with one e8m0 scale per 32 elements; a CUDA GPU of "
+        "compute capability 10.0 or newer",
+    )
 
 
 class AcMode(_Documented):

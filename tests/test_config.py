@@ -35,8 +35,12 @@ def test_a_configuration_is_canonical_once_made():
         ({"preset": "llama3-8b", "model": "m.py:build"}, "--preset applies to --repro ffn or --repro transformer"),
         ({"model": "m.py:build", "hf_config": "c.json"}, "--model and --hf-config both name the model to probe"),
         ({"repro": "transformer", "dim": 100, "heads": 8}, "--dim 100 must be a multiple of --heads 8"),
-        ({"recipe": "rowwise", "dim": 72}, "float8 recipe 'rowwise' needs multiples of 16 for torch._scaled_mm: --dim=72"),
+        ({"recipe": "rowwise", "dim": 72}, "float8 recipe 'rowwise' needs multiples of 16 for its float8 matmuls: --dim=72"),
         ({"recipe": "rowwise", "batch": 3, "seq": 5}, "--batch x --seq=15"),
+        (
+            {"recipe": "blockwise", "dim": 512, "hidden": 2000},
+            "'blockwise' needs multiples of 128 for its float8 matmuls: --hidden=2000",
+        ),
     ],
 )
 def test_a_configuration_that_does_not_fit_is_never_made(values, words):

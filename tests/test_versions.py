@@ -311,6 +311,27 @@ def test_float8_on_an_old_gpu_is_refused(monkeypatch):
 
 
 @pytest.mark.parametrize(
+    "recipe, capability, runs", [("blockwise", (9, 0), True), ("blockwise", (8, 9), False), ("mxfp8", (9, 0), False)]
+)
+def test_each_recipe_names_the_gpu_it_needs(monkeypatch, recipe, capability, runs):
+    """The blockwise recipe's kernels need compute capability 9.0 (an H100 or H200), MX's 10.0 (a B200): refused in
+    one line that names the need and the GPU, before anything is built; neither runs on the CPU."""
+    import torch
+
+    from memprobe.capture import build
+
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "NVIDIA H200")
+    if runs:
+        build.check_float8_support(recipe, torch.device("cuda", 0))
+    else:
+        with pytest.raises(ConfigError, match=rf"'{recipe}' needs a CUDA GPU of compute capability .* NVIDIA H200 is"):
+            build.check_float8_support(recipe, torch.device("cuda", 0))
+    with pytest.raises(ConfigError, match=rf"'{recipe}' needs a CUDA GPU .* run it on such a GPU \(--device cuda\)"):
+        build.check_float8_support(recipe, torch.device("cpu"))
+
+
+@pytest.mark.parametrize(
     "files, needle",
     [
         ({"torchao/__init__.py": "raise ImportError('simulated: no torchao here')\n"}, "needs torchao>=0.9 with torchao.float8"),

@@ -46,13 +46,11 @@ def check_float8_support(recipe: str, device) -> None:
         return
     if device.type != DeviceType.CUDA:
         return
-    cap = torch.cuda.get_device_capability(device)
-    if cap < (8, 9):
-        name = torch.cuda.get_device_name(device)
-        raise ConfigError(
-            f"float8 recipe {recipe!r} needs a GPU of compute capability 8.9 or newer; {name} is {cap[0]}.{cap[1]}:"
-            " use --recipe bf16 or --device cpu"
-        )
+    from ..compat.torchao import why_not_on
+
+    why = why_not_on(recipe, torch.cuda.get_device_capability(device), torch.cuda.get_device_name(device))
+    if why:
+        raise ConfigError(why)
 
 
 def check_runnable(cfg: ProbeConfig, device) -> None:

@@ -17,21 +17,48 @@ from ..vocab import AcMode, Float8Skip, Recipe
 from .launch import launched_by_torchrun
 
 
-def float8_filter(module: nn.Module, fqn: str) -> bool:
-    """Linears that torch._scaled_mm can run: both dimensions multiples of 16."""
-    return isinstance(module, nn.Linear) and module.in_features % 16 == 0 and module.out_features % 16 == 0
+def float8_filter(module: nn.Module, fqn: str, align: int = 16) -> bool:
+    """Linears a float8 recipe's matmuls can run: both dimensions multiples of ``align`` (16 for torch._scaled_mm)."""
+    return isinstance(module, nn.Linear) and module.in_features % align == 0 and module.out_features % align == 0
 
 
 def apply_float8(model: nn.Module, recipe: str, device) -> list[str]:
-    """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp), and on
-    the grouped experts of a mixture-of-experts model where torchao's MoE training conversion runs (a rowwise recipe
-    on a CUDA GPU of compute capability 9.0 or newer). Returns the notes that say what stayed in bf16 and why."""
+    """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp with
+    torchao.float8; blockwise and mxfp8 with torchao's prototypes), and on the grouped experts of a mixture-of-experts
+    model where torchao's MoE training conversion runs (a rowwise recipe on a CUDA GPU of compute capability 9.0 or
+    newer). Returns the notes that say what stayed in bf16 and why."""
     if recipe == Recipe.BF16:
         return []
-    from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+    from ..compat.torchao import RECIPES
 
-    convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=float8_filter)
+    how = RECIPES[recipe]
+    if how.converter == "linear":
+        from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+
+        convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=float8_filter)
+    else:
+        _convert_prototype(model, how.converter, how.align)
     return _convert_experts(model, recipe, device)
+
+
+def _convert_prototype(model: nn.Module, converter: str, align: int) -> None:
+    """The blockwise recipe's Float8BlockwiseLinear (linears without bias, dimensions multiples of 128), or the MX
+    recipe's parameter wrapper (dimensions multiples of 32), through torchao's ``quantize_``."""
+    from torchao.quantization import quantize_
+
+    if converter == "blockwise":
+        from torchao.prototype.blockwise_fp8_training.linear import Float8BlockwiseLinearConfig
+
+        config = Float8BlockwiseLinearConfig()
+    else:
+        from torchao.prototype.moe_training.config import MXFP8TrainingOpConfig, MXFP8TrainingRecipe
+
+        config = MXFP8TrainingOpConfig.from_recipe(MXFP8TrainingRecipe.MXFP8_RCEIL)
+
+    def eligible(module: nn.Module, fqn: str) -> bool:
+        return float8_filter(module, fqn, align) and (converter != "blockwise" or module.bias is None)
+
+    quantize_(model, config, filter_fn=eligible)
 
 
 def experts_of(model: nn.Module) -> dict[str, nn.Module]:
@@ -91,9 +118,9 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
     None for bf16. Call it after the stack is applied: wrappers (SAC, compile) are left out of the names."""
     if recipe == Recipe.BF16:
         return None
-    from torchao.float8.float8_linear import Float8Linear
-
     from .compile_hooks import clean_fqn
+
+    converted_linears = _float8_linear_classes()
 
     linears = []
     for name, module in model.named_modules():
@@ -103,7 +130,7 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
             if weight is None or weight.dim() not in (2, 3) or (weight.dim() == 2 and pname != "weight"):
                 continue
             fqn = clean_fqn(name if pname == "weight" else f"{name}.{pname}")
-            skipped = _float8_skip(module, weight, Float8Linear)
+            skipped = _float8_skip(module, weight, converted_linears)
             linears.append(
                 {
                     "fqn": fqn,
@@ -125,10 +152,21 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
     }
 
 
-def _float8_skip(module: nn.Module, weight, float8_linear: type) -> Float8Skip | None:
+def _float8_linear_classes() -> tuple[type, ...]:
+    """The module classes torchao's float8 converters swap linears for (the blockwise prototype's where it imports)."""
+    from torchao.float8.float8_linear import Float8Linear
+
+    try:
+        from torchao.prototype.blockwise_fp8_training.linear import Float8BlockwiseLinear
+    except Exception:  # a torchao without the prototype, or one that does not import here
+        return (Float8Linear,)
+    return (Float8Linear, Float8BlockwiseLinear)
+
+
+def _float8_skip(module: nn.Module, weight, float8_linear: tuple[type, ...]) -> Float8Skip | None:
     if weight.dim() == 3:
         return None if _converted(weight) else Float8Skip.GROUPED_EXPERTS
-    if isinstance(module, float8_linear):
+    if isinstance(module, float8_linear) or _converted(weight):
         return None
     if isinstance(module, nn.Linear):
         return Float8Skip.DIMS if module.in_features % 16 or module.out_features % 16 else Float8Skip.FILTERED

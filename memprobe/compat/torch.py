@@ -86,6 +86,10 @@ def why_no_cpu_float8(recipe: str) -> str | None:
     torch with a 16x32 product (torch 2.9.1's CPU kernel, for one, refuses row-wise scales)."""
     if recipe == Recipe.BF16:
         return None
+    from .torchao import why_not_on
+
+    if why := why_not_on(recipe, None, "the CPU"):
+        return why
     import torch
 
     rowwise = recipe in (Recipe.ROWWISE, Recipe.ROWWISE_WITH_GW_HP)

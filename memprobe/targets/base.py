@@ -75,10 +75,10 @@ class Target:
         batch, seq = getattr(self, "batch", None), getattr(self, "seq", None)
         return batch * seq if batch is not None and seq is not None else None
 
-    def float8_dims(self) -> list[str]:
-        """The dimensions float8's torch._scaled_mm must divide by 16 that are not multiples of 16, as flags
-        (``--dim=100``); a family whose dimensions are its own (a user's model, a Hugging Face config) names none:
-        the linears torch._scaled_mm cannot run stay in bf16 and the run's float8 coverage says which."""
+    def float8_dims(self, align: int) -> list[str]:
+        """The dimensions a float8 recipe needs to be multiples of ``align`` (16 for torch._scaled_mm) that are not,
+        as flags (``--dim=100``); a family whose dimensions are its own (a user's model, a Hugging Face config) names
+        none: the linears a recipe cannot run stay in bf16 and the run's float8 coverage says which."""
         return []
 
     def parameter_count(self) -> int | None:

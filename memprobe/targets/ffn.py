@@ -19,9 +19,9 @@ def swiglu_activations(dim: int, hidden: int) -> int:
     return 3 * dim + 4 * hidden  # its input, output and residual; four hidden-sized values
 
 
-def unaligned(target, names: tuple[str, ...]) -> list[str]:
-    """The fields among ``names`` that are no multiple of 16, as flags (``--dim=100``)."""
-    return [f"--{n}={getattr(target, n)}" for n in names if getattr(target, n) % 16]
+def unaligned(target, names: tuple[str, ...], align: int) -> list[str]:
+    """The fields among ``names`` that are no multiple of ``align``, as flags (``--dim=100``)."""
+    return [f"--{n}={getattr(target, n)}" for n in names if getattr(target, n) % align]
 
 
 def check_preset(name: str | None) -> None:
@@ -72,8 +72,8 @@ class FFN(Target):
         preset = f"({self.preset})" if self.preset else ""
         return f"{self.name}{preset} {self.dims()} layers={self.layers} batch={self.batch} seq={self.seq}"
 
-    def float8_dims(self) -> list[str]:
-        return unaligned(self, ("dim", "hidden"))
+    def float8_dims(self, align: int) -> list[str]:
+        return unaligned(self, ("dim", "hidden"), align)
 
     def parameter_count(self) -> int:
         return self.layers * swiglu_parameters(self.dim, self.hidden)

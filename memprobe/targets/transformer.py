@@ -47,9 +47,9 @@ class Transformer(Target):
         dims = f"dim={self.dim} hidden={self.hidden} heads={self.heads}/{self.kv_heads}"
         return f"{self.name}{preset} {dims} layers={self.layers} batch={self.batch} seq={self.seq}"
 
-    def float8_dims(self) -> list[str]:
-        bad = unaligned(self, ("dim", "hidden"))
-        if self.kv_width() % 16:
+    def float8_dims(self, align: int) -> list[str]:
+        bad = unaligned(self, ("dim", "hidden"), align)
+        if self.kv_width() % align:
             bad.append(f"kv width (dim/heads x kv-heads)={self.kv_width()}")
         return bad
 
