@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from memprobe import vocab
 from memprobe.errors import InternalError, RunDirError
 from memprobe.rundir import as_record, checked, dump, load_file, load_graph, load_report
 from memprobe.rundir import schema as S
@@ -398,6 +399,79 @@ def test_the_committed_schema_document_is_the_generated_one():
 
     committed = (ROOT / "docs" / "report-schema.md").read_text()
     assert committed == render(), "docs/report-schema.md is stale: python -m memprobe.rundir.docs > docs/report-schema.md"
+
+
+def test_the_committed_mirror_is_the_generated_one():
+    from memprobe.rundir.mirror import render
+
+    committed = (ROOT / "memprobe" / "rundir" / "records.py").read_text()
+    assert committed == render(), (
+        "memprobe/rundir/records.py is stale: python -m memprobe.rundir.mirror > memprobe/rundir/records.py"
+    )
+
+
+def test_the_mirror_imports_the_standard_library_and_the_vocabulary_only():
+    """A probe's process may run in an interpreter with torch and not memprobe's dependencies."""
+    tree = ast.parse((ROOT / "memprobe" / "rundir" / "records.py").read_text())
+    found = _imports(tree, "memprobe.rundir")
+    assert {m.split(".")[0] for m in found} <= set(sys.stdlib_module_names) | {"memprobe"}, found
+    assert {m for m in found if m.startswith("memprobe")} <= {"memprobe.vocab"} | {f"memprobe.vocab.{n}" for n in dir(vocab)}
+
+
+def _mirrored() -> list:
+    from memprobe.rundir.mirror import mirrored
+
+    return mirrored()
+
+
+@pytest.mark.parametrize("model", _mirrored(), ids=lambda m: m.__name__)
+def test_each_mirrored_record_has_its_records_fields(model):
+    from dataclasses import MISSING, fields
+
+    from memprobe.rundir import records as R
+
+    mirror = getattr(R, model.__name__)
+    assert [f.name for f in fields(mirror)] == list(model.model_fields)
+    required = {f.name for f in fields(mirror) if f.default is MISSING}
+    assert required == {n for n, f in model.model_fields.items() if f.is_required()}
+
+
+@pytest.mark.parametrize("model", _mirrored(), ids=lambda m: m.__name__)
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_each_mirrored_record_round_trips_as_the_schema_dumps_it(model, data):
+    """What a probe builds from JSON data (``from_data``) and writes again (``to_data``) is that data, field for field
+    and in the order the schema's own dump gives; it fits the schema as it is written."""
+    from memprobe.rundir import records as R
+    from memprobe.rundir.write import record_data
+
+    written = data.draw(strategy(model))
+    record = R.from_data(getattr(R, model.__name__), written)
+    again = record_data(record)
+    assert again == written
+    assert _key_order(again) == _key_order(dump(model.model_validate(written)))
+
+
+def _key_order(data) -> list:
+    """Every object's keys, in order, depth first."""
+    if isinstance(data, dict):
+        return [list(data), *(_key_order(v) for v in data.values())]
+    return [_key_order(v) for v in data] if isinstance(data, list) else []
+
+
+def test_a_record_a_probe_writes_that_does_not_fit_fails_where_it_is_written():
+    from memprobe.rundir import records as R
+    from memprobe.rundir.write import record_data
+
+    graph = R.GraphFile(graph_id="g0.forward", nodes=[R.Node(name="mm", op="call_function", inputs=[])])
+    assert record_data(graph) == {"graph_id": "g0.forward", "nodes": [{"name": "mm", "op": "call_function", "inputs": []}]}
+    graph.nodes[0].bytes = -1
+    with pytest.raises(InternalError, match=r"memprobe wrote a GraphFile that does not fit its schema: nodes\[0\]\.bytes"):
+        record_data(graph)
+    with pytest.raises(TypeError, match="inputs"):
+        R.Node(name="mm", op="call_function")  # a required field: at construction
+    node = R.Node(name="mm", op="call_function", inputs=[], shape=None)
+    assert R.to_data(node) == {"name": "mm", "op": "call_function", "inputs": [], "shape": None}  # given null: written
 
 
 def test_importing_the_schema_imports_no_torch():

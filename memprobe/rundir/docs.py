@@ -41,8 +41,10 @@ Paths in a file (`files.*`, `memory.snapshot.file`) must resolve inside the dire
 Fields not marked *required* may be absent (older writers, failed runs, another device); a file
 loaded and written again keeps exactly its fields.
 
-A probe's process writes plain JSON without importing this schema (it may run in another Python
-environment, `--a-python`); the process that reads the files validates them.
+A probe's process may run in another Python environment (`--a-python`) without pydantic: it builds the
+records of `memprobe/rundir/records.py`, their standard-library mirror generated from the schema, and
+checks what it writes against the schema where pydantic is installed; the process that reads the files
+validates them again.
 """
 
 # what each file's section says beyond its record's docstring

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import re
@@ -30,7 +31,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import RunDirError
+from ..errors import InternalError, RunDirError
+from . import records as R
 
 MARKER = ".memprobe"  # in every directory memprobe creates, so --force knows it may replace it
 
@@ -364,6 +366,48 @@ def prepare_run_dir(path: Path, force: bool) -> Path:
     if _read_marker(path.parent) is not None and _ENTRY.fullmatch(path.name):
         record(path.parent, path.name + "/")
     return path
+
+
+@functools.cache
+def _schema():
+    """The pydantic schema, where it is installed (memprobe's own environment, always); None in a probe's process
+    that runs in an environment without it (its reader validates what it wrote)."""
+    try:
+        from pydantic import ValidationError
+
+        from . import schema
+        from .load import describe_error
+    except ImportError:
+        return None
+    return schema, ValidationError, describe_error
+
+
+def prepare_checks() -> None:
+    """Build the validators of the files a probe writes now (a fork server does, once for all its probes), not at
+    a probe's first write."""
+    found = _schema()
+    if found is not None:
+        for root in (found[0].Report, found[0].GraphFile, found[0].CompileRecord):
+            root.model_rebuild(force=True)
+
+
+def record_data(record: R.Record) -> dict:
+    """A record a probe built (:mod:`.records`) as the JSON data it writes: where pydantic is installed, checked
+    against the schema's record of the same name first, so that a writer that does not fit its own schema fails
+    where it writes (memprobe's bug: InternalError, exit 70), not when the file is read back."""
+    data = R.to_data(record)
+    found = _schema()
+    if found is None:
+        return data
+    schema, invalid, describe_error = found
+    model = getattr(schema, type(record).__name__)
+    try:
+        model.model_validate(data)
+    except invalid as e:
+        raise InternalError(
+            f"memprobe wrote a {type(record).__name__} that does not fit its schema: {describe_error(model, e)}"
+        ) from None
+    return data
 
 
 class RunDir:
