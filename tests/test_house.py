@@ -252,8 +252,8 @@ def test_symbolic_sizes_neither_crash_nor_count_as_zero():
     fn = torch.compile(lambda x, w: (x @ w).relu().sum(), backend=capture, dynamic=True)
     x, w = torch.randn(8, 4), torch.randn(4, 4, requires_grad=True)
     fn(x, w).backward()
-    mm = next(n for g in capture.dynamo_graphs for a in g.aot for n in a.nodes if n["name"] == "mm")
-    assert mm["symbolic"] and any(isinstance(d, str) for d in mm["shape"]) and mm["bytes"] == 8 * 4 * 4
+    mm = next(n for g in capture.dynamo_graphs for a in g.aot for n in a.nodes if n.name == "mm")
+    assert mm.symbolic and any(isinstance(d, str) for d in mm.shape) and mm.bytes == 8 * 4 * 4
 
 
 def test_the_snapshot_cache_lives_apart_from_the_data_and_knows_what_it_searched_for():

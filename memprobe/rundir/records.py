@@ -97,15 +97,21 @@ def to_data(value: Any) -> Any:
     if isinstance(value, Record):
         given = value.__dict__["_given"]
         return {name: to_data(getattr(value, name)) for name in _names(kind) if name in given}
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, (str, int, float)):  # a subclass (torch's version string): as its plain value
-        return str(value) if isinstance(value, str) else int(value) if isinstance(value, int) else float(value)
     if isinstance(value, (list, tuple)):
         return [x if type(x) in _PLAIN else to_data(x) for x in value]
     if isinstance(value, dict):
-        return {(k.value if isinstance(k, Enum) else k): v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
-    raise TypeError(f"not JSON data: a {kind.__name__}")
+        return {_scalar(k): v if type(v) in _PLAIN else to_data(v) for k, v in value.items()}
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
+    """An enum as its word; a subclass of str, int or float (torch's version string) as its plain value."""
+    if isinstance(value, Enum):
+        return value.value
+    for plain in (str, int, float):
+        if isinstance(value, plain):
+            return plain(value)
+    raise TypeError(f"not JSON data: a {type(value).__name__}")
 
 
 def from_data(cls: type[R], data: dict) -> R:

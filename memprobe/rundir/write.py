@@ -418,20 +418,19 @@ class RunDir:
         """A file written by other code than :func:`atomic_write_text` (the CUDA snapshot): into the manifest first."""
         record(self.path, rel)
 
-    def write_report(self, report: dict) -> Path:
+    def write_report(self, report: R.Report) -> Path:
+        """report.json as the probe recorded it so far, checked against its schema where pydantic is installed."""
         p = self.path / "report.json"
-        atomic_write_json(p, report)
+        atomic_write_json(p, record_data(report))
         return p
 
-    def write_graph(self, graph_id: str, readable: str, nodes: list[dict], output_code: str | None) -> dict:
-        """Write one partitioned graph's files; returns their paths relative to the run dir."""
-        files = {
-            "graph_text": f"graphs/{graph_id}.txt",
-            "graph_json": f"graphs/{graph_id}.json",
-        }
-        atomic_write_text(self.path / files["graph_text"], readable)
-        atomic_write_json(self.path / files["graph_json"], {"graph_id": graph_id, "nodes": nodes})
+    def write_graph(self, graph: R.GraphFile, readable: str, output_code: str | None) -> R.GraphFiles:
+        """Write one partitioned graph's files: its nodes, its readable form and its output code; their paths,
+        relative to the run directory."""
+        files = R.GraphFiles(graph_text=f"graphs/{graph.graph_id}.txt", graph_json=f"graphs/{graph.graph_id}.json")
+        atomic_write_text(self.path / files.graph_text, readable)
+        atomic_write_json(self.path / files.graph_json, record_data(graph))
         if output_code is not None:
-            files["output_code"] = f"output_code/{graph_id}.py"
-            atomic_write_text(self.path / files["output_code"], output_code)
+            files.output_code = f"output_code/{graph.graph_id}.py"
+            atomic_write_text(self.path / files.output_code, output_code)
         return files
