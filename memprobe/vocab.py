@@ -194,6 +194,20 @@ class Metric(_Documented):
     STEP_PEAK_BYTES = "step_peak_bytes", "measured peak over the whole step"
 
 
+class LimitKind(_Documented):
+    """How a budget file's limit is given (``memprobe gate``)."""
+
+    ABSOLUTE = "absolute", "a size in bytes ([limits], or [limits.cpu] / [limits.cuda] for one device)"
+    RELATIVE = "relative", "a share above the figure of the stored baseline ([limits.baseline])"
+
+
+class StepPeak(_Documented):
+    """Where an estimated training step peaks (``memprobe estimate``)."""
+
+    TRAINING = "forward/backward", "while the saved values (or the gradients) and what is in flight are alive"
+    OPTIMIZER = "optimizer step", "in the optimizer step: its state, the gradients and its temporaries"
+
+
 class RunStatus(_Documented):
     """A run directory's status."""
 

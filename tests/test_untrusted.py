@@ -648,6 +648,7 @@ def _gate_renderers(budget_path: Path, baseline_path: Path) -> dict:
     from memprobe.budget import load_budget
     from memprobe.orchestrate.gate import run_gate
     from memprobe.report.gate import gate_junit, gate_markdown, print_gate
+    from memprobe.rundir.load import dump
 
     def gate(render):
         def work(_d):
@@ -662,7 +663,7 @@ def _gate_renderers(budget_path: Path, baseline_path: Path) -> dict:
                 force=False,
                 progress=lambda _m: None,
             )
-            _strict_json(result)
+            _strict_json(dump(result))
             render(result)
 
         return work

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from ..rundir import schema as S
-from ..vocab import MemorySource, Phase, RunStatus, SavedKind
+from ..vocab import MemorySource, Phase, RunStatus, SavedKind, StepPeak
 
 
 def _block_share(report: S.Report) -> tuple[float, int, int]:
@@ -66,7 +66,7 @@ def _scale_blocks(first: int, each: float, layers: int) -> int:
     return round(first + each * (layers - 1)) if layers >= 1 else 0
 
 
-def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
+def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> S.Estimate:
     """Components at the probe's configuration (measured or derived) and at the target one (estimated)."""
     if report.status != RunStatus.COMPLETE:
         raise ConfigError(f"the run's status is {str(report.status)!r}; an estimate needs a complete run")
@@ -102,70 +102,77 @@ def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = N
     def state_scale(L, W):
         return (share * L / k + (1 - share)) * w0 / W
 
-    def components(L, W, T):
+    def components(L, W, T) -> S.EstimateComponents:
         s = state_scale(L, W)
-        return {
-            "sharded_parameters_bytes": round(params * s),
-            "optimizer_state_bytes": round(opt * s),
-            "gradients_bytes": round(grads_measured * s),
-            "optimizer_temporaries_bytes": round(opt_temps * s),
-            "saved_weight_derived_bytes": _scale_blocks(*wd_blocks, L),
-            "saved_activation_bytes": round(_scale_blocks(*act_blocks, L) * T / t0),
-            "unsharded_in_flight_bytes": in_flight,
-            "forward_temporaries_bytes": round(temporaries * T / t0),
-            "held_besides_saved_bytes": held,
-            "fixed_bytes": fixed,
-        }
-
-    def totals(c):
-        state = c["sharded_parameters_bytes"] + c["optimizer_state_bytes"]
-        saved = c["saved_weight_derived_bytes"] + c["saved_activation_bytes"]
-        transient = c["unsharded_in_flight_bytes"] + c["forward_temporaries_bytes"]
-        base = c["fixed_bytes"] + state + c["held_besides_saved_bytes"]
-        # the step peaks in forward/backward (saved values or gradients, plus what is in flight) or in the optimizer
-        # step (its state, the gradients and its temporaries)
-        training = base + max(saved, c["gradients_bytes"]) + transient
-        optimizer = c["fixed_bytes"] + state + c["gradients_bytes"] + c["optimizer_temporaries_bytes"]
-        return {
-            "forward_end_bytes": base + saved,
-            "peak_bytes": max(training, optimizer),
-            "peak_in": "optimizer step" if optimizer > training else "forward/backward",
-        }
+        return S.EstimateComponents(
+            sharded_parameters_bytes=round(params * s),
+            optimizer_state_bytes=round(opt * s),
+            gradients_bytes=round(grads_measured * s),
+            optimizer_temporaries_bytes=round(opt_temps * s),
+            saved_weight_derived_bytes=_scale_blocks(*wd_blocks, L),
+            saved_activation_bytes=round(_scale_blocks(*act_blocks, L) * T / t0),
+            unsharded_in_flight_bytes=in_flight,
+            forward_temporaries_bytes=round(temporaries * T / t0),
+            held_besides_saved_bytes=held,
+            fixed_bytes=fixed,
+        )
 
     at_probe = components(k, w0, t0)
     at_target = components(layers, world, t1)
-    measured = {
-        "forward_end_bytes": fwd.end_bytes + (0 if absolute else params + opt),
-        "peak_bytes": max(p.peak_bytes for p in phases.values()) + (0 if absolute else params + opt),
-    }
-    return {
-        "kind": "estimate",
-        "probe": {"layers": k, "world": w0, "tokens": t0, "batch": cfg.batch, "seq": cfg.seq},
-        "target": {"layers": layers, "world": world, "tokens": t1, "batch": batch or cfg.batch, "seq": seq or cfg.seq},
-        "block_parameter_share": share,
-        "components": {"probe": at_probe, "target": at_target},
-        "totals": {"probe_measured": measured, "probe_estimated": totals(at_probe), "target_estimated": totals(at_target)},
-        "scaling": {
-            "sharded_parameters_bytes": "block share x L/k, x w/W",
-            "optimizer_state_bytes": "block share x L/k, x w/W",
-            "gradients_bytes": "= parameters (sharded, same dtype)",
-            "optimizer_temporaries_bytes": "measured optimizer-step peak - its start (AdamW foreach temporaries), "
-            "block share x L/k, x w/W",
-            "saved_weight_derived_bytes": "first block + (L-1) x a later block (unsharded weights: not divided by W, "
-            "independent of tokens)",
-            "saved_activation_bytes": "(first block + (L-1) x a later block) x T'/T",
-            "unsharded_in_flight_bytes": "2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
-            "forward_temporaries_bytes": "measured forward peak - forward end, x T'/T",
-            "held_besides_saved_bytes": "measured forward end - start - saved values, kept as measured",
-            "fixed_bytes": "measured step start - parameters - optimizer state (CUDA; 0 on the CPU)",
-        },
-        "notes": [
-            "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
-            "not modelled: reserved bytes (the caching allocator's segments: 0.1-15.2% above the allocated peak on an "
-            "H200 at 8 and 16 Llama-3-8B blocks), FSDP reduce-scatter buffers in backward (several ranks: the step peak "
-            "was 9.8% low at 2), layers the probe does not have (embedding, output projection, logits)",
-            "checked on an H200 (README): 2 blocks estimated at 8 and 16 against runs of 8 and 16, FFN and transformer, "
-            "both policies: every component within 0.2%",
-        ],
-        "source": {"measured": "probe run (memory phases, persistent state)", "derived": "saved table (compiled graphs)"},
-    }
+    measured = S.EstimateTotal(
+        forward_end_bytes=fwd.end_bytes + (0 if absolute else params + opt),
+        peak_bytes=max(p.peak_bytes for p in phases.values()) + (0 if absolute else params + opt),
+    )
+    return S.Estimate(
+        kind="estimate",
+        probe=S.EstimateScale(layers=k, world=w0, tokens=t0, batch=cfg.batch, seq=cfg.seq),
+        target=S.EstimateScale(layers=layers, world=world, tokens=t1, batch=batch or cfg.batch, seq=seq or cfg.seq),
+        block_parameter_share=share,
+        components=S.EstimateComponentSets(probe=at_probe, target=at_target),
+        totals=S.EstimateTotals(probe_measured=measured, probe_estimated=_totals(at_probe), target_estimated=_totals(at_target)),
+        scaling=_scaling(),
+        notes=NOTES,
+        source=S.EstimateSource(measured="probe run (memory phases, persistent state)", derived="saved table (compiled graphs)"),
+    )
+
+
+def _totals(c: S.EstimateComponents) -> S.EstimateTotal:
+    """A step's totals from its components: it peaks in forward/backward (saved values or gradients, plus what is in
+    flight) or in the optimizer step (its state, the gradients and its temporaries)."""
+    state = c.sharded_parameters_bytes + c.optimizer_state_bytes
+    saved = c.saved_weight_derived_bytes + c.saved_activation_bytes
+    transient = c.unsharded_in_flight_bytes + c.forward_temporaries_bytes
+    base = c.fixed_bytes + state + c.held_besides_saved_bytes
+    training = base + max(saved, c.gradients_bytes) + transient
+    optimizer = c.fixed_bytes + state + c.gradients_bytes + c.optimizer_temporaries_bytes
+    return S.EstimateTotal(
+        forward_end_bytes=base + saved,
+        peak_bytes=max(training, optimizer),
+        peak_in=StepPeak.OPTIMIZER if optimizer > training else StepPeak.TRAINING,
+    )
+
+
+def _scaling() -> S.EstimateScaling:
+    """How each component scales, in words."""
+    return S.EstimateScaling(
+        sharded_parameters_bytes="block share x L/k, x w/W",
+        optimizer_state_bytes="block share x L/k, x w/W",
+        gradients_bytes="= parameters (sharded, same dtype)",
+        optimizer_temporaries_bytes="measured optimizer-step peak - its start (AdamW foreach temporaries), block share x L/k, x w/W",
+        saved_weight_derived_bytes="first block + (L-1) x a later block (unsharded weights: not divided by W, independent of tokens)",
+        saved_activation_bytes="(first block + (L-1) x a later block) x T'/T",
+        unsharded_in_flight_bytes="2 blocks of bf16 parameters (FSDP all-gather + prefetch)",
+        forward_temporaries_bytes="measured forward peak - forward end, x T'/T",
+        held_besides_saved_bytes="measured forward end - start - saved values, kept as measured",
+        fixed_bytes="measured step start - parameters - optimizer state (CUDA; 0 on the CPU)",
+    )
+
+
+NOTES = [
+    "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
+    "not modelled: reserved bytes (the caching allocator's segments: 0.1-15.2% above the allocated peak on an "
+    "H200 at 8 and 16 Llama-3-8B blocks), FSDP reduce-scatter buffers in backward (several ranks: the step peak "
+    "was 9.8% low at 2), layers the probe does not have (embedding, output projection, logits)",
+    "checked on an H200 (README): 2 blocks estimated at 8 and 16 against runs of 8 and 16, FFN and transformer, "
+    "both policies: every component within 0.2%",
+]

@@ -104,5 +104,5 @@ def gate(
         step_summary=os.environ.get("GITHUB_STEP_SUMMARY"),
     )
     probes.emit(result, markdown=gate_markdown, console=lambda: print_gate_result(result))
-    if result["counts"][Verdict.FAIL]:
+    if result.counts.get(Verdict.FAIL):
         raise SystemExit(1)

@@ -68,9 +68,9 @@ def run_gate(
     verbose: bool = False,
     slots: int = 1,
     gpus: list[str] | None = None,
-) -> dict:
-    """Run (or load) each wanted probe and evaluate its limits; the gate's result as JSON data (no record of the schema
-    holds it: its limits' verdicts and breaches are dicts of :mod:`memprobe.budget`), its verdict a record's JSON."""
+) -> S.GateResult:
+    """Run (or load) each wanted probe and evaluate its limits: the gate's result (its limits' verdicts and breaches,
+    evaluated by :mod:`memprobe.budget`, and its verdict)."""
     baseline = load_baseline(baseline_path)
     for name in wanted:  # each names a directory under --out: never a path (load_budget checks it too)
         if not PROBE_NAME.fullmatch(name):
@@ -120,7 +120,7 @@ def run_gate(
             baseline.probes[name] = baseline_entry(report)
         atomic_write_json(baseline_path, dump(baseline))
         result["baseline_updated"] = True
-    return result
+    return S.GateResult.model_validate(result)
 
 
 def nothing_checked(name: str, verdicts: list[dict]) -> list[dict]:
