@@ -358,7 +358,7 @@ def test_a_stock_models_cache_error_names_its_innermost_cause_and_the_fix(transf
 def test_two_figures_that_differ_never_read_the_same(probes):
     from rich.console import Console
 
-    from memprobe.report.run import print_run
+    from memprobe.report.console.run import print_run
     from memprobe.rundir import schema as S
 
     report = json.loads(json.dumps(probes["qwen2-rowwise"][0]))

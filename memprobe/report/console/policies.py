@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from ..rundir import schema as S
-from ..text import markup
-from ..vocab import PolicyDefault
-from .console import make_console
+from ...rundir import schema as S
+from ...text import markup
+from ...vocab import PolicyDefault
+from .shared import make_console
 
 
 def print_policies(policies: S.PolicyTable) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..rundir import schema as S
-from ..text import markup
-from ..units import fmt_bytes
-from .console import make_console
+from ...rundir import schema as S
+from ...text import markup
+from ...units import fmt_bytes
+from .shared import make_console
 
 
 def print_estimate(result: S.Estimate, report: S.Report, console: Console | None = None) -> None:
