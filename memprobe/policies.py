@@ -72,10 +72,10 @@ def cpu_attention_ops() -> tuple:
     return resolve_op(CPU_ATTENTION), frozenset(resolve_op(name) for name in GPU_ATTENTION)
 
 
-def cpu_attention_note(device_type: str, nodes) -> str | None:
-    """The one line a CPU run's header says when its compiled graphs ran the CPU's attention op (``nodes``: the
-    recorded graph nodes), None otherwise."""
-    if device_type != DeviceType.CPU or not any(n.get("original_aten") == CPU_ATTENTION for n in nodes):
+def cpu_attention_note(device_type: str, original_ops) -> str | None:
+    """The one line a CPU run's header says when its compiled graphs ran the CPU's attention op (``original_ops``: the
+    aten op each recorded graph node was decomposed from), None otherwise."""
+    if device_type != DeviceType.CPU or CPU_ATTENTION not in original_ops:
         return None
     return (
         "CPU probe: attention ran as aten._scaled_dot_product_flash_attention_for_cpu, saved or recomputed as the policy"

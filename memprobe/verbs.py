@@ -2,8 +2,8 @@
 (``memprobe.mcp``), so both give the same result for the same input.
 
 Each function takes plain values (a configuration as report.json's ``config`` holds it, paths),
-checks them as the CLI checks its flags, and returns the verb's result: a record where the schema has one (what
-``--json`` prints is its JSON, :func:`memprobe.rundir.load.dump`), JSON data otherwise.
+checks them as the CLI checks its flags, and returns the verb's result as a record of the schema (what ``--json``
+prints is its JSON, :func:`memprobe.rundir.load.dump`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ if TYPE_CHECKING:
     from .rundir import schema as S
 
 
-def policy_table() -> dict:
+def policy_table() -> S.PolicyTable:
     """Every policy with its save list; the installed torchtitan's resolved now (or why it cannot be)."""
     from .integrations.torchtitan import installed_api, installed_save_ops, torchtitan_version, why_unavailable
     from .policies import INSTALLED, POLICIES
+    from .rundir.schema import PolicyTable
 
     out = {}
     for name, p in POLICIES.items():
@@ -43,7 +44,7 @@ def policy_table() -> dict:
                 save_ops=list(installed_save_ops()) if why is None else [],
             )
         out[name] = entry
-    return out
+    return PolicyTable.model_validate(out)
 
 
 def diff_side(label: str, value: str, config: dict, overrides: dict | None = None):

@@ -18,11 +18,11 @@ class _Documented(StrEnum):
         return member
 
 
-def vocabulary(name: str, doc: str, words: dict[str, str]) -> type[StrEnum]:
+def vocabulary(name: str, doc: str, words: dict[str, str], module: str) -> type[StrEnum]:
     """A vocabulary whose words are defined by a registry elsewhere (``--repro``: memprobe/targets), as a documented
-    enum like the others here: ``words`` maps each word to its meaning."""
+    enum like the others here, belonging to the registry's ``module``: ``words`` maps each word to its meaning."""
     members = {word.upper().replace("-", "_"): (word, meaning) for word, meaning in words.items()}
-    enum = _Documented(name, members, module=__name__)
+    enum = _Documented(name, members, module=module)
     enum.__doc__ = doc
     return enum
 
@@ -207,6 +207,20 @@ class Metric(_Documented):
     OPTIMIZER_PEAK_BYTES = "optimizer_peak_bytes", "measured peak of the optimizer step"
     FORWARD_END_BYTES = "forward_end_bytes", "measured level at the end of forward (what is held for backward)"
     STEP_PEAK_BYTES = "step_peak_bytes", "measured peak over the whole step"
+
+
+class LimitKind(_Documented):
+    """How a budget file's limit is given (``memprobe gate``)."""
+
+    ABSOLUTE = "absolute", "a size in bytes ([limits], or [limits.cpu] / [limits.cuda] for one device)"
+    RELATIVE = "relative", "a share above the figure of the stored baseline ([limits.baseline])"
+
+
+class StepPeak(_Documented):
+    """Where an estimated training step peaks (``memprobe estimate``)."""
+
+    TRAINING = "forward/backward", "while the saved values (or the gradients) and what is in flight are alive"
+    OPTIMIZER = "optimizer step", "in the optimizer step: its state, the gradients and its temporaries"
 
 
 class RunStatus(_Documented):

@@ -47,7 +47,7 @@ def measured(report: dict) -> dict:
 def compare(probe_dir: Path, target_dir: Path) -> dict:
     probe, target = load_run(probe_dir), dump(load_run(target_dir))
     layers = target["config"]["layers"]
-    est = estimate(probe, layers=layers, world=(target.get("distributed") or {}).get("world_size") or 1)
+    est = dump(estimate(probe, layers=layers, world=(target.get("distributed") or {}).get("world_size") or 1))
     c, t = est["components"]["target"], est["totals"]["target_estimated"]
     estimated = {
         "sharded_state_bytes": c["sharded_parameters_bytes"] + c["optimizer_state_bytes"],
@@ -81,7 +81,7 @@ def recheck(probe_report: Path, earlier: list[dict]) -> list[dict]:
     out = []
     for old in (e for e in earlier if e["config"] == label):
         layers = old["summary"]["target_layers"]
-        est = estimate(S.Report.model_validate(probe), layers=layers, world=1)
+        est = dump(estimate(S.Report.model_validate(probe), layers=layers, world=1))
         c, t = est["components"]["target"], est["totals"]["target_estimated"]
         estimated = {
             "sharded_state_bytes": c["sharded_parameters_bytes"] + c["optimizer_state_bytes"],

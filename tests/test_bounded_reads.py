@@ -203,7 +203,7 @@ def test_a_report_of_many_regions_and_events_is_worked_through_in_one_sweep(tmp_
     proc = invoke("report", run, "-o", tmp_path / "x.html", "--trace", tmp_path / "t.json")
     assert proc.returncode == 0, proc.stderr
     assert len(sweeps) == 2  # once for the page's timeline, once for the trace's
-    assert set(timeline(load_report(run), run)["categories"]) == {"fsdp-unsharded-parameter"}  # named by its region
+    assert set(timeline(load_report(run), run).categories) == {"fsdp-unsharded-parameter"}  # named by its region
 
 
 def test_graph_calls_that_span_the_events_again_and_again_are_refused(tmp_path):

@@ -366,7 +366,7 @@ def test_a_stock_models_cache_error_names_its_innermost_cause_and_the_fix(transf
 def test_two_figures_that_differ_never_read_the_same(probes):
     from rich.console import Console
 
-    from memprobe.report.run import print_run
+    from memprobe.report.console.run import print_run
     from memprobe.rundir import schema as S
 
     report = json.loads(json.dumps(probes["qwen2-rowwise"][0]))
@@ -392,6 +392,7 @@ def _rows_of_a_recomputed_llama_layer(attention_dropout: float) -> list:
     from memprobe.capture.compile_hooks import GraphCapture
     from memprobe.policies import effective_policy, make_context_fn
     from memprobe.rundir import schema as S
+    from memprobe.rundir.records import to_data
 
     config = LlamaConfig(
         hidden_size=32,
@@ -415,8 +416,8 @@ def _rows_of_a_recomputed_llama_layer(attention_dropout: float) -> list:
         model(torch.randint(0, 64, (1, 8))).logits.float().pow(2).mean().backward()
     pairs = {}
     for dyn in capture.dynamo_graphs:
-        docs = {g.kind: S.GraphFile(graph_id=g.graph_id, nodes=g.nodes) for g in dyn.aot}
-        inputs = [S.GraphInput.model_validate(i) for i in dyn.inputs]
+        docs = {g.kind: S.GraphFile(graph_id=g.graph_id, nodes=to_data(g.nodes)) for g in dyn.aot}
+        inputs = [S.GraphInput.model_validate(to_data(i)) for i in dyn.inputs]
         pairs[dyn.index] = GraphPair(dyn.index, docs["forward"], docs.get("backward"), inputs)
     invocations = [
         S.Invocation(dynamo_graph=inv.dynamo_graph, block=inv.block, runtime_saved=None) for inv in capture.invocations

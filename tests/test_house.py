@@ -111,12 +111,12 @@ def test_one_module_per_verb():
 LAYERS = (
     ("repros",),  # the models: plain PyTorch
     ("memprobe", "memprobe.errors", "memprobe.vocab", "memprobe.units", "memprobe.text"),
-    ("memprobe.progress", "memprobe.fields", "memprobe.rundir.read", "memprobe.rundir.write"),
+    ("memprobe.progress", "memprobe.fields", "memprobe.rundir.read"),
     ("memprobe.integrations",),  # adapters to other projects' code
     ("memprobe.compat", "memprobe.policies"),
     ("memprobe.targets",),  # what to build: the model families
     ("memprobe.config",),
-    ("memprobe.rundir",),  # the records (schema, load, docs)
+    ("memprobe.rundir",),  # the records (schema, its stdlib mirror, load, write, docs)
     ("memprobe.analysis",),
     ("memprobe.budget",),
     ("memprobe.capture", "memprobe.report"),
@@ -170,35 +170,16 @@ def test_the_repros_import_nothing_of_memprobe():
 # a function's cyclomatic complexity as radon counts it (each boolean operator a branch, which ruff's C901 does not
 # count): at most this, in every function of memprobe/ and repros/ (ruff's C901 keeps the same limit)
 MAX_COMPLEXITY = 15
-# files other branches are rewriting under the limit now (issue 37); the lead empties this once they are merged
-BEING_REWRITTEN = frozenset(
-    {
-        "memprobe/capture/runner.py",
-        "memprobe/capture/record.py",
-        "memprobe/capture/compile_hooks.py",
-        "memprobe/capture/memory.py",
-        "memprobe/capture/partition.py",
-        "memprobe/capture/caches.py",
-        "memprobe/rundir/schema.py",
-    }
-)
-BEING_REWRITTEN_UNDER = ("memprobe/report/",)
 
 
-def _being_rewritten(rel: str) -> bool:
-    return rel in BEING_REWRITTEN or rel.startswith(BEING_REWRITTEN_UNDER)
-
-
-def _too_complex(rewritten: bool) -> list[str]:
+def _too_complex() -> list[str]:
     """``file:line function (complexity)`` for each function (method, class) of memprobe/ and repros/ over
-    MAX_COMPLEXITY, among the files being rewritten elsewhere or among the others."""
+    MAX_COMPLEXITY."""
     from radon.complexity import cc_visit
 
     out = []
     for path in sorted([*PKG.rglob("*.py"), *(ROOT / "repros").rglob("*.py")]):
         rel = path.relative_to(ROOT).as_posix()
-        if _being_rewritten(rel) != rewritten:
-            continue
         for block in cc_visit(path.read_text()):
             if block.complexity > MAX_COMPLEXITY:
                 out.append(f"{rel}:{block.lineno} {block.fullname} ({block.complexity})")
@@ -208,13 +189,7 @@ def _too_complex(rewritten: bool) -> list[str]:
 def test_no_function_is_too_complex():
     """radon's cyclomatic complexity, boolean operators counted: a function over the limit is split into named
     steps (helpers, tables instead of if-chains, early returns)."""
-    over = _too_complex(rewritten=False)
-    assert not over, "over radon's complexity limit:\n" + "\n".join(over)
-
-
-@pytest.mark.xfail(strict=False, reason="issue 37: these files are brought under the limit on other branches")
-def test_no_function_is_too_complex_in_the_files_being_rewritten():
-    over = _too_complex(rewritten=True)
+    over = _too_complex()
     assert not over, "over radon's complexity limit:\n" + "\n".join(over)
 
 
@@ -368,8 +343,8 @@ def test_symbolic_sizes_neither_crash_nor_count_as_zero():
     fn = torch.compile(lambda x, w: (x @ w).relu().sum(), backend=capture, dynamic=True)
     x, w = torch.randn(8, 4), torch.randn(4, 4, requires_grad=True)
     fn(x, w).backward()
-    mm = next(n for g in capture.dynamo_graphs for a in g.aot for n in a.nodes if n["name"] == "mm")
-    assert mm["symbolic"] and any(isinstance(d, str) for d in mm["shape"]) and mm["bytes"] == 8 * 4 * 4
+    mm = next(n for g in capture.dynamo_graphs for a in g.aot for n in a.nodes if n.name == "mm")
+    assert mm.symbolic and any(isinstance(d, str) for d in mm.shape) and mm.bytes == 8 * 4 * 4
 
 
 def test_the_snapshot_cache_lives_apart_from_the_data_and_knows_what_it_searched_for():

@@ -552,11 +552,11 @@ def _report_renderers() -> dict:
     from memprobe.analysis.recorded import load_recorded
     from memprobe.analysis.recorded import load_run as load_data
     from memprobe.analysis.saved import graph_pairs
-    from memprobe.report.diff import print_diff
-    from memprobe.report.estimate import print_estimate
+    from memprobe.report.console.diff import print_diff
+    from memprobe.report.console.estimate import print_estimate
+    from memprobe.report.console.run import print_run
     from memprobe.report.markdown import diff_markdown
     from memprobe.report.pages import write_html, write_trace
-    from memprobe.report.run import print_run
     from memprobe.report.tables import export
     from memprobe.rundir.load import dump, load_report
 
@@ -613,12 +613,12 @@ def _snapshot_renderers(report) -> dict:
 
 def _recorded_renderers(kind: str) -> dict:
     from memprobe.analysis.recorded import load_recorded
-    from memprobe.report.bisect import print_bisect
-    from memprobe.report.diff import print_diff
-    from memprobe.report.explain import print_explain
+    from memprobe.report.console.bisect import print_bisect
+    from memprobe.report.console.diff import print_diff
+    from memprobe.report.console.explain import print_explain
+    from memprobe.report.console.sweep import print_sweep
     from memprobe.report.markdown import bisect_markdown, diff_markdown, explain_markdown
     from memprobe.report.pages import write_html
-    from memprobe.report.sweep import print_sweep
     from memprobe.report.tables import export
     from memprobe.rundir.load import dump
 
@@ -647,7 +647,10 @@ def _recorded_renderers(kind: str) -> dict:
 def _gate_renderers(budget_path: Path, baseline_path: Path) -> dict:
     from memprobe.budget import load_budget
     from memprobe.orchestrate.gate import run_gate
-    from memprobe.report.gate import gate_junit, gate_markdown, print_gate
+    from memprobe.report.console.gate import print_gate
+    from memprobe.report.junit import gate_junit
+    from memprobe.report.markdown import gate_markdown
+    from memprobe.rundir.load import dump
 
     def gate(render):
         def work(_d):
@@ -662,7 +665,7 @@ def _gate_renderers(budget_path: Path, baseline_path: Path) -> dict:
                 force=False,
                 progress=lambda _m: None,
             )
-            _strict_json(result)
+            _strict_json(dump(result))
             render(result)
 
         return work

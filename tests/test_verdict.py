@@ -3,7 +3,7 @@ screen of compact rows at 100 and at 80 columns, and one name per saved value in
 finding, the diff item, the Markdown and the HTML.
 
 The end-to-end tests render real CPU runs of the default repro (`memprobe run --recipe rowwise
---ac-policy torchtitan-2025-01`, and the same with bf16) through report/run.py and report/diff.py with rich consoles of
+--ac-policy torchtitan-2025-01`, and the same with bf16) through report/console/run.py and report/console/diff.py with rich consoles of
 each width: the runs are made once per session (conftest.runs), not once per width.
 """
 
@@ -23,9 +23,9 @@ from memprobe.analysis.diff import diff_reports
 from memprobe.analysis.findings import find, names_phrase
 from memprobe.analysis.saved import group_rows, label
 from memprobe.analysis.verdict import diff_verdict, run_verdict, verdict_of
-from memprobe.report.console import TOP_ROWS
-from memprobe.report.diff import print_diff
-from memprobe.report.run import print_run
+from memprobe.report.console.diff import print_diff
+from memprobe.report.console.run import print_run
+from memprobe.report.console.shared import TOP_ROWS
 from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump, load_report
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 from ..rundir import schema as S
-from ..vocab import MemorySource, Phase, RunStatus, SavedKind
+from ..vocab import MemorySource, Phase, RunStatus, SavedKind, StepPeak
 
 
 def _block_share(report: S.Report) -> tuple[float, int, int]:
@@ -87,38 +87,38 @@ class _Probed:
     wd_blocks: tuple[int, float]
     act_blocks: tuple[int, float]
 
-    def components(self, L: int, W: int, T: int) -> dict:
+    def components(self, L: int, W: int, T: int) -> S.EstimateComponents:
         """Each component at ``L`` blocks on ``W`` ranks with ``T`` tokens."""
         s = (self.share * L / self.k + (1 - self.share)) * self.w0 / W
-        return {
-            "sharded_parameters_bytes": round(self.params * s),
-            "optimizer_state_bytes": round(self.opt * s),
-            "gradients_bytes": round(self.params * s),  # = parameters (sharded, same dtype)
-            "optimizer_temporaries_bytes": round(self.opt_temps * s),
-            "saved_weight_derived_bytes": _scale_blocks(*self.wd_blocks, L),
-            "saved_activation_bytes": round(_scale_blocks(*self.act_blocks, L) * T / self.t0),
-            "unsharded_in_flight_bytes": self.in_flight,
-            "forward_temporaries_bytes": round(self.temporaries * T / self.t0),
-            "held_besides_saved_bytes": self.held,
-            "fixed_bytes": self.fixed,
-        }
+        return S.EstimateComponents(
+            sharded_parameters_bytes=round(self.params * s),
+            optimizer_state_bytes=round(self.opt * s),
+            gradients_bytes=round(self.params * s),  # = parameters (sharded, same dtype)
+            optimizer_temporaries_bytes=round(self.opt_temps * s),
+            saved_weight_derived_bytes=_scale_blocks(*self.wd_blocks, L),
+            saved_activation_bytes=round(_scale_blocks(*self.act_blocks, L) * T / self.t0),
+            unsharded_in_flight_bytes=self.in_flight,
+            forward_temporaries_bytes=round(self.temporaries * T / self.t0),
+            held_besides_saved_bytes=self.held,
+            fixed_bytes=self.fixed,
+        )
 
 
-def _totals(c: dict) -> dict:
+def _totals(c: S.EstimateComponents) -> S.EstimateTotal:
     """The step's figures from its components: the end of forward, and the peak and where it is."""
-    state = c["sharded_parameters_bytes"] + c["optimizer_state_bytes"]
-    saved = c["saved_weight_derived_bytes"] + c["saved_activation_bytes"]
-    transient = c["unsharded_in_flight_bytes"] + c["forward_temporaries_bytes"]
-    base = c["fixed_bytes"] + state + c["held_besides_saved_bytes"]
+    state = c.sharded_parameters_bytes + c.optimizer_state_bytes
+    saved = c.saved_weight_derived_bytes + c.saved_activation_bytes
+    transient = c.unsharded_in_flight_bytes + c.forward_temporaries_bytes
+    base = c.fixed_bytes + state + c.held_besides_saved_bytes
     # the step peaks in forward/backward (saved values or gradients, plus what is in flight) or in the optimizer
     # step (its state, the gradients and its temporaries)
-    training = base + max(saved, c["gradients_bytes"]) + transient
-    optimizer = c["fixed_bytes"] + state + c["gradients_bytes"] + c["optimizer_temporaries_bytes"]
-    return {
-        "forward_end_bytes": base + saved,
-        "peak_bytes": max(training, optimizer),
-        "peak_in": "optimizer step" if optimizer > training else "forward/backward",
-    }
+    training = base + max(saved, c.gradients_bytes) + transient
+    optimizer = c.fixed_bytes + state + c.gradients_bytes + c.optimizer_temporaries_bytes
+    return S.EstimateTotal(
+        forward_end_bytes=base + saved,
+        peak_bytes=max(training, optimizer),
+        peak_in=StepPeak.OPTIMIZER if optimizer > training else StepPeak.TRAINING,
+    )
 
 
 def _check_estimable(report: S.Report, layers: int, world: int) -> dict:
@@ -169,7 +169,7 @@ def _persistent(pers: S.Persistent | None) -> tuple[int, int]:
     return params, opt
 
 
-def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> dict:
+def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = None, seq: int | None = None) -> S.Estimate:
     """Components at the probe's configuration (measured or derived) and at the target one (estimated)."""
     phases = _check_estimable(report, layers, world)
     cfg = report.config.probe()
@@ -181,21 +181,22 @@ def estimate(report: S.Report, *, layers: int, world: int, batch: int | None = N
     at_target = probed.components(layers, world, t1)
     fwd = phases[Phase.FORWARD]
     unmeasured = 0 if absolute else probed.params + probed.opt  # the CPU's figures leave out the persistent state
-    measured = {
-        "forward_end_bytes": fwd.end_bytes + unmeasured,
-        "peak_bytes": max(p.peak_bytes for p in phases.values()) + unmeasured,
-    }
-    return {
-        "kind": "estimate",
-        "probe": {"layers": k, "world": w0, "tokens": t0, "batch": cfg.batch, "seq": cfg.seq},
-        "target": {"layers": layers, "world": world, "tokens": t1, "batch": batch or cfg.batch, "seq": seq or cfg.seq},
-        "block_parameter_share": probed.share,
-        "components": {"probe": at_probe, "target": at_target},
-        "totals": {"probe_measured": measured, "probe_estimated": _totals(at_probe), "target_estimated": _totals(at_target)},
-        "scaling": dict(_SCALING),
-        "notes": list(_NOTES),
-        "source": {"measured": "probe run (memory phases, persistent state)", "derived": "saved table (compiled graphs)"},
-    }
+    measured = S.EstimateTotal(
+        forward_end_bytes=fwd.end_bytes + unmeasured,
+        peak_bytes=max(p.peak_bytes for p in phases.values()) + unmeasured,
+    )
+    totals = S.EstimateTotals(probe_measured=measured, probe_estimated=_totals(at_probe), target_estimated=_totals(at_target))
+    return S.Estimate(
+        kind="estimate",
+        probe=S.EstimateScale(layers=k, world=w0, tokens=t0, batch=cfg.batch, seq=cfg.seq),
+        target=S.EstimateScale(layers=layers, world=world, tokens=t1, batch=batch or cfg.batch, seq=seq or cfg.seq),
+        block_parameter_share=probed.share,
+        components=S.EstimateComponentSets(probe=at_probe, target=at_target),
+        totals=totals,
+        scaling=S.EstimateScaling(**_SCALING),
+        notes=list(NOTES),
+        source=S.EstimateSource(measured="probe run (memory phases, persistent state)", derived="saved table (compiled graphs)"),
+    )
 
 
 _SCALING = {
@@ -212,7 +213,7 @@ _SCALING = {
     "held_besides_saved_bytes": "measured forward end - start - saved values, kept as measured",
     "fixed_bytes": "measured step start - parameters - optimizer state (CUDA; 0 on the CPU)",
 }
-_NOTES = (
+NOTES = (
     "CPU figures are relative to the step start; parameters and optimizer state are added to compare",
     "not modelled: reserved bytes (the caching allocator's segments: 0.1-15.2% above the allocated peak on an "
     "H200 at 8 and 16 Llama-3-8B blocks), FSDP reduce-scatter buffers in backward (several ranks: the step peak "

@@ -29,10 +29,9 @@ def _downsample(points: list[list], limit: int) -> list[list]:
     return out
 
 
-def timeline(report: S.Report, run_dir: str | Path, limit: int = 3000) -> dict | None:
-    """``{"source", "phases": [{"name", "start_us", "end_us"}], "total": [[t_us, bytes]],
-    "categories": {name: [[t_us, bytes]]}, "peak": {"t_us", "bytes"}, "events"}``, or None when
-    the run measured no memory events (analysis-only, or an older run)."""
+def timeline(report: S.Report, run_dir: str | Path, limit: int = 3000) -> S.Timeline | None:
+    """Allocated bytes over the measured step, in total and by category (at most ``limit`` points, peaks kept), with
+    its phases, regions and ops; None when the run measured no memory events (analysis-only, or an older run)."""
     snap_meta = report.memory.snapshot if report.memory else None
     snap_path = (
         inside(Path(run_dir), snap_meta.file, f"{Path(run_dir) / 'report.json'}: memory.snapshot.file")
@@ -45,12 +44,13 @@ def timeline(report: S.Report, run_dir: str | Path, limit: int = 3000) -> dict |
 
 
 def _series(events, limit: int) -> dict:
-    """events: (t_us, category, signed bytes) in time order, t relative to the step start."""
+    """events: (t_us, category, signed bytes) in time order, t relative to the step start: the fields of the
+    :class:`~memprobe.rundir.schema.Timeline` they make (``total``, ``categories``, ``peak``, ``events``)."""
     total = 0
     per_cat: dict[str, int] = {}
     total_pts: list[list] = []
     cat_pts: dict[str, list[list]] = {}
-    peak = {"t_us": 0.0, "bytes": 0}
+    peak = S.TimelinePeak(t_us=0.0, bytes=0)
     n = 0
     for t, cat, delta in events:
         n += 1
@@ -58,17 +58,17 @@ def _series(events, limit: int) -> dict:
         per_cat[cat] = per_cat.get(cat, 0) + delta
         total_pts.append([round(t, 1), total])
         cat_pts.setdefault(cat, []).append([round(t, 1), per_cat[cat]])
-        if total > peak["bytes"]:
-            peak = {"t_us": round(t, 1), "bytes": total}
-    return {
-        "total": _downsample(total_pts, limit),
-        "categories": {c: _downsample(p, max(200, limit // 4)) for c, p in sorted(cat_pts.items())},
-        "peak": peak,
-        "events": n,
-    }
+        if total > peak.bytes:
+            peak = S.TimelinePeak(t_us=round(t, 1), bytes=total)
+    return dict(
+        total=_downsample(total_pts, limit),
+        categories={c: _downsample(p, max(200, limit // 4)) for c, p in sorted(cat_pts.items())},
+        peak=peak,
+        events=n,
+    )
 
 
-def _cpu_timeline(report: S.Report, limit: int) -> dict | None:
+def _cpu_timeline(report: S.Report, limit: int) -> S.Timeline | None:
     from .cpu_attribution import name_cpu_events
 
     named = name_cpu_events(report)
@@ -90,20 +90,21 @@ def _cpu_timeline(report: S.Report, limit: int) -> dict | None:
                 cat = cat_of_addr.pop(addr, Category.OTHER)
             yield ts - t0, cat, nbytes
 
-    out = _series(events(), limit)
-    out["source"] = AttributionSource.CPU_PROFILER
-    out["baseline"] = "bytes allocated since the measured step began"
-    out["phases"] = [{"name": n, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)} for n, (a, b) in windows.items()]
-    out["regions"] = [
-        {"name": name, "start_us": round(a - t0, 1), "end_us": round(b - t0, 1)}
-        for name, a, b in ev.annotations or []
-        if not name.startswith("memprobe::") or name.startswith("memprobe::call")
-    ]
-    out["ops"] = [{"name": name, "start_us": round(ts - t0, 1), "dur_us": round(dur, 1)} for name, ts, dur in ev.ops or []]
-    return out
+    return S.Timeline(
+        source=AttributionSource.CPU_PROFILER,
+        baseline="bytes allocated since the measured step began",
+        phases=[S.TimeSpan(name=n, start_us=round(a - t0, 1), end_us=round(b - t0, 1)) for n, (a, b) in windows.items()],
+        regions=[
+            S.TimeSpan(name=name, start_us=round(a - t0, 1), end_us=round(b - t0, 1))
+            for name, a, b in ev.annotations or []
+            if not name.startswith("memprobe::") or name.startswith("memprobe::call")
+        ],
+        ops=[S.TimedOp(name=name, start_us=round(ts - t0, 1), dur_us=round(dur, 1)) for name, ts, dur in ev.ops or []],
+        **_series(events(), limit),
+    )
 
 
-def _cuda_timeline(report: S.Report, snap_path: Path, limit: int) -> dict:
+def _cuda_timeline(report: S.Report, snap_path: Path, limit: int) -> S.Timeline:
     from .snapshot import (
         Classifier,
         call_ordinals,
@@ -162,14 +163,16 @@ def _cuda_timeline(report: S.Report, snap_path: Path, limit: int) -> dict:
 
     items = list(events())
     seed = [(0.0, c, b) for c, b in sorted(start_by_cat.items()) if b]
-    out = _series(seed + items, limit)
-    out["source"] = AttributionSource.CUDA_SNAPSHOT
-    out["baseline"] = "absolute bytes allocated on the device"
-    out["phases"] = []
-    for name, ph in phases.items():
-        out["phases"].append(
-            {"name": name, "start_us": round(t_of(ph["start_index"]), 1), "end_us": round(t_of(ph.get("end_index", last)), 1)}
-        )
-    out["regions"] = []
-    out["ops"] = []  # the allocator history has no kernel timing
-    return out
+    spans = [
+        S.TimeSpan(name=name, start_us=round(t_of(ph["start_index"]), 1), end_us=round(t_of(ph.get("end_index", last)), 1))
+        for name, ph in phases.items()
+    ]
+    # the allocator history has no kernel timing: no ops
+    return S.Timeline(
+        source=AttributionSource.CUDA_SNAPSHOT,
+        baseline="absolute bytes allocated on the device",
+        phases=spans,
+        regions=[],
+        ops=[],
+        **_series(seed + items, limit),
+    )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..rundir import records as R
 from ..targets import BuiltModel
 from ..vocab import AcMode, DeviceChoice, DeviceType, Recipe
 from . import stack
@@ -90,7 +91,7 @@ class Built:
     blocks: object  # the block container
     batch: tuple
     created_process_group: bool
-    described: dict
+    described: R.ModelShape
 
 
 def float8_step(model, target: BuiltModel, cfg: ProbeConfig, device) -> None:

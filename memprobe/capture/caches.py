@@ -25,6 +25,8 @@ import json
 import os
 from pathlib import Path
 
+from ..rundir import records as R
+
 CACHE_DIR_VAR = "MEMPROBE_CACHE_DIR"
 INDUCTOR_CACHE_VAR = "TORCHINDUCTOR_CACHE_DIR"
 RECORDS_DIR = "memprobe-graphs"
@@ -105,8 +107,8 @@ class GraphRecords:
             raise ValueError(f"not a record key: {key!r}")
         return self.directory / f"{key}.json"
 
-    def load(self, key: str) -> dict | None:
-        """The record of ``key`` as plain data, or None when there is none or it does not fit its schema
+    def load(self, key: str) -> R.CompileRecord | None:
+        """The record of ``key``, or None when there is none or it does not fit its schema
         (:class:`~memprobe.rundir.schema.CompileRecord`). The schema needs pydantic: a probe running in an
         environment without it does not read records (its graphs are compiled again)."""
         try:
@@ -114,25 +116,37 @@ class GraphRecords:
         except ImportError:
             return None
         record = load_compile_record(self._path(key), key)
-        return dump(record) if record is not None else None
+        return R.from_data(R.CompileRecord, dump(record)) if record is not None else None
 
-    def store(self, key: str, record: dict) -> None:
-        """Write a record (atomically; a failure to write leaves the cache as it was)."""
-        from ..rundir.write import atomic_write_json
+    def store(self, key: str, graphs: list[R.RecordedGraph], decisions: dict) -> None:
+        """Write the record of ``key`` (atomically; a failure to write leaves the cache as it was)."""
+        from ..rundir.write import atomic_write_json, record_data
 
+        record = R.CompileRecord(format=RECORD_FORMAT, key=key, graphs=graphs, decisions=decisions)
+        data = record_data(record)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
-            atomic_write_json(self._path(key), {**record, "key": key, "format": RECORD_FORMAT})
+            atomic_write_json(self._path(key), data)
         except OSError:
             pass  # a read-only or full cache: the next run compiles again
 
 
-def cache_counters() -> dict[str, dict[str, int]]:
-    """This process's compile-cache lookups so far, from torch's own counters."""
+def cache_counters() -> R.CompileCache:
+    """This process's compile-cache lookups so far, from torch's own counters (a compile cache record holding its
+    lookups alone)."""
     from torch._dynamo.utils import counters
 
     aot, fx = counters["aot_autograd"], counters["inductor"]
-    return {
-        "aot_autograd": {k: int(aot[f"autograd_cache_{k}"]) for k in ("hit", "miss", "bypass")},
-        "fx_graph": {k: int(fx[f"fxgraph_cache_{k}"]) for k in ("hit", "miss", "bypass")},
-    }
+    return R.CompileCache(
+        aot_autograd=R.CacheLookups(
+            hit=int(aot["autograd_cache_hit"]), miss=int(aot["autograd_cache_miss"]), bypass=int(aot["autograd_cache_bypass"])
+        ),
+        fx_graph=R.CacheLookups(
+            hit=int(fx["fxgraph_cache_hit"]), miss=int(fx["fxgraph_cache_miss"]), bypass=int(fx["fxgraph_cache_bypass"])
+        ),
+    )
+
+
+def lookups_since(before: R.CacheLookups, now: R.CacheLookups) -> R.CacheLookups:
+    """A cache's lookups between two of its counts."""
+    return R.CacheLookups(hit=now.hit - before.hit, miss=now.miss - before.miss, bypass=now.bypass - before.bypass)

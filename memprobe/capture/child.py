@@ -29,7 +29,10 @@ def import_what_probes_use() -> None:
     import torch._inductor.compile_fx  # noqa: F401
     from torch.distributed.fsdp import fully_shard  # noqa: F401
 
+    from ..rundir.write import prepare_checks
     from . import runner  # noqa: F401
+
+    prepare_checks()  # the validators of report.json and the graph files, where pydantic is installed
 
 
 def ask_the_cpu_toolchain() -> None:

@@ -20,7 +20,8 @@ from typing import Any
 
 import torch
 
-from ..vocab import InputKind
+from ..rundir import records as R
+from ..vocab import InputKind, SourceFnKind
 from .partition import FunctionIndex, PartitionRecorder
 
 # L['self'].__dict__['_modules']['_checkpoint_wrapped_module']._modules['ffn']._modules['w1']._parameters['weight']
@@ -34,6 +35,12 @@ def clean_fqn(name: str) -> str:
     return ".".join(p for p in name.split(".") if p not in _WRAPPERS)
 
 
+def _source_items(source: str) -> list[str]:
+    """The names and indices of a Dynamo source, in order: ``L['self']._modules['ffn']`` -> ``['self', '_modules',
+    'ffn']``."""
+    return [next(g for g in m.groups() if g is not None) for m in _SOURCE_ITEM.finditer(source)]
+
+
 def source_to_fqn(source: str) -> tuple[str, str]:
     """(kind, name) for a Dynamo input source.
 
@@ -42,15 +49,20 @@ def source_to_fqn(source: str) -> tuple[str, str]:
     """
     if not source.startswith("L["):
         return InputKind.INPUT, source
-    items = [next(g for g in m.groups() if g is not None) for m in _SOURCE_ITEM.finditer(source)]
+    items = _source_items(source)
     # items like ['self', '_modules', '_checkpoint_wrapped_module', '_modules', 'ffn', ..., '_parameters', 'weight']
     if items and items[0] == "self":
-        kind = InputKind.PARAMETER if "_parameters" in items else InputKind.BUFFER if "_buffers" in items else InputKind.INPUT
-        parts = [i for i in items[1:] if i not in ("__dict__", "_modules", "_parameters", "_buffers") and i not in _WRAPPERS]
-        return kind, ".".join(parts)
+        return _module_input(items)
     if items and items[0] == "args":
         return InputKind.INPUT, f"args[{items[1]}]" + "".join(f"[{i}]" for i in items[2:]) if len(items) > 1 else "args"
     return InputKind.INPUT, ".".join(items)
+
+
+def _module_input(items: list[str]) -> tuple[str, str]:
+    """A parameter, buffer or other attribute of the compiled module, by its path below it (wrappers dropped)."""
+    kind = InputKind.PARAMETER if "_parameters" in items else InputKind.BUFFER if "_buffers" in items else InputKind.INPUT
+    parts = [i for i in items[1:] if i not in ("__dict__", "_modules", "_parameters", "_buffers") and i not in _WRAPPERS]
+    return kind, ".".join(parts)
 
 
 def _plain_int(x) -> int | str:
@@ -69,22 +81,20 @@ def _hint(x) -> int | None:
     return int(x)
 
 
-def _tensor_meta(val: Any) -> dict:
+def _value_of(node: R.Node, val: Any) -> None:
+    """A node's value as its record holds it: shape, dtype and bytes (a tensor's, a scalar's type)."""
     if isinstance(val, torch.Tensor):
-        shape = [_plain_int(d) for d in val.shape]
+        node.shape = [_plain_int(d) for d in val.shape]
+        node.dtype = str(val.dtype).replace("torch.", "")
         numel = _hint(val.numel())
-        meta = {
-            "shape": shape,
-            "dtype": str(val.dtype).replace("torch.", ""),
-            # a symbolic size: the bytes of the traced example (what this run allocated), marked symbolic
-            "bytes": numel * val.element_size() if numel is not None else 0,
-        }
-        if any(isinstance(d, str) for d in shape):
-            meta["symbolic"] = True
-        return meta
-    if isinstance(val, (int, float, bool, torch.SymInt)):
-        return {"shape": None, "dtype": type(val).__name__, "bytes": 0}
-    return {"shape": None, "dtype": None, "bytes": 0}
+        # a symbolic size: the bytes of the traced example (what this run allocated), marked symbolic
+        node.bytes = numel * val.element_size() if numel is not None else 0
+        if any(isinstance(d, str) for d in node.shape):
+            node.symbolic = True
+        return
+    node.shape = None
+    node.dtype = type(val).__name__ if isinstance(val, (int, float, bool, torch.SymInt)) else None
+    node.bytes = 0
 
 
 def _target_name(node: torch.fx.Node) -> str:
@@ -99,28 +109,25 @@ def _module_path(source: str) -> str:
     compiled block, wrappers dropped)."""
     if not source.startswith("L["):
         return clean_fqn(source)
-    items = [next(g for g in m.groups() if g is not None) for m in _SOURCE_ITEM.finditer(source)]
-    parts = [i for i in items[1:] if i not in ("__dict__", "_modules") and i not in _WRAPPERS]
+    parts = [i for i in _source_items(source)[1:] if i not in ("__dict__", "_modules") and i not in _WRAPPERS]
     return ".".join(parts)
 
 
-def _user_meta(meta: dict) -> dict:
+def _user_meta(node: R.Node, meta: dict) -> None:
     """What the user wrote that made a node: the innermost module (``nn_module_stack``), the Python call
     (``source_fn_stack``: a function such as ``silu`` or a module class such as ``Linear``)."""
-    out: dict = {}
     stack = meta.get("nn_module_stack") or {}
     if stack:
         path, cls = list(stack.values())[-1]
-        out["module"] = _module_path(str(path))
-        out["module_type"] = getattr(cls, "__name__", str(cls))
+        node.module = _module_path(str(path))
+        node.module_type = getattr(cls, "__name__", str(cls))
     if meta.get("partitioner_tag") == "is_backward":
-        out["backward_work"] = True  # the joint graph's backward part (in a forward graph: hoisted there to be saved)
+        node.backward_work = True  # the joint graph's backward part (in a forward graph: hoisted there to be saved)
     fns = meta.get("source_fn_stack") or []
     if fns:
         name, target = fns[-1]
-        out["source_fn"] = str(name)
-        out["source_fn_kind"] = "module" if isinstance(target, type) else "function"
-    return out
+        node.source_fn = str(name)
+        node.source_fn_kind = SourceFnKind.MODULE if isinstance(target, type) else SourceFnKind.FUNCTION
 
 
 def _hops(meta: dict) -> list[str]:
@@ -129,44 +136,53 @@ def _hops(meta: dict) -> list[str]:
     return [str(name) for name, _ in (meta.get("source_fn_stack") or [])[:-1]]
 
 
-def serialize_graph(gm: torch.fx.GraphModule, partition: dict | None = None, functions=None) -> list[dict]:
-    """Every node as a plain dict: name, op, target, inputs, shape, dtype, bytes, SAC tag, stack; the higher-order ops
+def serialize_graph(gm: torch.fx.GraphModule, partition: dict | None = None, functions=None) -> list[R.Node]:
+    """Every node as its record: name, op, target, inputs, shape, dtype, bytes, SAC tag, stack; the higher-order ops
     it was traced inside (and the autograd.Function, named by ``functions``, a :class:`~.partition.FunctionIndex`);
     what the partitioner decided about it (``partition``: by node name, from :class:`~.partition.PartitionRecorder`)."""
+    return [_node(n, partition or {}, functions) for n in gm.graph.nodes]
+
+
+_CALLS = ("call_function", "call_method", "call_module", "get_attr")  # the opcodes that name a target
+
+
+def _node(n: torch.fx.Node, partition: dict[str, R.NodePartition], functions) -> R.Node:
+    recompute = n.meta.get("recompute")
+    original = n.meta.get("original_aten")
+    node = R.Node(
+        name=n.name,
+        op=n.op,
+        target=_target_name(n) if n.op in _CALLS else None,
+        inputs=[a.name for a in n.all_input_nodes],
+        recompute=recompute.name if recompute is not None else None,
+        original_aten=str(original) if original is not None else None,
+        stack_trace=n.meta.get("stack_trace"),
+    )
+    _value_of(node, n.meta.get("val"))
+    _user_meta(node, n.meta)
+    _traced_inside(node, _hops(n.meta), functions)
+    if n.name in partition and n.op in ("placeholder", "call_function"):
+        node.partition = partition[n.name]
+    if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[1], int):
+        node.index = n.args[1]  # which output of a multi-output op (attention's output or its logsumexp)
+    if n.op == "output":
+        outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
+        node.outputs = [a.name if isinstance(a, torch.fx.Node) else None for a in outs]
+    return node
+
+
+def _traced_inside(node: R.Node, hops: list[str], functions) -> None:
+    """The higher-order ops a node was traced inside, and the autograd.Function among them (by its forward's place in
+    the node's stack)."""
+    if not hops:
+        return
     from ..analysis.frames import parse_stack
 
-    nodes = []
-    for n in gm.graph.nodes:
-        meta = _tensor_meta(n.meta.get("val"))
-        recompute = n.meta.get("recompute")
-        original = n.meta.get("original_aten")
-        entry = {
-            "name": n.name,
-            "op": n.op,
-            "target": _target_name(n) if n.op in ("call_function", "call_method", "call_module", "get_attr") else None,
-            "inputs": [a.name for a in n.all_input_nodes],
-            **meta,
-            "recompute": recompute.name if recompute is not None else None,
-            "original_aten": str(original) if original is not None else None,
-            "stack_trace": n.meta.get("stack_trace"),
-            **_user_meta(n.meta),
-        }
-        hops = _hops(n.meta)
-        if hops:
-            entry["hops"] = hops
-            if "autograd.function" in hops and functions is not None:
-                function = functions.function_of(parse_stack(entry["stack_trace"]))
-                if function:
-                    entry["autograd_function"] = function
-        if partition and n.name in partition and n.op in ("placeholder", "call_function"):
-            entry["partition"] = partition[n.name]
-        if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[1], int):
-            entry["index"] = n.args[1]  # which output of a multi-output op (attention's output or its logsumexp)
-        if n.op == "output":
-            outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
-            entry["outputs"] = [a.name if isinstance(a, torch.fx.Node) else None for a in outs]
-        nodes.append(entry)
-    return nodes
+    node.hops = hops
+    if "autograd.function" in hops and functions is not None:
+        function = functions.function_of(parse_stack(node.stack_trace))
+        if function:
+            node.autograd_function = function
 
 
 @dataclass
@@ -176,7 +192,7 @@ class AotGraph:
     graph_id: str  # e.g. "g0.forward"
     dynamo_graph: int
     kind: str  # forward | backward | inference
-    nodes: list[dict]
+    nodes: list[R.Node]
     readable: str
     output_code: str | None
     output_code_path: str | None = None  # where Inductor loaded it from (frames in CUDA snapshots point here)
@@ -190,14 +206,14 @@ class Invocation:
     dynamo_graph: int
     block: str | None
     grad_fn: Any = None
-    measured: dict | None = None  # allocator figures across the call (bench mode, CUDA only)
+    measured: R.CallMeasurement | None = None  # allocator figures across the call (bench mode, CUDA only)
     input_ids: list | None = None  # per graph input, the storage it was given (one tensor passed to several calls)
 
 
 @dataclass
 class DynamoGraph:
     index: int
-    inputs: list[dict]  # [{"placeholder", "source", "kind", "fqn"}]
+    inputs: list[R.GraphInput]
     aot: list[AotGraph] = field(default_factory=list)
     record_key: str | None = None  # the name of its record in the compile cache (None: not recorded)
     decisions: dict = field(default_factory=dict)  # what the SAC policy decided while this graph was traced
@@ -234,21 +250,7 @@ class GraphCapture:
         from torch._inductor.compile_fx import compile_fx_inner
 
         index = len(self.dynamo_graphs)
-        inputs = []
-        for n in gm.graph.nodes:
-            if n.op != "placeholder":
-                continue
-            grapharg = n.meta.get("grapharg")
-            source = grapharg.source.name if grapharg is not None and getattr(grapharg, "source", None) is not None else n.name
-            if callable(source):  # older torch: Source.name() is a method
-                source = source()
-            kind, fqn = source_to_fqn(str(source))
-            entry = {"placeholder": n.name, "source": str(source), "kind": kind, "fqn": fqn}
-            example = n.meta.get("example_value")
-            if isinstance(example, torch.Tensor):
-                entry["requires_grad"] = bool(example.requires_grad)
-            inputs.append(entry)
-        dyn = DynamoGraph(index, inputs)
+        dyn = DynamoGraph(index, [_graph_input(n) for n in gm.graph.nodes if n.op == "placeholder"])
         self.dynamo_graphs.append(dyn)
 
         def inner_compile(aot_gm, aot_inputs, **kwargs):
@@ -299,11 +301,11 @@ class GraphCapture:
                 out = compiled_fn(*args)
             if self.measure_calls:
                 torch.cuda.synchronize()
-                measured = {
-                    "allocated_before_bytes": before,
-                    "peak_increase_bytes": torch.cuda.max_memory_allocated() - before,
-                    "end_increase_bytes": torch.cuda.memory_allocated() - before,
-                }
+                measured = R.CallMeasurement(
+                    allocated_before_bytes=before,
+                    peak_increase_bytes=torch.cuda.max_memory_allocated() - before,
+                    end_increase_bytes=torch.cuda.memory_allocated() - before,
+                )
             self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out), measured, _storage_ids(args)))
             return out
 
@@ -345,20 +347,20 @@ class GraphCapture:
         ):
             return compile_fx(gm, example_inputs, inner_compile=inner_compile)
 
-    def _replay(self, dyn: DynamoGraph, record: dict) -> None:
-        for g in record["graphs"]:
+    def _replay(self, dyn: DynamoGraph, record: R.CompileRecord) -> None:
+        for g in record.graphs:
             dyn.aot.append(
                 AotGraph(
-                    graph_id=f"g{dyn.index}.{g['kind']}",
+                    graph_id=f"g{dyn.index}.{g.kind}",
                     dynamo_graph=dyn.index,
-                    kind=g["kind"],
-                    nodes=g["nodes"],
-                    readable=g["readable"],
-                    output_code=g.get("output_code") if self.codegen else None,
+                    kind=g.kind,
+                    nodes=g.nodes,
+                    readable=g.readable,
+                    output_code=g.output_code if self.codegen else None,
                     from_record=True,
                 )
             )
-        dyn.decisions = record.get("decisions") or {}
+        dyn.decisions = record.decisions or {}
         if self.decisions is not None:
             _add_decisions(self.decisions, dyn.decisions)
 
@@ -369,12 +371,12 @@ class GraphCapture:
             return 0
         written = 0
         for dyn in self.dynamo_graphs:
-            kinds = sorted(g.kind for g in dyn.aot)
-            complete = kinds in (["backward", "forward"], ["inference"])
-            if dyn.record_key is None or not complete or any(g.from_record or g.output_code is None for g in dyn.aot):
+            if not _recordable(dyn):
                 continue
-            graphs = [{"kind": g.kind, "nodes": g.nodes, "readable": g.readable, "output_code": g.output_code} for g in dyn.aot]
-            self.records.store(dyn.record_key, {"graphs": graphs, "decisions": dyn.decisions})
+            graphs = [
+                R.RecordedGraph(kind=g.kind, nodes=g.nodes, readable=g.readable, output_code=g.output_code) for g in dyn.aot
+            ]
+            self.records.store(dyn.record_key, graphs, dyn.decisions)
             written += 1
         return written
 
@@ -413,6 +415,27 @@ class GraphCapture:
             handles.append(module.register_forward_pre_hook(pre))
             handles.append(module.register_forward_hook(post))
         return handles
+
+
+def _graph_input(n: torch.fx.Node) -> R.GraphInput:
+    """A placeholder of a Dynamo graph: what Dynamo's source says it is (a parameter, a buffer or an input)."""
+    grapharg = n.meta.get("grapharg")
+    source = grapharg.source.name if grapharg is not None and getattr(grapharg, "source", None) is not None else n.name
+    if callable(source):  # older torch: Source.name() is a method
+        source = source()
+    kind, fqn = source_to_fqn(str(source))
+    entry = R.GraphInput(placeholder=n.name, source=str(source), kind=kind, fqn=fqn)
+    example = n.meta.get("example_value")
+    if isinstance(example, torch.Tensor):
+        entry.requires_grad = bool(example.requires_grad)
+    return entry
+
+
+def _recordable(dyn: DynamoGraph) -> bool:
+    """Whether a Dynamo graph's compile can be recorded: it has a key, a forward and its backward (or an inference
+    graph), each compiled here with its output code."""
+    complete = sorted(g.kind for g in dyn.aot) in (["backward", "forward"], ["inference"])
+    return dyn.record_key is not None and complete and not any(g.from_record or g.output_code is None for g in dyn.aot)
 
 
 @functools.cache

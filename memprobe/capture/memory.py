@@ -20,6 +20,7 @@ import time
 
 import torch
 
+from ..rundir import records as R
 from ..vocab import Category, MemorySource, Phase, PhaseEdge
 
 PHASES = tuple(Phase)
@@ -39,12 +40,12 @@ class CudaPhases:
 
     def __init__(self, device: torch.device, snapshot_path=None, registry=None, max_entries: int = 200_000):
         self.device = device
-        self.phases: dict[str, dict] = {}
+        self.phases: dict[str, R.PhaseMemory] = {}
         self.snapshot_path = snapshot_path
         self.registry = registry  # callable -> {data_ptr: {...}} of tensors alive before the step
         self.max_entries = max_entries
         self.markers: list[list[str]] = []
-        self.tensor_registry: dict | None = None
+        self.tensor_registry: dict[str, R.RegistryEntry] | None = None
         self.recording = False
         self.peak_reserved_before: int | None = None  # the process's peak before the measured step (build, compile)
         self.dump_s: float | None = None  # seconds the snapshot took to write
@@ -137,34 +138,33 @@ class CudaPhases:
             self.markers.append([name, PhaseEdge.END])
         torch.cuda.synchronize(self.device)
         stats = torch.cuda.memory_stats(self.device)
-        self.phases[name] = {
-            "start_bytes": start,
-            "peak_bytes": stats.get("allocated_bytes.all.peak", 0),
-            "end_bytes": stats.get("allocated_bytes.all.current", 0),
-            "peak_active_bytes": stats.get("active_bytes.all.peak", 0),
-            "start_reserved_bytes": start_reserved,
-            "peak_reserved_bytes": stats.get("reserved_bytes.all.peak", 0),
-            "end_reserved_bytes": stats.get("reserved_bytes.all.current", 0),
-        }
+        self.phases[name] = R.PhaseMemory(
+            start_bytes=start,
+            peak_bytes=stats.get("allocated_bytes.all.peak", 0),
+            end_bytes=stats.get("allocated_bytes.all.current", 0),
+            peak_active_bytes=stats.get("active_bytes.all.peak", 0),
+            start_reserved_bytes=start_reserved,
+            peak_reserved_bytes=stats.get("reserved_bytes.all.peak", 0),
+            end_reserved_bytes=stats.get("reserved_bytes.all.current", 0),
+        )
 
-    def result(self) -> dict:
-        return {
-            "source": self.source,
-            "baseline": "absolute bytes allocated on the device (reserved: from a cache emptied at the step's start)",
-            "phases": self.phases,
-            "events": None,
+    def result(self) -> R.Memory:
+        snapshot = None
+        if self.snapshot_path is not None:
+            snapshot = R.SnapshotMeta(
+                file=self.snapshot_path.name, phase_markers=self.markers, tensor_registry=self.tensor_registry
+            )
+        return R.Memory(
+            source=self.source,
+            baseline="absolute bytes allocated on the device (reserved: from a cache emptied at the step's start)",
+            phases=self.phases,
+            events=None,
             # what the process reserved at most, from its first allocation to the measured step's end
-            "process_peak_reserved_bytes": max(
-                [self.peak_reserved_before or 0, *(p["peak_reserved_bytes"] for p in self.phases.values())]
+            process_peak_reserved_bytes=max(
+                [self.peak_reserved_before or 0, *(p.peak_reserved_bytes for p in self.phases.values())]
             ),
-            "snapshot": {
-                "file": self.snapshot_path.name,
-                "phase_markers": self.markers,
-                "tensor_registry": self.tensor_registry,
-            }
-            if self.snapshot_path is not None
-            else None,
-        }
+            snapshot=snapshot,
+        )
 
 
 def _phase_marker(device) -> None:
@@ -180,7 +180,7 @@ class CpuPhases:
 
     def __init__(self, quiet: bool = True):
         self.quiet = quiet
-        self.phases: dict[str, dict] = {}
+        self.phases: dict[str, R.PhaseMemory] = {}
         self.events: list[list[float]] = []
         self.annotations: list[list] = []
         self.ops: list[list] = []
@@ -218,54 +218,70 @@ class CpuPhases:
             yield
 
     def _read_trace(self, events: list[dict]) -> None:
-        mem = sorted(
-            (e["ts"], e["args"]["Bytes"], e["args"]["Total Allocated"], e["args"].get("Addr", 0))
-            for e in events
-            if e.get("name") == "[memory]" and e.get("args", {}).get("Device Type", 0) == 0
-        )
-        self.events = [[float(ts), int(b), int(total), int(addr)] for ts, b, total, addr in mem]
-        self.annotations = sorted(
-            (
-                [e["name"], float(e["ts"]), float(e["ts"]) + float(e["dur"])]
-                for e in events
-                if e.get("cat") == "user_annotation" and e.get("ph") == "X"
-            ),
-            key=lambda a: a[1],
-        )
-        # the outermost aten ops (what the step ran, for the trace): nested ops are left out
-        end = float("-inf")
-        for e in sorted((e for e in events if e.get("cat") == "cpu_op" and e.get("ph") == "X"), key=lambda e: float(e["ts"])):
-            ts, dur = float(e["ts"]), float(e.get("dur", 0))
-            if ts >= end:
-                self.ops.append([e["name"], ts, dur])
-                end = ts + dur
+        self.events = _memory_rows(events)
+        self.annotations = _annotations(events)
+        self.ops += _outermost_ops(events)
         for name, t0, t1 in self.annotations:
             if name.startswith(_PREFIX) and name[len(_PREFIX) :] in PHASES:
                 self.windows[name[len(_PREFIX) :]] = (t0, t1)
         for name, (t0, t1) in self.windows.items():
-            before = [row[2] for row in self.events if row[0] < t0]
-            inside = [row[2] for row in self.events if t0 <= row[0] <= t1]
-            start = before[-1] if before else 0
-            self.phases[name] = {
-                "start_bytes": start,
-                "peak_bytes": max([start, *inside]),
-                "end_bytes": inside[-1] if inside else start,
-                "events": len(inside),
-            }
+            self.phases[name] = _phase_of(self.events, t0, t1)
 
-    def result(self) -> dict:
-        return {
-            "source": self.source,
-            "baseline": "bytes above the measured step's start (CPU profiler 'Total Allocated')",
-            "phases": {p: self.phases[p] for p in PHASES if p in self.phases},
-            "events": {
-                "columns": ["ts_us", "bytes", "total_allocated", "addr"],
-                "rows": self.events,
-                "phase_windows_us": self.windows,
-                "annotations": self.annotations,
-                "ops": self.ops,
-            },
-        }
+    def result(self) -> R.Memory:
+        return R.Memory(
+            source=self.source,
+            baseline="bytes above the measured step's start (CPU profiler 'Total Allocated')",
+            phases={p: self.phases[p] for p in PHASES if p in self.phases},
+            events=R.CpuEvents(
+                columns=["ts_us", "bytes", "total_allocated", "addr"],
+                rows=self.events,
+                phase_windows_us=self.windows,
+                annotations=self.annotations,
+                ops=self.ops,
+            ),
+        )
+
+
+def _memory_rows(events: list[dict]) -> list[list]:
+    """The host's allocations and frees, in time order: ``[ts_us, bytes, total_allocated, addr]``."""
+    mem = sorted(
+        (e["ts"], e["args"]["Bytes"], e["args"]["Total Allocated"], e["args"].get("Addr", 0))
+        for e in events
+        if e.get("name") == "[memory]" and e.get("args", {}).get("Device Type", 0) == 0
+    )
+    return [[float(ts), int(b), int(total), int(addr)] for ts, b, total, addr in mem]
+
+
+def _annotations(events: list[dict]) -> list[list]:
+    """Every ``user_annotation`` range, by its start: ``[name, start_us, end_us]``."""
+    ranges = (
+        [e["name"], float(e["ts"]), float(e["ts"]) + float(e["dur"])]
+        for e in events
+        if e.get("cat") == "user_annotation" and e.get("ph") == "X"
+    )
+    return sorted(ranges, key=lambda a: a[1])
+
+
+def _outermost_ops(events: list[dict]) -> list[list]:
+    """The outermost aten ops (what the step ran, for the trace): ``[name, start_us, duration_us]``; nested ops are
+    left out."""
+    ops, end = [], float("-inf")
+    for e in sorted((e for e in events if e.get("cat") == "cpu_op" and e.get("ph") == "X"), key=lambda e: float(e["ts"])):
+        ts, dur = float(e["ts"]), float(e.get("dur", 0))
+        if ts >= end:
+            ops.append([e["name"], ts, dur])
+            end = ts + dur
+    return ops
+
+
+def _phase_of(rows: list[list], t0: float, t1: float) -> R.PhaseMemory:
+    """A phase's figures from the memory rows inside its window ``[t0, t1]``."""
+    before = [row[2] for row in rows if row[0] < t0]
+    inside = [row[2] for row in rows if t0 <= row[0] <= t1]
+    start = before[-1] if before else 0
+    return R.PhaseMemory(
+        start_bytes=start, peak_bytes=max([start, *inside]), end_bytes=inside[-1] if inside else start, events=len(inside)
+    )
 
 
 _NOISE = ("USDT:", "Memory block of unknown size", "profiler_start", "profiler_stop")
@@ -295,7 +311,7 @@ def _silenced_stderr(enabled: bool):
                     print(line, file=sys.stderr)
 
 
-def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> dict:
+def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> R.Persistent:
     """Bytes of the state that lives across steps: parameters (as stored) and optimizer state."""
 
     seen: set[int] = set()
@@ -311,10 +327,10 @@ def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -
 
     params = count(model.parameters())
     opt_tensors = [v for state in optimizer.state.values() for v in state.values() if isinstance(v, torch.Tensor)]
-    return {"parameters_bytes": params, "optimizer_state_bytes": count(opt_tensors)}
+    return R.Persistent(parameters_bytes=params, optimizer_state_bytes=count(opt_tensors))
 
 
-def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch) -> dict[str, dict]:
+def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch) -> dict[str, R.RegistryEntry]:
     """Device addresses of the tensors alive before the measured step, by what they are.
 
     Keys are data pointers as decimal strings (JSON keys); a snapshot block whose address
@@ -322,13 +338,13 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
     """
     from .compile_hooks import clean_fqn
 
-    reg: dict[str, dict] = {}
+    reg: dict[str, R.RegistryEntry] = {}
 
     def add(t, category, name):
         t = t.to_local() if hasattr(t, "to_local") else t
         st = t.untyped_storage()
-        if st.data_ptr():
-            reg.setdefault(str(st.data_ptr()), {"category": category, "name": name, "bytes": st.nbytes()})
+        if st.data_ptr() and str(st.data_ptr()) not in reg:
+            reg[str(st.data_ptr())] = R.RegistryEntry(category=category, name=name, bytes=st.nbytes())
 
     names = {id(p): clean_fqn(n) for n, p in model.named_parameters()}
     for p in model.parameters():

@@ -8,6 +8,7 @@ from __future__ import annotations
 import inspect
 import re
 
+from ..rundir import records as R
 from ..targets import BuiltModel
 
 
@@ -18,7 +19,7 @@ def cast_batch(batch: tuple, dtype) -> tuple:
     return tuple(t.to(dtype) if isinstance(t, torch.Tensor) and t.is_floating_point() else t for t in batch)
 
 
-def describe(target: BuiltModel) -> dict:
+def describe(target: BuiltModel) -> R.ModelShape:
     """Parameter counts by block and outside the blocks (for the report and the estimate); the names of the
     blocks' forward arguments and the files of the model's own code (for the saved table's names and frames)."""
     blocks = target.blocks
@@ -29,18 +30,18 @@ def describe(target: BuiltModel) -> dict:
         in_blocks.update(id(p) for p in params)
         per_block[f"{target.blocks_attr}.{name}"] = sum(p.numel() for p in params)
     others = [p.numel() for p in target.model.parameters() if id(p) not in in_blocks]
-    out = {
-        "blocks_attr": target.blocks_attr,
-        "blocks": len(per_block),
-        "block_parameters": per_block,
-        "other_parameters": sum(others),
-        "other_parameter_numels": others,
-    }
+    shape = R.ModelShape(
+        blocks_attr=target.blocks_attr,
+        blocks=len(per_block),
+        block_parameters=per_block,
+        other_parameters=sum(others),
+        other_parameter_numels=others,
+    )
     arguments = block_arguments(blocks)
     if arguments is not None:
-        out["block_arguments"] = arguments
-    out["code_files"] = model_code_files(target.model)
-    return out
+        shape.block_arguments = arguments
+    shape.code_files = model_code_files(target.model)
+    return shape
 
 
 def block_arguments(blocks) -> list[str] | None:

@@ -27,11 +27,11 @@ from __future__ import annotations
 import functools
 from contextlib import ExitStack, contextmanager
 
+from ..rundir import records as R
+
 # the partitioner's passes that may retag a node MUST_SAVE before the cut (each looked up in the installed torch)
 RETAGGING_PASSES = ("cleanup_recompute_tags", "force_save_collectives", "force_save_effectful_ops", "force_save_bw_mutation_src")
 _IN, _OUT = "_in", "_out"
-# what is recorded per node, in the order of its record (memprobe.rundir.schema.NodePartition)
-FIELDS = ("banned", "rule", "must_recompute", "cannot_save", "retagged_by", "traced_tag", "memory_budget")
 
 
 def _tag_name(node) -> str | None:
@@ -43,10 +43,10 @@ class PartitionRecorder:
     """Records the partitioner's decisions of the graphs compiled inside :meth:`recording`."""
 
     def __init__(self) -> None:
-        self.nodes: dict[str, dict] = {}  # the last partition's decisions, by node name
+        self.nodes: dict[str, R.NodePartition] = {}  # the last partition's decisions, by node name
         self._traced: dict[str, str | None] | None = None  # tags before the first retagging pass
 
-    def take(self) -> dict[str, dict]:
+    def take(self) -> dict[str, R.NodePartition]:
         """The decisions recorded since the last take (a graph's), and a fresh start for the next graph."""
         nodes, self.nodes, self._traced = self.nodes, {}, None
         return nodes
@@ -78,9 +78,9 @@ class PartitionRecorder:
             for n in graph.nodes if graph is not None else ():
                 tag = _tag_name(n)
                 if tag == "MUST_SAVE" and before.get(n.name) != "MUST_SAVE":
-                    entry = self.nodes.setdefault(n.name, {})
-                    entry["retagged_by"] = pass_name
-                    entry["traced_tag"] = self._traced.get(n.name)
+                    entry = self.nodes.setdefault(n.name, R.NodePartition())
+                    entry.retagged_by = pass_name
+                    entry.traced_tag = self._traced.get(n.name)
             return result
 
         return run
@@ -98,28 +98,37 @@ class PartitionRecorder:
     def _read_flow_graph(self, flow) -> None:
         """The decisions the partitioner's flow graph holds (its last cut of a graph wins: with a memory budget the
         partitioner cuts several times, the last one with the nodes the budget lets it recompute unbanned)."""
-        retagged = {k: {f: v for f, v in e.items() if f in ("retagged_by", "traced_tag")} for k, e in self.nodes.items()}
-        nodes: dict[str, dict] = {k: dict(v) for k, v in retagged.items() if v}
-        budget = _memory_budget()
+        nodes = {  # what the passes before the cut retagged (an earlier cut's decisions are dropped)
+            name: R.NodePartition(retagged_by=e.retagged_by, traced_tag=e.traced_tag)
+            for name, e in self.nodes.items()
+            if e.retagged_by is not None
+        }
         for u, v, data in flow.edges(data=True):
-            reason = data.get("reason")
-            if u == "source" and v.endswith(_IN):
-                entry = nodes.setdefault(v[: -len(_IN)], {})
-                entry["banned"] = True
-                rule = str(reason).removeprefix("cannot recompute").lstrip(": ") if reason else ""
-                if rule:
-                    entry["rule"] = rule
-            elif v == "sink" and u.endswith(_IN) and reason and str(reason).startswith("must recompute"):
-                nodes.setdefault(u[: -len(_IN)], {})["must_recompute"] = True
-            elif u.endswith(_IN) and v == u[: -len(_IN)] + _OUT and reason and str(reason).startswith("cannot save"):
-                nodes.setdefault(u[: -len(_IN)], {})["cannot_save"] = str(reason).removeprefix("cannot save").lstrip(": ")
+            _read_edge(nodes, u, v, data.get("reason"))
+        budget = _memory_budget()
         for name in {u[: -len(_IN)] for u in flow.nodes if isinstance(u, str) and u.endswith(_IN)}:
-            entry = nodes.setdefault(name, {})
-            entry.setdefault("banned", False)
+            entry = nodes.setdefault(name, R.NodePartition())
+            if entry.banned is None:
+                entry.banned = False
             if budget is not None:
-                entry["memory_budget"] = budget
-        # each entry's fields in one order (the record's), whichever edge named them first
-        self.nodes = {name: {f: e[f] for f in FIELDS if f in e} for name, e in nodes.items()}
+                entry.memory_budget = budget
+        self.nodes = nodes
+
+
+def _read_edge(nodes: dict[str, R.NodePartition], u, v, reason) -> None:
+    """What one edge of the flow graph says about a node: banned from recompute (an edge from the source, with the
+    rule), recomputed by its tag (an edge to the sink), or not to be saved (its in-out edge)."""
+    text = str(reason) if reason else ""
+    if u == "source" and v.endswith(_IN):
+        entry = nodes.setdefault(v[: -len(_IN)], R.NodePartition())
+        entry.banned = True
+        rule = text.removeprefix("cannot recompute").lstrip(": ")
+        if rule:
+            entry.rule = rule
+    elif v == "sink" and u.endswith(_IN) and text.startswith("must recompute"):
+        nodes.setdefault(u[: -len(_IN)], R.NodePartition()).must_recompute = True
+    elif u.endswith(_IN) and v == u[: -len(_IN)] + _OUT and text.startswith("cannot save"):
+        nodes.setdefault(u[: -len(_IN)], R.NodePartition()).cannot_save = text.removeprefix("cannot save").lstrip(": ")
 
 
 def _memory_budget() -> float | None:

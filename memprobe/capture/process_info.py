@@ -7,6 +7,8 @@ import os
 import socket
 import sys
 
+from ..rundir import records as R
+
 # how a probe's process knows which of its variables were given for this probe (recorded in report.json)
 SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
 # the command the user typed, recorded as the report's "command" by a probe's process
@@ -15,7 +17,7 @@ COMMAND_VAR = "MEMPROBE_COMMAND"
 GPU_PROBES_VAR = "MEMPROBE_GPU_PROBES"
 
 
-def process_record() -> dict:
+def process_record() -> R.ProcessRecord:
     """Who measured a run: recorded in report.json by the process that ran the probe."""
     try:
         names = json.loads(os.environ.get(SIDE_ENV_VAR) or "[]")
@@ -23,16 +25,16 @@ def process_record() -> dict:
         names = []
     if not isinstance(names, list):
         names = []
-    return {
-        "pid": os.getpid(),
-        "host": socket.gethostname(),
-        "python": sys.executable,
-        "command": list(sys.argv),
-        "env": {n: os.environ.get(n) for n in names if isinstance(n, str)},
-        "gpus": os.environ.get("CUDA_VISIBLE_DEVICES"),
-        "gpu_probes_at_once": _gpu_probes(),
-        "forked_from": _forked_from[0],
-    }
+    return R.ProcessRecord(
+        pid=os.getpid(),
+        host=socket.gethostname(),
+        python=sys.executable,
+        command=list(sys.argv),
+        env={n: os.environ.get(n) for n in names if isinstance(n, str)},
+        gpus=os.environ.get("CUDA_VISIBLE_DEVICES"),
+        gpu_probes_at_once=_gpu_probes(),
+        forked_from=_forked_from[0],
+    )
 
 
 def _gpu_probes() -> int | None:

@@ -3,9 +3,9 @@
 It is written first (status ``running``) before anything is imported or built; then as the run learns
 its device and records its graphs; last with the status the run ended in (``complete``, ``failed``,
 ``oom``, ``interrupted``) and, for a failure, the one line the user reads. It holds what the probe
-measured and recorded, as plain JSON data (a probe's process may have no pydantic): the derived
-sections (the saved table, findings, verdict) are filled in by whoever reads the run directory
-(:mod:`memprobe.analysis.run`).
+measured and recorded, as the records of :mod:`memprobe.rundir.records` (the standard-library mirror of the
+schema: a probe's process may have no pydantic): the derived sections (the saved table, findings, verdict) are
+filled in by whoever reads the run directory (:mod:`memprobe.analysis.run`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from .. import SCHEMA_VERSION, __version__
 from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunDirError, RunFailed
+from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import AcMode, RunMode, RunStatus
 from .guard import describe_exit
@@ -26,57 +27,67 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def config_record(cfg: ProbeConfig) -> R.Config:
+    """The configuration as report.json records it: every field."""
+    return R.Config(**cfg.to_dict())
+
+
+def policy_record(cfg: ProbeConfig) -> R.Policy | None:
+    """The effective per-op SAC policy (null unless the run's AC is per-op)."""
+    if cfg.ac != AcMode.OP:
+        return None
+    p = cfg.policy()
+    return R.Policy(
+        name=p.name,
+        default=p.default,
+        save_ops=list(p.save_ops),
+        recompute_ops=list(p.recompute_ops),
+        mm_every_second_recomputed=p.mm_every_second_recomputed,
+    )
+
+
 class RunRecord:
     """The report of one probe as it runs, and where it is written."""
 
     def __init__(self, cfg: ProbeConfig, run_dir: RunDir, *, analysis_only: bool):
         self.run_dir = run_dir
-        self.data: dict = {
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "memprobe", "version": __version__},
-            "status": RunStatus.RUNNING,
-            "created_utc": now_utc(),
-            "command": user_command(),
-            "process": process_record(),
-            "config": cfg.to_dict(),
+        self.report = R.Report(
+            schema_version=SCHEMA_VERSION,
+            tool=R.Tool(name="memprobe", version=__version__),
+            status=RunStatus.RUNNING,
+            created_utc=now_utc(),
+            command=user_command(),
+            process=process_record(),
+            config=config_record(cfg),
             # analysis-only: graphs traced and partitioned as for Inductor, then run uncompiled (no output
             # code); the saved table is the full run's, measured temporaries are not the kernels'
-            "mode": RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL,
-            "device": {"type": None},  # until torch says which
-            "versions": {"memprobe": __version__, "python": platform.python_version()},
-            "policy": cfg.policy().to_dict() if cfg.ac == AcMode.OP else None,
-            "graphs": [],
-            "invocations": [],
+            mode=RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL,
+            device=R.Device(type=None),  # until torch says which
+            versions=R.Versions(memprobe=__version__, python=platform.python_version()),
+            policy=policy_record(cfg),
+            graphs=[],
+            invocations=[],
             # derived by the reader (memprobe.analysis.run) from what the probe records
-            "saved_tensors": [],
-            "saved_totals": None,
-            "findings": [],
-            "notes": [],  # what memprobe changed in the model, or where this device differs from another: one line each
-            "memory": None,
-            "timings_s": {},
-        }
-
-    def __getitem__(self, key: str):
-        return self.data[key]
-
-    def __setitem__(self, key: str, value) -> None:
-        self.data[key] = value
-
-    def get(self, key: str, default=None):
-        return self.data.get(key, default)
+            saved_tensors=[],
+            saved_totals=None,
+            findings=[],
+            notes=[],  # what memprobe changed in the model, or where this device differs from another: one line each
+            memory=None,
+            timings_s=R.Timings(),
+        )
 
     def write(self) -> None:
-        self.run_dir.write_report(self.data)
+        self.run_dir.write_report(self.report)
 
     def ended(self, status: RunStatus, error: str | None = None) -> None:
         """The status the run ended in (and why, for a failure); written by :meth:`close`."""
-        self.data["status"] = status
+        self.report.status = status
         if error is not None:
-            self.data["error"] = error
+            self.report.error = error
 
     def close(self) -> None:
         """The run is over, whatever its status: when it ended, written."""
-        self.data["finished_utc"] = now_utc()
+        self.report.finished_utc = now_utc()
         self.write()
 
     def failed(self, e: BaseException, phase: str | None, oom: bool) -> MemprobeError:
@@ -96,7 +107,7 @@ class RunRecord:
             self.ended(RunStatus.OOM, f"{type(e).__name__}: {first}")
             # "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has ..." -> its first two sentences
             short = ". ".join(first.split(". ")[:2]).rstrip(".")
-            at = (self.data.get("oom") or {}).get("phase")
+            at = self.report.oom.phase if self.report.oom else None
             return OutOfMemory(f"out of memory during {at or 'the run'}: {short}; partial report in {where} (status: oom)")
         from .model import innermost_cause
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..compat.quiet import quiet_logs
 from ..config import ProbeConfig
 from ..errors import Interrupted
+from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import DeviceType, RunStatus
 from .caches import use_compile_cache
@@ -69,11 +70,11 @@ class Probe:
         self.guard = RunGuard(phase=lambda: self.current_phase)
 
     @property
-    def report(self) -> dict:
-        return self.record.data
+    def report(self) -> R.Report:
+        return self.record.report
 
     # -- the report's lifecycle ------------------------------------------------------------------------
-    def run(self) -> dict:
+    def run(self) -> R.Report:
         """The probe, start to end: its report (what it recorded), or the error the user reads (the report says
         how the run ended either way)."""
         # the run directory is consistent from the first moment: report.json says "running" before anything
@@ -112,8 +113,8 @@ class Probe:
         from .build import check_runnable, resolve_device, start_compile_workers
 
         device = resolve_device(self.cfg.device)
-        self.report["device"] = {"type": device.type}
-        self.report["versions"] = versions(device)
+        self.report.device = R.Device(type=device.type)
+        self.report.versions = R.from_data(R.Versions, versions(device))
         self.record.write()
         check_runnable(self.cfg, device)
         if self.cfg.compile and device.type == DeviceType.CUDA and not self.analysis_only:
@@ -141,10 +142,10 @@ class Probe:
         try:
             t0 = self._started()
             built = self._build(device, capture, decisions, state)
-            self.report["timings_s"]["build"] = round(time.perf_counter() - t0, 3)
+            self.report.timings_s.build = round(time.perf_counter() - t0, 3)
             runtime_total = self._train(device, capture, meter, state)
             self._recorded(meter, state, runtime_total, decisions)
-            self.report["timings_s"]["total"] = round(time.perf_counter() - t0, 3)
+            self.report.timings_s.total = round(time.perf_counter() - t0, 3)
         except BaseException as e:
             self._keep_partial(e, meter)
             raise
@@ -177,11 +178,11 @@ class Probe:
     def _started(self) -> float:
         """The probe's clock starts: the process's own startup before it (time held back apart) is recorded."""
         age = process_age_s()
-        timings = self.report["timings_s"]
+        timings = self.report.timings_s
         if age is not None:  # interpreter, imports, device: before anything is built
-            timings["startup"] = round(age - waited_s(), 3)
+            timings.startup = round(age - waited_s(), 3)
             if waited_s():
-                timings["held"] = round(waited_s(), 3)
+                timings.held = round(waited_s(), 3)
         return time.perf_counter()
 
     def _build(self, device, capture, decisions: dict, state: _Training):
@@ -194,13 +195,13 @@ class Probe:
         built = build(self.cfg, device, capture, decisions)
         self.guard.reclaim()  # the model's import and factory may have set SIGINT/SIGTERM to SIG_IGN
         target = built.target
-        self.report["model"] = built.described
-        self.report["notes"] += target.notes
+        self.report.model = built.described
+        self.report.notes += target.notes
         converter = "torchtitan" if target.float8_done else "torchao"
-        self.report["float8"] = float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)
+        self.report.float8 = float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)
         capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in built.blocks.named_children()})
         if torch.distributed.is_initialized():
-            self.report["distributed"] = _rank_info()
+            self.report.distributed = _rank_info()
         state.model, state.batch = built.model, built.batch
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
         return built
@@ -241,8 +242,8 @@ class Probe:
         def enter(phase: str) -> None:
             self.current_phase = phase
 
-        def forwarded(invocations: list[dict]) -> None:
-            self.report["invocations"] = invocations
+        def forwarded(invocations: list[R.Invocation]) -> None:
+            self.report.invocations = invocations
 
         return train_step(
             state.model,
@@ -256,59 +257,63 @@ class Probe:
             forwarded=forwarded,
         )
 
-    def _first_step_done(self, device, capture, before: dict | None, seconds: float) -> None:
+    def _first_step_done(self, device, capture, before: R.CompileCache | None, seconds: float) -> None:
         """What the first step compiled: the graphs written, the compile caches' part, a note on CPU attention."""
         from ..policies import cpu_attention_note
         from .step import compile_cache, graph_entries
 
-        timings = self.report["timings_s"]
-        timings["first_step"] = round(seconds, 3)
+        timings = self.report.timings_s
+        timings.first_step = round(seconds, 3)
         if self.cfg.compile:
-            self.report["compile_cache"], how = compile_cache(capture, before or {}, analysis_only=self.analysis_only)
-            self.progress(f"compile cache {self.report['compile_cache']['state']}: {how} ({timings['first_step']:.1f} s)")
-        self.report["graphs"] = graph_entries(capture, self.run_dir)
+            self.report.compile_cache, how = compile_cache(capture, before, analysis_only=self.analysis_only)
+            self.progress(f"compile cache {self.report.compile_cache.state}: {how} ({timings.first_step:.1f} s)")
+        self.report.graphs = graph_entries(capture, self.run_dir)
         self.record.write()
-        note = cpu_attention_note(device.type, (n for d in capture.dynamo_graphs for g in d.aot for n in g.nodes))
-        self.report["notes"] += [note] if note else []
+        note = cpu_attention_note(device.type, {n.original_aten for d in capture.dynamo_graphs for g in d.aot for n in g.nodes})
+        self.report.notes += [note] if note else []
 
     def _measured_step_done(self, meter, seconds: float) -> None:
-        timings = self.report["timings_s"]
-        timings["measured_step"] = round(seconds, 3)
+        timings = self.report.timings_s
+        timings.measured_step = round(seconds, 3)
         if getattr(meter, "dump_s", None) is not None:
-            timings["snapshot_dump"] = round(meter.dump_s, 3)  # inside the measured step's figure
+            timings.snapshot_dump = round(meter.dump_s, 3)  # inside the measured step's figure
 
     def _recorded(self, meter, state: _Training, runtime_total: int | None, decisions: dict) -> None:
         """The measured step's memory, the state that lives across steps, and the policy's decisions."""
         from .memory import persistent_bytes
 
-        measured = (
+        memory = (
             meter.result()
             if self.measure
-            else {"source": None, "phases": {}, "events": None, "baseline": "not measured (analysis-only)"}
+            else R.Memory(source=None, phases={}, events=None, baseline="not measured (analysis-only)")
         )
-        self.report["memory"] = {
-            **measured,
-            "persistent": persistent_bytes(state.model, state.optimizer),
-            "autograd_saved_bytes": runtime_total,
-        }
-        self.report["policy_decisions"] = decisions or None
+        memory.persistent = persistent_bytes(state.model, state.optimizer)
+        memory.autograd_saved_bytes = runtime_total
+        self.report.memory = memory
+        self.report.policy_decisions = decisions or None
 
     def _keep_partial(self, e: BaseException, meter) -> None:
         """Keep what a failure left: where it happened, the phases measured so far, and the allocator history up to
         the failure (CUDA). The reader derives the saved table of the last recorded forward."""
-        where = "oom" if _is_oom(e) else "failed_at"  # the report's field for where the run stopped
-        self.report[where] = {"phase": self.current_phase, "step": self.current_step}
-        if self.report.get("memory") is None and self.measure:
-            self.report["memory"] = {**meter.result(), "partial": True}
+        stopped = R.FailurePoint(phase=self.current_phase, step=self.current_step)
+        if _is_oom(e):
+            self.report.oom = stopped
+        else:
+            self.report.failed_at = stopped
+        if self.report.memory is None and self.measure:
+            self.report.memory = meter.result()
+            self.report.memory.partial = True
         snapshot = meter.keep_history()
         if snapshot is not None:
-            self.report["memory"].setdefault("snapshot", {})["file"] = snapshot
+            memory = self.report.memory
+            memory.snapshot = memory.snapshot or R.SnapshotMeta()
+            memory.snapshot.file = snapshot
 
 
-def _rank_info() -> dict:
+def _rank_info() -> R.Distributed:
     import torch.distributed as dist
 
-    return {"rank": dist.get_rank(), "world_size": dist.get_world_size(), "backend": str(dist.get_backend())}
+    return R.Distributed(rank=dist.get_rank(), world_size=dist.get_world_size(), backend=str(dist.get_backend()))
 
 
 def _is_oom(e: BaseException) -> bool:

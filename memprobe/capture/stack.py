@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 import torch
 import torch.nn as nn
 
+from ..rundir import records as R
 from ..vocab import AcMode, Float8Skip, Recipe
 from .launch import launched_by_torchrun
 
@@ -111,45 +112,45 @@ def _converted(param) -> bool:
     return any(_wrapped(t) for t in (param, data, getattr(param, "_local_tensor", None), getattr(data, "_local_tensor", None)))
 
 
-def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: str = "torchao") -> dict | None:
+def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: str = "torchao") -> R.Float8Coverage | None:
     """Which weights float8 training converted, and which it left in bf16 and why (:class:`memprobe.vocab.Float8Skip`),
     for the report: every ``nn.Linear``'s, every other module's 2-D weight (GPT-2's ``Conv1D``, a router), and every
     3-D weight (a mixture-of-experts layer's experts), by FQN (a module's for its ``weight``, else the parameter's).
     None for bf16. Call it after the stack is applied: wrappers (SAC, compile) are left out of the names."""
     if recipe == Recipe.BF16:
         return None
+    converted_linears = _float8_linear_classes()
+    linears = [
+        _float8_weight(module, name, pname, weight, blocks_attr, converted_linears)
+        for name, module in model.named_modules()
+        if not isinstance(module, (nn.Embedding, nn.EmbeddingBag))
+        for pname, weight in module._parameters.items()
+        if weight is not None and (weight.dim() == 3 or (weight.dim() == 2 and pname == "weight"))
+    ]
+    in_blocks = [x for x in linears if x.in_blocks]
+    return R.Float8Coverage(
+        recipe=recipe,
+        converter=converter,
+        linears=linears,
+        block_linear_parameters=sum(x.parameters for x in in_blocks),
+        block_converted_parameters=sum(x.parameters for x in in_blocks if x.converted),
+    )
+
+
+def _float8_weight(module: nn.Module, name: str, pname: str, weight, blocks_attr: str, converted_linears) -> R.Float8Linear:
     from .compile_hooks import clean_fqn
 
-    converted_linears = _float8_linear_classes()
-
-    linears = []
-    for name, module in model.named_modules():
-        if isinstance(module, (nn.Embedding, nn.EmbeddingBag)):
-            continue
-        for pname, weight in module._parameters.items():
-            if weight is None or weight.dim() not in (2, 3) or (weight.dim() == 2 and pname != "weight"):
-                continue
-            fqn = clean_fqn(name if pname == "weight" else f"{name}.{pname}")
-            skipped = _float8_skip(module, weight, converted_linears)
-            linears.append(
-                {
-                    "fqn": fqn,
-                    "type": type(module).__name__,
-                    "weight_shape": [int(d) for d in weight.shape],
-                    "parameters": int(weight.numel()),
-                    "in_blocks": fqn.startswith(blocks_attr + "."),
-                    "converted": skipped is None,
-                    "skipped": skipped,
-                }
-            )
-    in_blocks = [x for x in linears if x["in_blocks"]]
-    return {
-        "recipe": recipe,
-        "converter": converter,
-        "linears": linears,
-        "block_linear_parameters": sum(x["parameters"] for x in in_blocks),
-        "block_converted_parameters": sum(x["parameters"] for x in in_blocks if x["converted"]),
-    }
+    fqn = clean_fqn(name if pname == "weight" else f"{name}.{pname}")
+    skipped = _float8_skip(module, weight, converted_linears)
+    return R.Float8Linear(
+        fqn=fqn,
+        type=type(module).__name__,
+        weight_shape=[int(d) for d in weight.shape],
+        parameters=int(weight.numel()),
+        in_blocks=fqn.startswith(blocks_attr + "."),
+        converted=skipped is None,
+        skipped=skipped,
+    )
 
 
 def _float8_linear_classes() -> tuple[type, ...]:

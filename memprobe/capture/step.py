@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import nullcontext
 
+from ..rundir import records as R
 from ..vocab import AcMode, CacheState, Phase
 
 
-def runtime_saved(grad_fn) -> list[dict] | None:
+def runtime_saved(grad_fn) -> list[R.RuntimeSaved] | None:
     """Shape, dtype and storage size of each tensor a CompiledFunction node saved."""
     import torch
 
@@ -22,13 +23,23 @@ def runtime_saved(grad_fn) -> list[dict] | None:
             continue
         st = t.untyped_storage()
         out.append(
-            {
-                "shape": list(t.shape),
-                "dtype": str(t.dtype).replace("torch.", ""),
-                "storage_bytes": int(st.nbytes()),
-                "storage_id": int(st.data_ptr()) if st.nbytes() else None,
-            }
+            R.RuntimeSaved(
+                shape=list(t.shape),
+                dtype=str(t.dtype).replace("torch.", ""),
+                storage_bytes=int(st.nbytes()),
+                storage_id=int(st.data_ptr()) if st.nbytes() else None,
+            )
         )
+    return out
+
+
+def invocation_record(inv) -> R.Invocation:
+    """One compiled call of the forward (:class:`~.compile_hooks.Invocation`) as report.json records it."""
+    out = R.Invocation(dynamo_graph=inv.dynamo_graph, block=inv.block, runtime_saved=runtime_saved(inv.grad_fn))
+    if inv.measured is not None:
+        out.measured = inv.measured
+    if inv.input_ids is not None:
+        out.input_ids = inv.input_ids
     return out
 
 
@@ -42,7 +53,7 @@ def train_step(
     record: bool,
     inspectable: bool,
     enter: Callable[[str], None],
-    forwarded: Callable[[list[dict]], None],
+    forwarded: Callable[[list[R.Invocation]], None],
 ) -> int | None:
     """One training step: forward (its compiled calls recorded when ``record``), backward, the optimizer's step.
     ``meter`` (or None) measures each phase; ``enter(phase)`` is told each phase as it begins; ``forwarded`` is
@@ -61,16 +72,7 @@ def train_step(
         out = model(*batch)
         loss = loss_fn(out)
     capture.recording = False
-    invocations = [
-        {
-            "dynamo_graph": inv.dynamo_graph,
-            "block": inv.block,
-            "runtime_saved": runtime_saved(inv.grad_fn),
-            **({"measured": inv.measured} if inv.measured is not None else {}),
-            **({"input_ids": inv.input_ids} if inv.input_ids is not None else {}),
-        }
-        for inv in capture.invocations
-    ]
+    invocations = [invocation_record(inv) for inv in capture.invocations]
     capture.invocations.clear()  # drop the autograd references before backward
     if invocations:  # the latest recorded forward
         forwarded(invocations)
@@ -89,56 +91,56 @@ def inspectable(cfg) -> bool:
     return cfg.compile or cfg.ac == AcMode.NONE
 
 
-def graph_entries(capture, run_dir) -> list[dict]:
+def graph_entries(capture, run_dir) -> list[R.GraphEntry]:
     """Each partitioned graph the first step compiled, its files written into the run directory."""
     entries = []
     for dyn in capture.dynamo_graphs:
         for g in dyn.aot:
-            files = run_dir.write_graph(g.graph_id, g.readable, g.nodes, g.output_code)
+            files = run_dir.write_graph(R.GraphFile(graph_id=g.graph_id, nodes=g.nodes), g.readable, g.output_code)
             entries.append(
-                {
-                    "graph_id": g.graph_id,
-                    "dynamo_graph": g.dynamo_graph,
-                    "kind": g.kind,
-                    "nodes": len(g.nodes),
-                    "files": files,
-                    "output_code_loaded_from": g.output_code_path,
-                    "inputs": dyn.inputs,
-                }
+                R.GraphEntry(
+                    graph_id=g.graph_id,
+                    dynamo_graph=g.dynamo_graph,
+                    kind=g.kind,
+                    nodes=len(g.nodes),
+                    files=files,
+                    output_code_loaded_from=g.output_code_path,
+                    inputs=dyn.inputs,
+                )
             )
     return entries
 
 
-def compile_cache(capture, before: dict, *, analysis_only: bool) -> tuple[dict, str]:
-    """What the compile caches gave the first step (``before``: torch's counters before it): the report's record,
-    and how it went in words."""
-    from .caches import cache_counters, inductor_cache_dir
+def compile_cache(capture, before: R.CompileCache, *, analysis_only: bool) -> tuple[R.CompileCache, str]:
+    """What the compile caches gave the first step (``before``: torch's counters before it,
+    :func:`~.caches.cache_counters`): the report's record, and how it went in words."""
+    from .caches import cache_counters, inductor_cache_dir, lookups_since
 
     capture.find_loaded_paths()
     written = capture.save_records()
-    counts = {
-        cache: {k: n - before.get(cache, {}).get(k, 0) for k, n in figures.items()} for cache, figures in cache_counters().items()
-    }
+    now = cache_counters()
+    fx_graph = lookups_since(before.fx_graph, now.fx_graph)
     graphs = len(capture.dynamo_graphs)
     from_records = sum(1 for d in capture.dynamo_graphs if any(g.from_record for g in d.aot))
-    state, how = _cache_state(graphs, from_records, counts["fx_graph"], analysis_only)
-    record = {
-        "dir": str(inductor_cache_dir()),
-        "state": state,
-        **counts,
-        "graphs_from_records": from_records,
-        "records_written": written,
-    }
+    state, how = _cache_state(graphs, from_records, fx_graph, analysis_only)
+    record = R.CompileCache(
+        dir=str(inductor_cache_dir()),
+        state=state,
+        aot_autograd=lookups_since(before.aot_autograd, now.aot_autograd),
+        fx_graph=fx_graph,
+        graphs_from_records=from_records,
+        records_written=written,
+    )
     return record, how
 
 
-def _cache_state(graphs: int, from_records: int, fx: dict, analysis_only: bool) -> tuple[CacheState, str]:
+def _cache_state(graphs: int, from_records: int, fx: R.CacheLookups, analysis_only: bool) -> tuple[CacheState, str]:
     traced = "traced" if analysis_only else "traced and compiled"
     if graphs and from_records == graphs:
         return CacheState.WARM, f"all {graphs} graph(s) from the cache, none traced"
-    if not analysis_only and fx["hit"] and not fx["miss"]:
+    if not analysis_only and fx.hit and not fx.miss:
         return CacheState.WARM, f"the kernels of all {graphs} graph(s) from the cache, {graphs - from_records} traced again"
-    if not fx["hit"] and not from_records:
+    if not fx.hit and not from_records:
         how = f"{graphs} graph(s) {traced}"
         if analysis_only:  # why a second analysis-only run is no faster, where a warm full run would be
             how += "; analysis-only generates no kernels, so it leaves no cache entry: a full run of this configuration fills the cache for both kinds of run"

@@ -45,7 +45,7 @@ def bisect(a, b, sides: SideOptions, min_delta, probes: ProbeOptions, **shared) 
       memprobe bisect bf16 fp8 --ac-policy torchtitan-2025-01
     """
     from ..orchestrate.bisect import MinDelta, run_bisect
-    from ..report.bisect import print_bisect
+    from ..report.console.bisect import print_bisect
     from ..report.markdown import bisect_markdown
 
     try:

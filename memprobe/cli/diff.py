@@ -79,7 +79,7 @@ def diff(
       memprobe diff memprobe-runs/run-a memprobe-runs/run-b --markdown
     """
     from ..orchestrate.diff import run_diff
-    from ..report.diff import print_diff
+    from ..report.console.diff import print_diff
     from ..report.markdown import diff_markdown
     from ..report.pages import write_diff_html
     from ..report.tables import export

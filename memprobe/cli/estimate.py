@@ -42,7 +42,7 @@ def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
     from ..analysis.estimate import estimate as make_estimate
     from ..analysis.recorded import load_run
     from ..errors import ConfigError
-    from ..report.estimate import print_estimate
+    from ..report.console.estimate import print_estimate
 
     report = load_run(run_dir)
     layers = layers or report.config.probe().target.full_depth()

@@ -43,7 +43,7 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
       memprobe explain --recipe rowwise --ac-policy torchtitan-2025-01
     """
     from ..orchestrate.explain import run_explain
-    from ..report.explain import print_explain
+    from ..report.console.explain import print_explain
     from ..report.markdown import explain_markdown
 
     cfg = None if run_dir is not None else config_from_options(kw)

@@ -80,7 +80,9 @@ def gate(
     """
     from ..budget import load_budget
     from ..orchestrate.gate import match_finished, run_gate, select_probes
-    from ..report.gate import gate_markdown, print_gate_result, write_gate_outputs
+    from ..report.console.gate import print_gate_result
+    from ..report.markdown import gate_markdown
+    from ..report.pages import write_gate_outputs
 
     budget = load_budget(budget_path)
     wanted = select_probes(budget, probe_names)
@@ -104,5 +106,5 @@ def gate(
         step_summary=os.environ.get("GITHUB_STEP_SUMMARY"),
     )
     probes.emit(result, markdown=gate_markdown, console=lambda: print_gate_result(result))
-    if result["counts"][Verdict.FAIL]:
+    if result.counts.get(Verdict.FAIL):
         raise SystemExit(1)

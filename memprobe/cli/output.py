@@ -51,13 +51,14 @@ def table_options(f):
 
 
 def emit(result, *, as_json: bool, as_markdown: bool = False, markdown=None, console=None) -> None:
-    """Print a verb's result (a record, or JSON data where no record holds it): JSON for machines, Markdown for a pull
-    request, or the rich console view."""
+    """Print a verb's result (a record of the schema): JSON for machines, Markdown for a pull request, or the rich
+    console view."""
     if as_json:
-        from ..rundir.load import dump
-        from ..rundir.schema import Record
+        from pydantic import BaseModel
 
-        data = dump(result) if isinstance(result, Record) else result
+        from ..rundir.load import dump
+
+        data = dump(result) if isinstance(result, BaseModel) else result
         click.echo(json.dumps(data, indent=1, allow_nan=False))  # strict JSON: no NaN, no Infinity
     elif as_markdown and markdown is not None:
         click.echo(markdown(result))

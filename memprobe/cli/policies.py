@@ -19,7 +19,7 @@ def policies(as_json: bool) -> None:
     against the installed torch; without torchtitan it says what to install. Edit a policy for
     one run with --save-op OP / --recompute-op OP.
     """
-    from ..report.policies import print_policies
+    from ..report.console.policies import print_policies
 
     table = policy_table()
     emit(table, as_json=as_json, console=lambda: print_policies(table))

@@ -99,7 +99,7 @@ def run(
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
     """
-    from ..report.run import print_run
+    from ..report.console.run import print_run
     from ..report.tables import export
     from ..rundir.write import default_run_dir, prepare_run_dir
 

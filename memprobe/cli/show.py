@@ -23,11 +23,11 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
     `memprobe sweep` (sweep.json).
     Every file is checked as it is read: a directory may come from anyone."""
     from ..analysis.recorded import load_recorded
-    from ..report.bisect import print_bisect
-    from ..report.diff import print_diff
-    from ..report.explain import print_explain
-    from ..report.run import print_run
-    from ..report.sweep import print_sweep
+    from ..report.console.bisect import print_bisect
+    from ..report.console.diff import print_diff
+    from ..report.console.explain import print_explain
+    from ..report.console.run import print_run
+    from ..report.console.sweep import print_sweep
     from ..report.tables import export
 
     refuse_existing(csv_path, parquet_path, force=force)

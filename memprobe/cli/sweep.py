@@ -42,8 +42,8 @@ def sweep(budgets, html_path, probes: ProbeOptions, **kw) -> None:
       memprobe sweep --recipe bf16 --memory-budgets 0,0.1,0.25,0.5,1 --html sweep.html
     """
     from ..orchestrate.sweep import parse_budgets, run_sweep
+    from ..report.console.sweep import print_sweep
     from ..report.pages import write_sweep_html
-    from ..report.sweep import print_sweep
 
     values = parse_budgets(budgets)
     cfg = config_from_options({**kw, "ac": AcMode.MEMORY_BUDGET})

@@ -59,14 +59,13 @@ async def _call(ctx: Context | None, work) -> Any:
     """Run ``work(progress)`` (blocking: probes, file reads) off the event loop; its result as JSON (a record's
     :func:`~memprobe.rundir.load.dump`, as ``--json`` prints it); errors as one-line tool errors."""
     from ..rundir.load import dump
-    from ..rundir.schema import Record
 
     progress = _Progress(ctx, asyncio.get_running_loop())
     try:
         result = await asyncio.to_thread(work, progress)
     except MemprobeError as e:
         raise ToolError(f"memprobe: error (exit {e.exit_code}): {' '.join(str(e).split())}") from None
-    return dump(result) if isinstance(result, Record) else result
+    return dump(result)
 
 
 def _path(value: str | None, argument: str) -> Path | None:

@@ -16,7 +16,7 @@ from ..config import ProbeConfig
 from ..errors import InternalError, RunDirError
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
-from ..rundir.write import RunDir
+from ..rundir.write import atomic_write_json
 from ..vocab import RunStatus
 
 
@@ -54,7 +54,7 @@ def _finish_ranks(out: Path, nproc: int) -> S.Report:
 
 
 def _write(run_dir: Path, report: S.Report) -> S.Report:
-    RunDir(run_dir).write_report(dump(report))
+    atomic_write_json(Path(run_dir) / "report.json", dump(report))
     return report
 
 

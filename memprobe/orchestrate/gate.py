@@ -68,9 +68,9 @@ def run_gate(
     verbose: bool = False,
     slots: int = 1,
     gpus: list[str] | None = None,
-) -> dict:
-    """Run (or load) each wanted probe and evaluate its limits; the gate's result as JSON data (no record of the schema
-    holds it: its limits' verdicts and breaches are dicts of :mod:`memprobe.budget`), its verdict a record's JSON."""
+) -> S.GateResult:
+    """Run (or load) each wanted probe and evaluate its limits: the gate's result (its limits' verdicts and breaches,
+    evaluated by :mod:`memprobe.budget`, and its verdict)."""
     baseline = load_baseline(baseline_path)
     _check_probe_names(budget, wanted)
     to_run = [n for n in wanted if n not in finished]
@@ -94,7 +94,7 @@ def run_gate(
     if update_baseline:
         _store_baseline(baseline, reports, baseline_path)
         result["baseline_updated"] = True
-    return result
+    return S.GateResult.model_validate(result)
 
 
 def _check_probe_names(budget: Budget, wanted: dict) -> None:

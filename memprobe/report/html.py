@@ -171,25 +171,51 @@ def _saved_row(r: S.SavedRow, line: int | None) -> dict:
     }
 
 
-def render_run(report: S.Report, run_dir: str | Path, timeline: dict | None) -> str:
+def render_run(report: S.Report, run_dir: str | Path, timeline: S.Timeline | None) -> str:
     run_dir = Path(run_dir)
-    cfg = report.config.probe()
     v = report.versions
     created = report.created_utc if "created_utc" in report.model_fields_set else ""  # a recorded null shows as None
     subtitle = [
-        f"{cfg.summary()} | {report.device.type} ({v.device_name}) | torch {v.torch} "
+        f"{report.config.probe().summary()} | {report.device.type} ({v.device_name}) | torch {v.torch} "
         f"| torchao {v.torchao} | status {report.status} | {created}"
     ]
-    phases = _phases_table(report.memory)
-
     graphs = {g.graph_id: g for g in report.graph_memory or []}
     saved_line = {gid: _saved_lines(g) for gid, g in graphs.items()}
+    checks = report.checks or []
+    no_findings = (
+        "No finding. Checks run: " + ", ".join(c.title for c in checks) + "."
+        if checks
+        else "No weight-derived value is saved for backward."
+    )
+    data = {
+        "kind": "run",
+        "timeline": dump(timeline) if timeline is not None else None,
+        "graph_memory": [_graph_data(g, saved_line[gid]) for gid, g in graphs.items()],
+    }
+    return _page(
+        "run.html.j2",
+        f"memprobe run — {run_dir.name}",
+        subtitle,
+        data,
+        verdict=verdict_of(report),
+        findings=report.findings or [],
+        no_findings=no_findings,
+        phases=_phases_table(report.memory),
+        saved=_saved_table(report, saved_line),
+        code=_code(report, run_dir, graphs, saved_line),
+        config=_config_table(report),
+    )
+
+
+def _saved_table(report: S.Report, saved_line: dict[str, dict[str, int]]) -> dict:
+    """The saved-for-backward table, largest first (weight-derived values first among equals), linked to the
+    output-code lines that allocate its values."""
     totals = report.saved_totals
     rows = [
         _saved_row(r, saved_line.get(r.graph, {}).get(r.name))
         for r in sorted(report.saved_tensors or [], key=lambda r: (-r.bytes, r.kind != SavedKind.WEIGHT_DERIVED))
     ]
-    saved = {
+    return {
         "headers": [
             _h("block"),
             _h("saved value"),
@@ -205,36 +231,15 @@ def render_run(report: S.Report, run_dir: str | Path, timeline: dict | None) -> 
         f"{fmt_bytes(totals.runtime_bytes if totals else None)} held at run time; parameters saved as graph inputs "
         f"{fmt_bytes(totals.parameter_graph_bytes if totals else None)}.",
     }
-    graph_data = [_graph_data(g, saved_line[gid]) for gid, g in graphs.items()]
-    code = _code(report, run_dir, graphs, saved_line)
 
-    config = {
+
+def _config_table(report: S.Report) -> dict:
+    """The configuration and the versions, a row per key."""
+    recorded = {**dump(report.config), **{f"version.{k}": x for k, x in dump(report.versions).items()}}
+    return {
         "headers": [_h("key"), _h("value")],
-        "rows": [
-            {"cells": [_c(k), _c(json.dumps(val), code=True)]}
-            for k, val in {**dump(report.config), **{f"version.{k}": x for k, x in dump(v).items()}}.items()
-        ],
+        "rows": [{"cells": [_c(k), _c(json.dumps(val), code=True)]} for k, val in recorded.items()],
     }
-    checks = report.checks or []
-    no_findings = (
-        "No finding. Checks run: " + ", ".join(c.title for c in checks) + "."
-        if checks
-        else "No weight-derived value is saved for backward."
-    )
-    data = {"kind": "run", "timeline": timeline, "graph_memory": graph_data}
-    return _page(
-        "run.html.j2",
-        f"memprobe run — {run_dir.name}",
-        subtitle,
-        data,
-        verdict=verdict_of(report),
-        findings=report.findings or [],
-        no_findings=no_findings,
-        phases=phases,
-        saved=saved,
-        code=code,
-        config=config,
-    )
 
 
 def _graph_data(g: S.GraphMemory, saved_line: dict[str, int]) -> dict:
@@ -299,7 +304,7 @@ def _diff_phase_row(name: str, p: S.ComparedPhase | S.PhaseDelta) -> dict:
     }
 
 
-def render_diff(result: S.DiffResult, timeline_a: dict | None, timeline_b: dict | None) -> str:
+def render_diff(result: S.DiffResult, timeline_a: S.Timeline | None, timeline_b: S.Timeline | None) -> str:
     subtitle = [f"{k.upper()}: {side.summary} — {side_environment(side)}" for k, side in (("a", result.a), ("b", result.b))] + [
         line for line in (versions_line(result), schedule_line(result)) if line
     ]
@@ -333,7 +338,11 @@ def render_diff(result: S.DiffResult, timeline_a: dict | None, timeline_b: dict 
             ],
             "rows": prow,
         }
-    data = {"kind": "diff", "timeline_a": timeline_a, "timeline_b": timeline_b}
+    data = {
+        "kind": "diff",
+        "timeline_a": dump(timeline_a) if timeline_a is not None else None,
+        "timeline_b": dump(timeline_b) if timeline_b is not None else None,
+    }
     return _page(
         "diff.html.j2",
         "memprobe diff",
@@ -348,22 +357,14 @@ def render_diff(result: S.DiffResult, timeline_a: dict | None, timeline_b: dict 
     )
 
 
-def render_gate(result: dict) -> str:
-    """The gate's page (its result is JSON data: no record holds it)."""
-    verdicts = result.get("verdicts") or []
-    failed = sum(1 for v in verdicts if v.get("verdict") == Verdict.FAIL)
+def render_gate(result: S.GateResult) -> str:
+    """The gate's page: a row per limit, and each breach explained."""
+    verdicts = result.verdicts
+    failed = sum(1 for v in verdicts if v.verdict == Verdict.FAIL)
     rows = [
         {
-            "cls": "weight" if v.get("verdict") == Verdict.FAIL else "",
-            "cells": [
-                _c(v.get("probe")),
-                _c(v.get("metric")),
-                _c(v.get("kind", "")),
-                _b(v.get("measured")),
-                _c(v.get("limit_text") or v.get("limit") or ""),
-                _c(v.get("verdict")),
-                _c(v.get("notice") or ""),
-            ],
+            "cls": "weight" if v.verdict == Verdict.FAIL else "",
+            "cells": [_c(v.probe), _c(v.metric), _c(v.kind), _b(v.measured), _c(v.limit_text), _c(v.verdict), _c(v.notice or "")],
         }
         for v in verdicts
     ]
@@ -371,16 +372,13 @@ def render_gate(result: dict) -> str:
         "headers": [_h("probe"), _h("metric"), _h("kind"), _h("measured", True), _h("limit"), _h("verdict"), _h("notice")],
         "rows": rows,
     }
-    explanations = [
-        {"probe": probe, "headline": why.get("headline", ""), "lines": why.get("lines") or []}
-        for probe, why in (result.get("explanations") or {}).items()
-    ]
+    explanations = [{"probe": probe, "headline": why.headline, "lines": why.lines} for probe, why in result.explanations.items()]
     return _page(
         "gate.html.j2",
         "memprobe gate: " + (Verdict.FAIL if failed else Verdict.PASS),
         [f"{len(verdicts)} limits, {failed} breached"],
         {"kind": "gate"},
-        verdict=S.Verdict.model_validate(result["verdict"]),
+        verdict=result.verdict,
         verdicts=table,
         explanations=explanations,
     )

@@ -1,4 +1,6 @@
-"""Markdown for pull-request comments (compact tables, the top items, the verdict)."""
+"""Markdown for pull-request comments and CI summaries: a diff's, an explain's and a bisect's (compact tables, the
+top items, the verdict), and a gate's (``$GITHUB_STEP_SUMMARY``). Every recorded string is made inert Markdown
+(:func:`memprobe.text.md_text`, :func:`memprobe.text.md_code`)."""
 
 from __future__ import annotations
 
@@ -8,15 +10,9 @@ from ..analysis.verdict import verdict_of
 from ..rundir import schema as S
 from ..text import md_code, md_text
 from ..units import fmt_bytes, fmt_delta, fmt_flops
-from ..vocab import DiffStatus
-from .console import source_line, why_saved
+from ..vocab import Verdict
+from .words import STATUS_LABEL, headroom_text, limit_metric, limit_text, source_line, why_saved
 
-STATUS_LABEL = {
-    DiffStatus.ONLY_B: "only in B",
-    DiffStatus.GROWN: "grown in B",
-    DiffStatus.ONLY_A: "only in A",
-    DiffStatus.SHRUNK: "shrunk in B",
-}
 TOP = 10
 
 
@@ -129,3 +125,51 @@ def bisect_markdown(r: S.BisectResult) -> str:
         )
     lines += ["", f"Minimal: A {_code(r.minimal.a)}, B {_code(r.minimal.b)}"]
     return "\n".join(lines) + "\n"
+
+
+def _code_spans(line: str, exprs: list[str]) -> str:
+    """A Markdown line with the saved values it names set as code, the rest as inert text."""
+    for expr in sorted(exprs, key=len, reverse=True):
+        if expr and expr in line:
+            before, _, after = line.partition(expr)
+            return md_text(before, line_start=True) + md_code(expr) + md_text(after)
+    return md_text(line, line_start=True)
+
+
+def gate_markdown(result: S.GateResult) -> str:
+    n = result.counts
+    passed, failed, skipped = n.get(Verdict.PASS, 0), n.get(Verdict.FAIL, 0), n.get(Verdict.SKIP, 0)
+    lines = [
+        f"### memprobe gate: {'❌ FAIL' if failed else '✅ PASS'}",
+        "",
+        f"**Verdict:** {md_text(result.verdict.text)}",
+        "",
+        f"{passed} passed, {failed} failed, {skipped} skipped ({md_code(result.budget)})",
+        "",
+        "| probe | metric | measured | limit | headroom | verdict |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for v in result.verdicts:
+        lines.append(
+            f"| {md_text(v.probe)} | {md_code(limit_metric(v), cell=True)} | {fmt_bytes(v.measured)} |"
+            f" {md_text(limit_text(v))} | {headroom_text(v)} | {v.verdict} |"
+        )
+    for name, why in result.explanations.items():
+        lines += ["", f"**{md_text(name)}** breached its budget. {md_text(why.headline)}", ""]
+        lines += [f"- {_code_spans(line, why.exprs)}" for line in why.lines]
+    lines += _gate_notices(result)
+    return "\n".join(lines) + "\n"
+
+
+def _gate_notices(result: S.GateResult) -> list[str]:
+    """A limit that failed for want of its figure says so; the skipped limits, folded."""
+    lines = []
+    for v in result.verdicts:
+        if v.verdict == Verdict.FAIL and v.notice:
+            lines += ["", f"- {md_text(v.probe, line_start=True)} {md_code(limit_metric(v))} failed: {md_text(v.notice)}"]
+    skips = [v for v in result.verdicts if v.verdict == Verdict.SKIP]
+    if skips:
+        lines += ["", "<details><summary>skipped</summary>", ""]
+        lines += [f"- {md_text(v.probe, line_start=True)} {md_code(limit_metric(v))}: {md_text(v.notice)}" for v in skips]
+        lines += ["", "</details>"]
+    return lines

@@ -1,5 +1,6 @@
-"""Write the HTML page (and the Perfetto trace) of a run or diff directory, or of a sweep: read what it recorded,
-render, write."""
+"""The files a verb writes besides its records: the HTML page (and the Perfetto trace) of a run or diff directory or
+of a sweep, and a gate's JUnit XML, page, table and step summary. Each is read (a directory) or given (a record),
+rendered by the reporter of its format, and written; nothing here renders."""
 
 from __future__ import annotations
 
@@ -71,3 +72,23 @@ def write_trace(path: Path, out: Path) -> Path:
         raise RunDirError(f"{path}: the run measured no memory events (analysis-only?); nothing to trace")
     atomic_write_json(out, chrome_trace(report, tl))
     return out
+
+
+def write_gate_outputs(
+    result: S.GateResult, *, junit=None, html=None, csv=None, parquet=None, step_summary: str | None = None
+) -> None:
+    """The files a gate was asked for: JUnit XML, the HTML page, the verdicts as a table, and the Markdown summary
+    appended to ``$GITHUB_STEP_SUMMARY``."""
+    from .html import render_gate
+    from .junit import gate_junit
+    from .markdown import gate_markdown
+    from .tables import export
+
+    if junit is not None:
+        atomic_write_text(junit, gate_junit(result))
+    if html is not None:
+        atomic_write_text(html, render_gate(result))
+    export("gate", result, csv, parquet)
+    if step_summary:
+        with open(step_summary, "a") as f:
+            f.write(gate_markdown(result))

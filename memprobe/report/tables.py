@@ -100,9 +100,13 @@ def diff_frame(result: S.DiffResult):
     return _frame(records, DIFF_COLUMNS)
 
 
-def gate_frame(result: dict):
-    """The gate's verdicts, one row per limit (JSON data: no record holds a gate's result)."""
-    return _frame([{k: v.get(k) for k in GATE_COLUMNS} for v in result.get("verdicts") or []], GATE_COLUMNS)
+def gate_frame(result: S.GateResult):
+    """The gate's verdicts, one row per limit."""
+    records = []
+    for v in result.verdicts:
+        data = dump(v)
+        records.append({k: data.get(k) for k in GATE_COLUMNS})
+    return _frame(records, GATE_COLUMNS)
 
 
 def check_engine(parquet: Path | None) -> None:
@@ -128,9 +132,9 @@ def write_table(frame, path: Path, fmt: str) -> Path:
     return path
 
 
-def export(kind: str, data: S.Report | S.DiffResult | dict, csv: Path | None, parquet: Path | None) -> list[Path]:
-    """Write the table of a run (``kind`` "run": its report), diff (its result) or gate (its result as JSON data) to the
-    paths asked for; returns them."""
+def export(kind: str, data: S.Report | S.DiffResult | S.GateResult, csv: Path | None, parquet: Path | None) -> list[Path]:
+    """Write the table of a run (``kind`` "run": its report), diff or gate (its result) to the paths asked for; returns
+    them."""
     if csv is None and parquet is None:
         return []
     frame = {"run": saved_frame, "diff": diff_frame, "gate": gate_frame}[kind](data)

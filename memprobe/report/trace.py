@@ -10,49 +10,29 @@ microseconds from the start of the measured step.
 from __future__ import annotations
 
 from ..rundir import schema as S
+from ..rundir.load import dump
 
 PID = 1
 TRACKS = {"phases": 1, "regions": 2, "ops": 3}
 
 
-def chrome_trace(report: S.Report, timeline: dict) -> dict:
-    """The trace of ``report``'s measured step, from its ``timeline`` (:func:`memprobe.analysis.timeline.timeline`)."""
+def chrome_trace(report: S.Report, timeline: S.Timeline) -> dict:
+    """The trace of ``report``'s measured step, from its ``timeline`` (:func:`memprobe.analysis.timeline.timeline`), in
+    the Chrome trace format (its own JSON, not one of memprobe's records)."""
     events: list[dict] = [
         {"ph": "M", "pid": PID, "name": "process_name", "args": {"name": f"memprobe {report.config.probe().summary()}"}},
     ]
     for name, tid in TRACKS.items():
         events.append({"ph": "M", "pid": PID, "tid": tid, "name": "thread_name", "args": {"name": name}})
-    for p in timeline.get("phases") or []:
+    events += [_span(p, "phases", "phase") for p in timeline.phases]
+    events += [_span(r, "regions", "region") for r in timeline.regions]
+    for o in timeline.ops:
         events.append(
-            {
-                "ph": "X",
-                "pid": PID,
-                "tid": TRACKS["phases"],
-                "name": p["name"],
-                "cat": "phase",
-                "ts": p["start_us"],
-                "dur": max(0.0, p["end_us"] - p["start_us"]),
-            }
+            {"ph": "X", "pid": PID, "tid": TRACKS["ops"], "name": o.name, "cat": "op", "ts": o.start_us, "dur": o.dur_us}
         )
-    for r in timeline.get("regions") or []:
-        events.append(
-            {
-                "ph": "X",
-                "pid": PID,
-                "tid": TRACKS["regions"],
-                "name": r["name"],
-                "cat": "region",
-                "ts": r["start_us"],
-                "dur": max(0.0, r["end_us"] - r["start_us"]),
-            }
-        )
-    for o in timeline.get("ops") or []:
-        events.append(
-            {"ph": "X", "pid": PID, "tid": TRACKS["ops"], "name": o["name"], "cat": "op", "ts": o["start_us"], "dur": o["dur_us"]}
-        )
-    for t, b in timeline["total"]:
+    for t, b in timeline.total:
         events.append({"ph": "C", "pid": PID, "name": "allocated bytes", "ts": t, "args": {"total": b}})
-    for cat, points in (timeline.get("categories") or {}).items():
+    for cat, points in timeline.categories.items():
         for t, b in points:
             events.append({"ph": "C", "pid": PID, "name": f"allocated: {cat}", "ts": t, "args": {"bytes": b}})
     return {
@@ -60,10 +40,23 @@ def chrome_trace(report: S.Report, timeline: dict) -> dict:
         "displayTimeUnit": "ms",
         "otherData": {
             "memprobe": {
-                "source": timeline["source"],
-                "baseline": timeline["baseline"],
-                "peak": timeline["peak"],
+                "source": str(timeline.source),
+                "baseline": timeline.baseline,
+                "peak": dump(timeline.peak),
                 "run": report.created_utc,
             }
         },
+    }
+
+
+def _span(span: S.TimeSpan, track: str, cat: str) -> dict:
+    """A phase or a region as a complete event on its track."""
+    return {
+        "ph": "X",
+        "pid": PID,
+        "tid": TRACKS[track],
+        "name": span.name,
+        "cat": cat,
+        "ts": span.start_us,
+        "dur": max(0.0, span.end_us - span.start_us),
     }

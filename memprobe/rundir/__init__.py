@@ -7,6 +7,8 @@
   ``load_bisect``, ``load_sweep``, ``load_baseline``, ... read a file with bounds and check it against its record
   type (one line and exit 2 when it does not fit); ``dump(record) -> dict`` gives the JSON data a writer writes;
   ``checked(Model, data, what)`` checks data memprobe is about to write;
+- :mod:`.records`: the records a probe writes as standard-library dataclasses, generated from the schema by
+  :mod:`.mirror` (``python -m memprobe.rundir.mirror``): what capture/ builds, with ``to_data`` and ``from_data``;
 - :mod:`.docs`: ``python -m memprobe.rundir.docs`` prints docs/report-schema.md from the records.
 
 The names of :mod:`.load` are importable from here; importing this package alone imports no pydantic.

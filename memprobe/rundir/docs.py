@@ -12,12 +12,12 @@ import typing
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, RootModel
 
 from .. import SCHEMA_VERSION
 from .load import bounds, field_type, unwrap
 from .read import MAX_INT
-from .schema import FILES, Record
+from .schema import FILES, OUTPUTS, Record
 
 INTRO = f"""\
 # memprobe's files (report.json schema version {SCHEMA_VERSION})
@@ -41,9 +41,17 @@ Paths in a file (`files.*`, `memory.snapshot.file`) must resolve inside the dire
 Fields not marked *required* may be absent (older writers, failed runs, another device); a file
 loaded and written again keeps exactly its fields.
 
-A probe's process writes plain JSON without importing this schema (it may run in another Python
-environment, `--a-python`); the process that reads the files validates them.
+A probe's process may run in another Python environment (`--a-python`) without pydantic: it builds the
+records of `memprobe/rundir/records.py`, their standard-library mirror generated from the schema, and
+checks what it writes against the schema where pydantic is installed; the process that reads the files
+validates them again.
 """
+
+OUTPUTS_INTRO = """\
+## What verbs print
+
+Results written to no file of their own have a record all the same: `--json` prints its JSON, the MCP
+tools return it, and the console, Markdown, JUnit XML, HTML and CSV renderers read it."""
 
 # what each file's section says beyond its record's docstring
 FILE_NOTES = {
@@ -58,12 +66,20 @@ FILE_NOTES = {
 }
 
 
-def _anchor(name: str) -> str:
-    return name.lower()
+def _heading(tp: type) -> str:
+    """A record's or a vocabulary's heading: its name, and for a vocabulary named as a record (``Verdict``) "words"
+    after it, so that each has an anchor of its own."""
+    records = {r.__name__ for r in Record.__subclasses__()}
+    words = issubclass(tp, Enum) and tp.__name__ in records
+    return f"`{tp.__name__}`" + (" words" if words else "")
+
+
+def _anchor(tp: type) -> str:
+    return _heading(tp).replace("`", "").replace(" ", "-").lower()
 
 
 def _link(tp: type) -> str:
-    return f"[`{tp.__name__}`](#{_anchor(tp.__name__)})"
+    return f"[`{tp.__name__}`](#{_anchor(tp)})"
 
 
 def _num(value: float) -> str:
@@ -146,15 +162,12 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def record_table(model: type[Record]) -> list[str]:
-    lines = [
-        f"### `{model.__name__}`",
-        "",
-        _cell(model.__doc__ or ""),
-        "",
-        "| field | type | required | meaning |",
-        "|---|---|---|---|",
-    ]
+def record_table(model: type[BaseModel]) -> list[str]:
+    lines = [f"### {_heading(model)}", "", _cell(model.__doc__ or ""), ""]
+    if issubclass(model, RootModel):  # the document is one value, not an object of fields
+        root = model.model_fields["root"]
+        return lines + [f"The whole document: {_cell(type_text(field_type(root)))}, {_cell(root.description or '')}.", ""]
+    lines += ["| field | type | required | meaning |", "|---|---|---|---|"]
     for name, field in model.model_fields.items():
         key = field.alias or name
         required = "yes" if field.is_required() else ""
@@ -163,7 +176,7 @@ def record_table(model: type[Record]) -> list[str]:
 
 
 def vocabulary_table(enum: type[Enum]) -> list[str]:
-    lines = [f"### `{enum.__name__}`", "", _cell(enum.__doc__ or ""), "", "| word | meaning |", "|---|---|"]
+    lines = [f"### {_heading(enum)}", "", _cell(enum.__doc__ or ""), "", "| word | meaning |", "|---|---|"]
     lines += [f"| `{m.value}` | {_cell(getattr(m, 'doc', '') or '')} |" for m in enum]
     return lines + [""]
 
@@ -171,10 +184,12 @@ def vocabulary_table(enum: type[Enum]) -> list[str]:
 def render() -> str:
     lines = [INTRO, "## The files", "", "| file | record | written by |", "|---|---|---|"]
     lines += [f"| `{name}` | {_link(model)} | {_cell(by)} |" for name, (model, by) in FILES.items()]
+    lines += ["", OUTPUTS_INTRO, "", "| output | record | where |", "|---|---|---|"]
+    lines += [f"| {name} | {_link(model)} | {_cell(by)} |" for name, (model, by) in OUTPUTS.items()]
     lines.append("")
     documented: list = []
     vocabularies: list = []
-    for name, (model, _by) in FILES.items():
+    for name, (model, _by) in {**FILES, **OUTPUTS}.items():
         lines += [f"## {name}", ""]
         note = FILE_NOTES.get(name)
         if note:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from annotated_types import Ge, Le, MaxLen
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, RootModel, ValidationError
 
 from .. import SCHEMA_VERSION
 from ..errors import InternalError, RunDirError
@@ -220,7 +220,7 @@ def describe_error(model: type[BaseModel], error: ValidationError) -> str:
     loc = first["loc"]
     if first["type"] == "missing" and loc and isinstance(loc[-1], int):  # a list of fixed length, too short
         loc = loc[:-1]
-    path, tp = _walk(model, loc)
+    path, tp = _walk(field_type(model.model_fields["root"]) if issubclass(model, RootModel) else model, loc)
     message = _message(first, tp)
     suffix = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
     return f"{path or '(top level)'}: {message}{suffix}"
@@ -307,7 +307,7 @@ def _into_sequence(bare: Any, item: int, items: list, path: str, tp: Any) -> tup
 
 def _into_dict(bare: Any, item: Any, items: list, path: str, tp: Any) -> tuple[str, Any, bool]:
     key_type, value_type = typing.get_args(bare)
-    path += key_text(item) if path else str(item)
+    path += key_text(item) if path else key_text(item).removeprefix(".")  # a top-level key: one line too
     if items and items[0] == "[key]":
         items.pop(0)
         return path, key_type, False

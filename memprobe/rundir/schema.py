@@ -29,6 +29,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    RootModel,
     Strict,
     Tag,
     create_model,
@@ -36,7 +37,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from .. import SCHEMA_VERSION
+from .. import SCHEMA_VERSION, vocab
 from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, Kind, declared
@@ -57,6 +58,7 @@ from ..vocab import (
     Float8Skip,
     GraphKind,
     InputKind,
+    LimitKind,
     LiveRole,
     MemorySource,
     Metric,
@@ -73,6 +75,7 @@ from ..vocab import (
     SaveCause,
     SavedKind,
     SourceFnKind,
+    StepPeak,
 )
 from .read import MAX_INT, MAX_STR
 
@@ -1340,6 +1343,198 @@ class GpuPeaks(Record):
     peaks: dict[Name, GpuPeak] = required("by configuration key (a digest of the configuration, settings and Python)")
 
 
+# -- what verbs print and pages embed (no file of their own) -------------------------------------------------
+
+
+class LimitVerdict(Record):
+    """One limit of a budget file, checked against its probe's run."""
+
+    probe: Name = required("the probe")
+    metric: Metric = required("the figure the limit bounds")
+    device: DeviceType | None = required("the device the limit is for (`[limits.cuda]`); null: every device")
+    kind: LimitKind = required("how the limit is given")
+    limit_text: Text = required("the limit as the budget file writes it (`8 MiB`, `+5%`)")
+    line: Count | None = required("its line in the budget file")
+    measured: Signed | None = required("the run's figure (null: the run lacks it)")
+    limit: Signed | None = required("the limit in bytes (a relative one: the baseline's figure scaled); null when unset")
+    headroom: Signed | None = required("the limit minus the figure; null when either is")
+    verdict: vocab.Verdict = required("pass, fail or skip")
+    baseline: Signed = optional("a relative limit: the stored baseline's figure it scales")
+    notice: Text = optional("why it was skipped, or failed without a figure to check")
+
+
+class BreachExplanation(Record):
+    """Why a probe breached its budget: the diff against its stored baseline when comparable, else its largest saved
+    values and findings."""
+
+    headline: Text = required("the explanation in one line")
+    lines: list[Text] = required("its points, largest first")
+    exprs: list[Text] = required("the saved values `lines` name (a renderer sets them as code)")
+
+
+class GateResult(Record):
+    """`memprobe gate --json` (and the MCP tool `gate`): each limit's verdict, each breach explained, the gate's
+    verdict."""
+
+    budget: FilePath = required("the budget file")
+    baseline: FilePath = required("the baseline file relative limits compare with")
+    verdicts: list[LimitVerdict] = required("one per limit, probe by probe")
+    explanations: dict[Name, BreachExplanation] = required("by probe: why each probe that breached did")
+    counts: dict[vocab.Verdict, Count] = required("how many limits got each verdict")
+    runs: dict[Name, FilePath] = required("by probe: the run directory its limits were checked against")
+    verdict: Verdict = required("the answer first: PASS, or the limits breached and the first breaching probe's verdict")
+    baseline_updated: Annotated[bool, Strict()] = optional("`true`: this gate stored its runs' figures as the baseline")
+
+
+class EstimateScale(Record):
+    """The size of a training configuration: blocks, ranks and tokens."""
+
+    layers: Count = required("blocks")
+    world: Count = required("FSDP ranks")
+    tokens: Count = required("tokens per step and rank (batch x seq)")
+    batch: Count = required("the batch size")
+    seq: Count = required("the sequence length")
+
+
+class EstimateComponents(Record):
+    """Memory per rank, component by component (bytes): measured or derived at the probe's size, estimated at the
+    target's."""
+
+    sharded_parameters_bytes: Count = required("the parameters as stored (a rank's shards under FSDP)")
+    optimizer_state_bytes: Count = required("the optimizer's state")
+    gradients_bytes: Count = required("the gradients (sharded, the parameters' dtype)")
+    optimizer_temporaries_bytes: Count = required("what the optimizer step allocates while it runs")
+    saved_weight_derived_bytes: Count = required("saved values computed from parameters only")
+    saved_activation_bytes: Count = required("saved values computed from the blocks' inputs")
+    unsharded_in_flight_bytes: Count = required("unsharded parameters in flight (FSDP all-gather and prefetch)")
+    forward_temporaries_bytes: Count = required("the forward's temporaries (its peak above its end)")
+    held_besides_saved_bytes: Count = required("held at the end of forward besides the saved values")
+    fixed_bytes: Count = required("allocated before the step besides the state (CUDA: workspaces, ...)")
+
+
+class EstimateComponentSets(Record):
+    """The components at the probe's size and at the target's."""
+
+    probe: EstimateComponents = required("at the probe's size (measured or derived)")
+    target: EstimateComponents = required("at the target's size (estimated)")
+
+
+class EstimateTotal(Record):
+    """A step's memory per rank, in two figures."""
+
+    forward_end_bytes: Signed = required("held at the end of forward")
+    peak_bytes: Signed = required("the step's peak")
+    peak_in: StepPeak = optional("where the step peaks (estimates only)")
+
+
+class EstimateTotals(Record):
+    """The step's totals: as the probe measured them, as estimated at its size (the model checked) and at the
+    target's."""
+
+    probe_measured: EstimateTotal = required("as the probe measured them (CPU: its state added, to compare)")
+    probe_estimated: EstimateTotal = required("the model's figures at the probe's size")
+    target_estimated: EstimateTotal = required("the model's figures at the target's size")
+
+
+class EstimateScaling(Record):
+    """How each component scales from the probe's size to the target's, in words."""
+
+    sharded_parameters_bytes: Text = required("the parameters' rule")
+    optimizer_state_bytes: Text = required("the optimizer state's rule")
+    gradients_bytes: Text = required("the gradients' rule")
+    optimizer_temporaries_bytes: Text = required("the optimizer step's temporaries' rule")
+    saved_weight_derived_bytes: Text = required("the weight-derived saved values' rule")
+    saved_activation_bytes: Text = required("the saved activations' rule")
+    unsharded_in_flight_bytes: Text = required("the unsharded parameters' rule")
+    forward_temporaries_bytes: Text = required("the forward temporaries' rule")
+    held_besides_saved_bytes: Text = required("the rule of what forward holds besides the saved values")
+    fixed_bytes: Text = required("the fixed part's rule")
+
+
+class EstimateSource(Record):
+    """Where the probe's figures come from."""
+
+    measured: Text = required("what was measured")
+    derived: Text = required("what was derived")
+
+
+class Estimate(Record):
+    """`memprobe estimate --json`: full-model memory per rank from a probe of a few blocks, component by component
+    (an estimate, next to what the probe measured)."""
+
+    kind: Literal["estimate"] = required("`estimate`")
+    probe: EstimateScale = required("the probe's size")
+    target: EstimateScale = required("the target's size")
+    block_parameter_share: Share = required("the share of the parameters inside the blocks")
+    components: EstimateComponentSets = required("per rank, component by component")
+    totals: EstimateTotals = required("per rank, the step's totals")
+    scaling: EstimateScaling = required("how each component scales")
+    notes: list[Text] = required("what the estimate leaves out, and how it was checked")
+    source: EstimateSource = required("where the probe's figures come from")
+
+
+class PolicyEntry(Record):
+    """A named per-op SAC policy (`--ac-policy`)."""
+
+    description: Text = required("what it is")
+    default: PolicyDefault = required("what an op in no list gets")
+    save_ops: list[Name] = required("ops whose outputs are MUST_SAVE (the installed torchtitan's: as it resolves them)")
+    mm_every_second_recomputed: Annotated[bool, Strict()] = required("torchtitan's rule: every second mm recomputed")
+    source: Text = required("where the list comes from")
+    available: Annotated[bool, Strict()] = optional("`torchtitan-installed`: whether the installed torchtitan gives it")
+    unavailable_because: Text | None = optional("`torchtitan-installed`: why it cannot be read, and what to install")
+    torchtitan: Name | None = optional("`torchtitan-installed`: the installed torchtitan's version")
+    torchtitan_api: Name | None = optional(
+        "`torchtitan-installed`: which of torchtitan's SAC APIs it was read through (SelectiveAC: 0.3; _apply_op_sac: 0.2)"
+    )
+
+
+class PolicyTable(RootModel[dict[Name, PolicyEntry]]):
+    """`memprobe policies --json` (and the MCP tool `policies`): every named policy, by its name."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    root: dict[Name, PolicyEntry] = Field(description="each policy by its name (`--ac-policy NAME`)")
+
+
+class TimeSpan(Record):
+    """A stretch of the measured step: a phase, or an annotated region (an FSDP collective, a compiled call)."""
+
+    name: Text = required("its name (a phase, or the region's annotation)")
+    start_us: Number = required("when it began, microseconds from the step's start")
+    end_us: Number = required("when it ended")
+
+
+class TimedOp(Record):
+    """An outermost aten op the step ran (CPU profiler)."""
+
+    name: Text = required("the op")
+    start_us: Number = required("when it began, microseconds from the step's start")
+    dur_us: Number = required("how long it ran")
+
+
+class TimelinePeak(Record):
+    """The highest point of the allocated bytes."""
+
+    t_us: Number = required("when, microseconds from the step's start")
+    bytes: Signed = required("allocated then")
+
+
+class Timeline(Record):
+    """Memory over the measured step, by category (`analysis.timeline`): the data of the HTML page's chart
+    (`memprobe report`, embedded in the page) and of the Perfetto trace (`memprobe report --trace`)."""
+
+    source: AttributionSource = required("what it was read from")
+    baseline: Text = required("what the bytes are relative to")
+    phases: list[TimeSpan] = required("the phases of the step, in order")
+    regions: list[TimeSpan] = required("the annotated regions (CPU profiler)")
+    ops: list[TimedOp] = required("the outermost ops (CPU profiler; the CUDA allocator history has no kernel timing)")
+    total: list[tuple[Number, Signed]] = required("`[t_us, allocated bytes]`, at most a few thousand points, peaks kept")
+    categories: dict[Category, list[tuple[Number, Signed]]] = required("the same per category")
+    peak: TimelinePeak = required("the highest point of `total`")
+    events: Count = required("the allocations and frees replayed")
+
+
 # every file memprobe writes, by its name in a directory, with the verb that writes it
 FILES: dict[str, tuple[type[Record], str]] = {
     "report.json": (Report, "`memprobe run`, and each probe a verb runs"),
@@ -1354,4 +1549,19 @@ FILES: dict[str, tuple[type[Record], str]] = {
         "each probe that compiled a graph, in the Inductor cache directory beside AOTAutograd's entry",
     ),
     "gpu-peaks.json": (GpuPeaks, "the verbs that run probes on CUDA, after each one, in memprobe's cache directory"),
+}
+
+# what verbs print and pages embed without a file of their own (a record each all the same: --json dumps it, the MCP
+# tools return it)
+OUTPUTS: dict[str, tuple[type[BaseModel], str]] = {
+    "memprobe gate --json": (
+        GateResult,
+        "`memprobe gate --json`, the MCP tool `gate`; rendered to the console, Markdown, JUnit XML, HTML, CSV",
+    ),
+    "memprobe estimate --json": (Estimate, "`memprobe estimate --json`"),
+    "memprobe policies --json": (PolicyTable, "`memprobe policies --json`, the MCP tool `policies`"),
+    "the memory timeline": (
+        Timeline,
+        "embedded in the HTML page of a run or diff (`memprobe report`), and the trace's source (`--trace`)",
+    ),
 }

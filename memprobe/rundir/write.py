@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import json
 import os
 import re
@@ -30,7 +31,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import RunDirError
+from ..errors import InternalError, RunDirError
+from . import records as R
 
 MARKER = ".memprobe"  # in every directory memprobe creates, so --force knows it may replace it
 
@@ -379,6 +381,48 @@ def prepare_run_dir(path: Path, force: bool) -> Path:
     return path
 
 
+@functools.cache
+def _schema():
+    """The pydantic schema, where it is installed (memprobe's own environment, always); None in a probe's process
+    that runs in an environment without it (its reader validates what it wrote)."""
+    try:
+        from pydantic import ValidationError
+
+        from . import schema
+        from .load import describe_error
+    except ImportError:
+        return None
+    return schema, ValidationError, describe_error
+
+
+def prepare_checks() -> None:
+    """Build the validators of the files a probe writes now (a fork server does, once for all its probes), not at
+    a probe's first write."""
+    found = _schema()
+    if found is not None:
+        for root in (found[0].Report, found[0].GraphFile, found[0].CompileRecord):
+            root.model_rebuild(force=True)
+
+
+def record_data(record: R.Record) -> dict:
+    """A record a probe built (:mod:`.records`) as the JSON data it writes: where pydantic is installed, checked
+    against the schema's record of the same name first, so that a writer that does not fit its own schema fails
+    where it writes (memprobe's bug: InternalError, exit 70), not when the file is read back."""
+    data = R.to_data(record)
+    found = _schema()
+    if found is None:
+        return data
+    schema, invalid, describe_error = found
+    model = getattr(schema, type(record).__name__)
+    try:
+        model.model_validate(data)
+    except invalid as e:
+        raise InternalError(
+            f"memprobe wrote a {type(record).__name__} that does not fit its schema: {describe_error(model, e)}"
+        ) from None
+    return data
+
+
 class RunDir:
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -387,20 +431,19 @@ class RunDir:
         """A file written by other code than :func:`atomic_write_text` (the CUDA snapshot): into the manifest first."""
         record(self.path, rel)
 
-    def write_report(self, report: dict) -> Path:
+    def write_report(self, report: R.Report) -> Path:
+        """report.json as the probe recorded it so far, checked against its schema where pydantic is installed."""
         p = self.path / "report.json"
-        atomic_write_json(p, report)
+        atomic_write_json(p, record_data(report))
         return p
 
-    def write_graph(self, graph_id: str, readable: str, nodes: list[dict], output_code: str | None) -> dict:
-        """Write one partitioned graph's files; returns their paths relative to the run dir."""
-        files = {
-            "graph_text": f"graphs/{graph_id}.txt",
-            "graph_json": f"graphs/{graph_id}.json",
-        }
-        atomic_write_text(self.path / files["graph_text"], readable)
-        atomic_write_json(self.path / files["graph_json"], {"graph_id": graph_id, "nodes": nodes})
+    def write_graph(self, graph: R.GraphFile, readable: str, output_code: str | None) -> R.GraphFiles:
+        """Write one partitioned graph's files: its nodes, its readable form and its output code; their paths,
+        relative to the run directory."""
+        files = R.GraphFiles(graph_text=f"graphs/{graph.graph_id}.txt", graph_json=f"graphs/{graph.graph_id}.json")
+        atomic_write_text(self.path / files.graph_text, readable)
+        atomic_write_json(self.path / files.graph_json, record_data(graph))
         if output_code is not None:
-            files["output_code"] = f"output_code/{graph_id}.py"
-            atomic_write_text(self.path / files["output_code"], output_code)
+            files.output_code = f"output_code/{graph.graph_id}.py"
+            atomic_write_text(self.path / files.output_code, output_code)
         return files

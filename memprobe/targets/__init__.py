@@ -30,7 +30,9 @@ FAMILIES: tuple[type[Target], ...] = (FFN, Transformer, Torchtitan, UserModel, H
 # the families --repro names (the default first), and the fields that select the others
 REPROS: tuple[str, ...] = tuple(f.name for f in FAMILIES if f.selector is None)
 SELECTORS: dict[str, type[Target]] = {f.selector: f for f in FAMILIES if f.selector is not None}
-Repro = vocabulary("Repro", "What a probe builds (``--repro``).", {f.name: f.about for f in FAMILIES if f.selector is None})
+Repro = vocabulary(
+    "Repro", "What a probe builds (``--repro``).", {f.name: f.about for f in FAMILIES if f.selector is None}, __name__
+)
 
 __all__ = ["FAMILIES", "REPROS", "SELECTORS", "Repro", "BuiltModel", "Target", "family_fields", "selected", "target_of"]
 

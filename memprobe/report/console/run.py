@@ -8,25 +8,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.findings import skipped_text
-from ..analysis.saved import SavedGroup, group_rows, label, layer_pattern, value_names
-from ..analysis.verdict import run_next_command, verdict_of
-from ..rundir import schema as S
-from ..rundir.load import dump
-from ..text import markup
-from ..units import fmt_bytes
-from ..vocab import Phase, RunMode, RunStatus, SavedKind
-from .console import (
-    TOP_ROWS,
-    compact_table,
-    make_console,
-    print_next,
-    print_verdict,
-    saved_value,
-    source_line,
-    why_saved,
-    why_saved_wide,
-)
+from ...analysis.findings import skipped_text
+from ...analysis.saved import SavedGroup, group_rows, label, layer_pattern, value_names
+from ...analysis.verdict import run_next_command, verdict_of
+from ...rundir import schema as S
+from ...rundir.load import dump
+from ...text import markup
+from ...units import fmt_bytes
+from ...vocab import Phase, RunMode, RunStatus, SavedKind
+from ..words import source_line, why_saved, why_saved_wide
+from .shared import TOP_ROWS, compact_table, make_console, print_next, print_verdict, saved_value
 
 
 def _why_short(g: SavedGroup) -> str:
@@ -65,6 +56,14 @@ def _print_ranks(con: Console, report: S.Report) -> None:
     t.add_row("[bold]max[/]", *(fmt_bytes(dist.max_bytes.get(k)) for k in figures))
     t.add_row("[dim]skew[/]", *(fmt_bytes(dist.skew_bytes.get(k)) for k in figures))
     con.print(t)
+    named = _named_ranks(dist, rows)
+    if named:
+        con.print("; ".join(named))
+    con.print(f"[dim]{markup(dist.headline)}[/]")
+
+
+def _named_ranks(dist: S.Distributed, rows: list[S.RankRow]) -> list[str]:
+    """The largest rank and the slowest (with its measured step's time), where the merge named them."""
     named = []
     if dist.largest_rank is not None:
         named.append(f"largest rank: {dist.largest_rank}")
@@ -72,9 +71,7 @@ def _print_ranks(con: Console, report: S.Report) -> None:
         slowest = next((r for r in rows if r.rank == dist.slowest_rank), None)
         took = f" ({slowest.measured_step_s:.2f} s measured step)" if slowest and slowest.measured_step_s is not None else ""
         named.append(f"slowest rank: {dist.slowest_rank}{took}")
-    if named:
-        con.print("; ".join(named))
-    con.print(f"[dim]{markup(dist.headline)}[/]")
+    return named
 
 
 def _print_saved_wide(con: Console, groups: list[SavedGroup], total: int) -> None:
@@ -142,23 +139,28 @@ def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> 
 
 def _print_findings(con: Console, report: S.Report, wide: bool) -> None:
     findings = report.findings or []
-    rows = report.saved_tensors or []
-    if findings:
-        con.print("[bold]Findings[/] (largest first)")
-        for i, f in enumerate(findings, 1):
-            if wide or not f.what:
-                con.print(f"[bold red]{i}.[/] {markup(f.message)}")
-                if f.hint:
-                    con.print(f"   [cyan]fix:[/] {markup(f.hint)}")
-            else:
-                fix = f"; [cyan]fix:[/] {markup(f.fix)}" if f.fix else ""
-                con.print(f"[bold red]{i}.[/] {fmt_bytes(f.bytes)} {markup(f.what)} [dim]({markup(f.kind)})[/]{fix}")
-        if wide:
-            for detail in dict.fromkeys(f.detail for f in findings if f.detail):
-                con.print(f"[dim]{markup(detail)}[/]")
-    elif rows:
-        ran = "; ".join(c.title for c in report.checks or [])
-        con.print(f"[green]No findings.[/] Checks run: {markup(ran or 'weight-derived values saved for backward')}.")
+    if not findings:
+        if report.saved_tensors:
+            ran = "; ".join(c.title for c in report.checks or [])
+            con.print(f"[green]No findings.[/] Checks run: {markup(ran or 'weight-derived values saved for backward')}.")
+        return
+    con.print("[bold]Findings[/] (largest first)")
+    for i, f in enumerate(findings, 1):
+        _print_finding(con, i, f, wide)
+    if wide:
+        for detail in dict.fromkeys(f.detail for f in findings if f.detail):
+            con.print(f"[dim]{markup(detail)}[/]")
+
+
+def _print_finding(con: Console, i: int, f: S.Finding, wide: bool) -> None:
+    """A finding in one line (its bytes, the values named once, its kind and fix), or its message and hint."""
+    if wide or not f.what:
+        con.print(f"[bold red]{i}.[/] {markup(f.message)}")
+        if f.hint:
+            con.print(f"   [cyan]fix:[/] {markup(f.hint)}")
+        return
+    fix = f"; [cyan]fix:[/] {markup(f.fix)}" if f.fix else ""
+    con.print(f"[bold red]{i}.[/] {fmt_bytes(f.bytes)} {markup(f.what)} [dim]({markup(f.kind)})[/]{fix}")
 
 
 def _print_memory(con: Console, report: S.Report, wide: bool) -> None:
@@ -194,9 +196,28 @@ def _print_memory(con: Console, report: S.Report, wide: bool) -> None:
 def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
     """The verdict first, then one line per saved value; ``wide``: op chains, library frames and graph detail."""
     con = console or make_console()
-    cfg = report.config.probe()
+    _print_header(con, report)
+    _print_notes(con, report)
+    _print_float8_coverage(con, report)
+    _print_saved(con, report, wide)
+    con.print()
+    _print_findings(con, report, wide)
+    _print_memory(con, report, wide)
+    _print_ranks(con, report)
+    if wide:
+        _print_graph_memory(con, report)
+    _print_attribution(con, report, wide)
+    _print_run_dir(con, Path(run_dir), wide)
+    verdict = verdict_of(report)
+    if verdict.next_command is None and report.status == RunStatus.COMPLETE:  # recorded before verdicts held it
+        verdict = verdict.model_copy(update={"next_command": run_next_command(report.config.probe(), report.findings or [])})
+    print_next(con, verdict)
+
+
+def _print_header(con: Console, report: S.Report) -> None:
+    """What ran, the verdict, where and with what it ran, and how (analysis-only)."""
     v = report.versions
-    con.print(f"[bold]memprobe run[/]  {markup(cfg.summary())}")
+    con.print(f"[bold]memprobe run[/]  {markup(report.config.probe().summary())}")
     print_verdict(con, verdict_of(report))
     con.print(
         f"[dim]{markup(report.device.type)} ({markup(v.device_name)})  torch {markup(v.torch)}  "
@@ -207,39 +228,34 @@ def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
             " table is the full run's, measured peaks include temporaries the kernels would not make"
         )
-    _print_notes(con, report)
-    _print_float8_coverage(con, report)
+
+
+def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
+    """The saved table, one group a line (all of them under ``wide``), and its totals; or why there is none."""
     rows = report.saved_tensors or []
     totals = report.saved_totals
-    if rows:
-        groups = group_rows(rows)
-        total = totals.graph_bytes if totals else 0
-        con.print()
-        shown = groups if wide else groups[:TOP_ROWS]
-        (_print_saved_wide if wide else _print_saved_compact)(con, shown, total)
-        if len(groups) > len(shown):
-            con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
-        _print_totals(con, totals)
-    elif report.status == RunStatus.COMPLETE:
-        con.print(
-            "[yellow]no compiled graph saved anything for backward[/]"
-            + (" (run with --compile to see the saved table)" if not cfg.compile else "")
-        )
+    if not rows:
+        if report.status == RunStatus.COMPLETE:
+            con.print(
+                "[yellow]no compiled graph saved anything for backward[/]"
+                + (" (run with --compile to see the saved table)" if not report.config.probe().compile else "")
+            )
+        return
+    groups = group_rows(rows)
     con.print()
-    _print_findings(con, report, wide)
-    _print_memory(con, report, wide)
-    _print_ranks(con, report)
-    if wide:
-        _print_graph_memory(con, report)
-    _print_attribution(con, report, wide)
-    parts = ["report.json"] + [p for p in ("graphs/", "output_code/") if (Path(run_dir) / p.rstrip("/")).is_dir()]
-    if (Path(run_dir) / "snapshot.pickle").is_file():
+    shown = groups if wide else groups[:TOP_ROWS]
+    (_print_saved_wide if wide else _print_saved_compact)(con, shown, totals.graph_bytes if totals else 0)
+    if len(groups) > len(shown):
+        con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
+    _print_totals(con, totals)
+
+
+def _print_run_dir(con: Console, run_dir: Path, wide: bool) -> None:
+    """Where the run is, and what it holds."""
+    parts = ["report.json"] + [p for p in ("graphs/", "output_code/") if (run_dir / p.rstrip("/")).is_dir()]
+    if (run_dir / "snapshot.pickle").is_file():
         parts.append("snapshot.pickle for pytorch.org/memory_viz")
     con.print(f"\nrun directory: [bold]{markup(run_dir)}[/]  ({', '.join(parts)})" + ("" if wide else "; --wide for detail"))
-    verdict = verdict_of(report)
-    if verdict.next_command is None and report.status == RunStatus.COMPLETE:  # recorded before verdicts held it
-        verdict = verdict.model_copy(update={"next_command": run_next_command(report.config.probe(), report.findings or [])})
-    print_next(con, verdict)
 
 
 def _print_totals(con: Console, totals: S.SavedTotals | None) -> None:
@@ -269,6 +285,15 @@ def _print_float8_coverage(con: Console, report: S.Report) -> None:
     f8 = report.float8
     if not f8:
         return
+    line = _float8_converted(f8)
+    skipped = skipped_text(f8)
+    if skipped:
+        line += f"; left in bf16: {markup(skipped)}"
+    con.print(line if skipped else f"[dim]{line}[/]")
+
+
+def _float8_converted(f8: S.Float8Coverage) -> str:
+    """How many linears of the blocks the recipe converted (and their share of the parameters), and which outside."""
     linears = f8.linears or []
     total, converted = f8.block_linear_parameters or 0, f8.block_converted_parameters or 0
     share = f"{100 * converted / total:.0f}%" if total else "-"
@@ -280,10 +305,7 @@ def _print_float8_coverage(con: Console, report: S.Report) -> None:
     )
     if outside:
         line += f", and {markup(', '.join(outside[:3]))}{' …' if len(outside) > 3 else ''} outside them"
-    skipped = skipped_text(f8)
-    if skipped:
-        line += f"; left in bf16: {markup(skipped)}"
-    con.print(line if skipped else f"[dim]{line}[/]")
+    return line
 
 
 def _print_graph_memory(con: Console, report: S.Report) -> None:
@@ -327,19 +349,35 @@ def _print_attribution(con: Console, report: S.Report, wide: bool = True) -> Non
     att = report.attribution
     if not att:
         return
-    phases = att.phases or {}
     if not wide:
-        peak = att.peak_phase
-        at_peak = phases.get(peak)
-        cats = (at_peak.by_category_bytes if at_peak else None) or att.by_category_bytes or {}
-        top = sorted(((c, b) for c, b in cats.items() if b > 0), key=lambda kv: -kv[1])[:4]
-        if top:
-            at = fmt_bytes(at_peak.peak_bytes if at_peak and at_peak.peak_bytes is not None else att.peak_bytes)
-            con.print(
-                f"alive at the step peak ({markup(peak or '?')}, {at}): "
-                + ", ".join(f"{markup(c)} {fmt_bytes(b)}" for c, b in top)
-            )
+        _print_alive_at_peak(con, att)
         return
+    _print_alive_table(con, att)
+    fw = (att.phases or {}).get(Phase.FORWARD)
+    saved = (fw.saved_for_backward if fw else None) or []
+    if saved:
+        con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(_saved_alive(report, saved)[:6])))
+    if att.inferred:
+        con.print(f"[dim]measured: {markup('; '.join(att.measured or []))}. inferred: {markup('; '.join(att.inferred))}.[/]")
+
+
+def _print_alive_at_peak(con: Console, att: S.Attribution) -> None:
+    """One line: the largest categories alive at the step's peak."""
+    peak = att.peak_phase
+    at_peak = (att.phases or {}).get(peak)
+    cats = (at_peak.by_category_bytes if at_peak else None) or att.by_category_bytes or {}
+    top = sorted(((c, b) for c, b in cats.items() if b > 0), key=lambda kv: -kv[1])[:4]
+    if not top:
+        return
+    at = fmt_bytes(at_peak.peak_bytes if at_peak and at_peak.peak_bytes is not None else att.peak_bytes)
+    con.print(
+        f"alive at the step peak ({markup(peak or '?')}, {at}): " + ", ".join(f"{markup(c)} {fmt_bytes(b)}" for c, b in top)
+    )
+
+
+def _print_alive_table(con: Console, att: S.Attribution) -> None:
+    """What is alive at each phase's peak, by category."""
+    phases = att.phases or {}
     t = Table(
         title=f"Alive at the peaks ({markup(att.source)}; the step peaks in {markup(att.peak_phase or '?')})",
         title_justify="left",
@@ -347,24 +385,21 @@ def _print_attribution(con: Console, report: S.Report, wide: bool = True) -> Non
     t.add_column("category")
     for name, ph in phases.items():
         t.add_column(f"{markup(name)} peak\n{fmt_bytes(ph.peak_bytes)}", justify="right")
-    cats = list(dict.fromkeys(c for ph in phases.values() for c in ph.by_category_bytes))
-    for cat in cats:
+    for cat in dict.fromkeys(c for ph in phases.values() for c in ph.by_category_bytes):
         t.add_row(
             markup(cat),
             *(fmt_bytes(ph.by_category_bytes.get(cat, 0)) if ph.by_category_bytes.get(cat) else "" for ph in phases.values()),
         )
     con.print(t)
-    fw = phases.get(Phase.FORWARD)
-    saved = (fw.saved_for_backward if fw else None) or []
-    if saved:
-        names = _names_by_expr(report)
-        grouped: dict[str, list[int]] = {}
-        for it in saved:
-            grouped.setdefault(layer_pattern(names.get(it.item, it.item)), []).append(it.bytes)
-        lines = [
-            f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "")
-            for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))
-        ]
-        con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(lines[:6])))
-    if att.inferred:
-        con.print(f"[dim]measured: {markup('; '.join(att.measured or []))}. inferred: {markup('; '.join(att.inferred))}.[/]")
+
+
+def _saved_alive(report: S.Report, saved: list[S.AliveItem]) -> list[str]:
+    """The saved values alive at the forward peak, grouped across layers by their one name, largest first."""
+    names = _names_by_expr(report)
+    grouped: dict[str, list[int]] = {}
+    for it in saved:
+        grouped.setdefault(layer_pattern(names.get(it.item, it.item)), []).append(it.bytes)
+    return [
+        f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "")
+        for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))
+    ]

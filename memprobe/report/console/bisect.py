@@ -7,11 +7,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..rundir import schema as S
-from ..text import markup
-from ..units import fmt_bytes, fmt_delta
-from ..vocab import BisectPass
-from .console import make_console
+from ...rundir import schema as S
+from ...text import markup
+from ...units import fmt_bytes, fmt_delta
+from ...vocab import BisectPass
+from .shared import make_console
 
 
 def print_bisect(r: S.BisectResult, out_dir: Path, console: Console | None = None) -> None:
@@ -33,23 +33,13 @@ def print_bisect(r: S.BisectResult, out_dir: Path, console: Console | None = Non
     ):
         t.add_column(col, justify=just)
     for i, row in enumerate(r.trials):
-        if row.exceeds is None:
-            verdict = "[yellow]could not run[/]"
-        elif i == 0:
-            verdict = "[red]exceeds[/]" if row.exceeds else "[green]below[/]"
-        else:
-            verdict = (
-                "[red]still exceeds[/]"
-                if row.exceeds
-                else ("[green]below: needed[/]" if row.pass_ == BisectPass.SINGLE else "[green]below[/]")
-            )
         t.add_row(
             str(i),
             markup(row.removed),
             fmt_bytes(row.held_a),
             fmt_bytes(row.held_b),
             fmt_delta(row.delta_bytes),
-            verdict,
+            _outcome(row, first=i == 0),
             markup("/".join(str(m) for m in row.modes or [])),
         )
     con.print(t)
@@ -61,3 +51,14 @@ def print_bisect(r: S.BisectResult, out_dir: Path, console: Console | None = Non
     con.print(f"minimal configuration:\n  A  {markup(r.minimal.a)}\n  B  {markup(r.minimal.b)}")
     con.print(f"[bold]{markup(r.conclusion)}[/]")
     con.print(f"\nwritten: {markup(out_dir)}/bisect.json")
+
+
+def _outcome(row: S.Trial, *, first: bool) -> str:
+    """What a trial showed: whether B still exceeds A without the feature (the first trial: as given)."""
+    if row.exceeds is None:
+        return "[yellow]could not run[/]"
+    if first:
+        return "[red]exceeds[/]" if row.exceeds else "[green]below[/]"
+    if row.exceeds:
+        return "[red]still exceeds[/]"
+    return "[green]below: needed[/]" if row.pass_ == BisectPass.SINGLE else "[green]below[/]"

@@ -8,25 +8,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.diff import GROWTH, schedule_line, side_environment, versions_line
-from ..analysis.saved import label
-from ..analysis.verdict import verdict_of
-from ..rundir import schema as S
-from ..text import markup
-from ..units import fmt_bytes, fmt_delta
-from ..vocab import Phase, SavedKind
-from .console import (
-    TOP_ROWS,
-    compact_table,
-    decision_brief,
-    make_console,
-    print_next,
-    print_verdict,
-    saved_value,
-    source_line,
-    why_saved,
-)
-from .markdown import STATUS_LABEL
+from ...analysis.diff import GROWTH, schedule_line, side_environment, versions_line
+from ...analysis.saved import label
+from ...analysis.verdict import verdict_of
+from ...rundir import schema as S
+from ...text import markup
+from ...units import fmt_bytes, fmt_delta
+from ...vocab import Phase, SavedKind
+from ..words import STATUS_LABEL, decision_brief, source_line, why_saved
+from .shared import TOP_ROWS, compact_table, make_console, print_next, print_verdict, saved_value
 
 _TITLE = "What B keeps alive that A does not (ranked by bytes)"
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..rundir import schema as S
-from ..text import markup
-from ..units import fmt_bytes
-from .console import make_console
+from ...rundir import schema as S
+from ...text import markup
+from ...units import fmt_bytes
+from .shared import make_console
 
 
 def print_sweep(r: S.SweepResult, out_dir: Path, console: Console | None = None) -> None:

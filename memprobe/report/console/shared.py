@@ -1,6 +1,6 @@
-"""What every verb's console view shares: the console, the verdict line, one-line tables, and how a saved value and
-the decision that kept it are named. Each verb's view is a module of its own (run, diff, explain, bisect, sweep,
-estimate, policies, gate)."""
+"""What every console view shares: the console, the verdict line, one-line tables, and a saved value's names (rich
+markup). Each verb's view is a module of its own (run, diff, explain, bisect, sweep, estimate, policies, gate); the
+words every format shares are :mod:`memprobe.report.words`."""
 
 from __future__ import annotations
 
@@ -9,12 +9,9 @@ import os
 from rich.console import Console
 from rich.text import Text
 
-from ..analysis.causes import cause_brief
-from ..analysis.saved import value_names
-from ..policies import flag_op
-from ..rundir import schema as S
-from ..text import markup, plain
-from ..vocab import Fate, Reason
+from ...analysis.saved import value_names
+from ...rundir import schema as S
+from ...text import markup, plain
 
 TOP_ROWS = 12
 
@@ -25,9 +22,6 @@ def make_console() -> Console:
     if not con.is_terminal and "COLUMNS" not in os.environ:
         con.width = 160  # logs and CI: wide enough for op chains
     return con
-
-
-WHY = {Reason.POLICY: "policy MUST_SAVE", Reason.PARTITIONER: "partitioner", Reason.GRAPH_INPUT: "graph input"}
 
 
 # -- compact rows: one line per value, cut with an ellipsis, never mid-word without one -------------------------------
@@ -87,51 +81,3 @@ def saved_value(g) -> str:
     """The user's terms on the first line (``silu(layers.*.ffn.w1)``); the op chain below, dimmed."""
     name, chain = value_names(g)
     return markup(name) if chain is None else f"{markup(name)}\n[dim]{markup(chain)}[/]"
-
-
-def _cause(it) -> S.Cause | None:
-    """The recorded cause of a saved value: a group's, or for a diff item the cause on the side that keeps it more."""
-    if hasattr(it, "b_decision"):
-        kept = it.b_decision if it.delta_bytes > 0 else it.a_decision
-        return kept.cause if kept else None
-    return getattr(it, "cause", None)
-
-
-def why_saved(it) -> str:
-    """Why a value is saved (a group of saved values, a diff item), short: its recorded cause (the policy op that made
-    it MUST_SAVE, the partitioner's rule), or who chose it in a run recorded without causes."""
-    brief = cause_brief(_cause(it))
-    if brief and it.reason_kind != Reason.GRAPH_INPUT:
-        return brief
-    if it.reason_kind == Reason.POLICY:
-        return "policy " + (flag_op(it.policy_op) if it.policy_op else "MUST_SAVE")
-    return WHY.get(it.reason_kind, it.reason_kind)
-
-
-def why_saved_wide(it) -> str:
-    """Why a value is saved in words (the wide tables): its recorded cause, or who chose it and the policy op."""
-    cause = _cause(it)
-    if cause is not None:
-        return cause.text
-    return WHY.get(it.reason_kind, it.reason_kind) + (f" {it.policy_op}" if it.policy_op else "")
-
-
-def decision_brief(decision: S.Decision | None) -> str:
-    """What one side of a diff did with a value, in a few words: ``saved · policy aten.abs``, ``recomputed ·
-    PREFER_RECOMPUTE``, ``neither``; empty when the side recorded nothing of it."""
-    if decision is None:
-        return ""
-    if decision.fate == Fate.SAVED:
-        brief = cause_brief(decision.cause)
-        return "saved" + (f" · {brief}" if brief else "")
-    if decision.fate == Fate.RECOMPUTED:
-        return "recomputed · " + (decision.tag or ("untagged in region" if decision.checkpointed else "untagged"))
-    return "neither"
-
-
-def source_line(it) -> str:
-    """``repros/ffn.py:32``: the user's file (its last two path parts) and line that made a value (a group of saved
-    values, a diff item); the code itself under --wide."""
-    where = ((it.user.source if it.user else None) or "").split("  ", 1)[0]
-    parts = where.split("/")
-    return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else where

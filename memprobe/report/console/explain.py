@@ -7,12 +7,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.saved import label
-from ..analysis.verdict import verdict_of
-from ..rundir import schema as S
-from ..text import markup
-from ..units import fmt_bytes, fmt_flops
-from .console import compact_table, make_console, print_verdict
+from ...analysis.saved import label
+from ...analysis.verdict import verdict_of
+from ...rundir import schema as S
+from ...text import markup
+from ...units import fmt_bytes, fmt_flops
+from .shared import compact_table, make_console, print_verdict
 
 
 def _freed(e: S.Edit) -> str:

@@ -1,0 +1,88 @@
+"""What every format says the same way, as plain text: a diff status's label, why a value was saved, where it was made,
+what a side of a diff decided, a gate limit's name, its limit and headroom. The console, Markdown, HTML and JUnit
+reporters each escape these words for their own format."""
+
+from __future__ import annotations
+
+from ..analysis.causes import cause_brief
+from ..budget import limit_name
+from ..policies import flag_op
+from ..rundir import schema as S
+from ..units import fmt_bytes
+from ..vocab import DiffStatus, Fate, LimitKind, Reason
+
+STATUS_LABEL = {
+    DiffStatus.ONLY_B: "only in B",
+    DiffStatus.GROWN: "grown in B",
+    DiffStatus.ONLY_A: "only in A",
+    DiffStatus.SHRUNK: "shrunk in B",
+}
+WHY = {Reason.POLICY: "policy MUST_SAVE", Reason.PARTITIONER: "partitioner", Reason.GRAPH_INPUT: "graph input"}
+
+
+def _cause(it) -> S.Cause | None:
+    """The recorded cause of a saved value: a group's, or for a diff item the cause on the side that keeps it more."""
+    if hasattr(it, "b_decision"):
+        kept = it.b_decision if it.delta_bytes > 0 else it.a_decision
+        return kept.cause if kept else None
+    return getattr(it, "cause", None)
+
+
+def why_saved(it) -> str:
+    """Why a value is saved (a group of saved values, a diff item), short: its recorded cause (the policy op that made
+    it MUST_SAVE, the partitioner's rule), or who chose it in a run recorded without causes."""
+    brief = cause_brief(_cause(it))
+    if brief and it.reason_kind != Reason.GRAPH_INPUT:
+        return brief
+    if it.reason_kind == Reason.POLICY:
+        return "policy " + (flag_op(it.policy_op) if it.policy_op else "MUST_SAVE")
+    return WHY.get(it.reason_kind, it.reason_kind)
+
+
+def why_saved_wide(it) -> str:
+    """Why a value is saved in words (the wide tables): its recorded cause, or who chose it and the policy op."""
+    cause = _cause(it)
+    if cause is not None:
+        return cause.text
+    return WHY.get(it.reason_kind, it.reason_kind) + (f" {it.policy_op}" if it.policy_op else "")
+
+
+def decision_brief(decision: S.Decision | None) -> str:
+    """What one side of a diff did with a value, in a few words: ``saved · policy aten.abs``, ``recomputed ·
+    PREFER_RECOMPUTE``, ``neither``; empty when the side recorded nothing of it."""
+    if decision is None:
+        return ""
+    if decision.fate == Fate.SAVED:
+        brief = cause_brief(decision.cause)
+        return "saved" + (f" · {brief}" if brief else "")
+    if decision.fate == Fate.RECOMPUTED:
+        return "recomputed · " + (decision.tag or ("untagged in region" if decision.checkpointed else "untagged"))
+    return "neither"
+
+
+def source_line(it) -> str:
+    """``repros/ffn.py:32``: the user's file (its last two path parts) and line that made a value (a group of saved
+    values, a diff item); the code itself under --wide."""
+    where = ((it.user.source if it.user else None) or "").split("  ", 1)[0]
+    parts = where.split("/")
+    return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else where
+
+
+def limit_metric(v: S.LimitVerdict) -> str:
+    """A gate limit by its name in the budget file (``cuda.forward_peak_bytes``, ``baseline.saved_bytes``)."""
+    return limit_name(v.metric, v.kind, v.device)
+
+
+def limit_text(v: S.LimitVerdict) -> str:
+    """A gate limit in bytes (a relative one with the baseline's share it scales), or as the budget file gives it."""
+    if v.limit is None:
+        return v.limit_text or "-"
+    if v.kind == LimitKind.RELATIVE:
+        return f"{fmt_bytes(v.limit)} (baseline {v.limit_text})"
+    return fmt_bytes(v.limit)
+
+
+def headroom_text(v: S.LimitVerdict) -> str:
+    """What is left below a gate limit (``+1.50 MiB``), or what it was exceeded by (``-512 B``); empty when unknown."""
+    h = v.headroom
+    return "" if h is None else ("+" if h >= 0 else "") + fmt_bytes(h)
