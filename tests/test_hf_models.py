@@ -1,9 +1,9 @@
 """Hugging Face transformers causal LMs probed from their config.json alone, end to end on the CPU.
 
-Five architectures at tiny dims (tests/models/hf/), two blocks each, one recipe each: Llama rowwise with the
+Seven architectures at tiny dims (tests/models/hf/), two blocks each, one recipe each: Llama rowwise with the
 2025-01 save list (its config has four layers: --layers 2 keeps the first two), Qwen2 rowwise, GPT-2 bf16, Mixtral
-rowwise (a mixture of experts: its experts are 3-D weights run by aten._grouped_mm) and Gemma2 bf16 (it refuses SDPA:
-eager attention). The
+rowwise (a mixture of experts: its experts are 3-D weights run by aten._grouped_mm), Gemma2 bf16 (it refuses SDPA:
+eager attention) and Gemma3 bf16 (its attention mask is a broadcast view). The
 probes are --analysis-only (the graphs traced and partitioned as for Inductor, run without generated kernels: what
 is saved is the full run's). Each run's saved bytes, graph-derived and at run time, are held to a ground truth this file
 computes without memprobe: the same blocks (float8 -> SAC -> torch.compile), compiled through torch's own
@@ -30,7 +30,8 @@ from conftest import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ROOT / "tests" / "models" / "hf"
-LLAMA, QWEN2, GPT2, MIXTRAL, GEMMA2 = (str(CONFIGS / f"{name}.json") for name in ("llama", "qwen2", "gpt2", "mixtral", "gemma2"))
+NAMES = ("llama", "qwen2", "gpt2", "mixtral", "gemma2", "gemma3")
+LLAMA, QWEN2, GPT2, MIXTRAL, GEMMA2, GEMMA3 = (str(CONFIGS / f"{name}.json") for name in NAMES)
 STOCK = str(ROOT / "tests" / "models" / "hf_stock.py") + ":build"
 LAYERS, BATCH, SEQ = 2, 2, 32
 SMALL = ("--layers", str(LAYERS), "--batch", str(BATCH), "--seq", str(SEQ), "--device", "cpu", "--analysis-only")
@@ -79,6 +80,7 @@ def probes(transformers_installed, made):
         "gpt2-bf16": lambda: run("--hf-config", GPT2, "--recipe", "bf16"),
         "mixtral-rowwise": lambda: run("--hf-config", MIXTRAL, "--recipe", "rowwise"),
         "gemma2-bf16": lambda: run("--hf-config", GEMMA2, "--recipe", "bf16"),
+        "gemma3-bf16": lambda: run("--hf-config", GEMMA3, "--recipe", "bf16"),
         "stock-gpt2-rowwise": lambda: run("--model", STOCK, "--recipe", "rowwise", "--device", "cpu", "--analysis-only"),
     }
 
@@ -196,7 +198,8 @@ def ground_truth(config_path: str, recipe: str, policy: str, attention: str = "s
                 if ptr in params or ptr in inputs_seen:
                     continue
                 inputs_seen.add(ptr)
-            graph_bytes += val.numel() * val.element_size()
+            # a broadcast view (an expanded mask) holds its base's storage only: torch's own figure for it
+            graph_bytes += min(val.numel() * val.element_size(), val.untyped_storage().nbytes())
     return {"graph": graph_bytes, "runtime": sum(runtime_storages.values())}
 
 
@@ -210,6 +213,8 @@ TRUTHS = (
     ("mixtral-rowwise", MIXTRAL, "rowwise", "torchtitan", "sdpa"),
     # a model that refuses SDPA: eager attention
     ("gemma2-bf16", GEMMA2, "bf16", "torchtitan", "eager"),
+    # a sliding and a full attention layer; its attention mask and repeated key/value heads are broadcast views
+    ("gemma3-bf16", GEMMA3, "bf16", "torchtitan", "sdpa"),
 )
 
 
@@ -248,7 +253,7 @@ def test_rows_are_named_by_the_models_modules_and_its_modeling_lines(probes):
 
 @pytest.mark.e2e
 def test_the_rotary_inputs_every_block_shares_are_one_value_named_as_inputs(probes):
-    report, _ = probes["qwen2-rowwise"]
+    report, stdout = probes["qwen2-rowwise"]
     rows = [r for r in report["saved_tensors"] if ".input.position_embeddings[" in r["expr"]]
     assert {r["expr"].split(".input.")[1] for r in rows} == {"position_embeddings[0]", "position_embeddings[1]"}
     by_value = defaultdict(set)
@@ -537,3 +542,65 @@ def test_a_diff_says_when_a_sides_float8_recipe_converted_nothing(probes):
     assert "But side B: float8 recipe rowwise converted 0% of the blocks' matmul weights" in diff_verdict(d).text
     same = diff_reports(b, b)  # A/A: the same side twice, the same coverage both ways
     assert same.float8.a == same.float8.b and same.totals.saved_bytes.delta == 0
+
+
+def _autograd_saved_storages(loss, parameters) -> int:
+    """The bytes of the distinct storages the autograd graph behind ``loss`` holds for backward, the ``parameters``'
+    storages apart: read from the graph's nodes (their ``_saved_*`` tensors), a method of its own."""
+    import torch
+
+    seen = {p.untyped_storage().data_ptr() for p in parameters}
+    total, todo, visited = 0, [loss.grad_fn], set()
+    while todo:
+        node = todo.pop()
+        if node is None or node in visited:
+            continue
+        visited.add(node)
+        for attr in dir(node):
+            t = getattr(node, attr, None) if attr.startswith("_saved_") else None
+            if isinstance(t, torch.Tensor):
+                st = t.untyped_storage()
+                if st.nbytes() and st.data_ptr() not in seen:
+                    seen.add(st.data_ptr())
+                    total += st.nbytes()
+        todo.extend(fn for fn, _ in node.next_functions)
+    return total
+
+
+@pytest.mark.e2e
+def test_an_eager_run_counts_what_autograd_holds_by_module(transformers_installed, made):
+    """--no-compile: every block runs eagerly, so what autograd saves is all outside the compiled graphs: counted at
+    run time by module, equal to the ground truth this test reads off the autograd graph of the same model (bf16, as
+    FSDP2's mixed precision runs it), built by transformers here."""
+    import torch
+    from transformers import CONFIG_MAPPING, AutoModelForCausalLM
+
+    run = made("run", "--hf-config", LLAMA, "--recipe", "bf16", "--no-compile", "--ac", "none", *SMALL[:-1], "-q")
+    report = json.loads((run.path / "report.json").read_text())
+    outside = report["saved_outside"]
+    config = CONFIG_MAPPING["llama"].from_json_file(LLAMA)
+    config.num_hidden_layers, config.use_cache = LAYERS, False
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16, attn_implementation="sdpa")
+    model.train()
+    tokens = torch.randint(0, config.vocab_size, (BATCH, SEQ))
+    loss = model(tokens).logits.float().pow(2).mean()
+    assert outside["total_bytes"] == _autograd_saved_storages(loss, model.parameters()) > 0 and not outside["partial"]
+    modules = {m["module"] for m in outside["modules"]}
+    assert {"model.layers.0.self_attn.q_proj", "model.layers.1.mlp.down_proj", "model.norm", "(loss)"} <= modules
+    # memprobe's own walk of the autograd graph (parameters included) agrees
+    assert report["memory"]["autograd_saved_bytes"] == outside["total_bytes"] + outside["parameters_bytes"]
+
+
+@pytest.mark.e2e
+def test_the_logits_and_the_token_ids_are_counted_and_named(probes):
+    """Outside the compiled blocks: the embedding keeps its token ids (int64), the output projection its input, and the
+    loss the logits in float32 (batch x seq x vocab x 4 bytes), each named by its module."""
+    report, stdout = probes["qwen2-rowwise"]
+    config = json.loads(Path(QWEN2).read_text())
+    by_module = {m["module"]: m["bytes"] for m in report["saved_outside"]["modules"]}
+    assert by_module["(loss)"] == BATCH * SEQ * config["vocab_size"] * 4
+    assert by_module["model.embed_tokens"] == BATCH * SEQ * 8
+    assert by_module["lm_head"] == BATCH * SEQ * config["hidden_size"] * 2
+    assert not any(name.startswith("model.layers.") for name in by_module)  # the compiled blocks' values are the graphs'
+    assert "saved outside the compiled graphs:" in stdout and "(loss)" in stdout

@@ -264,7 +264,19 @@ def diff_reports(a: Side, b: Side) -> S.DiffResult:
         change=side_change(a, b),
         float8=_float8_compared(a, b),
         findings=_side_findings(a, b),
+        saved_outside=_saved_outside_delta(a, b),
     )
+
+
+def _saved_outside_delta(a: Side, b: Side) -> S.SavedOutsideDelta | None:
+    """Each side's saved-outside figures, in all and by module, where both recorded them."""
+    oa, ob = getattr(a, "saved_outside", None), getattr(b, "saved_outside", None)
+    if oa is None or ob is None:
+        return None
+    ma, mb = {m.module: m.bytes for m in oa.modules}, {m.module: m.bytes for m in ob.modules}
+    modules = {name: _ab(ma.get(name, 0), mb.get(name, 0)) for name in {*ma, *mb}}
+    changed = sorted((kv for kv in modules.items() if kv[1].delta), key=lambda kv: (-abs(kv[1].delta), kv[0]))
+    return S.SavedOutsideDelta(total=_ab(oa.total_bytes, ob.total_bytes), modules=dict(changed))
 
 
 def _float8_share(side: Side) -> S.Float8Share | None:

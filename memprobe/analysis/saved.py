@@ -549,7 +549,7 @@ def _call_rows(
                 name=name,
                 shape=node.shape,
                 dtype=node.dtype,
-                bytes=node.bytes or 0,
+                bytes=(node.storage_bytes if node.storage_bytes is not None else node.bytes) or 0,  # a broadcast view: its base's
                 expr=prov.expr(name, block),
                 op=short_op(node.original_aten or node.target) if node.op != NodeOp.PLACEHOLDER else "input",
                 root=_root_kind(root_kinds),

@@ -225,18 +225,42 @@ def diff_verdict(d: S.DiffResult, loaded: frozenset[str] = frozenset()) -> S.Ver
     found that the comparison must not hide (a float8 recipe that converted next to nothing). ``loaded``: the sides
     read from run directories (``{"a"}``), named by their directory in a ``next:`` command."""
     verdict = _diff_verdict(d, loaded)
+    text = verdict.text + _outside_sentence(d.saved_outside)
     caveats = [_sentence(f.summary or f.message) for f in d.findings or []]
-    if not caveats:
-        return verdict
-    return verdict.model_copy(update={"text": S.clip(f"{verdict.text} But {' '.join(caveats)}")})
+    if caveats:
+        text += f" But {' '.join(caveats)}"
+    return verdict if text == verdict.text else verdict.model_copy(update={"text": S.clip(text)})
+
+
+# modules a verdict names of what differs outside the compiled graphs
+OUTSIDE_NAMED = 3
+
+
+def _outside_sentence(outside: S.SavedOutsideDelta | None) -> str:
+    """What B saves outside the compiled graphs that A does not (measured at run time), by module, as a sentence with
+    its leading space; empty when it is the same."""
+    if outside is None or not outside.total.delta:
+        return ""
+    delta = outside.total.delta
+    by = ", ".join(f"{name} {_signed(d.delta)}" for name, d in list(outside.modules.items())[:OUTSIDE_NAMED])
+    more = "more" if delta > 0 else "less"
+    return (
+        f" Outside the compiled graphs (measured at run time) B saves {fmt_bytes(abs(delta))} {more} than A "
+        f"({fmt_bytes(outside.total.a)} -> {fmt_bytes(outside.total.b)})" + (f": {by}." if by else ".")
+    )
+
+
+def _signed(n: int) -> str:
+    return ("+" if n > 0 else "-") + fmt_bytes(abs(n))
 
 
 def _diff_verdict(d: S.DiffResult, loaded: frozenset[str]) -> S.Verdict:
     s = d.totals.saved_bytes
     b, delta = s.b, s.delta
     if not d.differences:
+        where = " in their compiled graphs" if d.saved_outside is not None and d.saved_outside.total.delta else ""
         return _verdict(
-            f"No difference: A and B save the same {fmt_bytes(b)} for backward per step ({d.unchanged_items} values matched).",
+            f"No difference{where}: A and B save the same {fmt_bytes(b)} for backward per step ({d.unchanged_items} values matched).",
             bytes_=0,
             total=b,
         )

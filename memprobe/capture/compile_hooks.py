@@ -89,12 +89,30 @@ def _value_of(node: R.Node, val: Any) -> None:
         numel = _hint(val.numel())
         # a symbolic size: the bytes of the traced example (what this run allocated), marked symbolic
         node.bytes = numel * val.element_size() if numel is not None else 0
+        span = _span_bytes(val)
+        if span is not None and span < node.bytes:  # a broadcast view: its storage is its base's
+            node.storage_bytes = span
         if any(isinstance(d, str) for d in node.shape):
             node.symbolic = True
         return
     node.shape = None
     node.dtype = type(val).__name__ if isinstance(val, (int, float, bool, torch.SymInt)) else None
     node.bytes = 0
+
+
+def _span_bytes(val) -> int | None:
+    """The bytes a tensor's memory spans from its first element to its last (its strides over its sizes): fewer than
+    its elements' bytes where a stride is 0 (an expanded, broadcast view). None when a size or stride is symbolic."""
+    sizes = [_hint(d) for d in val.shape]
+    try:
+        strides = [_hint(s) for s in val.stride()]
+    except RuntimeError:  # a sparse or otherwise strideless tensor
+        return None
+    if None in sizes or None in strides or len(sizes) != len(strides):
+        return None
+    if 0 in sizes:
+        return 0
+    return (1 + sum((n - 1) * s for n, s in zip(sizes, strides, strict=True))) * val.element_size()
 
 
 def _target_name(node: torch.fx.Node) -> str:

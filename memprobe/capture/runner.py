@@ -23,7 +23,7 @@ from ..config import ProbeConfig
 from ..errors import Interrupted
 from ..rundir import records as R
 from ..rundir.write import RunDir
-from ..vocab import DeviceType, RunStatus
+from ..vocab import AcMode, DeviceType, RunStatus
 from .caches import use_compile_cache
 from .guard import RunGuard
 from .process_info import process_age_s, waited_s
@@ -37,8 +37,10 @@ class _Training:
     """What is alive while the probe trains (the CUDA meter's tensor registry reads it when the step starts)."""
 
     model: object = None
+    blocks: object = None
     optimizer: object = None
     batch: tuple | None = None
+    outside: object = None  # what autograd saved outside the compiled graphs in the latest recorded forward
 
 
 class Probe:
@@ -202,7 +204,7 @@ class Probe:
         capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in built.blocks.named_children()})
         if torch.distributed.is_initialized():
             self.report.distributed = _rank_info()
-        state.model, state.batch = built.model, built.batch
+        state.model, state.blocks, state.batch = built.model, built.blocks, built.batch
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
         return built
 
@@ -237,7 +239,10 @@ class Probe:
         return f"step {step + 1}/{steps}" + first + (" (measured)" if metered else "")
 
     def _step(self, state: _Training, capture, meter, record: bool) -> int | None:
+        from .saved_outside import SavedOutside
         from .step import inspectable, train_step
+
+        state.outside = SavedOutside(state.model, state.blocks, compiled=self.cfg.compile) if record else None
 
         def enter(phase: str) -> None:
             self.current_phase = phase
@@ -255,6 +260,7 @@ class Probe:
             inspectable=inspectable(self.cfg),
             enter=enter,
             forwarded=forwarded,
+            outside=state.outside,
         )
 
     def _first_step_done(self, device, capture, before: R.CompileCache | None, seconds: float) -> None:
@@ -291,6 +297,9 @@ class Probe:
         memory.autograd_saved_bytes = runtime_total
         self.report.memory = memory
         self.report.policy_decisions = decisions or None
+        if state.outside is not None:  # the measured (latest recorded) forward's
+            eager_checkpointing = not self.cfg.compile and self.cfg.ac != AcMode.NONE
+            self.report.saved_outside = state.outside.record(checkpointed_eager=eager_checkpointing)
 
     def _keep_partial(self, e: BaseException, meter) -> None:
         """Keep what a failure left: where it happened, the phases measured so far, and the allocator history up to

@@ -54,12 +54,14 @@ def train_step(
     inspectable: bool,
     enter: Callable[[str], None],
     forwarded: Callable[[list[R.Invocation]], None],
+    outside=None,
 ) -> int | None:
     """One training step: forward (its compiled calls recorded when ``record``), backward, the optimizer's step.
     ``meter`` (or None) measures each phase; ``enter(phase)`` is told each phase as it begins; ``forwarded`` is
-    given the calls the forward recorded as soon as it ends (a failure later in the step keeps them). Returns the
-    bytes the autograd graph held for backward when ``inspectable`` (eager checkpointed regions would be consumed
-    by inspecting them), else None."""
+    given the calls the forward recorded as soon as it ends (a failure later in the step keeps them); ``outside`` (a
+    :class:`~memprobe.capture.saved_outside.SavedOutside`, or None) counts what autograd saves outside the compiled
+    graphs while forward and the loss run. Returns the bytes the autograd graph held for backward when
+    ``inspectable`` (eager checkpointed regions would be consumed by inspecting them), else None."""
     from .stack import loss_fn, saved_tensor_bytes
 
     def phase(name: Phase):
@@ -68,7 +70,7 @@ def train_step(
 
     capture.invocations.clear()
     capture.recording = record
-    with phase(Phase.FORWARD):
+    with phase(Phase.FORWARD), outside.counting() if outside is not None else nullcontext():
         out = model(*batch)
         loss = loss_fn(out)
     capture.recording = False

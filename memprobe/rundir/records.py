@@ -1232,6 +1232,40 @@ class Attribution(Record):
 
 
 @record
+class SavedByModule(Record):
+    """What one module saved for backward outside the compiled graphs (measured)."""
+
+    #: the module, by its name in the model (`(loss)`: the stand-in loss, outside any module)
+    module: str
+
+    #: the bytes of the storages it saved first
+    bytes: int
+
+    #: how many storages
+    storages: int
+
+
+@record
+class SavedOutside(Record):
+    """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time
+    by a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters
+    apart.
+    """
+
+    #: the storages saved, parameters apart (*measured*)
+    total_bytes: int
+
+    #: parameters saved (alive anyway)
+    parameters_bytes: int
+
+    #: by module, largest first
+    modules: list[SavedByModule]
+
+    #: eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen
+    partial: bool | None = None
+
+
+@record
 class ModelShape(Record):
     """What the probe built."""
 
@@ -1542,6 +1576,9 @@ class Report(Record):
     #: what was built
     model: ModelShape | None = None
 
+    #: what autograd saved for backward outside the compiled graphs in the measured forward, by module (*measured*)
+    saved_outside: SavedOutside | None = None
+
     #: what the compile caches gave the first step
     compile_cache: CompileCache | None = None
 
@@ -1620,6 +1657,10 @@ class Node(Record):
 
     #: its value's bytes (a symbolic size: the traced example's)
     bytes: int | None = None
+
+    #: the bytes its value's memory spans, where fewer than `bytes`: a broadcast view (an expanded attention mask)
+    #: holds its base's storage only
+    storage_bytes: int | None = None
 
     #: a size is symbolic
     symbolic: bool | None = None

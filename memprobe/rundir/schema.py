@@ -662,6 +662,26 @@ class Attribution(Record):
     inferred: list[Text] = optional("which parts were inferred, and how")
 
 
+class SavedByModule(Record):
+    """What one module saved for backward outside the compiled graphs (measured)."""
+
+    module: Name = required("the module, by its name in the model (`(loss)`: the stand-in loss, outside any module)")
+    bytes: Count = required("the bytes of the storages it saved first")
+    storages: Count = required("how many storages")
+
+
+class SavedOutside(Record):
+    """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time by
+    a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters apart."""
+
+    total_bytes: Count = required("the storages saved, parameters apart (*measured*)")
+    parameters_bytes: Count = required("parameters saved (alive anyway)")
+    modules: list[SavedByModule] = required("by module, largest first")
+    partial: Annotated[bool, Strict()] = optional(
+        "eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen"
+    )
+
+
 class ModelShape(Record):
     """What the probe built."""
 
@@ -808,6 +828,9 @@ class Report(Record):
     attribution: Attribution | None = optional("what is alive at the peaks")
     timings_s: Timings = optional("how long it took")
     model: ModelShape | None = optional("what was built")
+    saved_outside: SavedOutside | None = optional(
+        "what autograd saved for backward outside the compiled graphs in the measured forward, by module (*measured*)"
+    )
     compile_cache: CompileCache | None = optional("what the compile caches gave the first step")
     float8: Float8Coverage | None = optional("float8 runs: which linears were converted, which skipped and why")
     notes: list[Text] = optional("what memprobe changed in the model to train it (the KV cache turned off, ...), said once")
@@ -847,6 +870,10 @@ class Node(Record):
     shape: Shape | None = optional("its value's shape")
     dtype: Name | None = optional("its value's dtype (or a Python type's name for a scalar)")
     bytes: Count = optional("its value's bytes (a symbolic size: the traced example's)")
+    storage_bytes: Count = optional(
+        "the bytes its value's memory spans, where fewer than `bytes`: a broadcast view (an expanded attention mask) "
+        "holds its base's storage only"
+    )
     symbolic: Annotated[bool, Strict()] = optional("a size is symbolic")
     recompute: CheckpointDecision | None = optional("its SAC tag")
     original_aten: Text | None = optional("the aten op it was decomposed from")
@@ -1052,6 +1079,13 @@ class Float8Compared(Record):
     b: Float8Share | None = required("side B's")
 
 
+class SavedOutsideDelta(Record):
+    """What autograd saved outside the compiled graphs on each side (measured at run time), in all and by module."""
+
+    total: Delta = required("in all, parameters apart")
+    modules: dict[Name, Delta] = required("by module, the modules whose bytes differ, largest difference first")
+
+
 class DiffResult(Record):
     """`diff.json`: what B keeps alive for backward that A does not, and why."""
 
@@ -1070,6 +1104,9 @@ class DiffResult(Record):
     schedule: Schedule | None = optional("how the sides that ran were scheduled (at once, one GPU each or sharing one)")
     change: Change | None = optional("what differs between the sides: their software, their configuration, both, or nothing")
     float8: Float8Compared | None = optional("each side's float8 coverage, when a side trains in float8")
+    saved_outside: SavedOutsideDelta | None = optional(
+        "what autograd saved outside the compiled graphs on each side (*measured*; both sides recorded it)"
+    )
     findings: list[Finding] = optional(
         "what a side's own run found that the comparison must not hide (a float8 recipe that converted none or a "
         "minority of its blocks' weights), its message naming the side"

@@ -240,6 +240,7 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
                 "[yellow]no compiled graph saved anything for backward[/]"
                 + (" (run with --compile to see the saved table)" if not report.config.probe().compile else "")
             )
+        _print_saved_outside(con, report.saved_outside)
         return
     groups = group_rows(rows)
     con.print()
@@ -248,6 +249,28 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
     if len(groups) > len(shown):
         con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
     _print_totals(con, totals)
+    _print_saved_outside(con, report.saved_outside)
+
+
+# modules of the saved-outside line shown by name before the rest is counted
+SAVED_OUTSIDE_SHOWN = 4
+
+
+def _print_saved_outside(con: Console, outside: S.SavedOutside | None) -> None:
+    """What autograd saved outside the compiled graphs (measured at run time), by module: the embedding's ids, the
+    logits the loss keeps, eager blocks."""
+    if outside is None or not (outside.total_bytes or outside.parameters_bytes):
+        return
+    modules = outside.modules or []
+    named = [f"{markup(m.module)} {fmt_bytes(m.bytes)}" for m in modules[:SAVED_OUTSIDE_SHOWN]]
+    if len(modules) > SAVED_OUTSIDE_SHOWN:
+        named.append(f"{len(modules) - SAVED_OUTSIDE_SHOWN} more modules in report.json (saved_outside)")
+    partial = " (eager checkpointing: only its regions' boundaries seen)" if outside.partial else ""
+    con.print(
+        f"saved outside the compiled graphs: [bold]{fmt_bytes(outside.total_bytes)}[/] held at run time{partial}"
+        + (f": {', '.join(named)}" if named else "")
+        + f"; parameters {fmt_bytes(outside.parameters_bytes)} apart"
+    )
 
 
 def _print_run_dir(con: Console, run_dir: Path, wide: bool) -> None:

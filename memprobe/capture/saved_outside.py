@@ -1,0 +1,126 @@
+"""What autograd saves for backward outside the compiled graphs, measured in the measured step's forward: the
+embedding's token ids, the final norm's input, the output projection's input and the logits the loss keeps, eager
+blocks (``--no-compile``), and any module a compiled block does not hold.
+
+A ``saved_tensors_hooks`` pack hook sees every tensor an autograd node saves while forward and the loss run; forward
+hooks on the model's modules keep which one is running. What is saved while a compiled block runs is the compiled
+graph's (its own figures, graph-derived and at run time, say it): left out here. Each storage is counted once, by the
+innermost module that saved it first, among those still saved when the loss is computed (a node autograd dropped
+before then, with what it saved, is no memory backward holds); a tensor subclass (float8) by the tensors it holds; a
+parameter apart (it is alive anyway). Eager activation checkpointing saves through hooks of its own, which take the
+place of these inside its regions: there only what the region's boundary keeps is seen (the run says so).
+"""
+
+from __future__ import annotations
+
+import weakref
+from contextlib import ExitStack, contextmanager
+
+from ..rundir import records as R
+
+# the name of what runs outside any module of the model: the stand-in loss
+OUTSIDE_MODULES = "(loss)"
+
+
+class SavedOutside:
+    """Counts the storages autograd saves while no compiled block runs, by module."""
+
+    def __init__(self, model, blocks, *, compiled: bool):
+        self.model, self.blocks, self.compiled = model, blocks, compiled
+        self.running: list[str] = []
+        self.inside_compiled = 0
+        self.packed: list[tuple[weakref.ref, str]] = []  # each tensor saved, and the module that saved it
+        self.by_module: dict[str, list[int]] = {}  # module -> [bytes, storages]
+        self.parameters_bytes = 0
+
+    def _named_modules(self):
+        """(name, module, whether it is a compiled block) for each module whose forward the hooks follow: every module
+        of an eager model; of a compiled one, those outside its blocks and the blocks themselves (inside a compiled block
+        the hooks would run in Dynamo's trace, not here)."""
+        from .compile_hooks import clean_fqn
+
+        block_ids = {id(b) for b in self.blocks.children()} if self.compiled else set()
+        inside = {id(m) for b in self.blocks.children() for m in b.modules() if id(m) != id(b)} if self.compiled else set()
+        for name, module in self.model.named_modules():
+            if id(module) not in inside:
+                yield clean_fqn(name) or type(module).__name__, module, id(module) in block_ids
+
+    def _pack(self, tensor):
+        if not self.inside_compiled:
+            self.packed.append((weakref.ref(tensor), self.running[-1] if self.running else OUTSIDE_MODULES))
+        return tensor
+
+    def _count(self) -> None:
+        """Each storage still saved, once, by the module that saved it first; parameters apart."""
+        seen: set[int] = set()
+        for ref, module in self.packed:
+            tensor = ref()
+            if tensor is None:  # its autograd node was dropped before the loss: nothing backward holds
+                continue
+            base = tensor._base if tensor._base is not None else tensor  # a linear saves its weight's transpose
+            parameter = base.is_leaf and base.requires_grad  # a parameter (FSDP2's unsharded one too)
+            for key, nbytes in _storages(tensor):
+                if key in seen:
+                    continue
+                seen.add(key)
+                if parameter:
+                    self.parameters_bytes += nbytes
+                    continue
+                entry = self.by_module.setdefault(module, [0, 0])
+                entry[0] += nbytes
+                entry[1] += 1
+        self.packed.clear()
+
+    @contextmanager
+    def counting(self):
+        """Counts while the block runs (the measured forward and the loss)."""
+        import torch
+
+        with ExitStack() as stack:
+            for name, module, compiled_block in self._named_modules():
+                stack.callback(module.register_forward_pre_hook(self._enter(name, compiled_block)).remove)
+                stack.callback(module.register_forward_hook(self._leave(compiled_block), always_call=True).remove)
+            stack.enter_context(torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t))
+            yield self
+        self._count()  # while the loss holds the graph: what is still saved is what backward will read
+
+    def _enter(self, name: str, compiled_block: bool):
+        def hook(_module, _args):
+            self.running.append(name)
+            self.inside_compiled += compiled_block
+
+        return hook
+
+    def _leave(self, compiled_block: bool):
+        def hook(_module, _args, _out):
+            if self.running:
+                self.running.pop()
+            self.inside_compiled -= compiled_block
+
+        return hook
+
+    def record(self, *, checkpointed_eager: bool) -> R.SavedOutside:
+        modules = [
+            R.SavedByModule(module=name, bytes=b, storages=n)
+            for name, (b, n) in sorted(self.by_module.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        ]
+        return R.SavedOutside(
+            total_bytes=sum(m.bytes for m in modules),
+            parameters_bytes=self.parameters_bytes,
+            modules=modules,
+            partial=checkpointed_eager,
+        )
+
+
+def _storages(tensor, depth: int = 0):
+    """(address, bytes) of each storage a tensor holds: its own, or a traceable subclass's inner tensors' (float8's
+    data and scales)."""
+    flatten = getattr(type(tensor), "__tensor_flatten__", None)
+    if flatten is not None and depth < 4:
+        names, _ = tensor.__tensor_flatten__()
+        for name in names:
+            yield from _storages(getattr(tensor, name), depth + 1)
+        return
+    storage = tensor.untyped_storage()
+    if storage.nbytes():
+        yield storage.data_ptr(), storage.nbytes()
