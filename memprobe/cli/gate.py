@@ -64,19 +64,18 @@ def gate(
 ) -> None:
     """Check the limits of a budget file: run each probe (or read finished runs) and compare with its limits.
 
-    \b
-    Exit codes: 0 every limit passes (or is skipped), 1 a limit is breached,
-    2 an invalid budget file, or a probe that gave no verdict (its run failed or never ran).
-    Each probe runs in a fresh process. A breach names what caused it: the diff against the
-    stored baseline when there is one, else the largest saved values.
-    With $GITHUB_STEP_SUMMARY set, a Markdown summary is appended to it.
+    Exit codes: 0 every limit passes (or is skipped), 1 a limit is breached, 2 an invalid budget
+    file, or a probe that gave no verdict (its run failed or never ran). Each probe runs in a
+    fresh process. A breach names what caused it: the diff against the stored baseline when
+    there is one, else the largest saved values. With $GITHUB_STEP_SUMMARY set, a Markdown
+    summary is appended to it.
 
     \b
     Examples:
-      memprobe gate                                   # every probe in ./memprobe.toml
+      memprobe gate                    # every probe in ./memprobe.toml
       memprobe gate --probe ffn-rowwise --junit gate.xml
       memprobe gate --from memprobe-runs/20261129T150000Z-rowwise
-      memprobe gate --update-baseline                 # on the main branch
+      memprobe gate --update-baseline  # on the main branch
     """
     from ..budget import load_budget
     from ..orchestrate.gate import match_finished, run_gate, select_probes

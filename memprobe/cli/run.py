@@ -9,7 +9,7 @@ import click
 from ..errors import ConfigError
 from .options import config_from_options, config_options
 from .output import refuse_existing, table_options, wide_option
-from .probes import ProbeOptions, probe_options
+from .probes import ProbeOptions, json_help, probe_options
 
 
 def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *, say) -> None:
@@ -67,6 +67,7 @@ def _run_here(cfg, out: Path, **kw):
 @probe_options(
     out="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.",
     force="Replace an existing run directory (only one memprobe wrote).",
+    json=json_help("report.json"),
     jobs=False,
 )
 def run(
@@ -83,7 +84,6 @@ def run(
 ) -> None:
     """Run a repro (or your model) and report what its compiled forward saves for backward.
 
-    \b
     Builds `layers` blocks (SwiGLU FFN by default, Llama-3-style transformer blocks with
     --repro transformer, or your model with --model), applies (in torchtitan's order)
     torchao float8, per-op SAC, per-block torch.compile and FSDP2, trains --steps steps
@@ -96,7 +96,8 @@ def run(
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01
       memprobe run --repro transformer --preset debug --nproc 2
       memprobe run --model mymodels.py:build --blocks encoder.layers
-      memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
+      memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 \\
+                   --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
     """
     from ..report.run import print_run
