@@ -35,7 +35,13 @@ from .probes import ProbeOptions, force_help, out_help, probe_options
     is_flag=True,
     help="Store this run's figures as the new baseline (with torch/torchao versions and device).",
 )
-@click.option("--junit", "junit_path", type=click.Path(path_type=Path), default=None, help="Write JUnit XML here.")
+@click.option(
+    "--junit",
+    "junit_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write JUnit XML here (a JUnit file memprobe wrote is replaced; any other file only with --force).",
+)
 @click.option(
     "--html",
     "html_path",
@@ -80,11 +86,13 @@ def gate(
     from ..budget import load_budget
     from ..orchestrate.gate import match_finished, run_gate, select_probes
     from ..report.gate import gate_markdown, print_gate_result, write_gate_outputs
+    from ..rundir.write import memprobe_wrote
 
     budget = load_budget(budget_path)
     wanted = select_probes(budget, probe_names)
     finished = match_finished(from_runs, budget, wanted)
-    refuse_existing(junit_path, html_path, csv_path, parquet_path, force=probes.force)
+    refuse_existing(junit_path, force=probes.force, ours=memprobe_wrote)  # its own JUnit of an earlier run: replaced
+    refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
     result = probes.run_probes(
         run_gate,
         budget,
