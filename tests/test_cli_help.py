@@ -50,6 +50,9 @@ def test_configuration_flags_nothing_would_run_with_are_refused(tmp_path):
     proc = invoke("explain", ROWWISE, "--ac-policy", "torchtitan", "--dim", "128", "--out", tmp_path / "e")
     _one_line(proc, f"--dim, --ac-policy: explain takes the configuration of RUN_DIR {ROWWISE} as recorded")
     assert not (tmp_path / "d").exists() and not (tmp_path / "e").exists()
+    # torchrun's flags without several ranks (no torchrun runs)
+    _one_line(invoke("run", "--nnodes", "2", "--out", tmp_path / "r"), "--nnodes and --rdzv-endpoint apply with --nproc N")
+    assert not (tmp_path / "r").exists()
     # a flag given is refused even at its default value (it would still be ignored); without one the diff works
     _one_line(invoke("explain", ROWWISE, "--ac-policy", "torchtitan-2025-01"), "--ac-policy: explain takes the configuration")
     assert invoke("diff", BF16, ROWWISE, "--json").returncode == 0

@@ -107,6 +107,8 @@ def run(
     cfg = config_from_options(kw)
     if trace_path is not None and analysis_only:
         raise ConfigError("--trace needs a measured step; --analysis-only measures none")
+    if cfg.nproc == 1 and (nnodes or rdzv_endpoint):  # they are torchrun's, which runs only for several ranks
+        raise ConfigError("--nnodes and --rdzv-endpoint apply with --nproc N (ranks through torchrun); one process runs here")
     out = probes.out if probes.out is not None else default_run_dir(cfg.recipe)
     refuse_existing(html_path, trace_path, csv_path, parquet_path, force=probes.force)
     prepare_run_dir(out, probes.force)
