@@ -194,7 +194,7 @@ def test_junit_replaces_a_file_memprobe_wrote_and_no_other(tmp_path):
     junit.write_text('<?xml version="1.0"?>\n<testsuites name="my suite"/>\n')
     refused = invoke(*gate)
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
-    assert f"{junit} exists and is not one memprobe wrote; pass --force" in refused.stderr
+    assert f"{junit} exists; pass --force to overwrite it (memprobe did not write it)" in refused.stderr
     assert "my suite" in junit.read_text()
     assert invoke(*gate, "--force").returncode == 0 and memprobe_wrote(junit)
 

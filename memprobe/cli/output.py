@@ -76,7 +76,7 @@ def refuse_existing(*paths: Path | None, force: bool, ours=None) -> None:
         if p.is_symlink():
             raise RunDirError(f"{p} is a symbolic link; memprobe does not write through links: name the file itself")
         if p.exists() and not force and not (ours is not None and ours(p)):
-            mine = "" if ours is None else " and is not one memprobe wrote"
-            raise RunDirError(f"{p} exists{mine}; pass --force to overwrite it")
+            mine = "" if ours is None else " (memprobe did not write it)"
+            raise RunDirError(f"{p} exists; pass --force to overwrite it{mine}")
         if p.exists() and not p.is_file():
             raise RunDirError(f"{p} exists and is not a file; memprobe overwrites only files, even with --force")
