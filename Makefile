@@ -9,7 +9,12 @@
 #   make lint      ruff check + ruff format --check
 #   make fuzz      the fuzz alone at FUZZ_EXAMPLES (default 10000; ~4 min on 2 cores)
 #   make gate      `memprobe gate` on the committed budget file (memprobe.toml, docs/gate.md)
-#   make install   Chromium (Debian's, as root, if missing), `pip install -e` with every extra, then byte-compiles
+#   make install   the browser, then `pip install -e` with every extra (constrained by constraints-cpu.txt) into the
+#                  interpreter PYTHON names (a virtualenv's or the system's), then byte-compiles
+#   make browser   Chromium, for the HTML tests (scripts/install_browser.sh): nothing if a chromium is on PATH; else, as
+#                  root, Debian's `chromium` and the libraries it needs, without its recommended packages, removing
+#                  nothing, and only if apt would upgrade no installed package (MEMPROBE_BROWSER_UPGRADES=1 allows it:
+#                  .ci/run, on a throwaway machine); apt-get update only when the package lists do not know chromium
 #
 # PYTHON picks the interpreter (default: the `python` on PATH, an activated virtualenv's). PYTEST_ARGS passes
 # more to pytest (e.g. PYTEST_ARGS="-n 0" to run in one process). docs/benchmarks.md has the lanes' times.
@@ -38,7 +43,7 @@ install: browser
 	$(PYTHON) -m compileall -q -x 'tests/data/' memprobe repros tests
 
 browser:
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	bash scripts/install_browser.sh
 
 lint:
 	$(PYTHON) -m ruff check .

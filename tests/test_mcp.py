@@ -126,3 +126,84 @@ def test_mcp_paths_and_argument_types_are_one_line_errors(tmp_path):
     assert "argument 'probes' takes a list of strings or null, got 'p'" in probes, probes
     assert "argument 'path' is required" in missing, missing
     assert "exit 2" in dim and "config key 'dim': expected an integer, got 'wide'" in dim, dim
+
+
+# -- what an agent reads: each tool's arguments typed, and what it may do ------------------------------------------------
+
+# a call each tool may be given (none runs here: validated against the published schema only)
+GOOD_CALLS = {
+    "run": {"config": {"recipe": "bf16", "dim": 64, "lr": 1, "save_ops": ["aten.abs"], "compile": False}, "force": True},
+    "diff": {"a": "bf16", "b": "rowwise", "config": {"layers": 1}, "b_config": {"ac_policy": "torchtitan-2025-01"}},
+    "explain": {"run_dir": "r", "config": {"model": "m.py:build"}, "full": True},
+    "show": {"path": "r"},
+    "gate": {"budget": "memprobe.toml", "probes": ["p"], "from_runs": ["p=r"]},
+    "policies": {},
+}
+# a wrong type for each tool, and the words its refusal names
+BAD_CALLS = {
+    "run": ({"config": {"layers": "2"}}, "config key 'layers': expected an integer, got '2'"),
+    "diff": ({"a": "bf16", "b": "rowwise", "a_config": {"recipe": "bf16"}}, "a_config key 'recipe': unknown configuration key"),
+    "explain": ({"config": {"ac": "sometimes"}}, "config key 'ac': expected one of none, full, op, memory-budget, budget"),
+    "show": ({"path": 3}, "argument 'path' takes a string, got 3"),
+    "gate": ({"probes": "p"}, "argument 'probes' takes a list of strings or null, got 'p'"),
+    "policies": ({"verbose": True}, "policies: no argument 'verbose' (it takes: none)"),
+}
+
+
+def _config_schema(tool, argument: str = "config") -> dict:
+    ref = next(f["$ref"] for f in tool.input_schema["properties"][argument]["anyOf"] if "$ref" in f)
+    return tool.input_schema["$defs"][ref.rpartition("/")[2]]
+
+
+def test_each_tool_publishes_typed_arguments_and_what_it_may_do():
+    jsonschema = pytest.importorskip("jsonschema")
+    from memprobe.config import ProbeConfig
+    from memprobe.fields import declared, default_of
+
+    async def calls(session):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        return tools, {name: await session.call_tool(name, args) for name, (args, _) in BAD_CALLS.items()}
+
+    tools, refused = mcp_session(calls)
+    assert set(tools) == TOOLS
+    # the configuration: one property per declared field, its type, words, default and help; nothing else
+    config = _config_schema(tools["run"])
+    assert config["additionalProperties"] is False
+    assert list(config["properties"]) == [f.name for f, _ in declared(ProbeConfig)]
+    for f, o in declared(ProbeConfig):
+        prop = config["properties"][f.name]
+        forms = prop.get("anyOf", [prop])
+        assert prop["description"].startswith(" ".join(o.help.split())), f.name
+        if o.words():
+            assert next(x["enum"] for x in forms if "enum" in x) == list(o.words()), f.name
+        kinds = {"flag": "boolean", "whole": "integer", "number": "number", "text": "string", "ops": "array"}
+        assert kinds[o.kind] in {x.get("type") for x in forms}, f.name
+        assert prop["default"] == (None if o.preset else list(default_of(f)) if o.kind == "ops" else default_of(f)), f.name
+    assert set(_config_schema(tools["diff"], "b_config")["properties"]) == set(config["properties"]) - {"recipe"}
+    # what each may do: show and policies read; the others write run directories (force: memprobe's own replaced)
+    for name, tool in tools.items():
+        reads = name in ("show", "policies")
+        assert tool.annotations.read_only_hint is reads and tool.annotations.open_world_hint is False, name
+        assert reads or (tool.annotations.destructive_hint is True and tool.annotations.idempotent_hint is False), name
+    # a good call fits its tool's published schema; a wrong type does not, and the server refuses it naming the type
+    for name, tool in tools.items():
+        jsonschema.validate(GOOD_CALLS[name], tool.input_schema)
+        bad, says = BAD_CALLS[name]
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, tool.input_schema)
+        text = _tool_error(refused[name])
+        assert "exit 2" in text and says in text, (name, text)
+
+
+def test_a_tool_refuses_configuration_it_would_not_use():
+    async def calls(session):
+        return [
+            await session.call_tool("explain", {"run_dir": str(DATA / "rowwise-legacy"), "config": {"layers": 3}}),
+            await session.call_tool(
+                "diff", {"a": str(DATA / "bf16-legacy"), "b": str(DATA / "rowwise-legacy"), "config": {"layers": 3}}
+            ),
+        ]
+
+    explain, diff = (_tool_error(r) for r in mcp_session(calls))
+    assert "config key(s) layers: explain takes the configuration of run_dir as recorded" in explain
+    assert "config: it configures a side that runs; a and b are run directories" in diff

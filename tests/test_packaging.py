@@ -84,3 +84,73 @@ def test_constraints_pin_the_cpu_torch_and_the_package_admits_the_gpu_torch():
     hi = re.search(r"<([\d.]+)", spec).group(1)
     as_tuple = lambda v: tuple(int(x) for x in v.split("."))  # noqa: E731
     assert as_tuple(lo) <= (2, 11) and as_tuple(hi) > (2, 13)
+
+
+# -- make browser: what it installs, and what it refuses to touch (apt faked: nothing is installed here) -----------------
+
+NEW_ONLY = """\
+Inst libopus0 (1.3.1-3 Debian:12.15/oldstable [amd64])
+Inst chromium-common (156.0.8078.114-1~deb12u1 Debian-Security:12/oldstable-security [amd64])
+Inst chromium (156.0.8078.114-1~deb12u1 Debian-Security:12/oldstable-security [amd64])
+Conf chromium (156.0.8078.114-1~deb12u1 Debian-Security:12/oldstable-security [amd64])
+"""
+# what `apt-get install chromium` did on this machine: it upgraded perl (through a recommended package's needs)
+WITH_UPGRADE = "Inst libperl5.36 [5.36.0-7+deb12u2] (5.36.0-7+deb12u4 Debian:12.15/oldstable [amd64])\n" + NEW_ONLY
+
+
+def _browser(tmp_path, *, plan: str = NEW_ONLY, uid: int = 0, chromium: bool = False, known: bool = True, **env):
+    """scripts/install_browser.sh with apt-get, apt-cache and id faked on a PATH of their own: its exit code, its
+    output, and the apt-get commands it ran."""
+    import shutil
+    import subprocess
+
+    bin_ = tmp_path / "bin"
+    bin_.mkdir(parents=True)
+    for tool in ("awk", "grep", "cat"):
+        (bin_ / tool).symlink_to(shutil.which(tool))
+    log = tmp_path / "apt.log"
+    fakes = {
+        "id": f"echo {uid}",
+        "apt-cache": f"echo 'chromium:'; echo '  Candidate: {'156.0' if known else '(none)'}'",
+        "apt-get": f'echo "$*" >> {log}; case " $* " in *" -s "*) cat {tmp_path / "plan"};; esac',
+    }
+    if chromium:
+        fakes["chromium"] = "true"
+    for name, body in fakes.items():
+        (bin_ / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_ / name).chmod(0o755)
+    (tmp_path / "plan").write_text(plan)
+    proc = subprocess.run(
+        [shutil.which("bash"), ROOT / "scripts" / "install_browser.sh"],
+        env={"PATH": str(bin_), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    ran = log.read_text().splitlines() if log.exists() else []
+    return proc.returncode, proc.stdout + proc.stderr, ran
+
+
+def test_make_browser_installs_chromium_without_recommends_and_upgrades_nothing(tmp_path):
+    assert _make_target("browser")[1] == ["bash scripts/install_browser.sh"] and "browser" in _make_target("install")[0]
+    # a chromium on PATH: nothing at all
+    code, said, ran = _browser(tmp_path / "has", chromium=True)
+    assert code == 0 and ran == [] and "nothing to install" in said
+    # missing: asked first, then chromium alone, no recommended package, nothing removed; no update where apt knows it
+    code, said, ran = _browser(tmp_path / "new")
+    install = "install -y -qq --no-install-recommends --no-remove chromium"
+    assert code == 0 and ran == ["-s install --no-install-recommends --no-remove chromium", install], ran
+    assert "installing libopus0 chromium-common chromium" in said
+    # on a fresh machine whose lists do not know chromium, the lists are fetched first
+    assert _browser(tmp_path / "fresh", known=False)[2][0] == "update -qq"
+    # an install that would upgrade an installed package: refused, naming it, nothing installed ...
+    code, said, ran = _browser(tmp_path / "upgrade", plan=WITH_UPGRADE)
+    assert code == 2 and "would upgrade packages already installed: libperl5.36; nothing was installed" in said
+    assert install not in ran
+    # ... unless allowed (a throwaway CI machine: .ci/run allows it)
+    code, said, ran = _browser(tmp_path / "allowed", plan=WITH_UPGRADE, MEMPROBE_BROWSER_UPGRADES="1")
+    assert code == 0 and ran[-1] == install and "(upgrading libperl5.36)" in said
+    assert "export MEMPROBE_BROWSER_UPGRADES=1" in (ROOT / ".ci" / "run").read_text().splitlines()
+    # not root: says what to run, runs nothing
+    code, said, ran = _browser(tmp_path / "user", uid=1000)
+    assert code == 2 and ran == [] and "as root run: apt-get install --no-install-recommends chromium" in said

@@ -270,7 +270,8 @@ def test_a_side_runs_in_an_interpreter_without_memprobe(tmp_path, lean):
 
 def test_a_side_that_cannot_run_fails_in_one_line_before_any_side_runs(tmp_path, lean):
     out = tmp_path / "never"
-    proc = invoke("diff", "bf16", "rowwise", *TINY_SIDE, "--b-python", lean["torch"], "--out", out)
+    # -q: a check that takes long says so while it runs (memprobe.progress.HEARTBEAT_S); the error is one line
+    proc = invoke("diff", "bf16", "rowwise", *TINY_SIDE, "--b-python", lean["torch"], "--out", out, "-q")
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
     line = proc.stderr
     assert f"[b] {lean['torch']}: float8 recipe 'rowwise' needs torchao>=" in line and "(nothing was run)" in line

@@ -9,14 +9,14 @@ import click
 from ..errors import ConfigError
 from ..orchestrate.bisect import DEFAULT_MIN_DELTA
 from .options import config_options
-from .probes import ProbeOptions, force_help, out_help, probe_options
-from .sides import SideOptions, side_options
+from .probes import ProbeOptions, force_help, json_help, out_help, probe_options
+from .sides import SIDE_NAMED, SIDE_NAMED_BECAUSE, SideOptions, side_options
 
 
 @click.command(short_help="Find the features a regression needs, and a minimal configuration.")
 @click.argument("a")
 @click.argument("b")
-@config_options
+@config_options(leave_out=SIDE_NAMED, because=SIDE_NAMED_BECAUSE)
 @side_options
 @click.option(
     "--min-delta",
@@ -24,11 +24,10 @@ from .sides import SideOptions, side_options
     show_default=True,
     help="How much more than A B must hold to still show the regression: a share of the gap as given (25%) or a size (1 MiB).",
 )
-@probe_options(out=out_help("bisect"), force=force_help(), markdown="Print Markdown.")
+@probe_options(out=out_help("bisect"), force=force_help(), json=json_help("bisect.json"), markdown="Print Markdown.")
 def bisect(a, b, sides: SideOptions, min_delta, probes: ProbeOptions, **shared) -> None:
     """Find the minimal configuration in which B still exceeds A, and which features it needs.
 
-    \b
     First each feature alone is removed from both sides as given (more than one layer, FSDP,
     torch.compile, aten.abs in the save list, op-level SAC; rowwise scaling becomes
     tensorwise on B): a feature is necessary when B then no longer holds --min-delta more

@@ -52,7 +52,6 @@ def default_probe_name(cfg) -> str:
 def budget(name, headroom, relative, budget_path, probes: ProbeOptions, **kw) -> None:
     """Run a configuration once and write a starter budget file for it, with headroom.
 
-    \b
     Writes memprobe.toml (one probe: its flags, limits on the graph-derived figures and on
     the measured peaks of this device) and adds this run's figures to memprobe-baseline.json
     beside it (for the relative limit; other probes' entries are kept). Weight-derived saved

@@ -8,14 +8,14 @@ import click
 
 from .options import config_options
 from .output import refuse_existing, table_options, wide_option
-from .probes import ProbeOptions, probe_options
-from .sides import SideOptions, side_options
+from .probes import ProbeOptions, json_help, probe_options
+from .sides import SIDE_NAMED, SIDE_NAMED_BECAUSE, SideOptions, side_options
 
 
 @click.command(short_help="Rank what B keeps alive for backward that A does not.")
 @click.argument("a")
 @click.argument("b")
-@config_options
+@config_options(leave_out=SIDE_NAMED, because=SIDE_NAMED_BECAUSE)
 @side_options
 @click.option(
     "--parallel",
@@ -42,6 +42,7 @@ from .sides import SideOptions, side_options
 @probe_options(
     out="Directory for the runs (a/, b/) and diff.json (default memprobe-runs/<UTC time>-diff-A-vs-B when a side runs).",
     force="Replace an existing --out directory (only one memprobe wrote).",
+    json=json_help("diff.json"),
     jobs=False,
     markdown="Print Markdown for a pull-request comment.",
 )
@@ -60,7 +61,6 @@ def diff(
 ) -> None:
     """Run (or load) two configurations and rank what B keeps alive that A does not.
 
-    \b
     A and B are each a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8), run with
     the shared flags below, or a run directory written by `memprobe run` (loaded, not re-run).
     Each side that runs is a fresh process of its own, so nothing of one (allocator, compiled
@@ -73,8 +73,10 @@ def diff(
     Examples:
       memprobe diff bf16 fp8 --ac-policy torchtitan-2025-01
       memprobe diff rowwise rowwise --b '--save-op aten.abs'
-      memprobe diff rowwise rowwise --a '--ac-policy torchtitan-2025-01' --b '--ac-policy torchtitan'
-      memprobe diff bf16 bf16 --b-env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
+      memprobe diff rowwise rowwise --a '--ac-policy torchtitan-2025-01' \\
+                                    --b '--ac-policy torchtitan'
+      memprobe diff bf16 bf16 \\
+        --b-env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
       memprobe diff rowwise rowwise --b-python ~/venvs/torch-nightly/bin/python
       memprobe diff memprobe-runs/run-a memprobe-runs/run-b --markdown
     """

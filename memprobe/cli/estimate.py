@@ -28,7 +28,6 @@ from .output import emit
 def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
     """Scale what a probe of k blocks measured to L blocks on W ranks.
 
-    \b
     Every component is scaled by the rule that governs it: sharded parameters, gradients
     and optimizer state with blocks/W; weight-derived saved values with blocks only (they
     are computed from unsharded weights); saved activations with blocks x tokens. The
@@ -36,7 +35,8 @@ def estimate(run_dir: Path, layers, world, batch, seq, as_json: bool) -> None:
 
     \b
     Example (probe 2 Llama-3-8B blocks, estimate 32 on 8 GPUs):
-      memprobe run --repro transformer --preset llama3-8b --batch 1 --seq 8192 --out probe8b
+      memprobe run --repro transformer --preset llama3-8b --batch 1 --seq 8192 \\
+                   --out probe8b
       memprobe estimate probe8b --layers 32 --world 8
     """
     from ..analysis.estimate import estimate as make_estimate

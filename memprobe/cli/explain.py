@@ -7,9 +7,10 @@ from pathlib import Path
 
 import click
 
-from .options import config_from_options, config_options
+from ..config import NAMES_CODE
+from .options import config_from_options, config_options, refuse_config_flags
 from .output import wide_option
-from .probes import ProbeOptions, force_help, out_help, probe_options
+from .probes import ProbeOptions, force_help, json_help, out_help, probe_options
 
 
 @click.command(short_help="Rank SAC policy or checkpointing edits by memory freed per added recompute.")
@@ -19,7 +20,7 @@ from .probes import ProbeOptions, force_help, out_help, probe_options
     "--full", is_flag=True, help="Generate kernels for every run (default: analysis-only, the same saved table, faster)."
 )
 @wide_option
-@probe_options(out=out_help("explain"), force=force_help(), markdown="Print Markdown.")
+@probe_options(out=out_help("explain"), force=force_help(), json=json_help("explain.json"), markdown="Print Markdown.")
 def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     """Try each edit that could save less for backward, re-partition, and rank the edits.
 
@@ -29,7 +30,6 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     every op it runs for recompute (it reaches ops a region's tag may not, such as those inside
     an autograd.Function on torch 2.11). For --ac memory-budget it says to use `memprobe sweep`.
 
-    \b
     Reports, per candidate edit, the bytes it frees per step, the recompute it adds in
     backward (FLOPs and bytes moved, estimated from the graphs' shapes) and the ratio, and
     prints the concrete edit. Saved values the partitioner chose on its own are listed with
@@ -46,7 +46,13 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     from ..report.console.explain import print_explain
     from ..report.markdown import explain_markdown
 
+    if run_dir is not None:  # the run's configuration is the base; only the model it may run again is the user's to name
+        refuse_config_flags(
+            kw,
+            f"explain takes the configuration of RUN_DIR {run_dir} as recorded; without RUN_DIR they say what to run",
+            keep=NAMES_CODE,
+        )
     cfg = None if run_dir is not None else config_from_options(kw)
-    named = {"model": kw["model"], "hf_config": kw["hf_config"]}  # the model a finished run may run again: the user's
+    named = {name: kw[name] for name in NAMES_CODE}  # the model a finished run may run again: the user's
     result, out = probes.run_probes(run_explain, configs=[cfg] if cfg else [], cfg=cfg, run_dir=run_dir, full=full, named=named)
     probes.emit(result, markdown=explain_markdown, console=lambda: print_explain(result, out, wide=wide))

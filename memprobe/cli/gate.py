@@ -35,7 +35,13 @@ from .probes import ProbeOptions, force_help, out_help, probe_options
     is_flag=True,
     help="Store this run's figures as the new baseline (with torch/torchao versions and device).",
 )
-@click.option("--junit", "junit_path", type=click.Path(path_type=Path), default=None, help="Write JUnit XML here.")
+@click.option(
+    "--junit",
+    "junit_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Write JUnit XML here (a JUnit file memprobe wrote is replaced; any other file only with --force).",
+)
 @click.option(
     "--html",
     "html_path",
@@ -64,30 +70,31 @@ def gate(
 ) -> None:
     """Check the limits of a budget file: run each probe (or read finished runs) and compare with its limits.
 
-    \b
-    Exit codes: 0 every limit passes (or is skipped), 1 a limit is breached,
-    2 an invalid budget file, or a probe that gave no verdict (its run failed or never ran).
-    Each probe runs in a fresh process. A breach names what caused it: the diff against the
-    stored baseline when there is one, else the largest saved values.
-    With $GITHUB_STEP_SUMMARY set, a Markdown summary is appended to it.
+    Exit codes: 0 every limit passes (or is skipped), 1 a limit is breached, 2 an invalid budget
+    file, or a probe that gave no verdict (its run failed or never ran). Each probe runs in a
+    fresh process. A breach names what caused it: the diff against the stored baseline when
+    there is one, else the largest saved values. With $GITHUB_STEP_SUMMARY set, a Markdown
+    summary is appended to it.
 
     \b
     Examples:
-      memprobe gate                                   # every probe in ./memprobe.toml
+      memprobe gate                    # every probe in ./memprobe.toml
       memprobe gate --probe ffn-rowwise --junit gate.xml
       memprobe gate --from memprobe-runs/20261129T150000Z-rowwise
-      memprobe gate --update-baseline                 # on the main branch
+      memprobe gate --update-baseline  # on the main branch
     """
     from ..budget import load_budget
     from ..orchestrate.gate import match_finished, run_gate, select_probes
     from ..report.console.gate import print_gate_result
     from ..report.markdown import gate_markdown
     from ..report.pages import write_gate_outputs
+    from ..rundir.write import memprobe_wrote
 
     budget = load_budget(budget_path)
     wanted = select_probes(budget, probe_names)
     finished = match_finished(from_runs, budget, wanted)
-    refuse_existing(junit_path, html_path, csv_path, parquet_path, force=probes.force)
+    refuse_existing(junit_path, force=probes.force, ours=memprobe_wrote)  # its own JUnit of an earlier run: replaced
+    refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
     result = probes.run_probes(
         run_gate,
         budget,

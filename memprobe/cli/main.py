@@ -108,6 +108,7 @@ def cli() -> None:
     \b
     Start here:
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01
+
     builds the minimal FFN repro (FSDP2 + torch.compile + per-op SAC + float8), trains a few
     steps, and reports which saved-for-backward buffers hold the memory, traced to their op
     chain, parameter and SAC decision. `memprobe policies` lists the SAC policies.

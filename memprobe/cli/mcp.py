@@ -13,7 +13,6 @@ from .options import debug_option
 def mcp() -> None:
     """Serve memprobe's verbs to a coding agent over the Model Context Protocol, on stdin/stdout.
 
-    \b
     Tools: run, diff, explain, show, gate, policies; each returns the JSON of the verb's --json
     (with its verdict), and long runs send progress notifications. Needs the MCP SDK:
     pip install 'memprobe[mcp]'. docs/mcp.md shows how to register it with an agent.

@@ -66,8 +66,9 @@ def emit(result, *, as_json: bool, as_markdown: bool = False, markdown=None, con
         console()
 
 
-def refuse_existing(*paths: Path | None, force: bool) -> None:
-    """Output files named on the command line are not overwritten without --force (checked before running)."""
+def refuse_existing(*paths: Path | None, force: bool, ours=None) -> None:
+    """Output files named on the command line are not overwritten without --force (checked before running), except one
+    that ``ours(path)`` says memprobe wrote (the gate's JUnit XML: a CI job that runs again replaces its own file)."""
     from ..errors import RunDirError
 
     for p in paths:
@@ -75,7 +76,8 @@ def refuse_existing(*paths: Path | None, force: bool) -> None:
             continue
         if p.is_symlink():
             raise RunDirError(f"{p} is a symbolic link; memprobe does not write through links: name the file itself")
-        if p.exists() and not force:
-            raise RunDirError(f"{p} exists; pass --force to overwrite it")
+        if p.exists() and not force and not (ours is not None and ours(p)):
+            mine = "" if ours is None else " (memprobe did not write it)"
+            raise RunDirError(f"{p} exists; pass --force to overwrite it{mine}")
         if p.exists() and not p.is_file():
             raise RunDirError(f"{p} exists and is not a file; memprobe overwrites only files, even with --force")

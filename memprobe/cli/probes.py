@@ -15,7 +15,10 @@ from ..progress import progress_printer
 from .options import log_options
 from .output import emit
 
-JSON_HELP = "Print report.json to stdout instead of the summary."
+
+def json_help(document: str) -> str:
+    """``--json``'s help: the file whose JSON the verb prints (report.json, diff.json, ...)."""
+    return f"Print {document} to stdout instead of the summary."
 
 
 def out_help(verb: str) -> str:
@@ -70,7 +73,7 @@ class ProbeOptions:
             click.echo(line)
 
 
-def probe_options(*, out: str | None, force: str, jobs: bool = True, json: str | None = JSON_HELP, markdown: str | None = None):
+def probe_options(*, out: str | None, force: str, json: str | None, jobs: bool = True, markdown: str | None = None):
     """Declare the options and hand them to the verb as ``probes``: ``out``, ``force``, ``json`` and ``markdown`` are
     the help texts (None: the verb has no such flag); ``jobs``: whether it runs several probes at once."""
 

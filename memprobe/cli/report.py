@@ -33,7 +33,6 @@ from .output import refuse_existing
 def report(path: Path, output: Path | None, trace_path: Path | None, force: bool) -> None:
     """Render PATH (a run directory, or a directory written by `memprobe diff`) as one HTML file.
 
-    \b
     The page works offline from disk: no CDN, no network fetch (its Content-Security-Policy
     forbids any). It shows the configuration and versions, per-phase peaks, memory over the
     measured step by category with phase bands, each compiled graph's simulated live bytes

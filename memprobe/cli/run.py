@@ -9,7 +9,7 @@ import click
 from ..errors import ConfigError
 from .options import config_from_options, config_options
 from .output import refuse_existing, table_options, wide_option
-from .probes import ProbeOptions, probe_options
+from .probes import ProbeOptions, json_help, probe_options
 
 
 def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *, say) -> None:
@@ -67,6 +67,7 @@ def _run_here(cfg, out: Path, **kw):
 @probe_options(
     out="Run directory (default memprobe-runs/<UTC time>-<recipe>). A non-empty one is refused unless --force.",
     force="Replace an existing run directory (only one memprobe wrote).",
+    json=json_help("report.json"),
     jobs=False,
 )
 def run(
@@ -83,7 +84,6 @@ def run(
 ) -> None:
     """Run a repro (or your model) and report what its compiled forward saves for backward.
 
-    \b
     Builds `layers` blocks (SwiGLU FFN by default, Llama-3-style transformer blocks with
     --repro transformer, or your model with --model), applies (in torchtitan's order)
     torchao float8, per-op SAC, per-block torch.compile and FSDP2, trains --steps steps
@@ -96,7 +96,8 @@ def run(
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01
       memprobe run --repro transformer --preset debug --nproc 2
       memprobe run --model mymodels.py:build --blocks encoder.layers
-      memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 --recompute-op aten.abs
+      memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 \\
+                   --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
     """
     from ..report.console.run import print_run
@@ -106,6 +107,8 @@ def run(
     cfg = config_from_options(kw)
     if trace_path is not None and analysis_only:
         raise ConfigError("--trace needs a measured step; --analysis-only measures none")
+    if cfg.nproc == 1 and (nnodes or rdzv_endpoint):  # they are torchrun's, which runs only for several ranks
+        raise ConfigError("--nnodes and --rdzv-endpoint apply with --nproc N (ranks through torchrun); one process runs here")
     out = probes.out if probes.out is not None else default_run_dir(cfg.recipe)
     refuse_existing(html_path, trace_path, csv_path, parquet_path, force=probes.force)
     prepare_run_dir(out, probes.force)

@@ -12,7 +12,11 @@ import click
 from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..verbs import diff_side
-from .options import config_from_options, config_options
+from .options import config_from_options, config_options, refuse_config_flags
+
+# the configuration fields a side names itself: its recipe is the A or B argument, never a flag
+SIDE_NAMED = ("recipe",)
+SIDE_NAMED_BECAUSE = "each side's recipe is its own argument, A or B (memprobe diff bf16 rowwise)"
 
 
 @dataclass(frozen=True)
@@ -27,8 +31,12 @@ class SideOptions:
     b_python: str | None
 
     def resolve(self, a: str, b: str, shared: dict) -> dict:
-        """Side A and side B: each a run directory (Path) or a validated configuration with its own flags."""
-        return {"a": resolve_side("a", a, self.a_flags, shared), "b": resolve_side("b", b, self.b_flags, shared)}
+        """Side A and side B: each a run directory (Path) or a validated configuration with its own flags; the shared
+        configuration flags are refused when neither side runs (nothing would use them)."""
+        sides = {"a": resolve_side("a", a, self.a_flags, shared), "b": resolve_side("b", b, self.b_flags, shared)}
+        if all(isinstance(side, Path) for side in sides.values()):
+            refuse_config_flags(shared, "they configure a side that runs; A and B are run directories, read as recorded")
+        return sides
 
     def envs(self) -> dict:
         """Each side's environment and interpreter, checked before any side runs."""
@@ -96,7 +104,7 @@ def _side_parser() -> click.Command:
     """The configuration flags of `memprobe run`, alone: what ``--a '...'`` / ``--b '...'`` may hold."""
 
     @click.command("run", add_help_option=False)
-    @config_options
+    @config_options(leave_out=SIDE_NAMED, because=SIDE_NAMED_BECAUSE)
     def parse(**_kw) -> None:
         """Parse one side's configuration flags."""
 
@@ -113,11 +121,13 @@ def side_config(label: str, base: ProbeConfig, extra: str | None) -> ProbeConfig
         raise ConfigError(f"--{label} {extra!r}: {e}") from None
     if {"-h", "--help"} & set(args):
         raise ConfigError(f"--{label} takes `memprobe run` flags for side {label.upper()}; see `memprobe run --help`")
+    flags = base.to_flags()
+    del flags[flags.index("--recipe") : flags.index("--recipe") + 2]  # the side's own, kept as it is
     try:
-        ctx = _side_parser().make_context("run", base.to_flags() + args, resilient_parsing=False)
+        ctx = _side_parser().make_context("run", flags + args, resilient_parsing=False)
     except click.ClickException as e:
         raise ConfigError(f"--{label} {extra!r}: {e.format_message()}") from None
-    return config_from_options(ctx.params)
+    return config_from_options({**ctx.params, "recipe": base.recipe})
 
 
 def resolve_side(label: str, value: str, extra: str | None, shared: dict):

@@ -9,11 +9,11 @@ import click
 from ..vocab import AcMode
 from .options import config_from_options, config_options
 from .output import refuse_existing
-from .probes import ProbeOptions, force_help, out_help, probe_options
+from .probes import ProbeOptions, force_help, json_help, out_help, probe_options
 
 
 @click.command(short_help="Sweep the partitioner's memory budget (--ac memory-budget): saved bytes and peaks.")
-@config_options
+@config_options(leave_out=("ac", "memory_budget"), because="the sweep probes --ac memory-budget at each of --memory-budgets")
 @click.option(
     "--memory-budgets",
     "--budgets",
@@ -30,7 +30,7 @@ from .probes import ProbeOptions, force_help, out_help, probe_options
     default=None,
     help="Also write a self-contained HTML page with the plot of bytes against memory budget.",
 )
-@probe_options(out=out_help("sweep"), force=force_help(", and the --html file"))
+@probe_options(out=out_help("sweep"), force=force_help(", and the --html file"), json=json_help("sweep.json"))
 def sweep(budgets, html_path, probes: ProbeOptions, **kw) -> None:
     """Probe one configuration at several activation memory budgets (torchtitan's MemoryBudgetAC: the
     compiler partitioner trades recompute for memory) and show, per memory budget, the bytes saved for
@@ -39,7 +39,8 @@ def sweep(budgets, html_path, probes: ProbeOptions, **kw) -> None:
 
     \b
     Example:
-      memprobe sweep --recipe bf16 --memory-budgets 0,0.1,0.25,0.5,1 --html sweep.html
+      memprobe sweep --recipe bf16 --memory-budgets 0,0.1,0.25,0.5,1 \\
+                     --html sweep.html
     """
     from ..orchestrate.sweep import parse_budgets, run_sweep
     from ..report.console.sweep import print_sweep

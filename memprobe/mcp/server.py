@@ -17,14 +17,48 @@ import asyncio
 import json
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import ValidationError
+from mcp_types import ToolAnnotations
+from pydantic import Field, ValidationError
 
 from .. import __version__
+from ..config import NAMES_CODE
 from ..errors import ConfigError, MemprobeError
+from .arguments import RunConfig, SideConfig, config_key_error, config_values
+
+# what each tool may do to what it is given (MCP tool annotations): `show` and `policies` read only; the others write
+# run directories (new ones: additive) and, with `force`, replace one memprobe wrote earlier (destructive, of its own
+# files only); each call runs probes afresh (not idempotent). Nothing reaches beyond this machine.
+READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES_RUNS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+
+# the tools' arguments, each with what it means (the JSON Schema's description)
+ConfigArgument = Annotated[
+    RunConfig | None,
+    Field(description="The probe configuration: report.json `config` fields; a field not given takes its default."),
+]
+SideConfigArgument = Annotated[SideConfig | None, Field(description="Configuration values (as `config`, without `recipe`).")]
+SideArgument = Annotated[
+    str, Field(description="A run directory (read, not re-run) or a recipe: bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8.")
+]
+OutArgument = Annotated[
+    str | None,
+    Field(
+        description="The directory to write (default memprobe-runs/<UTC time>-<what>, under a memprobe-runs/ that git "
+        "ignores); refused if it exists and is not empty, unless force."
+    ),
+]
+ForceArgument = Annotated[
+    bool,
+    Field(description="Replace an existing out directory memprobe wrote: only the files it recorded writing are removed."),
+]
+AnalysisOnlyArgument = Annotated[bool, Field(description="Partition without generating kernels: faster, no measured step.")]
+RunDirArgument = Annotated[
+    str | None, Field(description="A finished run directory to start from (otherwise `config` says what to run).")
+]
 
 INSTRUCTIONS = (
     "memprobe finds out why a PyTorch training step uses more memory than it should: which values the compiled "
@@ -88,6 +122,8 @@ def _expected(schema: dict) -> str:
     def form(f: dict) -> str:
         if f.get("type") == "array" and f.get("items", {}).get("type") == "string":
             return "a list of strings"
+        if "$ref" in f:  # a configuration: its own object schema
+            return "an object"
         return _TYPES.get(f.get("type"), f.get("type") or "a value")
 
     return " or ".join(form(f) for f in schema.get("anyOf") or [schema])
@@ -98,6 +134,8 @@ def argument_error(tool: str, schema: dict, error: ValidationError) -> str:
     (the SDK's own text is several lines and a pydantic URL)."""
     first = error.errors(include_url=False)[0]
     name = str(first["loc"][0]) if first["loc"] else "(arguments)"
+    if len(first["loc"]) == 2 and name.endswith("config"):  # a key of a configuration: what that field takes
+        return f"memprobe: error (exit 2): {tool}: {config_key_error(name, str(first['loc'][1]), first)}"
     if first["type"] == "missing":
         return f"memprobe: error (exit 2): {tool}: argument {name!r} is required"
     got = repr(first.get("input"))
@@ -107,9 +145,20 @@ def argument_error(tool: str, schema: dict, error: ValidationError) -> str:
 
 
 class _Server(MCPServer):
-    """The SDK's server, its argument errors said in one line (:func:`argument_error`)."""
+    """The SDK's server, its argument errors said in one line (:func:`argument_error`), and no argument a tool does
+    not take (the SDK would drop one silently: a misspelt ``forse`` is refused, as an unknown flag is)."""
+
+    def close_arguments(self) -> None:
+        """Every tool's published arguments: these and no others (``additionalProperties: false``)."""
+        for tool in self._tool_manager.list_tools():
+            tool.parameters["additionalProperties"] = False
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None):
+        tool = self._tool_manager.get_tool(name)
+        unknown = sorted(set(arguments or {}) - set(tool.parameters.get("properties", {}))) if tool else []
+        if unknown:
+            takes = ", ".join(tool.parameters.get("properties", {})) or "none"
+            raise ToolError(f"memprobe: error (exit 2): {name}: no argument {unknown[0]!r} (it takes: {takes})")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
@@ -122,53 +171,60 @@ class _Server(MCPServer):
 def build_server() -> MCPServer:
     server = _Server("memprobe", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
-    @server.tool()
+    @server.tool(annotations=WRITES_RUNS)
     async def run(
-        config: dict[str, Any] | None = None,
-        out: str | None = None,
-        force: bool = False,
-        analysis_only: bool = False,
+        config: ConfigArgument = None,
+        out: OutArgument = None,
+        force: ForceArgument = False,
+        analysis_only: AnalysisOnlyArgument = False,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Run a repro (or the user's model, config "model": "FILE:FACTORY") in a probe process and return its
         report.json (as `memprobe run --json`): the saved-for-backward table, findings and the verdict.
 
-        config: report.json `config` fields (recipe, repro, model, blocks, dim, hidden, layers, batch, seq, ac,
-        ac_policy, save_ops, recompute_ops, compile, fsdp, device, steps, ...); out: the run directory (refused if
-        not empty unless force); analysis_only: partition without generating kernels (faster, no measured step).
+        config: report.json `config` fields (its schema lists them, with their types, words and defaults); out: the
+        run directory (refused if not empty unless force: then only one memprobe wrote is replaced); analysis_only:
+        partition without generating kernels (faster, no measured step).
         """
         from ..config import config_from_values
         from ..verbs import run_probe_in_child
 
         def work(progress):
-            cfg = config_from_values(config or {})
+            cfg = config_from_values(config_values(config))
             return run_probe_in_child(cfg, _path(out, "out"), force=force, analysis_only=analysis_only, progress=progress)
 
         return await _call(ctx, work)
 
-    @server.tool()
+    @server.tool(annotations=WRITES_RUNS)
     async def diff(
-        a: str,
-        b: str,
-        config: dict[str, Any] | None = None,
-        a_config: dict[str, Any] | None = None,
-        b_config: dict[str, Any] | None = None,
-        out: str | None = None,
-        force: bool = False,
-        analysis_only: bool = False,
+        a: SideArgument,
+        b: SideArgument,
+        config: SideConfigArgument = None,
+        a_config: SideConfigArgument = None,
+        b_config: SideConfigArgument = None,
+        out: OutArgument = None,
+        force: ForceArgument = False,
+        analysis_only: AnalysisOnlyArgument = False,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Rank what B keeps alive for backward that A does not (as `memprobe diff A B --json`).
 
         a, b: each a run directory (read, not re-run) or a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp,
-        fp8) run with `config` and its own `a_config` / `b_config` values; out: where runs and diff.json go.
+        fp8) run with `config` and its own `a_config` / `b_config` values (no `recipe`: a side's recipe is `a` or `b`);
+        out: where runs and diff.json go.
         """
         from ..orchestrate.diff import run_diff
         from ..orchestrate.process import SideEnv
         from ..verbs import diff_side
 
         def work(progress):
-            sides = {"a": diff_side("a", a, config or {}, a_config), "b": diff_side("b", b, config or {}, b_config)}
+            shared = config_values(config)
+            sides = {
+                "a": diff_side("a", a, shared, config_values(a_config)),
+                "b": diff_side("b", b, shared, config_values(b_config)),
+            }
+            if shared and all(isinstance(side, Path) for side in sides.values()):
+                raise ConfigError("config: it configures a side that runs; a and b are run directories, read as recorded")
             label = f"diff-{a}-vs-{b}".replace("/", "_")
             result, _out = run_diff(
                 sides,
@@ -183,13 +239,13 @@ def build_server() -> MCPServer:
 
         return await _call(ctx, work)
 
-    @server.tool()
+    @server.tool(annotations=WRITES_RUNS)
     async def explain(
-        run_dir: str | None = None,
-        config: dict[str, Any] | None = None,
-        out: str | None = None,
-        force: bool = False,
-        full: bool = False,
+        run_dir: RunDirArgument = None,
+        config: ConfigArgument = None,
+        out: OutArgument = None,
+        force: ForceArgument = False,
+        full: Annotated[bool, Field(description="Generate kernels for every run (default: analysis-only).")] = False,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
@@ -202,9 +258,13 @@ def build_server() -> MCPServer:
             return f"config {json.dumps({name: value})}"
 
         def work(progress):
-            cfg = None if run_dir else config_from_values(config or {})
+            values = config_values(config)
+            if run_dir and set(values) - set(NAMES_CODE):
+                keys = ", ".join(sorted(set(values) - set(NAMES_CODE)))
+                raise ConfigError(f"config key(s) {keys}: explain takes the configuration of run_dir as recorded")
+            cfg = None if run_dir else config_from_values(values)
             base = _path(run_dir, "run_dir")
-            named = {k: v for k, v in (config or {}).items() if k in ("model", "hf_config")}
+            named = {k: v for k, v in values.items() if k in NAMES_CODE}
             result, _out = run_explain(
                 cfg=cfg, run_dir=base, out=_path(out, "out"), force=force, full=full, progress=progress, named=named, how=how
             )
@@ -212,21 +272,26 @@ def build_server() -> MCPServer:
 
         return await _call(ctx, work)
 
-    @server.tool()
-    async def show(path: str, ctx: Context | None = None) -> dict[str, Any]:
+    @server.tool(annotations=READS)
+    async def show(
+        path: Annotated[str, Field(description="A run directory, or a diff / explain / bisect directory or its JSON file.")],
+        ctx: Context | None = None,
+    ) -> dict[str, Any]:
         """A recorded run (report.json) or diff / explain / bisect result, checked as it is read (as `memprobe
         show PATH --json`)."""
         from ..analysis.recorded import load_recorded
 
         return await _call(ctx, lambda _progress: load_recorded(_path(path, "path") or Path(path))[1])
 
-    @server.tool()
+    @server.tool(annotations=WRITES_RUNS)
     async def gate(
-        budget: str = "memprobe.toml",
-        probes: list[str] | None = None,
-        from_runs: list[str] | None = None,
-        out: str | None = None,
-        force: bool = False,
+        budget: Annotated[str, Field(description="The budget file: probes and their limits.")] = "memprobe.toml",
+        probes: Annotated[list[str] | None, Field(description="Check only these probes (default: every one).")] = None,
+        from_runs: Annotated[
+            list[str] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
+        ] = None,
+        out: OutArgument = None,
+        force: ForceArgument = False,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Check probes against the limits of a budget file (as `memprobe gate --json`): verdicts per limit, the
@@ -253,13 +318,14 @@ def build_server() -> MCPServer:
 
         return await _call(ctx, work)
 
-    @server.tool()
+    @server.tool(annotations=READS)
     async def policies(ctx: Context | None = None) -> dict[str, Any]:
         """The per-op SAC policies `ac_policy` accepts, with their save lists (as `memprobe policies --json`)."""
         from ..verbs import policy_table
 
         return await _call(ctx, lambda _progress: policy_table())
 
+    server.close_arguments()
     return server
 
 

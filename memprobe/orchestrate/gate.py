@@ -105,10 +105,24 @@ def _check_probe_names(budget: Budget, wanted: dict) -> None:
 
 
 def _store_baseline(baseline: S.Baseline, reports: dict[str, S.Report], baseline_path: Path) -> None:
-    """--update-baseline: each probe's entry replaced by its run's, and the baseline file written."""
+    """--update-baseline: each probe's entry replaced by its run's, and the baseline file written. An entry whose
+    figures, versions, device and configuration the run measured again as they are is kept whole (its time too), so
+    that a refresh that measured the same leaves the file as it was: a CI job commits the baseline only when it
+    changed."""
     for name, report in reports.items():
-        baseline.probes[name] = baseline_entry(report)
+        entry = baseline_entry(report)
+        if not same_measurement(baseline.probes.get(name), entry):
+            baseline.probes[name] = entry
     atomic_write_json(baseline_path, dump(baseline))
+
+
+def same_measurement(old: S.BaselineProbe | None, new: S.BaselineProbe) -> bool:
+    """Whether two baseline entries hold the same figures of the same configuration, measured with the same
+    software on the same device (what a relative limit compares against, and when)."""
+    if old is None or old.report is None or new.report is None:
+        return False
+    measured = lambda e: (e.figures, e.versions, e.device, e.report.config)  # noqa: E731
+    return measured(old) == measured(new)
 
 
 def _gate_reports(wanted: dict, finished: dict[str, Path], ran: dict, progress: Progress) -> dict[str, S.Report]:

@@ -40,6 +40,7 @@ from ..capture.process_info import COMMAND_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
 from ..capture.protocol import ERROR, INTERNAL, PROGRESS, READY
 from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
+from ..progress import waiting
 from ..rundir import schema as S
 from ..vocab import DeviceChoice, Recipe, RunStatus
 from .finish import finish_run, mark_killed
@@ -162,6 +163,7 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
         return
     specs = {key: _env_spec(group) for key, group in groups.items()}
     groups = {key: group for key, group in groups.items() if (key, specs[key]) not in _checked}
+    waiting(progress, "each side's interpreter, asked what it can run")  # a process per other one, at once: seconds
     answers = _ask_environments(groups, specs)
     problems = []
     for key, group in groups.items():
@@ -405,6 +407,8 @@ class ChildProbe:
         finished whatever became of it), or the error that ended it (one line, with its exit code)."""
         rc = self.proc.wait()
         self._reader.join()
+        with self._lock:
+            waiting(self.progress, f"[{self.job.label}] its run directory, read and analysed")
         if getattr(self.proc, "lost", None):
             self.errors.append(("error", self.proc.lost))
         if self.proc.stdin is not None:
@@ -557,13 +561,22 @@ class _Schedule:
                 child, self.held = self.held, None
                 if child.gpu is not None:
                     self.free_gpus.remove(child.gpu)  # its GPU is free now: nothing runs (one slot)
+                self._starting(child.job)
                 child.release()
             else:
-                child = self._start(self.pending.pop(0), hold=False)
+                job = self.pending.pop(0)
+                self._starting(job)
+                child = self._start(job, hold=False)
             self.running[child.job.label] = child
             threading.Thread(target=self._wait_for, args=(child,), daemon=True).start()
         if self.slots == 1 and self.held is None and self.pending:
             self.held = self._start(self.pending.pop(0), hold=True)  # imports while the current probe runs
+
+    def _starting(self, job: ProbeJob) -> None:
+        """Said before a probe starts: until it speaks (its imports, a fork server's start), its start is what is
+        waited on."""
+        with self.lock:
+            waiting(self.progress, f"[{job.label}] the probe process to start")
 
     def _start(self, job: ProbeJob, hold: bool) -> ChildProbe:
         # a held probe (one slot) imports beside the running one and is given the first GPU, which it takes

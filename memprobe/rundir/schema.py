@@ -451,7 +451,7 @@ class Finding(Record):
     summary: Text | None = optional("the finding as the verdict's sentence")
     fix: Text | None = optional("the fix in a few words")
     flag: Text | None = optional("the flag that applies the fix (`--recompute-op aten.abs`)")
-    by_design: bool | None = optional(
+    by_design: Annotated[bool, Strict()] | None = optional(
         "what it names is a library's design, not a defect (FSDP2 keeps its root module's parameters unsharded after "
         "forward): listed below the others, never the verdict"
     )

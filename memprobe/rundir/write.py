@@ -16,6 +16,11 @@ else. A process writing a run directory holds a lock on its marker (``flock``), 
 memprobe writing there at the same time is refused. A marker without a manifest (a directory
 written by an earlier memprobe) admits only the names memprobe writes (report.json,
 graphs/g0.forward.json, ...).
+
+Run directories go under ``memprobe-runs/`` unless ``--out`` says where; memprobe gives that directory a
+``.gitignore`` of its own holding ``*``, so that a verb run in a git checkout (a CI job's) leaves nothing untracked
+there. A file memprobe writes outside a run directory, where no manifest lists it (the gate's JUnit XML), is known
+by how it begins (:func:`memprobe_wrote`): memprobe replaces such a file without ``--force``, never another.
 """
 
 from __future__ import annotations
@@ -35,11 +40,51 @@ from ..errors import InternalError, RunDirError
 from . import records as R
 
 MARKER = ".memprobe"  # in every directory memprobe creates, so --force knows it may replace it
+RUNS_HOME = Path("memprobe-runs")  # where run directories go by default (relative: the working directory's)
+RUNS_HOME_IGNORE = "# written by memprobe: the run directories here stay out of git\n*\n"
+# how a file memprobe writes outside a run directory begins: the gate's JUnit XML (memprobe.report.junit's gate_junit)
+OWN_FILE_STARTS = (b'<testsuites name="memprobe gate"',)
 
 
 def default_run_dir(label: str) -> Path:
+    """``memprobe-runs/<UTC time>-<label>``, its ``memprobe-runs/`` made (with its .gitignore) if need be."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    return Path("memprobe-runs") / f"{stamp}-{label}"
+    runs_home()
+    return RUNS_HOME / f"{stamp}-{label}"
+
+
+def runs_home(home: Path = RUNS_HOME) -> Path:
+    """The directory of the default run directories, with a ``.gitignore`` holding ``*``: made when missing, never
+    written over (a link or a file of that name is left as it is, and so is a directory the user made a file of)."""
+    home.mkdir(parents=True, exist_ok=True)
+    ignore = home / ".gitignore"
+    if home.is_symlink() or ignore.is_symlink() or ignore.exists():
+        return home
+    try:
+        fd = os.open(ignore, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except FileExistsError:  # another memprobe made it meanwhile
+        return home
+    with os.fdopen(fd, "w") as f:
+        f.write(RUNS_HOME_IGNORE)
+    return home
+
+
+def memprobe_wrote(path: Path) -> bool:
+    """Whether ``path`` is a regular file (not a link) that begins as a file memprobe writes outside a run directory
+    does (:data:`OWN_FILE_STARTS`): one memprobe may write over without ``--force``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        head = os.read(fd, max(len(s) for s in OWN_FILE_STARTS))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return any(head.startswith(start) for start in OWN_FILE_STARTS)
 
 
 def atomic_write_text(path: Path, text: str) -> None:
