@@ -18,15 +18,6 @@ class _Documented(StrEnum):
         return member
 
 
-def vocabulary(name: str, doc: str, words: dict[str, str], module: str) -> type[StrEnum]:
-    """A vocabulary whose words are defined by a registry elsewhere (``--repro``: memprobe/targets), as a documented
-    enum like the others here, belonging to the registry's ``module``: ``words`` maps each word to its meaning."""
-    members = {word.upper().replace("-", "_"): (word, meaning) for word, meaning in words.items()}
-    enum = _Documented(name, members, module=module)
-    enum.__doc__ = doc
-    return enum
-
-
 class SavedKind(_Documented):
     """What a saved-for-backward value is computed from."""
 

@@ -490,12 +490,13 @@ def test_the_configuration_record_is_probe_config_and_its_vocabularies_are_confi
     from dataclasses import fields
 
     from memprobe import config
-    from memprobe.targets import Repro
     from memprobe.vocab import AcMode, DeviceChoice, Recipe
 
     assert list(S.Config.model_fields) == [f.name for f in fields(config.ProbeConfig)]
     assert tuple(Recipe) == config.RECIPES and tuple(AcMode) == config.AC_MODES
-    assert tuple(Repro) == config.REPROS and tuple(DeviceChoice) == config.DEVICES
+    assert tuple(DeviceChoice) == config.DEVICES
+    with pytest.raises(ValueError, match="unknown --repro 'nothing'"):  # the registry's words, checked as made
+        S.Config.model_validate({"repro": "nothing"})
 
 
 def test_the_phases_are_the_meters():

@@ -41,8 +41,7 @@ schema's dump keeps "a field absent from a file stays absent". :func:`to_data` m
 data pydantic's dump of the same record gives), :func:`from_data` the reverse. Where pydantic is installed, what a
 probe writes is validated against the schema as it is written (:func:`memprobe.rundir.write.record_data`).
 
-This module imports the standard library, :mod:`memprobe.vocab` and the registry of model families (its ``--repro``
-vocabulary) only.
+This module imports the standard library and :mod:`memprobe.vocab` only.
 """
 '''
 

@@ -12,8 +12,7 @@ schema's dump keeps "a field absent from a file stays absent". :func:`to_data` m
 data pydantic's dump of the same record gives), :func:`from_data` the reverse. Where pydantic is installed, what a
 probe writes is validated against the schema as it is written (:func:`memprobe.rundir.write.record_data`).
 
-This module imports the standard library, :mod:`memprobe.vocab` and the registry of model families (its ``--repro``
-vocabulary) only.
+This module imports the standard library and :mod:`memprobe.vocab` only.
 """
 
 from __future__ import annotations
@@ -25,9 +24,6 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any, TypeVar, dataclass_transform
 
-from ..targets import (
-    Repro,
-)
 from ..vocab import (
     AcMode,
     AttributionSource,
@@ -164,7 +160,7 @@ class Config(Record):
 
     #: What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style transformer blocks), torchtitan
     #: (torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).
-    repro: Repro | None = None
+    repro: str | None = None
 
     #: Dimensions of a published model (dim, hidden, heads, kv-heads); explicit flags win. Layers stay as given:
     #: estimate the full depth with `memprobe estimate`.

@@ -41,7 +41,6 @@ from .. import SCHEMA_VERSION, vocab
 from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, Kind, declared
-from ..targets import Repro
 from ..vocab import (
     AcMode,
     AttributionSource,
@@ -140,7 +139,9 @@ def optional(description: str, **kw) -> Any:
 
 # -- the probe configuration (derived from memprobe.config.ProbeConfig: declared once) -------------------
 
-_CONFIG_WORDS = {"recipe": Recipe, "ac": AcMode, "repro": Repro, "device": DeviceChoice}
+# the families --repro names are the registry's (memprobe/targets): a word ProbeConfig checks, so that a new family
+# changes no record
+_CONFIG_WORDS = {"recipe": Recipe, "ac": AcMode, "device": DeviceChoice}
 _CONFIG_KINDS = {
     Kind.FLAG: Annotated[bool, Strict()],
     Kind.WHOLE: Annotated[int, Strict(), Ge(-MAX_WHOLE + 1), Le(MAX_WHOLE - 1)],

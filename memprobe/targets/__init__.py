@@ -16,7 +16,6 @@ from dataclasses import Field, fields
 
 from ..errors import ConfigError
 from ..fields import declared
-from ..vocab import vocabulary
 from .base import BuiltModel, Target
 from .ffn import FFN
 from .huggingface import HuggingFace
@@ -30,11 +29,8 @@ FAMILIES: tuple[type[Target], ...] = (FFN, Transformer, Torchtitan, UserModel, H
 # the families --repro names (the default first), and the fields that select the others
 REPROS: tuple[str, ...] = tuple(f.name for f in FAMILIES if f.selector is None)
 SELECTORS: dict[str, type[Target]] = {f.selector: f for f in FAMILIES if f.selector is not None}
-Repro = vocabulary(
-    "Repro", "What a probe builds (``--repro``).", {f.name: f.about for f in FAMILIES if f.selector is None}, __name__
-)
 
-__all__ = ["FAMILIES", "REPROS", "SELECTORS", "Repro", "BuiltModel", "Target", "family_fields", "selected", "target_of"]
+__all__ = ["FAMILIES", "REPROS", "SELECTORS", "BuiltModel", "Target", "family_fields", "selected", "target_of"]
 
 
 def family_fields() -> list[Field]:
