@@ -27,11 +27,6 @@ def now_utc() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def config_record(cfg: ProbeConfig) -> R.Config:
-    """The configuration as report.json records it: every field."""
-    return R.Config(**cfg.to_dict())
-
-
 def policy_record(cfg: ProbeConfig) -> R.Policy | None:
     """The effective per-op SAC policy (null unless the run's AC is per-op)."""
     if cfg.ac != AcMode.OP:
@@ -58,7 +53,7 @@ class RunRecord:
             created_utc=now_utc(),
             command=user_command(),
             process=process_record(),
-            config=config_record(cfg),
+            config=cfg.to_dict(),  # every field: ProbeConfig's own record
             # analysis-only: graphs traced and partitioned as for Inductor, then run uncompiled (no output
             # code); the saved table is the full run's, measured temporaries are not the kernels'
             mode=RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL,

@@ -143,12 +143,20 @@ def _typed(tp: Any, value: Any) -> Any:
 '''
 
 
+# records the mirror holds as JSON data: the probe's configuration is ProbeConfig's own (memprobe/config.py and the
+# model families' fields, declared once there), written as ``ProbeConfig.to_dict()``, so that a new configuration
+# field changes no generated code
+AS_DATA = (S.Config,)
+
+
 def mirrored() -> list[type[S.Record]]:
-    """The records reachable from :data:`ROOTS`, in the order schema.py defines them."""
+    """The records reachable from :data:`ROOTS`, in the order schema.py defines them (:data:`AS_DATA` apart)."""
     reachable: set[type] = set()
 
     def walk(tp: Any) -> None:
         bare = unwrap(tp)[0]
+        if bare in AS_DATA:
+            return
         if isinstance(bare, type) and issubclass(bare, BaseModel):
             if bare in reachable:
                 return
@@ -166,28 +174,41 @@ def mirrored() -> list[type[S.Record]]:
 def annotation(tp: Any, enums: set[str]) -> str:
     """A field's type as the mirror's annotation (standard types, its enums named in ``enums``)."""
     bare, _meta, nullable = unwrap(tp)
+    text = _plain_annotation(bare, enums)
+    if text is None:
+        text = _generic_annotation(bare, enums)
+    return f"{text} | None" if nullable else text
+
+
+def _plain_annotation(bare: Any, enums: set[str]) -> str | None:
+    """A scalar's, an enum's, a record's (the data of one the mirror holds as data), or None for a generic type."""
+    if bare in (int, float, str, bool):
+        return bare.__name__
+    if bare in AS_DATA:
+        return "dict[str, Any]"
+    if isinstance(bare, type) and issubclass(bare, Enum):
+        enums.add(bare.__name__)
+        return bare.__name__
+    if isinstance(bare, type) and issubclass(bare, BaseModel):
+        return bare.__name__
+    return None
+
+
+def _generic_annotation(bare: Any, enums: set[str]) -> str:
+    """A list's, tuple's, dict's, Literal's or union's."""
     origin = typing.get_origin(bare)
     args = typing.get_args(bare)
-    if bare in (int, float, str, bool):
-        text = bare.__name__
-    elif isinstance(bare, type) and issubclass(bare, Enum):
-        enums.add(bare.__name__)
-        text = bare.__name__
-    elif isinstance(bare, type) and issubclass(bare, BaseModel):
-        text = bare.__name__
-    elif origin in (list, tuple, dict):
-        text = f"{origin.__name__}[{', '.join(annotation(a, enums) for a in args)}]"
-    elif origin is typing.Literal:
+    if origin in (list, tuple, dict):
+        return f"{origin.__name__}[{', '.join(annotation(a, enums) for a in args)}]"
+    if origin is typing.Literal:
         enums.add("Literal")
-        text = f"Literal[{', '.join(repr(a) for a in args)}]"
-    elif origin in (typing.Union, types.UnionType):
+        return f"Literal[{', '.join(repr(a) for a in args)}]"
+    if origin in (typing.Union, types.UnionType):
         forms = [annotation(a, enums) for a in args]
         if sum(f in _record_names() for f in forms) > 1:
             raise NotImplementedError(f"a union of records ({' | '.join(forms)}): the mirror cannot tell them apart")
-        text = " | ".join(forms)
-    else:
-        raise NotImplementedError(f"no mirror for the type {bare!r}")
-    return f"{text} | None" if nullable else text
+        return " | ".join(forms)
+    raise NotImplementedError(f"no mirror for the type {bare!r}")
 
 
 def _record_names() -> set[str]:

@@ -25,12 +25,10 @@ from enum import Enum
 from typing import Any, TypeVar, dataclass_transform
 
 from ..vocab import (
-    AcMode,
     AttributionSource,
     CacheState,
     Category,
     CheckpointDecision,
-    DeviceChoice,
     DeviceType,
     FindingKind,
     Float8Skip,
@@ -43,7 +41,6 @@ from ..vocab import (
     PhaseEdge,
     PolicyDefault,
     Reason,
-    Recipe,
     ReturnRole,
     RootKind,
     RunMode,
@@ -147,109 +144,6 @@ def _typed(tp: Any, value: Any) -> Any:
     if origin is dict:
         return {k: _typed(typing.get_args(tp)[1], v) for k, v in value.items()}
     return value
-
-
-@record
-class Config(Record):
-    """The probe configuration (`memprobe.config.ProbeConfig`; each field is a `memprobe run` flag). Older reports
-    lack the newer fields: read as their defaults.
-    """
-
-    #: Linear layers: bf16, or torchao float8 training with this scaling recipe (fp8 = rowwise).
-    recipe: Recipe | None = None
-
-    #: What to build: ffn (SwiGLU FFN blocks), transformer (Llama-3-style transformer blocks), torchtitan
-    #: (torchtitan's own Llama 3 at --flavor, its first --layers blocks; needs torchtitan).
-    repro: str | None = None
-
-    #: Dimensions of a published model (dim, hidden, heads, kv-heads); explicit flags win. Layers stay as given:
-    #: estimate the full depth with `memprobe estimate`.
-    preset: str | None = None
-
-    #: Model dimension.
-    dim: int | None = None
-
-    #: FFN hidden dimension.
-    hidden: int | None = None
-
-    #: Attention heads (transformer).
-    heads: int | None = None
-
-    #: Key/value heads (transformer, grouped-query).
-    kv_heads: int | None = None
-
-    #: With --repro torchtitan: the Llama 3 flavor of torchtitan's config registry (debugmodel, 1B, 3B, 8B, 70B, 405B;
-    #: default debugmodel).
-    flavor: str | None = None
-
-    #: Probe a Hugging Face transformers causal LM built from this config.json (a file, or a directory holding one; no
-    #: weights, no hub access) with its first --layers decoder blocks, --batch x --seq token ids; its KV cache is
-    #: turned off. Needs transformers (pip install 'memprobe[hf]'); see docs/models.md.
-    hf_config: str | None = None
-
-    #: With --hf-config: transformers' attention implementation (sdpa, eager, flex_attention, ...); default sdpa where
-    #: the model supports it, else eager (the run says so).
-    attn_implementation: str | None = None
-
-    #: Number of blocks.
-    layers: int | None = None
-
-    #: Batch size.
-    batch: int | None = None
-
-    #: Sequence length.
-    seq: int | None = None
-
-    #: Probe your own model instead of a repro: FACTORY(device) returns (model, batch); see docs/models.md. The
-    #: dimension flags do not apply.
-    model: str | None = None
-
-    #: Attribute path of the block container that gets SAC/compile/FSDP (default: the first nn.ModuleList or
-    #: nn.ModuleDict).
-    blocks: str | None = None
-
-    #: Seed for weights and the batch.
-    seed: int | None = None
-
-    #: Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or memory-budget (the compiler
-    #: partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC; budget is accepted for
-    #: it).
-    ac: AcMode | None = None
-
-    #: With --ac memory-budget: the partitioner's activation_memory_budget, from 0 (recompute what it can) to 1 (its
-    #: runtime-optimal partition).
-    memory_budget: float | None = None
-
-    #: Per-op SAC policy by name (see `memprobe policies`).
-    ac_policy: str | None = None
-
-    #: Add OP to the policy's save list (repeatable; aten.abs or torch.ops.aten.abs.default).
-    save_ops: list[str] | None = None
-
-    #: Remove OP from the save list: recompute it in backward (repeatable).
-    recompute_ops: list[str] | None = None
-
-    #: torch.compile each block.
-    compile: bool | None = None
-
-    #: FSDP2 per block and at the root (bf16 params, fp32 reduce). Without it the model is cast to bf16.
-    fsdp: bool | None = None
-
-    #: FSDP2 frees unsharded parameters after forward.
-    reshard_after_forward: bool | None = None
-
-    #: auto = cuda when a GPU is present, else cpu.
-    device: DeviceChoice | None = None
-
-    #: Training steps: the first compiles (and creates the optimizer state), the last is measured.
-    steps: int | None = None
-
-    #: AdamW learning rate.
-    lr: float | None = None
-
-    #: Ranks on this node, launched through torchrun; FSDP shards over all of them (gloo on CPU, NCCL on CUDA, one GPU
-    #: per rank).
-    nproc: int | None = None
 
 
 @record
@@ -1515,7 +1409,7 @@ class Report(Record):
     process: ProcessRecord | None = None
 
     #: the probe configuration
-    config: Config
+    config: dict[str, Any]
 
     #: full, or analysis-only (graphs traced and partitioned as for Inductor, run uncompiled: no output code,
     #: `graph_memory` empty, `attribution` null)
