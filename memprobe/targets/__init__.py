@@ -20,11 +20,12 @@ from .base import BuiltModel, Target
 from .ffn import FFN
 from .huggingface import HuggingFace
 from .model import UserModel
+from .moe import MoE
 from .torchtitan import Torchtitan
 from .transformer import Transformer
 
 # the families, in the order --repro lists them and the flags are merged
-FAMILIES: tuple[type[Target], ...] = (FFN, Transformer, Torchtitan, UserModel, HuggingFace)
+FAMILIES: tuple[type[Target], ...] = (FFN, Transformer, MoE, Torchtitan, UserModel, HuggingFace)
 
 # the families --repro names (the default first), and the fields that select the others
 REPROS: tuple[str, ...] = tuple(f.name for f in FAMILIES if f.selector is None)

@@ -316,7 +316,8 @@ def _print_float8_coverage(con: Console, report: S.Report) -> None:
 
 
 def _float8_converted(f8: S.Float8Coverage) -> str:
-    """How many linears of the blocks the recipe converted (and their share of the parameters), and which outside."""
+    """How many linears of the blocks (and experts' weights) the recipe converted, their share of the parameters, and
+    which outside the blocks."""
     linears = f8.linears or []
     total, converted = f8.block_linear_parameters or 0, f8.block_converted_parameters or 0
     share = f"{100 * converted / total:.0f}%" if total else "-"
@@ -324,11 +325,17 @@ def _float8_converted(f8: S.Float8Coverage) -> str:
     outside = [x.fqn for x in linears if not x.in_blocks and x.converted]
     line = (
         f"float8 {markup(f8.recipe)} ({markup(f8.converter)}): converted"
-        f" {sum(x.converted for x in inside)} of {len(inside)} linears in the blocks ({share} of their parameters)"
+        f" {sum(x.converted for x in inside)} of {len(inside)} {_weights_word(inside)} in the blocks ({share} of their"
+        " parameters)"
     )
     if outside:
         line += f", and {markup(', '.join(outside[:3]))}{' …' if len(outside) > 3 else ''} outside them"
     return line
+
+
+def _weights_word(weights: list[S.Float8Linear]) -> str:
+    """What float8 coverage counts: linears, or, with a mixture of experts' 3-D weights among them, weights."""
+    return "weights (linears and experts)" if any(len(x.weight_shape or ()) == 3 for x in weights) else "linears"
 
 
 def _print_graph_memory(con: Console, report: S.Report) -> None:
