@@ -19,7 +19,7 @@ from functools import cached_property
 from . import targets
 from .compat.torchao import RECIPES as FLOAT8_RECIPES
 from .errors import ConfigError
-from .fields import checked, declared, flag_of, option
+from .fields import Kind, checked, declared, flag_of, option
 from .policies import effective_policy, flag_op, get_policy, normalize_op_name
 from .vocab import AcMode, DeviceChoice, EnvNeed, Recipe
 
@@ -192,7 +192,7 @@ class _Configuration:
     def _check_float8(self, target) -> None:
         """A float8 recipe needs dimensions its kernels run: multiples of 16 for torch._scaled_mm, of 128 for the
         blockwise recipe, of 32 for MX (of the dimensions the family declares, and of the tokens it feeds)."""
-        if self.recipe == Recipe.BF16 or target.selector == "model":
+        if self.recipe == Recipe.BF16 or target.selector == "model" or target.runs_itself:
             return
         align = FLOAT8_RECIPES[self.recipe].align
         bad = target.float8_dims(align)
@@ -224,6 +224,8 @@ class _Configuration:
         from .policies import INSTALLED
 
         out = {EnvNeed.TORCH} | set(self.target.needs())
+        if self.target.runs_itself:  # the script brings what it imports
+            return frozenset(out)
         if self.recipe != Recipe.BF16:
             out.add(EnvNeed.FLOAT8)
         if self.ac == AcMode.OP and self.ac_policy == INSTALLED:
@@ -232,8 +234,9 @@ class _Configuration:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["save_ops"] = list(self.save_ops)
-        d["recompute_ops"] = list(self.recompute_ops)
+        for fld, o in declared(type(self)):
+            if o.kind in (Kind.OPS, Kind.WORDS):  # tuples here, lists in JSON
+                d[fld.name] = list(d[fld.name])
         return d
 
     @classmethod
@@ -247,22 +250,29 @@ class _Configuration:
     def to_flags(self) -> list[str]:
         """The `memprobe run` flags that rebuild this configuration (defaults left out)."""
         flags: list[str] = []
-        for f, _ in declared(type(self)):
+        after: list[str] = []
+        for f, o in declared(type(self)):
             value, default = getattr(self, f.name), f.default
             flag = flag_of(f)
-            if isinstance(value, tuple):
+            if o.after_dashes:
+                after = ["--", *value] if value else []
+            elif isinstance(value, tuple):
                 flags += [x for op in value for x in (flag, flag_op(op))]
             elif isinstance(value, bool):
                 if value != default:
                     flags.append(flag if value else "--no-" + flag[2:])
             elif value is None:
                 continue
-            elif f.name == "recipe" or value != default:
+            elif (f.name == "recipe" and not self.target.runs_itself) or value != default:
                 flags += [flag, str(value)]
-        return flags
+        return flags + after
 
     def summary(self) -> str:
-        """One line a person can read: what was built."""
+        """One line a person can read: what was built (or what ran: a script)."""
+        if self.target.runs_itself:
+            return "  ".join(
+                [self.target.summary(), f"steps={self.steps}"] + ([f"x{self.nproc} ranks"] if self.nproc > 1 else [])
+            )
         ac = f"ac={self.ac}"
         if self.ac == AcMode.OP:
             ac += f"/{self.ac_policy}"
@@ -341,6 +351,12 @@ def recorded_to_run(recorded: ProbeConfig, named: dict, where: str, how=None) ->
     import shlex
 
     how = how or (lambda name, value: f"--{name.replace('_', '-')} {shlex.quote(value)}")
+    if recorded.command:  # a user's script: never run again from what a file says
+        raise ConfigError(
+            f"{where}: config.command names a command to run, {shlex.join(recorded.command)[:200]!r}; memprobe never "
+            "runs a recorded run's command: run it yourself (memprobe run -- COMMAND) and diff the run directories",
+            field="command",
+        )
     for name in NAMES_CODE:
         value = getattr(recorded, name)
         if value is None:

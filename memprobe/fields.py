@@ -31,6 +31,7 @@ class Kind(StrEnum):
     NUMBER = "number"  # a finite number (an integer is one too)
     TEXT = "text"  # a string (None where the default is None: not given)
     OPS = "ops"  # a list of op names (a repeatable flag)
+    WORDS = "words"  # a command line: a list of strings, given after ``--``
 
 
 _EXPECTED = {
@@ -39,7 +40,9 @@ _EXPECTED = {
     Kind.NUMBER: "a finite number",
     Kind.TEXT: "a string",
     Kind.OPS: "a list of op names",
+    Kind.WORDS: "a list of strings (a command and its arguments)",
 }
+MAX_WORDS = 1000  # the arguments of a command line
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class Option:
     flag: str | None = None
     metavar: str | None = None
     preset: bool = False
+    after_dashes: bool = False  # given after ``--`` on the command line (a command), not as a flag
 
     def words(self) -> tuple[str, ...] | None:
         return self.choices() if callable(self.choices) else self.choices
@@ -68,15 +72,25 @@ class Option:
             return optional
         if self.kind == Kind.FLAG:
             return isinstance(value, bool)
-        if isinstance(value, bool):  # a bool is no number
-            return False
-        if self.kind == Kind.WHOLE:
-            return isinstance(value, int) and abs(value) < MAX_WHOLE
-        if self.kind == Kind.NUMBER:
-            return isinstance(value, (int, float)) and math.isfinite(value)
-        if self.kind == Kind.OPS:
-            return isinstance(value, (list, tuple)) and all(isinstance(v, str) and len(v) < MAX_OP for v in value)
-        return isinstance(value, str) and len(value) < MAX_TEXT
+        return not isinstance(value, bool) and _HOLDS[self.kind](value)  # a bool is no number
+
+
+def _command_words(value) -> bool:
+    """A command line: fewer than MAX_WORDS strings, each shorter than MAX_TEXT, with no NUL byte."""
+    return (
+        isinstance(value, (list, tuple))
+        and len(value) < MAX_WORDS
+        and all(isinstance(v, str) and len(v) < MAX_TEXT and "\0" not in v for v in value)
+    )
+
+
+_HOLDS = {
+    Kind.WHOLE: lambda value: isinstance(value, int) and abs(value) < MAX_WHOLE,
+    Kind.NUMBER: lambda value: isinstance(value, (int, float)) and math.isfinite(value),
+    Kind.OPS: lambda value: isinstance(value, (list, tuple)) and all(isinstance(v, str) and len(v) < MAX_OP for v in value),
+    Kind.WORDS: _command_words,
+    Kind.TEXT: lambda value: isinstance(value, str) and len(value) < MAX_TEXT,
+}
 
 
 def kind_of(default) -> Kind:
@@ -92,9 +106,10 @@ def kind_of(default) -> Kind:
     return Kind.TEXT
 
 
-def option(default, help: str, **how) -> Field:
-    """A configuration field with its default and its :class:`Option` (``how``: its keyword arguments)."""
-    return field(default=default, metadata={"option": Option(help=help, kind=kind_of(default), **how)})
+def option(default, help: str, kind: Kind | None = None, **how) -> Field:
+    """A configuration field with its default and its :class:`Option` (``how``: its keyword arguments; ``kind``: when
+    the default's type does not say it, a command line's words)."""
+    return field(default=default, metadata={"option": Option(help=help, kind=kind or kind_of(default), **how)})
 
 
 def option_of(f: Field) -> Option | None:
@@ -124,7 +139,7 @@ def checked(f: Field, value):
     if not o.holds(value, optional=default_of(f) is None):
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:59] + "…"
         raise ConfigError(f"config key {f.name!r}: expected {o.expected()}, got {shown}", field=f.name)
-    if o.kind == Kind.OPS:
+    if o.kind in (Kind.OPS, Kind.WORDS):
         return tuple(value)
     if o.kind == Kind.NUMBER:
         return float(value)

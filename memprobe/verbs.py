@@ -82,6 +82,8 @@ def run_probe(
     from .orchestrate.finish import finish_run
     from .vocab import RunStatus
 
+    if cfg.target.runs_itself:  # the user's own script: its own process, as a verb's probe runs
+        return whole_config(run_script(cfg, out, progress=progress, verbose=verbose))
     try:
         record(
             cfg,
@@ -104,6 +106,18 @@ def run_probe(
             f"the run failed: the probe ended without recording its completion (status {str(report.status)!r}); see {out}"
         )
     return whole_config(report)
+
+
+def run_script(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool = False) -> S.Report:
+    """The user's own script (``memprobe run -- COMMAND``) in a process of its own, with memprobe's hooks; its report,
+    analysed here (its error, one line, when it failed: what it recorded is in ``out``)."""
+    from .errors import MemprobeError
+    from .orchestrate.process import ProbeJob, SideEnv, run_one
+
+    result = run_one(ProbeJob("script", cfg, out, side=SideEnv()), progress=progress or (lambda _m: None), verbose=verbose)
+    if isinstance(result, MemprobeError):
+        raise result
+    return result
 
 
 def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> S.Report:

@@ -329,7 +329,8 @@ def made(shared_dir):
         out, record = shared / f"{verb}-{key}", shared / f"{verb}-{key}.proc.json"
 
         def make() -> None:
-            proc = run_cli(verb, *args, "--out", out, "--quiet")
+            cut = args.index("--") if "--" in args else len(args)  # a command after --: memprobe's flags before it
+            proc = run_cli(verb, *args[:cut], "--out", out, "--quiet", *args[cut:])
             assert proc.returncode == 0, f"memprobe {verb} {' '.join(args)} failed:\n{proc.stderr[-3000:]}"
             record.write_text(json.dumps({"args": proc.args, "stdout": proc.stdout, "stderr": proc.stderr}))
 

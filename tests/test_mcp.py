@@ -176,9 +176,10 @@ def test_each_tool_publishes_typed_arguments_and_what_it_may_do():
         assert prop["description"].startswith(" ".join(o.help.split())), f.name
         if o.words():
             assert next(x["enum"] for x in forms if "enum" in x) == list(o.words()), f.name
-        kinds = {"flag": "boolean", "whole": "integer", "number": "number", "text": "string", "ops": "array"}
+        kinds = {"flag": "boolean", "whole": "integer", "number": "number", "text": "string", "ops": "array", "words": "array"}
         assert kinds[o.kind] in {x.get("type") for x in forms}, f.name
-        assert prop["default"] == (None if o.preset else list(default_of(f)) if o.kind == "ops" else default_of(f)), f.name
+        listed = o.kind in ("ops", "words")
+        assert prop["default"] == (None if o.preset else list(default_of(f)) if listed else default_of(f)), f.name
     assert set(_config_schema(tools["diff"], "b_config")["properties"]) == set(config["properties"]) - {"recipe"}
     # what each may do: show and policies read; the others write run directories (force: memprobe's own replaced)
     for name, tool in tools.items():

@@ -80,7 +80,8 @@ def test_legacy_saves_abs_and_edit_removes_it():
 
 
 def test_config_flags_round_trip_through_the_cli():
-    from memprobe.cli.run import config_from_options, run
+    from memprobe.cli.options import config_from_options
+    from memprobe.cli.run import run
     from memprobe.config import ProbeConfig
 
     cfg = ProbeConfig(

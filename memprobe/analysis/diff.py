@@ -315,12 +315,33 @@ def _flag_value(value) -> str:
 
 
 def config_flags(ca: dict, cb: dict) -> list[str]:
-    """The configuration's differences as flags: ``--ac-policy torchtitan -> torchtitan-2025-01``."""
+    """The configuration's differences as flags: ``--ac-policy torchtitan -> torchtitan-2025-01``; a script's command
+    by the words that differ (``the command: + --no-checkpoint``)."""
     out = []
     for k in dict.fromkeys(list(ca) + list(cb)):
-        if ca.get(k) != cb.get(k):
+        if ca.get(k) == cb.get(k):
+            continue
+        if k == "command":
+            out.append("the command: " + command_change(list(ca.get(k) or ()), list(cb.get(k) or ())))
+        else:
             out.append(f"--{k.replace('_', '-')} {_flag_value(ca.get(k))} -> {_flag_value(cb.get(k))}")
     return out
+
+
+def command_change(a: list[str], b: list[str]) -> str:
+    """The words two command lines differ by: ``+ --no-checkpoint``, ``- --compile``, ``--lr 3e-4 -> 1e-3``."""
+    import difflib
+    import shlex
+
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "insert":
+            parts.append(f"+ {shlex.join(b[j1:j2])}")
+        elif op == "delete":
+            parts.append(f"- {shlex.join(a[i1:i2])}")
+        elif op == "replace":
+            parts.append(f"{shlex.join(a[max(0, i1 - 1) : i2])} -> {shlex.join(b[max(0, j1 - 1) : j2])}")
+    return "; ".join(parts)
 
 
 def side_change(a: Side, b: Side) -> S.Change:

@@ -54,7 +54,9 @@ def _why(reason_kind: str, policy_op: str | None, cause: S.Cause | None = None) 
 def _fix(
     reason_kind: str, policy_op: str | None, cause: S.Cause | None = None, config: ProbeConfig | None = None
 ) -> tuple[str, str | None]:
-    """(the short fix, its flag or None): one memprobe can run on this configuration."""
+    """(the short fix, its flag or None): one memprobe can run on this configuration (a script's: the user's to make)."""
+    if config is not None and config.target.runs_itself:
+        return _script_fix(reason_kind, policy_op), None
     if reason_kind == Reason.POLICY and policy_op:
         flag = f"--recompute-op {flag_op(policy_op)}"
         return f"recompute it ({flag})", flag
@@ -64,6 +66,14 @@ def _fix(
     if lost and config is not None and config.ac == AcMode.FULL:
         return f"a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})", RECOMPUTE_ALL
     return "save its inputs or recompute it in the policy (`memprobe explain` ranks the edits)", None
+
+
+def _script_fix(reason_kind: str, policy_op: str | None) -> str:
+    """The fix of a value a user's script saves: in the script's own SAC policy (memprobe applies none to it)."""
+    if reason_kind == Reason.POLICY:
+        op = flag_op(policy_op) if policy_op else "the op that tagged it"
+        return f"recompute it: take {op} out of the save list of your script's SAC policy (its context_fn)"
+    return "save its inputs or recompute it: checkpoint the region that computes it in your script"
 
 
 def _fix_hint(reason_kind: str, op: str | None) -> str:

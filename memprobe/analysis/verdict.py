@@ -88,6 +88,15 @@ def _current_findings(report: S.Report) -> list[S.Finding]:
 def _no_finding_verdict(report: S.Report, saved: int | None) -> S.Verdict:
     """A run without a finding: what it saves, and the largest of it."""
     rows = [r for r in report.saved_tensors if r.kind != SavedKind.PARAMETER]
+    outside = report.saved_outside
+    if not rows and outside is not None and outside.modules:  # eager code saved it: named by module
+        top = outside.modules[0]
+        return _verdict(
+            f"No compiled graph saved anything for backward; outside them autograd saved {fmt_bytes(outside.total_bytes)} "
+            f"per step (measured), the most by {top.module} ({fmt_bytes(top.bytes)}).",
+            bytes_=top.bytes,
+            total=outside.total_bytes,
+        )
     if not rows:
         compiled = report.config.compile if report.config.compile is not None else True
         return _verdict(
@@ -156,7 +165,10 @@ def recomputing_all(cfg: ProbeConfig) -> ProbeConfig:
 
 def run_next_command(cfg: ProbeConfig, findings: list[S.Finding]) -> str | None:
     """The ``memprobe run`` that checks a run's fix: its save-list ops recomputed; the top finding's other edit (a
-    per-op policy that recomputes every op); else, for a float8 run, the same run in bf16 to compare with."""
+    per-op policy that recomputes every op); else, for a float8 run, the same run in bf16 to compare with. None for a
+    user's script: its edits are in its own code."""
+    if cfg.target.runs_itself:
+        return None
     ops = sorted({flag_op(f.policy_op) for f in findings if f.policy_op})
     if ops:
         return "memprobe run " + " ".join(recomputing(cfg, ops).to_flags()) + "   # does recomputing it remove the finding?"
@@ -347,7 +359,9 @@ def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, Probe
 def _b_edit(b: ProbeConfig, item: S.DiffItem) -> tuple[str | None, str | None, ProbeConfig | None]:
     """(the edit of B's configuration in words, its flag, B so edited) that stops B keeping ``item``, when there is
     one: its save-list op recomputed (or the --save-op B added dropped), or a per-op policy that tags every op it runs
-    when the op was untagged inside a region that B checkpoints whole."""
+    when the op was untagged inside a region that B checkpoints whole (none for a user's script: its own code)."""
+    if b.target.runs_itself:
+        return None, None, None
     cause = item.b_decision.cause if item.b_decision else None
     if item.reason_kind == Reason.POLICY and item.policy_op:
         op = flag_op(item.policy_op)

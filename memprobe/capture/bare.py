@@ -20,11 +20,13 @@ from ..vocab import AcMode
 
 
 def parser() -> argparse.ArgumentParser:
-    """The flags of every configuration field, from their declarations (:mod:`memprobe.fields`)."""
+    """The flags of every configuration field but a script's command, from their declarations (:mod:`memprobe.fields`)."""
     ap = argparse.ArgumentParser(
         prog="python -m memprobe.capture.bare", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     for f, o in declared(ProbeConfig):
+        if o.after_dashes:  # a user's script trains itself: `memprobe run -- COMMAND`
+            continue
         help_text = f"{o.help} [default: {f.default}]"
         if o.kind == Kind.FLAG:
             ap.add_argument(flag_of(f), dest=f.name, action=argparse.BooleanOptionalAction, default=f.default, help=help_text)

@@ -264,7 +264,9 @@ class GraphCapture:
         return functorch_config.patch(enable_autograd_cache=self.records is not None)
 
     # -- the backend -------------------------------------------------------------------------
-    def __call__(self, gm: torch.fx.GraphModule, example_inputs):
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs, compile_fx=None):
+        """Compile a Dynamo graph with Inductor, recording its partitioned graphs; ``compile_fx`` (default: Inductor's
+        own) is how: a user's script's compile carries the options the script gave torch.compile."""
         from torch._inductor.compile_fx import compile_fx_inner
 
         index = len(self.dynamo_graphs)
@@ -305,7 +307,7 @@ class GraphCapture:
             )
             return compiled
 
-        compiled_fn = self._compile(gm, example_inputs, inner_compile, dyn)
+        compiled_fn = self._compile(gm, example_inputs, inner_compile, dyn, compile_fx)
 
         def run(*args):
             if not self.recording:
@@ -335,13 +337,14 @@ class GraphCapture:
             self._functions = FunctionIndex()
         return self._functions
 
-    def _compile(self, gm, example_inputs, inner_compile, dyn: DynamoGraph):
+    def _compile(self, gm, example_inputs, inner_compile, dyn: DynamoGraph, compile_fx=None):
         """compile_fx with AOTAutograd's cache: a miss hands the graphs to ``inner_compile``; a hit hands
         none, and they come from memprobe's record of that compile (or, without one, a compile with
         the cache off)."""
-        from torch._inductor.compile_fx import compile_fx
-
         from .caches import record_key
+
+        if compile_fx is None:
+            from torch._inductor.compile_fx import compile_fx
 
         if self.records is None:
             with _decisions_of(self.decisions, dyn), self.partitioner.recording():

@@ -28,8 +28,8 @@ def now_utc() -> str:
 
 
 def policy_record(cfg: ProbeConfig) -> R.Policy | None:
-    """The effective per-op SAC policy (null unless the run's AC is per-op)."""
-    if cfg.ac != AcMode.OP:
+    """The effective per-op SAC policy (null unless the run's AC is memprobe's per-op SAC: a script has its own)."""
+    if cfg.ac != AcMode.OP or cfg.target.runs_itself:
         return None
     p = cfg.policy()
     return R.Policy(

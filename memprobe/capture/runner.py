@@ -203,7 +203,7 @@ class Probe:
         self.report.float8 = float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)
         capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in built.blocks.named_children()})
         if torch.distributed.is_initialized():
-            self.report.distributed = _rank_info()
+            self.report.distributed = rank_info()
         state.model, state.blocks, state.batch = built.model, built.blocks, built.batch
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
         return built
@@ -242,7 +242,8 @@ class Probe:
         from .saved_outside import SavedOutside
         from .step import inspectable, train_step
 
-        state.outside = SavedOutside(state.model, state.blocks, compiled=self.cfg.compile) if record else None
+        compiled = list(state.blocks.children()) if self.cfg.compile else []
+        state.outside = SavedOutside(state.model, compiled) if record else None
 
         def enter(phase: str) -> None:
             self.current_phase = phase
@@ -319,7 +320,7 @@ class Probe:
             memory.snapshot.file = snapshot
 
 
-def _rank_info() -> R.Distributed:
+def rank_info() -> R.Distributed:
     import torch.distributed as dist
 
     return R.Distributed(rank=dist.get_rank(), world_size=dist.get_world_size(), backend=str(dist.get_backend()))

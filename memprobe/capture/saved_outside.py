@@ -25,8 +25,9 @@ OUTSIDE_MODULES = "(loss)"
 class SavedOutside:
     """Counts the storages autograd saves while no compiled block runs, by module."""
 
-    def __init__(self, model, blocks, *, compiled: bool):
-        self.model, self.blocks, self.compiled = model, blocks, compiled
+    def __init__(self, model, compiled: list):
+        """``model``: the root module; ``compiled``: the modules torch.compile runs (the blocks; none when eager)."""
+        self.model, self.compiled = model, compiled
         self.running: list[str] = []
         self.inside_compiled = 0
         self.packed: list[tuple[weakref.ref, str]] = []  # each tensor saved, and the module that saved it
@@ -39,8 +40,8 @@ class SavedOutside:
         the hooks would run in Dynamo's trace, not here)."""
         from .compile_hooks import clean_fqn
 
-        block_ids = {id(b) for b in self.blocks.children()} if self.compiled else set()
-        inside = {id(m) for b in self.blocks.children() for m in b.modules() if id(m) != id(b)} if self.compiled else set()
+        block_ids = {id(b) for b in self.compiled}
+        inside = {id(m) for b in self.compiled for m in b.modules() if id(m) != id(b)}
         for name, module in self.model.named_modules():
             if id(module) not in inside:
                 yield clean_fqn(name) or type(module).__name__, module, id(module) in block_ids

@@ -7,7 +7,8 @@ import math
 import click
 
 from ..errors import ConfigError
-from .options import budget_file_option, config_from_options, config_options
+from .command import CommandAfterDashes, config_from_options_or_command
+from .options import budget_file_option, config_options
 from .output import refuse_existing
 from .probes import ProbeOptions, probe_options
 
@@ -33,12 +34,13 @@ def _relative(text: str) -> str:
 
 
 def default_probe_name(cfg) -> str:
-    """``ffn-rowwise``, ``transformer-bf16``, or the model file's name for ``--model``."""
+    """``ffn-rowwise``, ``transformer-bf16``, or the model file's name for ``--model``; a script's name alone (no
+    recipe applies to it)."""
     base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in cfg.target.short_name()) or "model"
-    return f"{base}-{cfg.recipe}"
+    return base if cfg.target.runs_itself else f"{base}-{cfg.recipe}"
 
 
-@click.command(short_help="Run once and write a starter budget file (memprobe.toml).")
+@click.command(cls=CommandAfterDashes, short_help="Run once and write a starter budget file (memprobe.toml).")
 @config_options
 @click.option("--name", default=None, help="Probe name (default <repro or model file>-<recipe>, e.g. ffn-rowwise).")
 @click.option("--headroom", default="10%", show_default=True, help="Headroom over the measured figures, e.g. 10%.")
@@ -64,7 +66,7 @@ def budget(name, headroom, relative, budget_path, probes: ProbeOptions, **kw) ->
     from ..budget import PROBE_NAME
     from ..orchestrate.gate import check_baseline_slot, write_budget
 
-    cfg = config_from_options(kw)
+    cfg = config_from_options_or_command(kw)
     h = _headroom(headroom)
     _relative(relative)
     name = name or default_probe_name(cfg)

@@ -6,15 +6,16 @@ from pathlib import Path
 
 import click
 
+from .command import CommandAfterDashes, command_after_dashes
 from .options import config_options
 from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, json_help, probe_options
 from .sides import SIDE_NAMED, SIDE_NAMED_BECAUSE, SideOptions, side_options
 
 
-@click.command(short_help="Rank what B keeps alive for backward that A does not.")
-@click.argument("a")
-@click.argument("b")
+@click.command(cls=CommandAfterDashes, short_help="Rank what B keeps alive for backward that A does not.")
+@click.argument("a", required=False)
+@click.argument("b", required=False)
 @config_options(leave_out=SIDE_NAMED, because=SIDE_NAMED_BECAUSE)
 @side_options
 @click.option(
@@ -47,8 +48,8 @@ from .sides import SIDE_NAMED, SIDE_NAMED_BECAUSE, SideOptions, side_options
     markdown="Print Markdown for a pull-request comment.",
 )
 def diff(
-    a: str,
-    b: str,
+    a: str | None,
+    b: str | None,
     sides: SideOptions,
     parallel,
     analysis_only,
@@ -63,6 +64,8 @@ def diff(
 
     A and B are each a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8), run with
     the shared flags below, or a run directory written by `memprobe run` (loaded, not re-run).
+    After `--`, both sides run your own training script instead (no A or B), told apart by
+    --a-env/--b-env and --a-python/--b-python (another torch, in a virtualenv without memprobe).
     Each side that runs is a fresh process of its own, so nothing of one (allocator, compiled
     code, caches) is alive while the other is measured. Flags for one side only go in --a / --b;
     an environment for one side only in --a-env / --b-env, another Python in --a-python /
@@ -79,6 +82,7 @@ def diff(
         --b-env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
       memprobe diff rowwise rowwise --b-python ~/venvs/torch-nightly/bin/python
       memprobe diff memprobe-runs/run-a memprobe-runs/run-b --markdown
+      memprobe diff --b-python ~/venvs/torch-next/bin/python -- python train.py
     """
     from ..orchestrate.diff import run_diff
     from ..report.console.diff import print_diff
@@ -86,13 +90,20 @@ def diff(
     from ..report.pages import write_diff_html
     from ..report.tables import export
 
-    resolved, envs = sides.resolve(a, b, shared), sides.envs()
+    command = command_after_dashes()
+    resolved = sides.resolve_script(a, b, shared, command) if command else sides.resolve(*_both(a, b), shared)
+    envs = sides.envs()
+    label = f"diff-{resolved['a'].target.short_name()}" if command else f"diff-{a}-vs-{b}".replace("/", "_")
     refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
-    result, out = probes.run_probes(
-        run_diff, resolved, envs, label=f"diff-{a}-vs-{b}".replace("/", "_"), parallel=parallel, analysis_only=analysis_only
-    )
+    result, out = probes.run_probes(run_diff, resolved, envs, label=label, parallel=parallel, analysis_only=analysis_only)
     probes.emit(result, markdown=diff_markdown, console=lambda: print_diff(result, out, wide=wide))
     export("diff", result, csv_path, parquet_path)
     if html_path is not None:
         write_diff_html(result, out, html_path)
         probes.say(f"html report: {html_path}")
+
+
+def _both(a: str | None, b: str | None) -> tuple[str, str]:
+    if a is None or b is None:
+        raise click.UsageError("give two sides, A and B (a recipe or a run directory each), or a command after --")
+    return a, b

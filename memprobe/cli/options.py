@@ -75,6 +75,8 @@ def config_options(f=None, *, leave_out: tuple[str, ...] = (), because: str = ""
 
     def decorate(f):
         for fld, o in reversed(declared(ProbeConfig)):
+            if o.after_dashes:  # a command, after `--` (CommandAfterDashes)
+                continue
             f = _refused(fld, because)(f) if fld.name in leave_out else _option(fld, o)(f)
         return f
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError
-from .options import config_from_options, config_options
+from .command import CommandAfterDashes, config_from_options_or_command
+from .options import config_options
 from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, json_help, probe_options
 
@@ -33,7 +34,7 @@ def _run_here(cfg, out: Path, **kw):
         return run_probe(cfg, out, **kw)
 
 
-@click.command(short_help="Run a repro or your model; report what is saved for backward, and why.")
+@click.command(cls=CommandAfterDashes, short_help="Run a repro, your model or your script; report what is saved, and why.")
 @config_options
 @click.option(
     "--analysis-only",
@@ -82,14 +83,19 @@ def run(
     probes: ProbeOptions,
     **kw,
 ) -> None:
-    """Run a repro (or your model) and report what its compiled forward saves for backward.
+    """Run a repro, your model or your own training script, and report what it saves for backward.
 
     Builds `layers` blocks (SwiGLU FFN by default, Llama-3-style transformer blocks with
     --repro transformer, or your model with --model), applies (in torchtitan's order)
     torchao float8, per-op SAC, per-block torch.compile and FSDP2, trains --steps steps
     (the first compiles), on --nproc ranks through torchrun if asked, and writes a run
-    directory: report.json, the partitioned graphs and Inductor's output code. The summary ranks the saved-for-backward buffers, each
-    traced to its op chain and parameter and to the SAC decision that saved it.
+    directory: report.json, the partitioned graphs and Inductor's output code. The summary
+    ranks the saved-for-backward buffers, each traced to its op chain and parameter and to
+    the SAC decision that saved it.
+
+    After `--`, your unmodified training script runs instead (its model, data, optimizer
+    and torch.compile calls as it has them): memprobe records its graphs and memory and
+    measures the last of --steps optimizer steps, then stops it.
 
     \b
     Examples:
@@ -99,17 +105,22 @@ def run(
       memprobe run --recipe rowwise --ac-policy torchtitan-2025-01 \\
                    --recompute-op aten.abs
       memprobe run --recipe bf16 --layers 4 --json > report.json
+      memprobe run --steps 3 -- python train.py --lr 3e-4
     """
     from ..report.console.run import print_run
     from ..report.tables import export
     from ..rundir.write import default_run_dir, prepare_run_dir
 
-    cfg = config_from_options(kw)
+    cfg = config_from_options_or_command(kw)
     if trace_path is not None and analysis_only:
         raise ConfigError("--trace needs a measured step; --analysis-only measures none")
     if cfg.nproc == 1 and (nnodes or rdzv_endpoint):  # they are torchrun's, which runs only for several ranks
         raise ConfigError("--nnodes and --rdzv-endpoint apply with --nproc N (ranks through torchrun); one process runs here")
-    out = probes.out if probes.out is not None else default_run_dir(cfg.recipe)
+    out = (
+        probes.out
+        if probes.out is not None
+        else default_run_dir(cfg.target.short_name() if cfg.target.runs_itself else cfg.recipe)
+    )
     refuse_existing(html_path, trace_path, csv_path, parquet_path, force=probes.force)
     prepare_run_dir(out, probes.force)
     report = probes.call(_run_here, cfg, out, analysis_only=analysis_only, nnodes=nnodes, rdzv_endpoint=rdzv_endpoint)

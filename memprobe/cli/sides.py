@@ -12,6 +12,7 @@ import click
 from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..verbs import diff_side
+from .command import script_config
 from .options import config_from_options, config_options, refuse_config_flags
 
 # the configuration fields a side names itself: its recipe is the A or B argument, never a flag
@@ -37,6 +38,19 @@ class SideOptions:
         if all(isinstance(side, Path) for side in sides.values()):
             refuse_config_flags(shared, "they configure a side that runs; A and B are run directories, read as recorded")
         return sides
+
+    def resolve_script(self, a: str | None, b: str | None, shared: dict, command: tuple[str, ...]) -> dict:
+        """Both sides run the user's script (``memprobe diff -- COMMAND``): the same configuration, the sides told
+        apart by their environments and interpreters (--a-env/--b-env, --a-python/--b-python)."""
+        if a is not None or b is not None:
+            raise ConfigError(
+                "with a command after --, both sides run it: name no A or B (the sides differ by --a-env/--b-env "
+                "and --a-python/--b-python; to compare two commands, `memprobe run` each and diff the run directories)"
+            )
+        if self.a_flags or self.b_flags:
+            raise ConfigError("--a/--b flags configure a memprobe-built side; a script is configured by its own arguments")
+        cfg = script_config(shared, command)
+        return {"a": cfg, "b": cfg}
 
     def envs(self) -> dict:
         """Each side's environment and interpreter, checked before any side runs."""

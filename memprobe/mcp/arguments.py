@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, create_model
 
 from ..config import ProbeConfig
-from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, Kind, Option, declared, default_of
+from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, MAX_WORDS, Kind, Option, declared, default_of
 
 # each kind of field as JSON Schema types it (strict: "64" is no integer, true no number)
 _KINDS: dict[Kind, Any] = {
@@ -21,6 +21,7 @@ _KINDS: dict[Kind, Any] = {
     Kind.NUMBER: Annotated[float, Strict(), AllowInfNan(False)],
     Kind.OPS: list[Annotated[str, Strict(), Field(max_length=MAX_OP - 1)]],
     Kind.TEXT: Annotated[str, Strict(), Field(max_length=MAX_TEXT - 1)],
+    Kind.WORDS: Annotated[list[Annotated[str, Strict(), Field(max_length=MAX_TEXT - 1)]], Field(max_length=MAX_WORDS - 1)],
 }
 
 # a diff's sides name their recipes (the `a` and `b` arguments), as on the command line
@@ -38,7 +39,7 @@ def _field(f, o: Option) -> tuple[Any, Any]:
     help_text = f"{o.help} [default: {default_of(f)}, or the preset's]" if o.preset else o.help
     if default is None:
         tp = tp | None
-    if o.kind == Kind.OPS:
+    if o.kind in (Kind.OPS, Kind.WORDS):
         default = list(default)
     return tp, Field(default=default, description=" ".join(help_text.split()))
 

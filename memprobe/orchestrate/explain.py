@@ -22,6 +22,11 @@ from .process import ProbeJob, Progress, run_jobs
 
 
 def check_explainable(cfg: ProbeConfig) -> None:
+    if cfg.target.runs_itself:
+        raise ConfigError(
+            "explain edits the SAC policy memprobe applies; a script's checkpointing is its own code: edit it, "
+            "`memprobe run -- ...` each version and `memprobe diff` the two run directories"
+        )
     if cfg.ac == AcMode.MEMORY_BUDGET:
         raise ConfigError(
             "explain edits a per-op SAC policy or the AC mode; for --ac memory-budget, `memprobe sweep` probes the budgets "

@@ -26,6 +26,9 @@ def finish_run(out: Path, cfg: ProbeConfig) -> S.Report:
     when a complete run's analysis fails (its report.json then says so, status failed)."""
     if cfg.nproc > 1:
         return _finish_ranks(Path(out), cfg.nproc)
+    ranks = _rank_dirs(Path(out))
+    if cfg.target.runs_itself and ranks and not (Path(out) / "report.json").is_file():  # a script under torchrun
+        return _finish_ranks(Path(out), len(ranks))
     report, error = _finish_one(Path(out))
     if error is not None:
         raise error
@@ -44,13 +47,17 @@ def _finish_one(run_dir: Path) -> tuple[S.Report, InternalError | None]:
 def _finish_ranks(out: Path, nproc: int) -> S.Report:
     """Each rank's run directory finished (a rank whose analysis failed is a failed rank), then the merge."""
     ranks: dict[int, S.Report] = {}
-    for d in sorted(out.glob("rank*")):
-        if d.is_dir() and d.name[4:].isdigit():
-            try:
-                ranks[int(d.name[4:])] = _finish_one(d)[0]
-            except RunDirError:
-                continue
+    for d in _rank_dirs(out):
+        try:
+            ranks[int(d.name[4:])] = _finish_one(d)[0]
+        except RunDirError:
+            continue
     return _write(out, merge_ranks(ranks, nproc, str(out)))
+
+
+def _rank_dirs(out: Path) -> list[Path]:
+    """The run directories of a probe's ranks (``rank0/``, ``rank1/``, ...)."""
+    return [d for d in sorted(out.glob("rank*")) if d.is_dir() and d.name[4:].isdigit()]
 
 
 def _write(run_dir: Path, report: S.Report) -> S.Report:

@@ -42,10 +42,12 @@ from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
 from ..progress import waiting
 from ..rundir import schema as S
+from ..rundir.write import MARKER
 from ..vocab import DeviceChoice, Recipe, RunStatus
 from .finish import finish_run, mark_killed
 from .forkserver import fork_probe, runs_on_cpu, server_env
 from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
+from .script import script_command, script_env
 
 Progress = Callable[[str], None]
 
@@ -325,6 +327,7 @@ class ChildProbe:
         self.progress = progress
         self.verbose = verbose
         self.errors: list[tuple[str, str]] = []  # (kind, message): "error" | "internal"
+        self.last_line = ""  # the last line it wrote that is not memprobe's
         self.ready = threading.Event()
         self._lock = lock or threading.Lock()
         python = job.side.python or sys.executable
@@ -353,12 +356,18 @@ class ChildProbe:
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         env.update(dict(job.side.env))  # the side's own settings win
         self.gpu = gpu
-        args = ["--job", json.dumps(spec)]
-        cmd, env = probe_process(python, "memprobe.capture.child", args, env)
-        # a CPU probe of this interpreter: a fork of the fork server when it takes it (orchestrate/forkserver.py)
-        forked = (
-            fork_probe(args, env, hold=hold, verbose=verbose) if job.side.python is None and runs_on_cpu(job.cfg, gpu) else None
-        )
+        if job.cfg.target.runs_itself:  # the user's own script, its hooks first on its path
+            cmd = script_command(job.cfg, job.side.python)
+            env, forked = script_env(job.cfg, job.out, env, probe_code_path(), verbose=verbose), None
+        else:
+            args = ["--job", json.dumps(spec)]
+            cmd, env = probe_process(python, "memprobe.capture.child", args, env)
+            # a CPU probe of this interpreter: a fork of the fork server when it takes it (orchestrate/forkserver.py)
+            forked = (
+                fork_probe(args, env, hold=hold, verbose=verbose)
+                if job.side.python is None and runs_on_cpu(job.cfg, gpu)
+                else None
+            )
         try:
             self.proc = forked or subprocess.Popen(
                 cmd,
@@ -391,6 +400,8 @@ class ChildProbe:
             elif self.verbose:
                 with self._lock:
                     sys.stderr.write(line + "\n")
+            elif line.strip():
+                self.last_line = line.strip()  # a script's own last words, for its failure's line
         self.ready.set()
 
     def release(self) -> None:
@@ -445,6 +456,8 @@ class ChildProbe:
             return InternalError(
                 f"[{label}] internal error in the probe process: {message} (run again with --debug --verbose for the traceback)"
             )
+        if message is not None and self.job.cfg.target.runs_itself and self.last_line and self.last_line not in message:
+            message += f" (its last line on stderr: {self.last_line[:200]!r}; --verbose shows its output)"
         if message is not None:
             cls = EXIT_CODES.get(rc, RunFailed)
             return cls(f"[{label}] {message}", exit_code=rc if rc in EXIT_CODES else None)
@@ -503,8 +516,8 @@ def run_jobs(
     labels = [j.label for j in jobs]
     if len(set(labels)) != len(labels):
         raise ValueError(f"job labels must be unique: {labels}")
-    for job in jobs:
-        if job.out.exists() and any(job.out.iterdir()):
+    for job in jobs:  # a fresh directory: none, or one a verb prepared for it (its marker only)
+        if job.out.exists() and any(e.name != MARKER for e in job.out.iterdir()):
             raise RunDirError(f"{job.out} is not empty: a probe writes a fresh run directory")
     check_environments(jobs, progress)
     schedule = _Schedule(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)

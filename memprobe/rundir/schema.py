@@ -40,7 +40,7 @@ from pydantic_core import PydanticCustomError
 from .. import SCHEMA_VERSION, vocab
 from ..config import ProbeConfig
 from ..errors import ConfigError
-from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, Kind, declared
+from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, MAX_WORDS, Kind, declared
 from ..vocab import (
     AcMode,
     AttributionSource,
@@ -147,6 +147,7 @@ _CONFIG_KINDS = {
     Kind.WHOLE: Annotated[int, Strict(), Ge(-MAX_WHOLE + 1), Le(MAX_WHOLE - 1)],
     Kind.NUMBER: Number,
     Kind.OPS: list[Annotated[str, Strict(), MaxLen(MAX_OP - 1)]],
+    Kind.WORDS: Annotated[list[Annotated[str, Strict(), MaxLen(MAX_TEXT - 1)]], MaxLen(MAX_WORDS - 1)],
     Kind.TEXT: Annotated[str, Strict(), MaxLen(MAX_TEXT - 1)],
 }
 

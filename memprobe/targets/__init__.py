@@ -21,11 +21,12 @@ from .ffn import FFN
 from .huggingface import HuggingFace
 from .model import UserModel
 from .moe import MoE
+from .script import Script
 from .torchtitan import Torchtitan
 from .transformer import Transformer
 
 # the families, in the order --repro lists them and the flags are merged
-FAMILIES: tuple[type[Target], ...] = (FFN, Transformer, MoE, Torchtitan, UserModel, HuggingFace)
+FAMILIES: tuple[type[Target], ...] = (FFN, Transformer, MoE, Torchtitan, UserModel, HuggingFace, Script)
 
 # the families --repro names (the default first), and the fields that select the others
 REPROS: tuple[str, ...] = tuple(f.name for f in FAMILIES if f.selector is None)
@@ -54,7 +55,7 @@ def family_fields() -> list[Field]:
 def selected(values) -> type[Target]:
     """The family a configuration selects (``values``: anything with the fields as attributes): the one whose
     selector field is given, or the repro ``repro`` names; ConfigError when two selectors are given."""
-    chosen = [family for name, family in SELECTORS.items() if getattr(values, name) is not None]
+    chosen = [family for name, family in SELECTORS.items() if getattr(values, name)]  # given: not None, not empty
     if len(chosen) > 1:
         flags = " and ".join(f"--{f.selector.replace('_', '-')}" for f in chosen)
         raise ConfigError(f"{flags} both name the model to probe: give one", field=chosen[-1].selector)

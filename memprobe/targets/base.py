@@ -49,6 +49,8 @@ class Target:
     name: ClassVar[str]
     about: ClassVar[str]  # in a few words, for --help
     selector: ClassVar[str | None] = None
+    # the family runs itself (a user's script): memprobe applies no stack, and its flags do not apply
+    runs_itself: ClassVar[bool] = False
 
     def check(self) -> None:
         """ConfigError (naming its field) when the fields do not fit together. Called at construction."""

@@ -1,0 +1,184 @@
+"""The user's own training script, unmodified, under `memprobe run -- COMMAND` (memprobe/capture/script.py): its
+graphs, saved values and memory measured from inside its process, held to a ground truth the script computes itself
+without memprobe; its failures in one line; a diff of two of its runs, of one run against itself, and of the script
+under another interpreter without memprobe."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from test_versions import lean  # noqa: F401  (the fixture: interpreters with torch and nothing of memprobe's)
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAIN = ROOT / "tests" / "scripts" / "plain_loop.py"
+SCRIPT = ("python", str(PLAIN), "--steps", "5")  # memprobe stops it after --steps 2 (the second measured)
+
+
+def _truth(tmp_path: Path, *args: str) -> int:
+    """What the script itself counts autograd saving in its second step's forward, without memprobe."""
+    truth = tmp_path / "truth.json"
+    subprocess.run([sys.executable, str(PLAIN), "--steps", "2", *args, "--truth", str(truth)], check=True, capture_output=True)
+    return json.loads(truth.read_text())["saved_bytes"]
+
+
+def _report(run) -> dict:
+    return json.loads((run.path / "report.json").read_text())
+
+
+@pytest.mark.parametrize("variant", [(), ("--no-checkpoint",)], ids=["checkpointed", "not-checkpointed"])
+def test_a_plain_scripts_saved_bytes_equal_its_own_count(made, tmp_path, variant):
+    """The compiled blocks' saved values (graph-derived and at run time) and what autograd saves outside them (the
+    embedding's ids, the head's input, the loss's log-probabilities) add up to what the script counts itself."""
+    report = _report(made("run", "--steps", "2", "--", *SCRIPT, *variant))
+    assert report["status"] == "complete" and report["config"]["command"] == [*SCRIPT, *variant]
+    totals, outside = report["saved_totals"], report["saved_outside"]
+    assert totals["agree"] and totals["runtime_bytes"] + outside["total_bytes"] == _truth(tmp_path, *variant)
+    assert {m["module"] for m in outside["modules"]} == {"embed", "head", "(loss)"}
+    assert report["model"]["blocks_attr"] == "blocks" and report["model"]["blocks"] == 2
+    assert set(report["memory"]["phases"]) == {"forward", "backward", "optimizer"}
+    assert [i["block"] for i in report["invocations"]] == ["blocks.0", "blocks.1"]
+
+
+def test_a_scripts_values_are_named_by_its_modules_and_lines(made):
+    report = _report(made("run", "--steps", "2", "--", *SCRIPT, "--no-checkpoint"))
+    rows = [r for r in report["saved_tensors"] if r["kind"] == "activation" and r["op"] != "input"]
+    assert rows
+    for r in rows:
+        assert r["block"] in ("blocks.0", "blocks.1") and r["user"]["module"].startswith(r["block"])
+        assert r["user"]["source"].startswith("tests/scripts/plain_loop.py:"), r["user"]
+
+
+def test_a_diff_of_two_runs_of_a_script_names_the_argument_that_differs(made, tmp_path):
+    a = made("run", "--steps", "2", "--", *SCRIPT)
+    b = made("run", "--steps", "2", "--", *SCRIPT, "--no-checkpoint")
+    proc = run_cli("diff", a.path, b.path, "--out", tmp_path / "d", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    d = json.loads(proc.stdout)
+    assert d["change"]["kind"] == "configuration" and d["change"]["flags"] == ["the command: + --no-checkpoint"]
+    assert d["totals"]["saved_bytes"]["delta"] > 0  # the blocks no longer recompute: they save their activations
+    assert "the command: + --no-checkpoint" in d["verdict"]["text"]
+
+
+def test_the_script_against_itself_differs_in_nothing(made):
+    d = json.loads(made("diff", "--steps", "2", "--json", "--", *SCRIPT).proc.stdout)
+    assert d["differences"] == 0 and d["change"]["kind"] == "none"
+    assert d["saved_outside"]["total"]["delta"] == 0 and not d["saved_outside"]["modules"]
+    assert all(p["peak_bytes"]["delta"] == 0 and p["end_bytes"]["delta"] == 0 for p in d["phases"]["phases"].values())
+
+
+def test_a_side_runs_the_script_in_an_interpreter_without_memprobe(tmp_path, lean):  # noqa: F811
+    python = lean["torch"]
+    proc = run_cli("diff", "--steps", "2", "--b-python", python, "--out", tmp_path / "d", "--json", "-q", "--", *SCRIPT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    d = json.loads(proc.stdout)
+    b = json.loads((tmp_path / "d" / "b" / "report.json").read_text())
+    assert b["process"]["python"] == str(python) and d["differences"] == 0
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        (
+            "import sys\nprint('no torch here', file=sys.stderr)\n",
+            "ended without importing torch: memprobe measures a PyTorch training step in it; partial report in",
+        ),
+        ("import torch\nprint('no training here')\n", "ended without stepping a torch.optim optimizer"),
+        (
+            "import torch\nm = torch.nn.Linear(4, 4)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+            "m(torch.randn(2, 4)).sum().backward()\nopt.step()\n",
+            "ended after 1 optimizer step(s); memprobe measures the last of --steps 3",
+        ),
+        (
+            "import torch\nm = torch.nn.Linear(4, 4)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+            "for _ in range(3):\n    m(torch.randn(2, 4)).sum().backward()\n    opt.step()\n    raise ValueError('bad batch')\n",
+            "the script failed after 1 optimizer step(s): ValueError: bad batch (",
+        ),
+    ],
+    ids=["never-imports-torch", "never-steps", "ends-early", "raises"],
+)
+def test_a_script_that_cannot_be_measured_fails_in_one_line(tmp_path, body, words):
+    script = tmp_path / "train.py"
+    script.write_text(body)
+    out = tmp_path / "r"
+    proc = run_cli("run", "--steps", "3", "--out", out, "-q", "--", "python", script)
+    assert proc.returncode == 3 and proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["status"] == "failed" and str(out) in proc.stderr
+    if "no torch here" in body:  # the script's own last words, as it wrote them
+        assert "(its last line on stderr: 'no torch here'; --verbose shows its output)" in proc.stderr
+
+
+def test_a_budget_and_a_gate_probe_a_script(tmp_path):
+    """`memprobe budget -- COMMAND` writes a probe whose configuration is the command (no recipe), and the gate
+    runs it as a probe of its own: a limit it passes, and one it breaches (exit 1)."""
+    budget = tmp_path / "memprobe.toml"
+    proc = run_cli("budget", "--budget", budget, "--steps", "2", "-q", "--", *SCRIPT, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = budget.read_text()
+    assert "[probes.plain_loop]" in text and "recipe" not in text and f'command = ["python", "{PLAIN}"' in text
+    assert run_cli("gate", "--budget", budget, "--out", tmp_path / "g", "-q", cwd=tmp_path).returncode == 0
+    budget.write_text(
+        text.replace('[probes.plain_loop.limits]\nsaved_bytes = "', '[probes.plain_loop.limits]\nsaved_bytes = "1 KiB" #')
+    )
+    breached = run_cli("gate", "--budget", budget, "--out", tmp_path / "g2", "-q", cwd=tmp_path)
+    assert breached.returncode == 1 and "saved_bytes" in breached.stdout, breached.stdout[-2000:]
+
+
+def test_stack_flags_and_a_recorded_command_are_refused_in_one_line(made, tmp_path):
+    """A script builds its own model: memprobe's stack flags are refused beside it; and a run directory's recorded
+    command is never run again by a verb that re-runs recorded runs (explain)."""
+    proc = run_cli("run", "--recipe", "bf16", "--out", tmp_path / "r", "-q", "--", *SCRIPT)
+    assert (
+        proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--recipe: configures the stack memprobe builds" in proc.stderr
+    )
+    run = made("run", "--steps", "2", "--", *SCRIPT)
+    proc = run_cli("explain", run.path, "--out", tmp_path / "e", "-q")
+    assert proc.returncode == 2 and "memprobe never runs a recorded run's command" in proc.stderr, proc.stderr
+    assert not (tmp_path / "e").exists() or not any((tmp_path / "e").iterdir())
+
+
+def test_a_hugging_face_trainer_script_is_measured_as_it_trains(tmp_path):
+    """The Trainer's own loop (accelerate's optimizer wrapper, its compute_loss) unmodified: what autograd saves in the
+    measured step equals what the script counts itself, named by the model's modules."""
+    pytest.importorskip("accelerate", reason="the Trainer needs accelerate: pip install 'memprobe[test]'")
+    pytest.importorskip("transformers", reason="pip install 'memprobe[hf]'")
+    script = ROOT / "tests" / "scripts" / "hf_trainer.py"
+    truth = tmp_path / "truth.json"
+    subprocess.run(
+        [sys.executable, str(script), "--max-steps", "2", "--truth", str(truth), "--output-dir", str(tmp_path / "o1")],
+        check=True,
+        capture_output=True,
+    )
+    proc = run_cli(
+        "run", "--steps", "2", "--out", tmp_path / "r", "--json", "-q", "--",
+        "python", script, "--max-steps", "4", "--output-dir", tmp_path / "o2",
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout)
+    outside = report["saved_outside"]
+    assert outside["total_bytes"] == json.loads(truth.read_text())["saved_bytes"] > 0
+    modules = {m["module"] for m in outside["modules"]}
+    assert {"model.layers.0.mlp", "model.layers.1.self_attn", "model.embed_tokens"} <= modules
+    assert "autograd saved" in report["verdict"]["text"] and report["status"] == "complete"
+
+
+def test_a_script_under_torchrun_is_measured_in_each_rank(tmp_path):
+    """`torchrun --nproc-per-node 2 ddp_loop.py` (DistributedDataParallel, gloo): each rank records a run directory of
+    its own (the launcher none), merged as --nproc merges memprobe's own ranks."""
+    script = ROOT / "tests" / "scripts" / "ddp_loop.py"
+    out = tmp_path / "r"
+    proc = run_cli("run", "--steps", "2", "--out", out, "--json", "-q", "--", "torchrun", "--nproc-per-node", "2", script)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads(proc.stdout)
+    assert report["distributed"]["world_size"] == 2 and report["distributed"]["backend"] == "gloo"
+    assert sorted(p.name for p in out.glob("rank*")) == ["rank0", "rank1"]
+    ranks = [json.loads((out / f"rank{r}" / "report.json").read_text()) for r in (0, 1)]
+    assert [r["distributed"]["rank"] for r in ranks] == [0, 1] and all(r["status"] == "complete" for r in ranks)
+    assert {m["module"] for m in ranks[0]["saved_outside"]["modules"]} >= {"module.0", "module.2", "(loss)"}
