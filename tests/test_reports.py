@@ -25,6 +25,7 @@ from memprobe.rundir import schema as S
 DATA = Path(__file__).parent / "data" / "cuda"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 BF16, ROWWISE = DATA / "bf16-legacy", DATA / "rowwise-legacy"
+TINY_ROWWISE = Path(__file__).parent / "data" / "cpu" / "tiny-rowwise"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
@@ -121,6 +122,95 @@ def test_diff_html_draws_both_runs_on_one_axis(tmp_path):
     assert 'data-name="A total allocated"' in dom and 'data-name="B total allocated"' in dom
     assert dom.count('class="area" data-name="saved-for-backward"') == 2
     assert not _console_errors(log), _console_errors(log)
+
+
+DIFF_TINY = Path(__file__).parent / "data" / "cpu" / "diff-tiny"  # a committed diff directory (tests/data/README.md)
+
+# what the page lays out, read in the browser: each phase band's box (the diff page's charts), each text of a chart
+# outside its chart or its band, each table cell whose text is cut, each table wider than its section, and the y ticks
+LAYOUT = r"""(() => {
+ const box = e => { const r = e.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom}; };
+ const out = (a, o) => a.l < o.l - 0.5 || a.r > o.r + 0.5 || a.t < o.t - 0.5 || a.b > o.b + 0.5;
+ const charts = Array.from(document.querySelectorAll('svg.chart'));
+ return {
+  page: {width: innerWidth, scroll: document.documentElement.scrollWidth},
+  bands: Array.from(document.querySelectorAll('svg.chart rect.band')).map(b =>
+   ({chart: b.closest('[id]').id, side: b.dataset.side, phase: b.dataset.phase, ...box(b)})),
+  labels: Array.from(document.querySelectorAll('svg.chart text.band-label')).map(t => t.textContent),
+  outside_chart: charts.flatMap(svg => Array.from(svg.querySelectorAll('text'))
+   .filter(t => out(box(t), box(svg)) || box(svg).r > innerWidth).map(t => t.textContent)),
+  outside_band: Array.from(document.querySelectorAll('svg.chart text.band-label')).filter(t => out(box(t), box(
+   t.parentNode.querySelector(`rect.band[data-side="${t.dataset.side}"][data-phase="${t.dataset.phase}"]`))))
+   .map(t => t.textContent),
+  cut_cells: Array.from(document.querySelectorAll('td, th')).filter(c => c.scrollWidth > c.clientWidth + 1)
+   .map(c => c.textContent.slice(0, 60)),
+  wide_tables: Array.from(document.querySelectorAll('table')).filter(t => out(box(t), box(t.closest('section'))))
+   .map(t => t.closest('section').querySelector('h2').textContent),
+  yticks: charts.map(svg => Array.from(svg.querySelectorAll('text.ytick')).map(t => t.textContent)),
+ };
+})()"""
+
+_UNIT = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
+
+
+def _tick_bytes(label: str) -> float:
+    number, unit = label.split(" ")
+    return float(number) * _UNIT[unit]
+
+
+@pytest.mark.parametrize("width", [1000, 2000])
+def test_diff_page_aligns_the_sides_by_phase_and_clips_nothing(tmp_path, width):
+    """The page of a committed diff directory, at 1,000 and 2,000 px: each side's forward, backward and optimizer
+    start and end at the same x on every chart, each band says its side, no label leaves its chart or its band, no
+    table cell or table is cut, and the byte axis ticks at round values."""
+    from browser import Page
+
+    html = tmp_path / "diff.html"
+    proc = invoke("report", DIFF_TINY, "-o", html)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    with Page(_browser(), width) as page:
+        page.open(html)
+        page.screenshot(tmp_path / f"diff-{width}.png")
+        got = page.evaluate(LAYOUT)
+        assert not page.log, page.log
+    assert got["page"]["scroll"] <= got["page"]["width"], got["page"]
+    bands = got["bands"]
+    # the chart of both totals has a row of bands per side; each side's stacked chart its own; all on one x per phase
+    assert {(b["chart"], b["side"]) for b in bands} == {
+        ("timeline", "A"),
+        ("timeline", "B"),
+        ("timeline-a", "A"),
+        ("timeline-b", "B"),
+    }
+    for phase in ("forward", "backward", "optimizer"):
+        spans = {(round(b["l"], 1), round(b["r"], 1)) for b in bands if b["phase"] == phase}
+        assert len(spans) == 1 and len([b for b in bands if b["phase"] == phase]) == 4, (phase, spans)
+    forward, backward, optimizer = (next(b for b in bands if b["phase"] == p) for p in ("forward", "backward", "optimizer"))
+    assert forward["r"] <= backward["l"] + 0.5 and backward["r"] <= optimizer["l"] + 0.5
+    assert all(label.split(" ")[0] in ("A", "B") for label in got["labels"]) and len(got["labels"]) == len(bands)
+    assert not got["outside_chart"] and not got["outside_band"], (got["outside_chart"], got["outside_band"])
+    assert not got["cut_cells"] and not got["wide_tables"], (got["cut_cells"], got["wide_tables"])
+    for ticks in got["yticks"]:  # 0, then even steps of whole bytes
+        values = [_tick_bytes(t) for t in ticks]
+        steps = {round(b - a) for a, b in zip(values, values[1:])}
+        assert values[0] == 0 and len(steps) == 1 and all(v == int(v) for v in values), ticks
+
+
+def test_run_page_at_1400_px_cuts_no_column_and_no_label(tmp_path):
+    """The issue's run page at 1,400 px: the saved table's columns (the output code's too) inside their section, and
+    the last x label and the last phase's band label inside the chart."""
+    from browser import Page
+
+    html = tmp_path / "run.html"
+    assert invoke("report", TINY_ROWWISE, "-o", html).returncode == 0
+    with Page(_browser(), 1400) as page:
+        page.open(html)
+        got = page.evaluate(LAYOUT)
+        assert not page.log, page.log
+    assert got["page"]["scroll"] <= got["page"]["width"]
+    assert not got["cut_cells"] and not got["wide_tables"], (got["cut_cells"], got["wide_tables"])
+    assert not got["outside_chart"] and not got["outside_band"], (got["outside_chart"], got["outside_band"])
+    assert "optimizer" in got["labels"] or "opt" in got["labels"]
 
 
 def test_report_refuses_to_overwrite_and_names_bad_input(tmp_path):

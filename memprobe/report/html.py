@@ -26,6 +26,7 @@ from ..rundir.read import read_text
 from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import ReturnRole, SavedKind, Verdict
+from .words import STATUS_LABEL
 
 
 @lru_cache(maxsize=1)
@@ -112,8 +113,10 @@ def _page(template: str, title: str, subtitle: list[str], data: dict, verdict: S
     )
 
 
-def _h(label: str, num: bool = False) -> dict:
-    return {"label": label, "num": num}
+def _h(label: str, num: bool = False, wide: bool = False) -> dict:
+    """A column's header: ``num`` right-aligned figures; ``wide`` a column of long names that keeps a readable width
+    (its code wraps inside it)."""
+    return {"label": label, "num": num, "wide": wide}
 
 
 def _c(text, sort=None, *, code: bool = False, href: str | None = None, detail: str | None = None) -> dict:
@@ -165,7 +168,7 @@ def _saved_row(r: S.SavedRow, line: int | None) -> dict:
             _b(r.bytes),
             _c(f"{r.dtype} {r.shape}"),
             _c(r.reason),
-            _c((r.user.source if r.user else None) or ""),
+            _c((r.user.source if r.user else None) or "", code=True),
             where,
         ],
     }
@@ -218,7 +221,7 @@ def _saved_table(report: S.Report, saved_line: dict[str, dict[str, int]]) -> dic
     return {
         "headers": [
             _h("block"),
-            _h("saved value"),
+            _h("saved value", wide=True),
             _h("kind"),
             _h("bytes", True),
             _h("dtype / shape"),
@@ -277,7 +280,7 @@ def _diff_row(it: S.DiffItem) -> dict:
     return {
         "cls": "weight" if it.kind == SavedKind.WEIGHT_DERIVED and (it.delta_bytes or 0) > 0 else "",
         "cells": [
-            _c(it.status.replace("_", " ")),
+            _c(STATUS_LABEL[it.status]),
             _c(name, code=True, detail=chain),
             _c(it.count, it.count),
             _b(it.bytes_a),
@@ -313,7 +316,7 @@ def render_diff(result: S.DiffResult, timeline_a: S.Timeline | None, timeline_b:
     items = {
         "headers": [
             _h("status"),
-            _h("saved value"),
+            _h("saved value", wide=True),
             _h("x", True),
             _h("A", True),
             _h("B", True),
