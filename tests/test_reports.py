@@ -272,6 +272,63 @@ def test_gate_markdown_matches_the_snapshot(tmp_path):
     assert "FAIL" in html.read_text()
 
 
+def _prose(data) -> list[str]:
+    """The sentences of a JSON document: its strings of more than one word."""
+    if isinstance(data, dict):
+        return [x for v in data.values() for x in _prose(v)]
+    if isinstance(data, list):
+        return [x for v in data for x in _prose(v)]
+    return [data] if isinstance(data, str) and " " in data else []
+
+
+GATE_TINY = (  # a budget file the committed rowwise side of diff-tiny breaches; a limit per kind of name
+    '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 64\nhidden = 128\nseq = 32\nlayers = 1\n'
+    'ac_policy = "torchtitan-2025-01"\ndevice = "cpu"\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "32 KiB"\n'
+    'weight_derived_saved_bytes = 0\n\n[probes.ffn-rowwise.limits.cpu]\nforward_peak_bytes = "1 MiB"\n\n'
+    '[probes.ffn-rowwise.limits.baseline]\nsaved_bytes = "+5%"\n'
+)
+LIMIT_NAMES = ["saved_bytes", "weight_derived_saved_bytes", "cpu.forward_peak_bytes", "baseline.saved_bytes"]
+
+
+def test_a_fix_and_a_limit_have_one_spelling_in_every_output(tmp_path):
+    """One run (the rowwise side of the committed diff-tiny) and one gate over it: the fix names the op as the flag
+    takes it (`aten.abs`, never `aten.abs.default`) in the console's verdict and findings, report.json, diff.json,
+    and the gate's console, JSON, Markdown, JUnit and HTML; each limit has the console's name in all of them, and
+    no two rows of the gate's page share one."""
+    from xml.etree import ElementTree as ET
+
+    run = DIFF_TINY / "b"
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(GATE_TINY)
+    gate = ("gate", "--budget", budget, "--from", run, "--baseline", tmp_path / "none.json")
+    files = {"junit": tmp_path / "g.xml", "html": tmp_path / "g.html"}
+    outputs = {
+        "console (run)": invoke("show", run).stdout,
+        "report.json": (run / "report.json").read_text(),
+        "diff.json": (DIFF_TINY / "diff.json").read_text(),
+        "console (diff)": invoke("show", DIFF_TINY).stdout,
+        "console (gate)": invoke(*gate).stdout,
+        "gate --json": invoke(*gate, "--json", "-q").stdout,
+        "gate --markdown": invoke(*gate, "--markdown", "-q").stdout,
+    }
+    assert invoke(*gate, "--junit", files["junit"], "--html", files["html"], "-q").returncode == 1
+    outputs |= {name: path.read_text() for name, path in files.items()}
+    verdicts = json.loads(outputs["gate --json"])["verdicts"]
+    for name in ("report.json", "diff.json", "gate --json"):  # what a person reads of them (an op's data keeps its overload)
+        outputs[name] = "\n".join(_prose(json.loads(outputs[name])))
+    for name, text in outputs.items():
+        assert "--recompute-op aten.abs" in text.replace("\n", " ") and "aten.abs.default" not in text, name
+    # the limits: the same names in the console, the JSON, Markdown, JUnit and HTML; never the bare figure's name
+    assert [v["name"] for v in verdicts] == LIMIT_NAMES
+    for name in LIMIT_NAMES:
+        assert f" {name} " in outputs["console (gate)"] and f"`{name}`" in outputs["gate --markdown"]
+    junit_names = [case.get("name") for case in ET.fromstring(outputs["junit"]).iter("testcase")]
+    assert junit_names == LIMIT_NAMES
+
+    # the gate page's metric column (the second cell of each row): no two rows named alike
+    assert re.findall(r"<tr[^>]*><td[^>]*>[^<]*</td><td[^>]*><code>([^<]*)</code>", outputs["html"]) == LIMIT_NAMES
+
+
 # snapshot file -> the verb's arguments and exit code: each console view of the recorded runs (console.txt
 # snapshots were written by the code before report/console.py was split by verb, and match it byte for byte)
 CONSOLE_VIEWS = {

@@ -26,7 +26,7 @@ from ..rundir.read import read_text
 from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import ReturnRole, SavedKind, Verdict
-from .words import STATUS_LABEL
+from .words import STATUS_LABEL, headroom_text, limit_metric, limit_text
 
 
 @lru_cache(maxsize=1)
@@ -367,12 +367,28 @@ def render_gate(result: S.GateResult) -> str:
     rows = [
         {
             "cls": "weight" if v.verdict == Verdict.FAIL else "",
-            "cells": [_c(v.probe), _c(v.metric), _c(v.kind), _b(v.measured), _c(v.limit_text), _c(v.verdict), _c(v.notice or "")],
+            "cells": [
+                _c(v.probe),
+                _c(limit_metric(v), code=True),
+                _b(v.measured),
+                _c(limit_text(v), v.limit),
+                _c(headroom_text(v), v.headroom),
+                _c(v.verdict),
+                _c(v.notice or ""),
+            ],
         }
         for v in verdicts
     ]
     table = {
-        "headers": [_h("probe"), _h("metric"), _h("kind"), _h("measured", True), _h("limit"), _h("verdict"), _h("notice")],
+        "headers": [
+            _h("probe"),
+            _h("metric"),
+            _h("measured", True),
+            _h("limit", True),
+            _h("headroom", True),
+            _h("verdict"),
+            _h("notice"),
+        ],
         "rows": rows,
     }
     explanations = [{"probe": probe, "headline": why.headline, "lines": why.lines} for probe, why in result.explanations.items()]

@@ -5,7 +5,7 @@ reporters each escape these words for their own format."""
 from __future__ import annotations
 
 from ..analysis.causes import cause_brief
-from ..budget import limit_name
+from ..analysis.verdict import limit_name
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes
