@@ -329,6 +329,58 @@ def test_a_fix_and_a_limit_have_one_spelling_in_every_output(tmp_path):
     assert re.findall(r"<tr[^>]*><td[^>]*>[^<]*</td><td[^>]*><code>([^<]*)</code>", outputs["html"]) == LIMIT_NAMES
 
 
+_RIGHT = {"#", "bytes", "share", "x", "A", "B", "delta"}  # the compact tables' figures, right-aligned
+
+
+def _table(text: str, title: str) -> list[dict[str, str]]:
+    """A compact console table under its title: a dict per row, keyed by the header's words (a left-aligned cell
+    starts where its header does; a figure's ends where its header does)."""
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if line.startswith(title))
+    header = lines[k + 1]
+    words = [(m.group(), m.start(), m.end()) for m in re.finditer(r"\S+(?: \S+)*", header)]
+    cuts = [0] + [start if w not in _RIGHT else prev_end for (w, start, _), (_, _, prev_end) in zip(words[1:], words)]
+    rows = []
+    for line in lines[k + 2 :]:
+        if not re.match(r"^\s*(\d+|only in|grown in|shrunk in) ", line):
+            break
+        bounds = [*cuts, max(len(line), len(header)) + 1]
+        rows.append({w: line[a:b].strip() for (w, _, _), a, b in zip(words, bounds, bounds[1:])})
+    return rows
+
+
+@pytest.mark.parametrize("columns", ["80", "40", "100"])
+def test_at_80_columns_a_cut_keeps_the_op_and_the_file_and_next_is_one_line(columns):
+    """`COLUMNS=80 memprobe show` of a committed run and a committed diff: no cell's ellipsis hides a value's op or
+    the file and line that made it, "why" keeps its cause's words, and the `next:` command is one line, unwrapped,
+    whatever the width (a terminal may wrap it on screen; the text has no newline in it)."""
+    cases = [(TINY_ROWWISE, "Saved for backward, per step"), (DIFF_TINY, "What B keeps alive")]
+    for recorded, title in cases:
+        shown = invoke("show", recorded, env={"COLUMNS": columns}).stdout
+        verdict = json.loads(invoke("show", recorded, "--json").stdout)["verdict"]
+        assert f"\nnext: {verdict['next_command']}\n" in shown, shown[-600:]  # one line, whole
+        if columns == "40":
+            continue  # too narrow for the table: only the next line is asked of it
+        assert max(len(line) for line in shown.splitlines() if not line.startswith("next: ")) <= int(columns)
+        rows = _table(shown, title)
+        assert rows and all("where" in row for row in rows), shown  # each was made in the user's code
+        for row in rows:
+            name, where, why = row["saved value"], row.get("where", ""), row["why"]
+            if "(" in name or name.endswith("…"):
+                assert re.match(r"^[A-Za-z_][\w.]*\(", name), row  # the op and its parenthesis survive
+            assert not where or re.fullmatch(r"(…/|/)?([\w.-]+/)*[\w.-]+\.py:\d+", where), row
+            assert not why.endswith("…") and why in {
+                "MUST_SAVE",
+                "policy MUST_SAVE",
+                "aten.abs",
+                "policy aten.abs",
+                "parameter",
+                "parameter input",
+                "input",
+                "graph input",
+            }, row
+
+
 # snapshot file -> the verb's arguments and exit code: each console view of the recorded runs (console.txt
 # snapshots were written by the code before report/console.py was split by verb, and match it byte for byte)
 CONSOLE_VIEWS = {
