@@ -92,7 +92,7 @@ function stackCategories(t,names){
  times.forEach(function(x){var base=0;names.forEach(function(c,i){var s=t.categories[c];
   while(idx[c]<s.length&&s[idx[c]][0]<=x){cur[c]=s[idx[c]][1];idx[c]++;}var v=Math.max(0,cur[c]);layers[i].pts.push([x,base,base+v]);base+=v;});});
  return layers;}
-function ms(us){var v=us/1000;return (v>=100?v.toFixed(0):v>=10?v.toFixed(1):v.toFixed(2))+' ms';}
+function ms(us){var v=us/1000;if(v>=1000)return (v/1000).toFixed(2)+' s';return (v>=100?v.toFixed(0):v>=10?v.toFixed(1):v.toFixed(2))+' ms';}
 // the wall-clock axis of one run: ms from the start of its measured step, a band per phase
 function clockAxis(t){return {map:function(us){return us/1000;},
  bands:t.phases.map(function(p,i){return {labels:[p.name,p.name.slice(0,3)],title:p.name+' '+ms(p.end_us-p.start_us),x0:p.start_us/1000,x1:p.end_us/1000,phase:p.name,shade:i};}),
