@@ -158,6 +158,14 @@ def _tick_bytes(label: str) -> float:
     return float(number) * _UNIT[unit]
 
 
+def _assert_round_ticks(charts: list[list[str]]) -> None:
+    """Each chart's byte axis: 0, then even steps of whole bytes (256 KiB, 20 MiB, never 13.32 MiB)."""
+    for ticks in charts:
+        values = [_tick_bytes(t) for t in ticks]
+        steps = {round(b - a) for a, b in zip(values, values[1:])}
+        assert values[0] == 0 and len(steps) == 1 and all(v == int(v) for v in values), ticks
+
+
 @pytest.mark.parametrize("width", [1000, 2000])
 def test_diff_page_aligns_the_sides_by_phase_and_clips_nothing(tmp_path, width):
     """The page of a committed diff directory, at 1,000 and 2,000 px: each side's forward, backward and optimizer
@@ -190,20 +198,18 @@ def test_diff_page_aligns_the_sides_by_phase_and_clips_nothing(tmp_path, width):
     assert all(label.split(" ")[0] in ("A", "B") for label in got["labels"]) and len(got["labels"]) == len(bands)
     assert not got["outside_chart"] and not got["outside_band"], (got["outside_chart"], got["outside_band"])
     assert not got["cut_cells"] and not got["wide_tables"], (got["cut_cells"], got["wide_tables"])
-    for ticks in got["yticks"]:  # 0, then even steps of whole bytes
-        values = [_tick_bytes(t) for t in ticks]
-        steps = {round(b - a) for a, b in zip(values, values[1:])}
-        assert values[0] == 0 and len(steps) == 1 and all(v == int(v) for v in values), ticks
+    _assert_round_ticks(got["yticks"])
 
 
-def test_run_page_at_1400_px_cuts_no_column_and_no_label(tmp_path):
-    """The issue's run page at 1,400 px: the saved table's columns (the output code's too) inside their section, and
-    the last x label and the last phase's band label inside the chart."""
+@pytest.mark.parametrize("width", [1000, 1400, 2000])
+def test_run_page_cuts_no_column_and_no_label(tmp_path, width):
+    """The run page at 1,000 to 2,000 px (the issue's 1,400 among them): the saved table's columns (the output
+    code's too) inside their section, and the last x label and the last phase's band label inside the chart."""
     from browser import Page
 
     html = tmp_path / "run.html"
     assert invoke("report", TINY_ROWWISE, "-o", html).returncode == 0
-    with Page(_browser(), 1400) as page:
+    with Page(_browser(), width) as page:
         page.open(html)
         got = page.evaluate(LAYOUT)
         assert not page.log, page.log
@@ -211,6 +217,7 @@ def test_run_page_at_1400_px_cuts_no_column_and_no_label(tmp_path):
     assert not got["cut_cells"] and not got["wide_tables"], (got["cut_cells"], got["wide_tables"])
     assert not got["outside_chart"] and not got["outside_band"], (got["outside_chart"], got["outside_band"])
     assert "optimizer" in got["labels"] or "opt" in got["labels"]
+    _assert_round_ticks(got["yticks"])
 
 
 def test_report_refuses_to_overwrite_and_names_bad_input(tmp_path):
