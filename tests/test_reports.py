@@ -8,6 +8,7 @@ where it is missing the browser tests skip, unless MEMPROBE_REQUIRE_BROWSER=1 (s
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -331,6 +332,8 @@ def test_a_fix_and_a_limit_have_one_spelling_in_every_output(tmp_path):
         assert f" {name} " in outputs["console (gate)"] and f"`{name}`" in outputs["gate --markdown"]
     junit_names = [case.get("name") for case in ET.fromstring(outputs["junit"]).iter("testcase")]
     assert junit_names == LIMIT_NAMES
+    invoke(*gate, "--csv", tmp_path / "g.csv", "-q")
+    assert [row["name"] for row in csv.DictReader((tmp_path / "g.csv").open())] == LIMIT_NAMES
 
     # the gate page's metric column (the second cell of each row): no two rows named alike
     assert re.findall(r"<tr[^>]*><td[^>]*>[^<]*</td><td[^>]*><code>([^<]*)</code>", outputs["html"]) == LIMIT_NAMES
