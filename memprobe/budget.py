@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 
+from .analysis.verdict import limit_name
 from .config import ProbeConfig
 from .errors import ConfigError, MemprobeError
 from .rundir import schema as S
@@ -281,12 +282,6 @@ def _add_limits(probe: Probe, limits_data: dict, where: _Lines) -> None:
 OPTIONAL = "optional"  # [probes.NAME.limits] optional = ["graph_peak_bytes", "cpu.forward_peak_bytes"]
 
 
-def limit_name(metric: str, kind: str, device: str | None) -> str:
-    """How a limit is named in the gate's output and in ``optional``: ``saved_bytes``,
-    ``cpu.forward_peak_bytes``, ``baseline.saved_bytes``."""
-    return f"{device}.{metric}" if device else (f"baseline.{metric}" if kind == "relative" else metric)
-
-
 def _mark_optional(probe: Probe, names, loc: str) -> None:
     """The limits the budget lets pass as SKIP when the run has no figure for them."""
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -350,6 +345,7 @@ def evaluate(probe: Probe, report: S.Report, baseline: S.BaselineProbe | None) -
 def _verdict(name: str, lim: Limit, measured: int | None, device, report: S.Report, baseline: S.BaselineProbe | None) -> dict:
     v = {
         "probe": name,
+        "name": limit_name(lim.metric, lim.kind, lim.device),
         "metric": lim.metric,
         "device": lim.device,
         "kind": lim.kind,
@@ -476,7 +472,7 @@ def explain_breach(report: S.Report, entry: S.BaselineProbe | None) -> dict:
     from .units import fmt_bytes
 
     findings = report.findings[:3]
-    lines = [f.message for f in findings]
+    lines = [f.message + (f" Fix: {f.fix}." if f.fix else "") for f in findings]  # the fix as the verdict says it
     exprs = [f.expr for f in findings if f.expr]
     for g in group_rows([r for r in report.saved_tensors if r.kind not in MODULE_STATE])[:5]:
         lines.append(f"{_named(g)} x{g.count}: {fmt_bytes(g.bytes)} ({g.kind}; {g.reason})")

@@ -5,6 +5,7 @@ quoted is the progress printer's. Fast: the committed run directories in tests/d
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 
@@ -15,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 TINY_ROWWISE = ROOT / "tests" / "data" / "cpu" / "tiny-rowwise"
 BF16, ROWWISE = ROOT / "tests" / "data" / "cuda" / "bf16-legacy", ROOT / "tests" / "data" / "cuda" / "rowwise-legacy"
+DIFF_TINY = ROOT / "tests" / "data" / "cpu" / "diff-tiny"
 
 
 def _blocks(text: str, lang: str = "") -> list[str]:
@@ -90,7 +92,34 @@ def printed(tmp_path_factory):
     with_html = _console("diff", BF16, ROWWISE, "--out", tmp / "h", "--html", tmp / "h.html")
     flag_only = set(_labels(with_html)) - set(_labels(diff))
     assert flag_only == {"html report"}
-    return {"run": _labels(run), "diff": _labels(diff), "flag_only": flag_only}
+    # the compact tables at the docs' 100 columns, of committed runs whose values were made in the model's code
+    tables = {
+        "run": _table(invoke("show", TINY_ROWWISE, env={"COLUMNS": "100"}).stdout, "Saved for backward"),
+        "diff": _table(invoke("show", DIFF_TINY, env={"COLUMNS": "100"}).stdout, "What B keeps alive"),
+    }
+    return {"run": _labels(run), "diff": _labels(diff), "flag_only": flag_only, "tables": tables}
+
+
+def _table(text: str, title: str) -> tuple[list[str], list[list[str]]]:
+    """A compact table of a console view: its header's words and each row's cells (split where two spaces are)."""
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if line.startswith(title))
+    rows = [re.split(r"\s{2,}", line.strip()) for line in itertools.takewhile(_ROW.match, lines[k + 2 :])]
+    return re.split(r"\s{2,}", lines[k + 1].strip()), rows
+
+
+_ROW = re.compile(r"^\s*(\d+|only in|grown in|shrunk in) ")
+
+
+def _why_forms() -> set[str]:
+    """Every wording of "why" a compact table may print for the values of the committed rowwise runs (the default
+    dims' runs keep the same values, for the same reasons)."""
+    from memprobe.analysis.saved import group_rows
+    from memprobe.report.words import why_saved_forms
+    from memprobe.rundir.load import load_diff, load_report
+
+    values = [*group_rows(load_report(DIFF_TINY / "b").saved_tensors), *load_diff(DIFF_TINY / "diff.json").items]
+    return {form for v in values for form in why_saved_forms(v)}
 
 
 @pytest.mark.parametrize(
@@ -107,9 +136,47 @@ def test_a_quoted_console_view_has_the_lines_memprobe_prints(printed, doc, comma
     # the labelled lines quoted (a wrapped line's continuation is no label memprobe prints) are those it prints now,
     # in its order, and none it prints only under a flag the command does not pass (--html's "html report:")
     assert [label for label in _labels(quoted) if label in known] == printed[view], (doc, command)
+    # its table has the columns memprobe prints at that width, and says why a value is kept as memprobe says it
+    header, rows = _table(quoted, "Saved for backward" if view == "run" else "What B keeps alive")
+    assert header == printed["tables"][view][0] and rows, (doc, header)
+    assert {row[-1] for row in rows} <= _why_forms(), (doc, [row[-1] for row in rows])
     # a run directory of the default --out is named as memprobe names it
     for path in re.findall(r"(memprobe-runs/\S+?)[/ ]", quoted):
         assert re.fullmatch(r"memprobe-runs/\d{8}T\d{6}Z-[\w.-]+", path), path
+
+
+def test_the_narrow_tables_quoted_are_what_memprobe_prints():
+    """docs/cli.md quotes the compact tables of the committed run and diff at 80 columns: each run of lines quoted
+    between `...` is, line for line, what `memprobe show` prints for that directory at that width."""
+    (block,) = [b for b in _blocks((DOCS / "cli.md").read_text()) if b.startswith("$ COLUMNS=80 memprobe show")]
+    commands = re.split(r"^\$ ", block, flags=re.M)[1:]
+    assert len(commands) == 2
+    for quoted in commands:
+        command, rest = quoted.split("\n", 1)
+        env, verb, path = re.fullmatch(r"COLUMNS=(\d+) memprobe (show) (\S+)", command).groups()
+        shown = invoke(verb, ROOT / path, env={"COLUMNS": env}).stdout
+        parts = [p.strip("\n") for p in rest.split("...") if p.strip()]
+        assert parts, command
+        for part in parts:
+            assert part + "\n" in shown, (command, part)
+
+
+_FIX = re.compile(r"--recompute-op ([\w.:]+)|remove ([\w.:]+) from the SAC save list|\(([\w.:]+) is in its save list\)")
+
+
+def test_a_fix_quoted_in_the_docs_names_the_op_as_the_flag_takes_it():
+    """The docs quote a fix as memprobe spells it everywhere: the op as `--recompute-op` takes it (`aten.abs`), never
+    its overload (`aten.abs.default`) or its torch path (`torch.ops.aten.abs.default`)."""
+    from memprobe.policies import flag_op, normalize_op_name
+
+    quoted = 0
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for m in _FIX.finditer(path.read_text()):
+            op = next(g for g in m.groups() if g)
+            if op != "OP":  # the flag's own help
+                assert op == flag_op(normalize_op_name(op)), (path.name, m.group(0))
+                quoted += 1
+    assert quoted >= 10
 
 
 def test_the_verbs_listed_are_the_verbs():

@@ -8,6 +8,7 @@ where it is missing the browser tests skip, unless MEMPROBE_REQUIRE_BROWSER=1 (s
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -25,6 +26,7 @@ from memprobe.rundir import schema as S
 DATA = Path(__file__).parent / "data" / "cuda"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 BF16, ROWWISE = DATA / "bf16-legacy", DATA / "rowwise-legacy"
+TINY_ROWWISE = Path(__file__).parent / "data" / "cpu" / "tiny-rowwise"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
@@ -123,6 +125,102 @@ def test_diff_html_draws_both_runs_on_one_axis(tmp_path):
     assert not _console_errors(log), _console_errors(log)
 
 
+DIFF_TINY = Path(__file__).parent / "data" / "cpu" / "diff-tiny"  # a committed diff directory (tests/data/README.md)
+
+# what the page lays out, read in the browser: each phase band's box (the diff page's charts), each text of a chart
+# outside its chart or its band, each table cell whose text is cut, each table wider than its section, and the y ticks
+LAYOUT = r"""(() => {
+ const box = e => { const r = e.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom}; };
+ const out = (a, o) => a.l < o.l - 0.5 || a.r > o.r + 0.5 || a.t < o.t - 0.5 || a.b > o.b + 0.5;
+ const charts = Array.from(document.querySelectorAll('svg.chart'));
+ return {
+  page: {width: innerWidth, scroll: document.documentElement.scrollWidth},
+  bands: Array.from(document.querySelectorAll('svg.chart rect.band')).map(b =>
+   ({chart: b.closest('[id]').id, side: b.dataset.side, phase: b.dataset.phase, ...box(b)})),
+  labels: Array.from(document.querySelectorAll('svg.chart text.band-label')).map(t => t.textContent),
+  outside_chart: charts.flatMap(svg => Array.from(svg.querySelectorAll('text'))
+   .filter(t => out(box(t), box(svg)) || box(svg).r > innerWidth).map(t => t.textContent)),
+  outside_band: Array.from(document.querySelectorAll('svg.chart text.band-label')).filter(t => out(box(t), box(
+   t.parentNode.querySelector(`rect.band[data-side="${t.dataset.side}"][data-phase="${t.dataset.phase}"]`))))
+   .map(t => t.textContent),
+  cut_cells: Array.from(document.querySelectorAll('td, th')).filter(c => c.scrollWidth > c.clientWidth + 1)
+   .map(c => c.textContent.slice(0, 60)),
+  wide_tables: Array.from(document.querySelectorAll('table')).filter(t => out(box(t), box(t.closest('section'))))
+   .map(t => t.closest('section').querySelector('h2').textContent),
+  yticks: charts.map(svg => Array.from(svg.querySelectorAll('text.ytick')).map(t => t.textContent)),
+ };
+})()"""
+
+_UNIT = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
+
+
+def _tick_bytes(label: str) -> float:
+    number, unit = label.split(" ")
+    return float(number) * _UNIT[unit]
+
+
+def _assert_round_ticks(charts: list[list[str]]) -> None:
+    """Each chart's byte axis: 0, then even steps of whole bytes (256 KiB, 20 MiB, never 13.32 MiB)."""
+    for ticks in charts:
+        values = [_tick_bytes(t) for t in ticks]
+        steps = {round(b - a) for a, b in zip(values, values[1:])}
+        assert values[0] == 0 and len(steps) == 1 and all(v == int(v) for v in values), ticks
+
+
+@pytest.mark.parametrize("width", [1000, 2000])
+def test_diff_page_aligns_the_sides_by_phase_and_clips_nothing(tmp_path, width):
+    """The page of a committed diff directory, at 1,000 and 2,000 px: each side's forward, backward and optimizer
+    start and end at the same x on every chart, each band says its side, no label leaves its chart or its band, no
+    table cell or table is cut, and the byte axis ticks at round values."""
+    from browser import Page
+
+    html = tmp_path / "diff.html"
+    proc = invoke("report", DIFF_TINY, "-o", html)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    with Page(_browser(), width) as page:
+        page.open(html)
+        page.screenshot(tmp_path / f"diff-{width}.png")
+        got = page.evaluate(LAYOUT)
+        assert not page.log, page.log
+    assert got["page"]["scroll"] <= got["page"]["width"], got["page"]
+    bands = got["bands"]
+    # the chart of both totals has a row of bands per side; each side's stacked chart its own; all on one x per phase
+    assert {(b["chart"], b["side"]) for b in bands} == {
+        ("timeline", "A"),
+        ("timeline", "B"),
+        ("timeline-a", "A"),
+        ("timeline-b", "B"),
+    }
+    for phase in ("forward", "backward", "optimizer"):
+        spans = {(round(b["l"], 1), round(b["r"], 1)) for b in bands if b["phase"] == phase}
+        assert len(spans) == 1 and len([b for b in bands if b["phase"] == phase]) == 4, (phase, spans)
+    forward, backward, optimizer = (next(b for b in bands if b["phase"] == p) for p in ("forward", "backward", "optimizer"))
+    assert forward["r"] <= backward["l"] + 0.5 and backward["r"] <= optimizer["l"] + 0.5
+    assert all(label.split(" ")[0] in ("A", "B") for label in got["labels"]) and len(got["labels"]) == len(bands)
+    assert not got["outside_chart"] and not got["outside_band"], (got["outside_chart"], got["outside_band"])
+    assert not got["cut_cells"] and not got["wide_tables"], (got["cut_cells"], got["wide_tables"])
+    _assert_round_ticks(got["yticks"])
+
+
+@pytest.mark.parametrize("width", [1000, 1400, 2000])
+def test_run_page_cuts_no_column_and_no_label(tmp_path, width):
+    """The run page at 1,000 to 2,000 px (the issue's 1,400 among them): the saved table's columns (the output
+    code's too) inside their section, and the last x label and the last phase's band label inside the chart."""
+    from browser import Page
+
+    html = tmp_path / "run.html"
+    assert invoke("report", TINY_ROWWISE, "-o", html).returncode == 0
+    with Page(_browser(), width) as page:
+        page.open(html)
+        got = page.evaluate(LAYOUT)
+        assert not page.log, page.log
+    assert got["page"]["scroll"] <= got["page"]["width"]
+    assert not got["cut_cells"] and not got["wide_tables"], (got["cut_cells"], got["wide_tables"])
+    assert not got["outside_chart"] and not got["outside_band"], (got["outside_chart"], got["outside_band"])
+    assert "optimizer" in got["labels"] or "opt" in got["labels"]
+    _assert_round_ticks(got["yticks"])
+
+
 def test_report_refuses_to_overwrite_and_names_bad_input(tmp_path):
     html = tmp_path / "x.html"
     html.write_text("mine")
@@ -180,6 +278,117 @@ def test_gate_markdown_matches_the_snapshot(tmp_path):
     assert invoke("gate", "--budget", budget, "--from", ROWWISE, "--html", html, "-q").returncode == 1
     _assert_offline(html.read_text())
     assert "FAIL" in html.read_text()
+
+
+def _prose(data) -> list[str]:
+    """The sentences of a JSON document: its strings of more than one word."""
+    if isinstance(data, dict):
+        return [x for v in data.values() for x in _prose(v)]
+    if isinstance(data, list):
+        return [x for v in data for x in _prose(v)]
+    return [data] if isinstance(data, str) and " " in data else []
+
+
+GATE_TINY = (  # a budget file the committed rowwise side of diff-tiny breaches; a limit per kind of name
+    '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 64\nhidden = 128\nseq = 32\nlayers = 1\n'
+    'ac_policy = "torchtitan-2025-01"\ndevice = "cpu"\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "32 KiB"\n'
+    'weight_derived_saved_bytes = 0\n\n[probes.ffn-rowwise.limits.cpu]\nforward_peak_bytes = "1 MiB"\n\n'
+    '[probes.ffn-rowwise.limits.baseline]\nsaved_bytes = "+5%"\n'
+)
+LIMIT_NAMES = ["saved_bytes", "weight_derived_saved_bytes", "cpu.forward_peak_bytes", "baseline.saved_bytes"]
+
+
+def test_a_fix_and_a_limit_have_one_spelling_in_every_output(tmp_path):
+    """One run (the rowwise side of the committed diff-tiny) and one gate over it: the fix names the op as the flag
+    takes it (`aten.abs`, never `aten.abs.default`) in the console's verdict and findings, report.json, diff.json,
+    and the gate's console, JSON, Markdown, JUnit and HTML; each limit has the console's name in all of them, and
+    no two rows of the gate's page share one."""
+    from xml.etree import ElementTree as ET
+
+    run = DIFF_TINY / "b"
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(GATE_TINY)
+    gate = ("gate", "--budget", budget, "--from", run, "--baseline", tmp_path / "none.json")
+    files = {"junit": tmp_path / "g.xml", "html": tmp_path / "g.html"}
+    outputs = {
+        "console (run)": invoke("show", run).stdout,
+        "report.json": (run / "report.json").read_text(),
+        "diff.json": (DIFF_TINY / "diff.json").read_text(),
+        "console (diff)": invoke("show", DIFF_TINY).stdout,
+        "console (gate)": invoke(*gate).stdout,
+        "gate --json": invoke(*gate, "--json", "-q").stdout,
+        "gate --markdown": invoke(*gate, "--markdown", "-q").stdout,
+    }
+    assert invoke(*gate, "--junit", files["junit"], "--html", files["html"], "-q").returncode == 1
+    outputs |= {name: path.read_text() for name, path in files.items()}
+    verdicts = json.loads(outputs["gate --json"])["verdicts"]
+    for name in ("report.json", "diff.json", "gate --json"):  # what a person reads of them (an op's data keeps its overload)
+        outputs[name] = "\n".join(_prose(json.loads(outputs[name])))
+    for name, text in outputs.items():
+        assert "--recompute-op aten.abs" in text.replace("\n", " ") and "aten.abs.default" not in text, name
+    # the limits: the same names in the console, the JSON, Markdown, JUnit and HTML; never the bare figure's name
+    assert [v["name"] for v in verdicts] == LIMIT_NAMES
+    for name in LIMIT_NAMES:
+        assert f" {name} " in outputs["console (gate)"] and f"`{name}`" in outputs["gate --markdown"]
+    junit_names = [case.get("name") for case in ET.fromstring(outputs["junit"]).iter("testcase")]
+    assert junit_names == LIMIT_NAMES
+    invoke(*gate, "--csv", tmp_path / "g.csv", "-q")
+    assert [row["name"] for row in csv.DictReader((tmp_path / "g.csv").open())] == LIMIT_NAMES
+
+    # the gate page's metric column (the second cell of each row): no two rows named alike
+    assert re.findall(r"<tr[^>]*><td[^>]*>[^<]*</td><td[^>]*><code>([^<]*)</code>", outputs["html"]) == LIMIT_NAMES
+
+
+_RIGHT = {"#", "bytes", "share", "x", "A", "B", "delta"}  # the compact tables' figures, right-aligned
+
+
+def _table(text: str, title: str) -> list[dict[str, str]]:
+    """A compact console table under its title: a dict per row, keyed by the header's words (a left-aligned cell
+    starts where its header does; a figure's ends where its header does)."""
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if line.startswith(title))
+    header = lines[k + 1]
+    words = [(m.group(), m.start(), m.end()) for m in re.finditer(r"\S+(?: \S+)*", header)]
+    cuts = [0] + [start if w not in _RIGHT else prev_end for (w, start, _), (_, _, prev_end) in zip(words[1:], words)]
+    rows = []
+    for line in lines[k + 2 :]:
+        if not re.match(r"^\s*(\d+|only in|grown in|shrunk in) ", line):
+            break
+        bounds = [*cuts, max(len(line), len(header)) + 1]
+        rows.append({w: line[a:b].strip() for (w, _, _), a, b in zip(words, bounds, bounds[1:])})
+    return rows
+
+
+@pytest.mark.parametrize("columns", ["80", "40", "100"])
+def test_at_80_columns_a_cut_keeps_the_op_and_the_file_and_next_is_one_line(columns):
+    """`COLUMNS=80 memprobe show` of a committed run and a committed diff: no cell's ellipsis hides a value's op or
+    the file and line that made it, "why" keeps its cause's words, and the `next:` command is one line, unwrapped,
+    whatever the width (a terminal may wrap it on screen; the text has no newline in it)."""
+    cases = [(TINY_ROWWISE, "Saved for backward, per step"), (DIFF_TINY, "What B keeps alive")]
+    for recorded, title in cases:
+        shown = invoke("show", recorded, env={"COLUMNS": columns}).stdout
+        verdict = json.loads(invoke("show", recorded, "--json").stdout)["verdict"]
+        assert f"\nnext: {verdict['next_command']}\n" in shown, shown[-600:]  # one line, whole
+        if columns == "40":
+            continue  # too narrow for the table: only the next line is asked of it
+        assert max(len(line) for line in shown.splitlines() if not line.startswith("next: ")) <= int(columns)
+        rows = _table(shown, title)
+        assert rows and all("where" in row for row in rows), shown  # each was made in the user's code
+        for row in rows:
+            name, where, why = row["saved value"], row.get("where", ""), row["why"]
+            if "(" in name or name.endswith("…"):
+                assert re.match(r"^[A-Za-z_][\w.]*\(", name), row  # the op and its parenthesis survive
+            assert not where or re.fullmatch(r"(…/|/)?([\w.-]+/)*[\w.-]+\.py:\d+", where), row
+            assert not why.endswith("…") and why in {
+                "MUST_SAVE",
+                "policy MUST_SAVE",
+                "aten.abs",
+                "policy aten.abs",
+                "parameter",
+                "parameter input",
+                "input",
+                "graph input",
+            }, row
 
 
 # snapshot file -> the verb's arguments and exit code: each console view of the recorded runs (console.txt

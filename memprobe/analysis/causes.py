@@ -20,6 +20,7 @@ What each backward recomputes is :func:`memprobe.analysis.recompute.recomputed_v
 
 from __future__ import annotations
 
+from ..policies import flag_op
 from ..rundir import schema as S
 from ..vocab import CheckpointDecision, NodeOp, PolicyDefault, Reason, SaveCause
 
@@ -156,18 +157,18 @@ def save_cause(name: str, nodes: dict[str, S.Node], policy: S.Policy | None, sav
 
 
 def _policy_cause(op: str | None, policy: S.Policy | None, base: dict) -> S.Cause:
-    name = policy.name if policy else "?"
+    name, said = (policy.name if policy else "?"), (flag_op(op) if op else op)
     in_list = policy is not None and (policy.default == PolicyDefault.SAVE or op in (policy.save_ops or []))
     if in_list:
         return S.Cause(
             kind=SaveCause.POLICY_TAG,
             policy_op=op,
-            text=f"tagged MUST_SAVE by SAC policy '{name}' ({op} is in its save list)",
+            text=f"tagged MUST_SAVE by SAC policy '{name}' ({said} is in its save list)",
             **base,
         )
     return S.Cause(
         kind=SaveCause.POLICY_TAG,
-        text=f"tagged MUST_SAVE by SAC policy '{name}' on {op} (traced from a saved op through a tensor subclass)",
+        text=f"tagged MUST_SAVE by SAC policy '{name}' on {said} (traced from a saved op through a tensor subclass)",
         **base,
     )
 
@@ -186,7 +187,7 @@ def cause_brief(cause: S.Cause | None) -> str | None:
     lost = "untagged · " if cause.tag is None and cause.checkpointed else ""
     kind = cause.kind
     if kind == SaveCause.POLICY_TAG:
-        return "policy " + (cause.policy_op.removesuffix(".default") if cause.policy_op else "MUST_SAVE")
+        return "policy " + (flag_op(cause.policy_op) if cause.policy_op else "MUST_SAVE")
     if kind == SaveCause.PASS_TAG:
         return f"pass {cause.rule}"
     if kind == SaveCause.NOT_RECOMPUTABLE:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from ..policies import flag_op
 from ..rundir import schema as S
 from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, SaveCause, SavedKind
 from .causes import cause_key, tag_words
@@ -107,7 +108,7 @@ def _decision(row: S.SavedRow | None, other: S.SavedRow, recomputed: dict[tuple,
 
 
 def _hint(status: str, row: S.SavedRow) -> str:
-    op = row.policy_op
+    op = flag_op(row.policy_op) if row.policy_op else None
     weight = row.kind == SavedKind.WEIGHT_DERIVED
     if status in GROWTH:
         if row.reason_kind == Reason.POLICY and op:

@@ -78,7 +78,7 @@ def _script_fix(reason_kind: str, policy_op: str | None) -> str:
 
 def _fix_hint(reason_kind: str, op: str | None) -> str:
     if reason_kind == Reason.POLICY and op:
-        return f"recompute it instead: --recompute-op {op} (or remove {op} from the SAC save list)"
+        return f"recompute it instead: --recompute-op {flag_op(op)} (or remove {flag_op(op)} from the SAC save list)"
     if reason_kind == Reason.POLICY:
         return "find the save-list op that tagged it (see the graph's recompute tags) and move it to recompute"
     return "the partitioner chose to save it; a policy that saves its inputs, or recomputes it, changes that"
@@ -294,7 +294,7 @@ def _costs_more(
         fix=f"recompute {name} ({flag})",
         flag=flag,
         message=(
-            f"Saving {op} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
+            f"Saving {flag_op(op)} keeps {fmt_bytes(cost)} per step for backward, but {name}'s own output is "
             f"{fmt_bytes(own_bytes)}: the other {fmt_bytes(extra)} are {parts}; "
             f"e.g. {items[0].label}."
         ),
@@ -304,7 +304,7 @@ def _costs_more(
             "float32, not only its result."
         ),
         hint=(
-            f"drop it from the save list: --recompute-op {op} (recomputing {name} in backward is elementwise "
+            f"drop it from the save list: {flag} (recomputing {name} in backward is elementwise "
             f"work); `memprobe explain` measures the edit"
         ),
     )

@@ -472,6 +472,12 @@ def verdict_of(result: S.Report | S.DiffResult | S.ExplainResult) -> S.Verdict:
     return explain_verdict(result)
 
 
+def limit_name(metric: str, kind: str | None, device: str | None) -> str:
+    """How a gate limit is named everywhere (the gate's verdict, console, JSON, Markdown, JUnit, HTML, and the budget
+    file's ``optional``): ``saved_bytes``, ``cpu.forward_peak_bytes``, ``baseline.saved_bytes``."""
+    return f"{device}.{metric}" if device else (f"baseline.{metric}" if kind == "relative" else metric)
+
+
 def gate_verdict(result: dict, run_verdicts: dict[str, S.Verdict] | None = None) -> S.Verdict:
     """PASS or FAIL with the limits breached, and for a breach, the breaching probe's own verdict. ``result``: the
     gate's result (its ``verdicts`` per limit and their ``counts``)."""
@@ -484,7 +490,9 @@ def gate_verdict(result: dict, run_verdicts: dict[str, S.Verdict] | None = None)
             + (f", {n['SKIP']} skipped." if n.get("SKIP") else ".")
         )
     breaches = "; ".join(
-        f"{v['probe']} {v['metric']} {fmt_bytes(v.get('measured'))} > {fmt_bytes(v.get('limit'))}" for v in failed[:3]
+        f"{v['probe']} {limit_name(v['metric'], v.get('kind'), v.get('device'))} "
+        f"{fmt_bytes(v.get('measured'))} > {fmt_bytes(v.get('limit'))}"
+        for v in failed[:3]
     )
     more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
     text = f"FAIL: {len(failed)} limit{'s' if len(failed) > 1 else ''} breached ({breaches}{more})."

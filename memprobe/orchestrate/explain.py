@@ -43,7 +43,7 @@ def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
         return [
             EditSpec(
                 flag=f"--recompute-op {flag_op(op)}",
-                edit=f"remove torch.ops.{op} from the SAC save list",
+                edit=f"remove {flag_op(op)} from the SAC save list",
                 config=replace(cfg, recompute_ops=cfg.recompute_ops + (op,)),
                 directory=f"recompute-{op.replace('.', '-')}",
                 op=op,

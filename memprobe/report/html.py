@@ -26,6 +26,7 @@ from ..rundir.read import read_text
 from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import ReturnRole, SavedKind, Verdict
+from .words import STATUS_LABEL, headroom_text, limit_metric, limit_text
 
 
 @lru_cache(maxsize=1)
@@ -112,8 +113,10 @@ def _page(template: str, title: str, subtitle: list[str], data: dict, verdict: S
     )
 
 
-def _h(label: str, num: bool = False) -> dict:
-    return {"label": label, "num": num}
+def _h(label: str, num: bool = False, wide: bool = False) -> dict:
+    """A column's header: ``num`` right-aligned figures; ``wide`` a column of long names that keeps a readable width
+    (its code wraps inside it)."""
+    return {"label": label, "num": num, "wide": wide}
 
 
 def _c(text, sort=None, *, code: bool = False, href: str | None = None, detail: str | None = None) -> dict:
@@ -165,7 +168,7 @@ def _saved_row(r: S.SavedRow, line: int | None) -> dict:
             _b(r.bytes),
             _c(f"{r.dtype} {r.shape}"),
             _c(r.reason),
-            _c((r.user.source if r.user else None) or ""),
+            _c((r.user.source if r.user else None) or "", code=True),
             where,
         ],
     }
@@ -218,7 +221,7 @@ def _saved_table(report: S.Report, saved_line: dict[str, dict[str, int]]) -> dic
     return {
         "headers": [
             _h("block"),
-            _h("saved value"),
+            _h("saved value", wide=True),
             _h("kind"),
             _h("bytes", True),
             _h("dtype / shape"),
@@ -277,7 +280,7 @@ def _diff_row(it: S.DiffItem) -> dict:
     return {
         "cls": "weight" if it.kind == SavedKind.WEIGHT_DERIVED and (it.delta_bytes or 0) > 0 else "",
         "cells": [
-            _c(it.status.replace("_", " ")),
+            _c(STATUS_LABEL[it.status]),
             _c(name, code=True, detail=chain),
             _c(it.count, it.count),
             _b(it.bytes_a),
@@ -313,7 +316,7 @@ def render_diff(result: S.DiffResult, timeline_a: S.Timeline | None, timeline_b:
     items = {
         "headers": [
             _h("status"),
-            _h("saved value"),
+            _h("saved value", wide=True),
             _h("x", True),
             _h("A", True),
             _h("B", True),
@@ -364,12 +367,28 @@ def render_gate(result: S.GateResult) -> str:
     rows = [
         {
             "cls": "weight" if v.verdict == Verdict.FAIL else "",
-            "cells": [_c(v.probe), _c(v.metric), _c(v.kind), _b(v.measured), _c(v.limit_text), _c(v.verdict), _c(v.notice or "")],
+            "cells": [
+                _c(v.probe),
+                _c(limit_metric(v), code=True),
+                _b(v.measured),
+                _c(limit_text(v), v.limit),
+                _c(headroom_text(v), v.headroom),
+                _c(v.verdict),
+                _c(v.notice or ""),
+            ],
         }
         for v in verdicts
     ]
     table = {
-        "headers": [_h("probe"), _h("metric"), _h("kind"), _h("measured", True), _h("limit"), _h("verdict"), _h("notice")],
+        "headers": [
+            _h("probe"),
+            _h("metric"),
+            _h("measured", True),
+            _h("limit", True),
+            _h("headroom", True),
+            _h("verdict"),
+            _h("notice"),
+        ],
         "rows": rows,
     }
     explanations = [{"probe": probe, "headline": why.headline, "lines": why.lines} for probe, why in result.explanations.items()]

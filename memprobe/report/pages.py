@@ -38,15 +38,23 @@ def diff_html(result: S.DiffResult, diff_dir: Path | None = None, *, sides_anywh
 
     sides = []
     for key, side in (("a", result.a), ("b", result.b)):
-        src = Path(side.source) if side.source else (diff_dir / key if diff_dir else None)
-        if src is not None and not sides_anywhere and (diff_dir is None or not _inside(src, diff_dir)):
-            src = None  # named outside the diff directory: not read
+        src = _side_dir(side, key, diff_dir, sides_anywhere)
         try:
             rep = load_report(src) if src else None
             sides.append(timeline(rep, src) if rep else None)
         except RunDirError:
             sides.append(None)  # a side's run directory moved away: the diff table still renders
     return render_diff(result, *sides)
+
+
+def _side_dir(side: S.DiffSide, key: str, diff_dir: Path | None, sides_anywhere: bool) -> Path | None:
+    """Where a side's run directory is: as recorded, where it may be read; else the diff directory's own ``a/`` or
+    ``b/`` (a diff directory moved or copied elsewhere, or committed, still finds its runs); else none."""
+    src = Path(side.source) if side.source else None
+    if src is not None and (sides_anywhere or (diff_dir is not None and _inside(src, diff_dir))) and src.is_dir():
+        return src
+    own = diff_dir / key if diff_dir is not None else None
+    return own if own is not None and own.is_dir() and _inside(own, diff_dir) else None
 
 
 def write_diff_html(result: S.DiffResult, diff_dir: Path | None, out: Path) -> Path:

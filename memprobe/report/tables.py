@@ -51,7 +51,7 @@ DIFF_COLUMNS = [
     "delta_bytes",
     "hint",
 ]
-GATE_COLUMNS = ["probe", "metric", "device", "kind", "measured", "limit", "headroom", "verdict", "notice"]
+GATE_COLUMNS = ["probe", "name", "metric", "device", "kind", "measured", "limit", "headroom", "verdict", "notice"]
 
 
 def _frame(records: list[dict], columns: list[str]):

@@ -4,12 +4,14 @@ reporters each escape these words for their own format."""
 
 from __future__ import annotations
 
+import re
+
 from ..analysis.causes import cause_brief
-from ..budget import limit_name
+from ..analysis.verdict import limit_name
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes
-from ..vocab import DiffStatus, Fate, LimitKind, Reason
+from ..vocab import DiffStatus, Fate, LimitKind, Reason, SavedKind
 
 STATUS_LABEL = {
     DiffStatus.ONLY_B: "only in B",
@@ -39,12 +41,32 @@ def why_saved(it) -> str:
     return WHY.get(it.reason_kind, it.reason_kind)
 
 
+# the words of a short "why" a narrow table may drop, in turn, keeping those that carry the cause
+_DROPPED = (
+    (re.compile(r": \S+ banned$"), ""),  # min cut: aten.mm banned -> min cut
+    (re.compile(r"^policy (?=\S+$)"), ""),  # policy aten.abs -> aten.abs; policy MUST_SAVE -> MUST_SAVE
+    (re.compile(r"^(parameter) input$|^graph (input)$"), r"\1\2"),  # parameter input -> parameter
+)
+
+
+def why_saved_forms(it) -> tuple[str, ...]:
+    """Why a value is saved, from :func:`why_saved`'s words down to the fewest that still carry the cause (the op of
+    the save list, MUST_SAVE, the partitioner's reason), for a narrow table; a parameter saved as a graph input is
+    said so."""
+    forms = ["parameter input" if it.kind == SavedKind.PARAMETER else why_saved(it)]
+    for pattern, repl in _DROPPED:
+        shorter = pattern.sub(repl, forms[-1])
+        if shorter and shorter != forms[-1]:
+            forms.append(shorter)
+    return tuple(forms)
+
+
 def why_saved_wide(it) -> str:
     """Why a value is saved in words (the wide tables): its recorded cause, or who chose it and the policy op."""
     cause = _cause(it)
     if cause is not None:
         return cause.text
-    return WHY.get(it.reason_kind, it.reason_kind) + (f" {it.policy_op}" if it.policy_op else "")
+    return WHY.get(it.reason_kind, it.reason_kind) + (f" {flag_op(it.policy_op)}" if it.policy_op else "")
 
 
 def decision_brief(decision: S.Decision | None) -> str:
@@ -60,12 +82,28 @@ def decision_brief(decision: S.Decision | None) -> str:
     return "neither"
 
 
+def _source_path(it) -> str:
+    """``repros/ffn.py:32``: the file (as recorded) and line of the user's code that made a value."""
+    return ((it.user.source if it.user else None) or "").split("  ", 1)[0]
+
+
 def source_line(it) -> str:
     """``repros/ffn.py:32``: the user's file (its last two path parts) and line that made a value (a group of saved
     values, a diff item); the code itself under --wide."""
-    where = ((it.user.source if it.user else None) or "").split("  ", 1)[0]
-    parts = where.split("/")
-    return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else where
+    parts = _source_path(it).split("/")
+    return "…/" + "/".join(parts[-2:]) if len(parts) > 2 else "/".join(parts)
+
+
+def source_forms(it) -> tuple[str, ...]:
+    """Where the user's code made a value, from its path as recorded down to ``ffn.py:32``, a directory fewer each
+    (``…/repros/ffn.py:32``): a narrow table shortens a path from the left, keeping its file and line. Empty when
+    the value was made in no code of the user's."""
+    parts = _source_path(it).split("/")
+    if parts == [""]:
+        return ()
+    first = 2 if parts[0] == "" else 1  # an absolute path's first directory is its second part
+    shorter = ["…/" + "/".join(parts[k:]) for k in range(first, len(parts) - 1)]
+    return tuple(dict.fromkeys(["/".join(parts), *shorter, parts[-1]]))
 
 
 def limit_metric(v: S.LimitVerdict) -> str:

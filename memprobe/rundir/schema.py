@@ -1389,6 +1389,10 @@ class LimitVerdict(Record):
     """One limit of a budget file, checked against its probe's run."""
 
     probe: Name = required("the probe")
+    name: Text = optional(
+        "the limit's name, as the gate's output and the budget file's `optional` say it (`saved_bytes`, "
+        "`cuda.forward_peak_bytes`, `baseline.saved_bytes`)"
+    )
     metric: Metric = required("the figure the limit bounds")
     device: DeviceType | None = required("the device the limit is for (`[limits.cuda]`); null: every device")
     kind: LimitKind = required("how the limit is given")

@@ -15,8 +15,8 @@ from ...rundir import schema as S
 from ...text import markup
 from ...units import fmt_bytes, fmt_delta
 from ...vocab import Phase, SavedKind
-from ..words import STATUS_LABEL, decision_brief, source_line, why_saved
-from .shared import TOP_ROWS, compact_table, make_console, print_next, print_verdict, saved_value
+from ..words import STATUS_LABEL, decision_brief, source_forms, why_saved_forms
+from .shared import TOP_ROWS, Column, compact_table, make_console, name_cell, path_cell, print_next, print_verdict, saved_value
 
 _TITLE = "What B keeps alive that A does not (ranked by bytes)"
 
@@ -117,22 +117,24 @@ def _print_items_wide(con: Console, items: list[S.DiffItem]) -> None:
 
 
 def _print_items_compact(con: Console, items: list[S.DiffItem]) -> None:
-    """One line per item; the "where" column only when some item was made in the user's code."""
-    where = any(source_line(it) for it in items)
+    """One line per item, as the run's saved table: the name, where it was made (only when some item was made in
+    the user's code) and why, by priority; A and B are left out before the name would be cut short (the delta and
+    the line above say them)."""
+    where = any(source_forms(it) for it in items)
     columns = [
-        ("status", "left", 0),
-        ("saved value", "left", 2),
-        ("x", "right", 0),
-        ("A", "right", 0),
-        ("B", "right", 0),
-        ("delta", "right", 0),
-        *([("where", "left", 1)] if where else []),
-        ("why", "left", 1),
+        Column("status"),
+        Column("saved value", prio=3, comfort=32),
+        Column("x", "right"),
+        Column("A", "right", optional=True),
+        Column("B", "right", optional=True),
+        Column("delta", "right"),
+        *([Column("where", prio=2, comfort=18)] if where else []),
+        Column("why", prio=1, comfort=16),
     ]
     rows = []
     for it in items:
-        cells = [STATUS_LABEL[it.status], label(it), str(it.count), fmt_bytes(it.bytes_a), fmt_bytes(it.bytes_b)]
-        cells += [fmt_delta(it.delta_bytes), *([source_line(it)] if where else []), why_saved(it)]
+        cells = [STATUS_LABEL[it.status], name_cell(label(it)), str(it.count), fmt_bytes(it.bytes_a), fmt_bytes(it.bytes_b)]
+        cells += [fmt_delta(it.delta_bytes), *([path_cell(source_forms(it))] if where else []), why_saved_forms(it)]
         rows.append((cells, "bold red" if _grew_from_weights(it) else None))
     compact_table(con, _TITLE + "; red: weight-derived", columns, rows)
 

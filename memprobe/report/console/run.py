@@ -16,12 +16,18 @@ from ...rundir.load import dump
 from ...text import markup
 from ...units import fmt_bytes
 from ...vocab import Phase, RunMode, RunStatus, SavedKind
-from ..words import source_line, why_saved, why_saved_wide
-from .shared import TOP_ROWS, compact_table, make_console, print_next, print_verdict, saved_value
-
-
-def _why_short(g: SavedGroup) -> str:
-    return "parameter input" if g.kind == SavedKind.PARAMETER else why_saved(g)
+from ..words import source_forms, why_saved_forms, why_saved_wide
+from .shared import (
+    TOP_ROWS,
+    Column,
+    compact_table,
+    make_console,
+    name_cell,
+    path_cell,
+    print_next,
+    print_verdict,
+    saved_value,
+)
 
 
 def _where(g: SavedGroup) -> str:
@@ -106,6 +112,10 @@ def _count(g: SavedGroup) -> str:
 
 
 def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> None:
+    """One line per group: its figures whole, then its name, where it was made (only when some group was made in
+    the user's code) and why it was kept, which give up width in that order of priority (why first), each keeping
+    what carries it (the op, ``file.py:line``, the cause)."""
+    where = any(source_forms(g) for g in groups)
     rows = [
         (
             [
@@ -113,26 +123,20 @@ def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> 
                 fmt_bytes(g.bytes),
                 _share(g.bytes, total) if g.kind != SavedKind.PARAMETER else "-",
                 _count(g),
-                label(g),
-                source_line(g),
-                _why_short(g),
+                name_cell(label(g)),
+                *([path_cell(source_forms(g))] if where else []),
+                why_saved_forms(g),
             ],
             "bold red" if g.kind == SavedKind.WEIGHT_DERIVED else None,
         )
         for i, g in enumerate(groups, 1)
     ]
+    columns = [Column("#", "right"), Column("bytes", "right"), Column("share", "right"), Column("x", "right")]
+    columns += [Column("saved value", prio=3, comfort=32), *([Column("where", prio=2, comfort=18)] if where else [])]
     compact_table(
         con,
         "Saved for backward, per step (from the compiled graphs; red: weight-derived)",
-        [
-            ("#", "right", 0),
-            ("bytes", "right", 0),
-            ("share", "right", 0),
-            ("x", "right", 0),
-            ("saved value", "left", 2),
-            ("where", "left", 1),
-            ("why", "left", 1),
-        ],
+        [*columns, Column("why", prio=1, comfort=16)],
         rows,
     )
 
