@@ -51,9 +51,9 @@ def main() -> None:
     ap.add_argument("a", type=Path, help="the first checkout (e.g. before the change)")
     ap.add_argument("b", type=Path, help="the second checkout")
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("flags", nargs=argparse.REMAINDER, help="`memprobe run`'s flags (after --)")
-    a = ap.parse_args()
-    flags = [f for f in a.flags if f != "--"]
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a, flags = ap.parse_args(argv[:cut]), argv[cut + 1 :]  # `memprobe run`'s flags after --
     roots = {"a": a.a.resolve(), "b": a.b.resolve()}
     caches = {k: Path(tempfile.mkdtemp(prefix=f"abr-cache-{k}-")) for k in roots}
     for k, root in roots.items():
