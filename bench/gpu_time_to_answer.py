@@ -6,8 +6,11 @@ Every figure is one whole process, timed from its start to its exit. "cold" runs
 with the caches the cold run filled. One-GPU rows run with CUDA_VISIBLE_DEVICES=0, two-GPU rows with 0,1
 (skipped with fewer GPUs). For each probe the report's own timings say where its time went (startup before
 building, build, first step with compilation, measured step, analysis) and whether its compile cache was
-warm. Results: <out>/time_to_answer.json, and a table with the acceptance targets of issue 26.
+warm. Results: <out>/time_to_answer.json, and a table with the acceptance targets of issue 26. ``--issue41``: issue
+41's rows instead (cold, warm, and with a running ``memprobe serve``; the A/A of forked probes on one GPU; the float8
+graphs from AOTAutograd's cache against fresh ones; the server's account of CUDA).
 
+    python bench/gpu_time_to_answer.py --device cuda --out $OUT/tta --issue41 --runs /tmp/tta-runs
     python bench/gpu_time_to_answer.py --device cuda --out $OUT/tta
     python bench/gpu_time_to_answer.py --device cpu --out /tmp/tta --extra "--dim 64 --hidden 128 --seq 32 --layers 1"
 """
@@ -76,6 +79,7 @@ def probe_facts(run_dir: Path) -> dict | None:
     r = json.loads(path.read_text())
     return {
         "status": r.get("status"),
+        "fork_server": (r.get("process") or {}).get("fork_server"),
         "timings_s": r.get("timings_s"),
         "compile_cache": (r.get("compile_cache") or {}).get("state"),
         "pid": (r.get("process") or {}).get("pid"),
@@ -231,15 +235,159 @@ def startup_info(out: Path, by: dict) -> dict:
     return info
 
 
+# issue 41's acceptance, on one H200: a warm diff, the same with a running `memprobe serve`, and with empty caches
+TARGETS_41 = {"diff warm": 12.0, "diff served": 5.0, "diff cold": 30.0}
+
+
+def forked_by(row: dict) -> dict:
+    """Which fork server each side of a row's run came from (its report's ``process.fork_server``; None: fresh)."""
+    return {k: (s or {}).get("fork_server") for k, s in (row.get("sides") or {}).items()}
+
+
+def float8_cache_check(cold: Path, warm: Path) -> dict:
+    """The float8 side of a warm diff against the same side of its cold diff: graphs from AOTAutograd's cache (none
+    traced again), and the same saved table, policy decisions, graphs and output code (file by file)."""
+    check = cold_warm_check(cold, warm)
+
+    def code(d: Path) -> dict:
+        return {str(p.relative_to(d)): p.read_text() for p in sorted((d / "output_code").rglob("*.py"))}
+
+    report = json.loads((warm / "report.json").read_text())
+    check["output_code_equal"] = bool(code(cold)) and code(cold) == code(warm)
+    check["warm_aot_autograd"] = (report.get("compile_cache") or {}).get("aot_autograd")
+    check["warm_graphs_from_records"] = (report.get("compile_cache") or {}).get("graphs_from_records")
+    return check
+
+
+def serve_status(env: dict) -> dict | None:
+    """`memprobe serve --status` as JSON (None: no server, or no answer)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "memprobe", "serve", "--status"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    try:
+        return json.loads(proc.stdout)
+    except ValueError:
+        return None
+
+
+def issue41(a, runs: Path) -> dict:
+    """Issue 41 on one GPU: `memprobe diff bf16 fp8` cold, warm, and warm with a running `memprobe serve` (twice); the
+    A/A diff fp8 fp8 of probes forked from it, sides at once on one GPU; the float8 graphs of the warm diff against
+    the cold one's (from AOTAutograd's cache, identical); the server's account (it never touched CUDA)."""
+    py, dev = sys.executable, ["--device", a.device]
+    cache = Path(tempfile.mkdtemp(prefix="tta41-"))
+    env = {k: v for k, v in os.environ.items() if k not in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "MEMPROBE_FORKSERVER")}
+    env.update(
+        PYTHONUNBUFFERED="1",
+        CUDA_VISIBLE_DEVICES="0",
+        TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"),
+        TRITON_CACHE_DIR=str(cache / "triton"),
+        MEMPROBE_CACHE_DIR=str(cache / "memprobe"),
+    )
+    diff = [py, "-m", "memprobe", "diff", "bf16", "fp8", *POLICY, *dev, *shlex.split(a.extra)]
+    rows = []
+
+    def row(name: str, cmd: list[str], out: Path | None) -> dict:
+        if out is not None:
+            shutil.rmtree(out, ignore_errors=True)
+        r = {"name": name, "command": " ".join(cmd[1:]), **timed(cmd, env, a.timeout)}
+        if out is not None and (out / "diff.json").is_file():
+            d = json.loads((out / "diff.json").read_text())
+            r.update(schedule=d.get("schedule"), sides={k: probe_facts(out / k) for k in "ab"}, diff=d)
+        r["forked_by"] = forked_by(r)
+        rows.append(r)
+        print(f"{name:<34} {r['seconds']:7.1f} s  exit {r['rc']}  forked by {r['forked_by']}", flush=True)
+        return r
+
+    row(
+        "imports fp8",
+        [py, "-c", "import torch, torch._dynamo, torch._inductor.compile_fx, torchao.float8; torch.cuda.init()"],
+        None,
+    )
+    row("diff cold", [*diff, "--out", str(runs / "cold")], runs / "cold")
+    row("diff warm", [*diff, "--out", str(runs / "warm")], runs / "warm")
+    row("serve start", [py, "-m", "memprobe", "serve", "--idle-exit", "600"], None)
+    before = serve_status(env)
+    for i in (1, 2):
+        row(f"diff served {i}", [*diff, "--out", str(runs / f"served{i}")], runs / f"served{i}")
+    aa = row("aa served", [py, "-m", "memprobe", "diff", "fp8", "fp8", *POLICY, *dev, "--out", str(runs / "aa")], runs / "aa")
+    after = serve_status(env)
+    row("serve stop", [py, "-m", "memprobe", "serve", "--stop"], None)
+    shutil.rmtree(cache, ignore_errors=True)
+    return {"rows": rows, "aa": aa, "serve_status": {"before": before, "after": after}}
+
+
+def accept41(result: dict, runs: Path) -> dict:
+    """Issue 41's targets against the rows, the A/A of forked probes, the float8 cache's A/A, the server's account."""
+    by = {r["name"]: r for r in result["rows"]}
+
+    def secs(name: str) -> float | None:
+        r = by.get(name)
+        return r["seconds"] if r and r["rc"] == 0 else None
+
+    accept = {}
+    for name, target in TARGETS_41.items():
+        s = (
+            secs(name)
+            if name != "diff served"
+            else min(filter(None, [secs("diff served 1"), secs("diff served 2")]), default=None)
+        )
+        accept[name] = {"seconds": s, "target_s": target, "met": s is not None and s <= target}
+    served = [by.get(f"diff served {i}", {}).get("forked_by") for i in (1, 2)] + [result["aa"].get("forked_by")]
+    accept["served sides forked from memprobe serve"] = {
+        "forked_by": served,
+        "met": all(f and set(f.values()) == {"memprobe serve"} for f in served),
+    }
+    aa = result["aa"]
+    check = aa_check(aa["diff"]) if aa.get("diff") else {"nonzero": {"missing": "no diff.json"}}
+    shared = bool((aa.get("schedule") or {}).get("shared_gpu"))
+    accept["A/A forked, 1 GPU, sides at once"] = {
+        "met": aa["rc"] == 0 and not check["nonzero"] and check.get("saved_delta_bytes") == 0 and shared,
+        "shared_gpu": shared,
+        **check,
+    }
+    if (runs / "cold" / "b" / "report.json").is_file() and (runs / "warm" / "b" / "report.json").is_file():
+        f8 = float8_cache_check(runs / "cold" / "b", runs / "warm" / "b")
+        ok = all(f8[k] for k in ("saved_table_equal", "policy_decisions_equal", "graphs_equal", "output_code_equal"))
+        hits = (f8["warm_aot_autograd"] or {}).get("bypass") == 0 and (f8["warm_aot_autograd"] or {}).get("miss") == 0
+        accept["float8 graphs cached = fresh"] = {"met": ok and hits, **f8}
+    st = result["serve_status"]
+    untouched = all(s and s.get("cuda_initialized") is False and s.get("cuda_driver_loaded") is False for s in st.values())
+    accept["memprobe serve never touched CUDA"] = {"met": untouched, **st}
+    return accept
+
+
+def main41(a) -> None:
+    runs = a.runs or a.out
+    runs.mkdir(parents=True, exist_ok=True)
+    result = issue41(a, runs)
+    result["acceptance"] = accept41(result, runs)
+    for r in result["rows"]:
+        r.pop("diff", None)
+        r["lines"] = r["lines"][-40:]
+    result["aa"] = {k: v for k, v in result["aa"].items() if k != "diff"}
+    (a.out / "time_to_answer.json").write_text(json.dumps(result, indent=1))
+    print("\nacceptance (issue 41):")
+    for name, v in result["acceptance"].items():
+        shown = {k: v[k] for k in v if k not in ("met", "nonzero", "before", "after")}
+        print(f"  {'met   ' if v['met'] else 'MISSED'} {name}: {json.dumps(shown, default=str)[:600]}")
+    print(f"\nresults: {a.out / 'time_to_answer.json'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     ap.add_argument("--out", type=Path, required=True, help="results and run directories go here")
+    ap.add_argument("--runs", type=Path, default=None, help="run directories go here instead (default --out)")
     ap.add_argument("--extra", default="", help="flags added to every command (e.g. smaller dims on the CPU)")
     ap.add_argument("--budget", type=float, default=450.0, help="seconds: rows left when it is spent are skipped")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds one command may take")
+    ap.add_argument("--issue41", action="store_true", help="issue 41's rows: cold, warm, served, forked A/A, float8 cache")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
+    if a.issue41:
+        main41(a)
+        return
     extra = shlex.split(a.extra)
     gpus = gpu_count()
     py = sys.executable

@@ -120,6 +120,19 @@ def run_script(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool = Fa
     return result
 
 
+def run_probe_forked(cfg: ProbeConfig, out: Path, *, force: bool, progress=None, verbose: bool = False, **kw) -> S.Report | None:
+    """``memprobe run`` as a fork of this user's running ``memprobe serve`` (torch imported there once): its report,
+    as :func:`run_probe_in_child`; None when none runs (or ``MEMPROBE_FORKSERVER`` names another or is off: the
+    probe then runs in this process)."""
+    import os
+
+    from .orchestrate.forkserver import SERVER_VAR, running_server
+
+    if os.environ.get(SERVER_VAR) or running_server() is None:
+        return None
+    return run_probe_in_child(cfg, out, force=force, analysis_only=kw.get("analysis_only", False), progress=progress)
+
+
 def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analysis_only: bool, progress) -> S.Report:
     """``memprobe run`` as a probe process of its own (the caller stays free of torch): its report, the configuration
     whole."""

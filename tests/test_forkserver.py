@@ -254,24 +254,35 @@ def _answer(conn) -> dict:
 
 @needs_pidfd
 @needs_root
-@pytest.mark.parametrize("how", ["their-directory", "their-process"])
+@pytest.mark.parametrize("how", ["their-directory", "their-process", "their-serve"])
 def test_a_fork_server_of_another_uid_is_sent_nothing(tmp_path, how):
+    """their-serve: another uid's process listens where this user's `memprobe serve` would (under memprobe's cache
+    directory), and the verb finds it there unasked."""
     import tempfile
+
+    from memprobe.orchestrate.forkserver import serve_socket
 
     base = Path(tempfile.mkdtemp(prefix="memprobe-test-"))  # in /tmp, which the other uid can enter
     try:
         base.chmod(0o1777)  # as /tmp is
         sock_dir = base / "memprobe-forkserver-x"
-        if how == "their-process":
+        if how == "their-serve":
+            sock_dir = serve_socket({"MEMPROBE_CACHE_DIR": str(base / "cache")}).parent
+            sock_dir.parent.mkdir()
+        if how != "their-directory":
             sock_dir.mkdir(mode=0o700)
         (tmp_path / "others.py").write_text(OTHERS_SERVER)
         record = base / "received"
         other = subprocess.Popen(
-            [sys.executable, tmp_path / "others.py", sock_dir / "socket", record, how], stdout=subprocess.PIPE, text=True
+            [sys.executable, tmp_path / "others.py", sock_dir / "socket", record, how.replace("serve", "process")],
+            stdout=subprocess.PIPE,
+            text=True,
         )
         try:
             assert other.stdout.readline().strip() == "ready"
             env = {"MEMPROBE_FORKSERVER": str(sock_dir / "socket"), "CI_SECRET_TOKEN": "s3cr3t"}
+            if how == "their-serve":
+                env.update(MEMPROBE_FORKSERVER="", MEMPROBE_CACHE_DIR=str(base / "cache"))
             args = ("diff", "bf16", "bf16", *TINY, "--no-compile", "--out", tmp_path / "d", "-q")
             err = _one_line(run_cli(*args, env=env, fresh=True, timeout=300))  # a hang guard only
             want = f"belongs to uid {NOBODY}" if how == "their-directory" else f"is a process of uid {NOBODY}"
@@ -451,3 +462,177 @@ def test_a_server_directory_a_killed_verb_left_is_cleaned(tmp_path, request):
         os.chown(theirs, NOBODY, NOBODY)
     os.utime(theirs, (time.time() - 3600, time.time() - 3600))
     assert clean_stale_dirs(str(tmp)) == [str(old)] and young.is_dir() and theirs.is_dir() == (os.geteuid() == 0)
+
+
+# -- memprobe serve: the user's resident server --------------------------------------------------------------------------
+
+
+def _serve_env(tmp: Path) -> dict[str, str]:
+    """A verb's environment that finds this test's ``memprobe serve`` (its cache directory) and no other server."""
+    return {"MEMPROBE_CACHE_DIR": str(tmp / "cache"), SERVER_VAR: ""}
+
+
+def _short_tmp(request) -> Path:
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="mp-", dir="/tmp"))  # short: a socket's path holds at most 107 bytes
+    request.addfinalizer(lambda: shutil.rmtree(tmp, ignore_errors=True))
+    return tmp
+
+
+@needs_pidfd
+@pytest.mark.e2e
+@pytest.mark.parametrize("recipe", ["bf16", "rowwise"])
+def test_a_probe_forked_from_memprobe_serve_measures_exactly_what_a_fresh_interpreter_does(tmp_path, request, recipe):
+    """A/A: `memprobe run` in a fresh interpreter, and the same `memprobe run` while `memprobe serve` runs (the CLI
+    finds it under memprobe's cache directory and forks its probe from it: torch, Dynamo, Inductor and torchao imported
+    there, bf16 probes included): zero difference in every saved value, every measured phase and every category alive
+    at each peak; the run's header names the server. `--status` says it never initialised CUDA; `--stop` ends it."""
+    tmp = _short_tmp(request)
+    env = _serve_env(tmp)
+    started = run_cli("serve", "--idle-exit", "600", env=env, fresh=True)
+    assert started.returncode == 0 and "memprobe serve started: pid" in started.stdout, started.stderr[-2000:]
+    try:
+        args = ("run", "--recipe", recipe, *TINY)
+        fresh = run_cli(*args, "--out", tmp_path / "fresh", "-q", env={**env, SERVER_VAR: "off"}, fresh=True)
+        assert fresh.returncode == 0, fresh.stderr[-2000:]
+        forked = run_cli(*args, "--out", tmp_path / "forked", env=env, fresh=True)
+        assert forked.returncode == 0, forked.stderr[-2000:]
+        status = json.loads(run_cli("serve", "--status", env=env, fresh=True).stdout)
+    finally:
+        stopped = run_cli("serve", "--stop", env=env, fresh=True)
+    assert f"probe forked from memprobe serve (pid {status['pid']})" in forked.stdout, forked.stdout[:2000]
+    assert status["kind"] == "serve" and status["probes_forked"] == 1 and status["probes_running"] == 0
+    assert status["cuda_initialized"] is False and status["cuda_driver_loaded"] is False
+    a, b = load_run(tmp_path / "fresh"), load_run(tmp_path / "forked")
+    assert a.process.forked_from is None and (b.process.forked_from, b.process.fork_server) == (status["pid"], "memprobe serve")
+    d = dump(diff_reports(a, b))
+    assert a.saved_tensors and d["differences"] == 0 and d["totals"]["saved_bytes"]["delta"] == 0
+    assert d["phases"]["comparable"] and set(d["phases"]["phases"]) == {"forward", "backward", "optimizer"}
+    for figures in d["phases"]["phases"].values():
+        assert all(f["delta"] == 0 for f in figures.values()), figures
+    for key in ("phases", "at_end"):
+        assert all(v["delta"] == 0 for cats in d["alive_at_peak"][key].values() for v in cats.values())
+    # --stop: the server's socket is gone, and the server with it
+    assert stopped.returncode == 0 and stopped.stdout.strip() == f"memprobe serve stopped: pid {status['pid']}"
+    assert json.loads(run_cli("serve", "--status", env=env, fresh=True).stdout) is None
+    for _ in range(6000):  # a hang guard only
+        try:
+            os.kill(status["pid"], 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("memprobe serve did not end")
+
+
+# memprobe's resident server without torch: its one program writes the file its argv names; its watched installation is
+# the file argv[3] names (a change to it is an installation changed)
+CHEAP_RESIDENT = """
+import sys
+import memprobe.capture.forkserver as fs
+
+fs.STAMP_EVERY_S = 600.0  # the request that comes first finds the change
+fs.watched_files = lambda: [sys.argv[3]]
+
+
+class Program:
+    __file__ = __file__
+
+    @staticmethod
+    def main(argv):
+        open(argv[0], "w").close()
+        return 0
+
+
+sys.exit(fs.serve(sys.argv[2], preload=lambda: None, programs={"probe": Program}, resident=fs.Resident("serve", float(sys.argv[1]))))
+"""
+
+
+def _cheap_resident(tmp: Path, idle: float) -> tuple[subprocess.Popen, Path, Path]:
+    """A resident server as ``memprobe serve`` starts one (its directory under the cache directory, no lifeline)."""
+    from memprobe.orchestrate.forkserver import serve_socket, server_env
+
+    script, watched = tmp / "cheap_resident.py", tmp / "installed"
+    script.write_text(CHEAP_RESIDENT)
+    watched.write_text("1")
+    path = serve_socket({"MEMPROBE_CACHE_DIR": str(tmp / "cache")})
+    path.parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, script, str(idle), path, watched],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=server_env(dict(os.environ)),
+    )
+    assert proc.stdout.readline().startswith("memprobe: ready")
+    return proc, path, watched
+
+
+@needs_pidfd
+def test_memprobe_serve_ends_when_idle_when_its_installation_changes_and_when_asked(tmp_path, request, monkeypatch):
+    """A resident server ends by itself after its idle time with no probe and no request, and when its installation
+    changed (the request that finds it is refused, a verb then starts a fresh interpreter); --stop ends it. Each time
+    its socket goes first (no verb finds it), and the process ends. It forks CPU probes, and CUDA probes where nothing in
+    it started the CUDA driver; a verb's own server forks no CUDA probe."""
+    from memprobe.orchestrate.forkserver import ForkServer, running_server, server_env
+
+    tmp = _short_tmp(request)
+    monkeypatch.setenv("MEMPROBE_CACHE_DIR", str(tmp / "cache"))
+    monkeypatch.delenv(SERVER_VAR, raising=False)
+
+    def ended(proc) -> None:
+        assert proc.wait(timeout=120) == 0  # a hang guard only
+        assert running_server() is None
+
+    proc, path, watched = _cheap_resident(tmp, idle=0.5)  # idle: it ends
+    ended(proc)
+    proc, path, watched = _cheap_resident(tmp, idle=600)
+    found = running_server()
+    assert found is not None and found.forks_cuda and found.ask("status")["status"]["kind"] == "serve"
+    for cuda in (False, True):
+        mark = tmp / f"ran-{cuda}"
+        forked = found.spawn([str(mark)], server_env(dict(os.environ)), sys.executable, 0, 1, 2, cuda=cuda)
+        assert not isinstance(forked, str) and forked.wait(timeout=120) == 0 and mark.exists(), forked
+    watched.write_text("2")  # installed again
+    refused = found.spawn([str(tmp / "never")], server_env(dict(os.environ)), sys.executable, 0, 1, 2)
+    assert isinstance(refused, str) and not (tmp / "never").exists(), refused  # refused (or closed): never forked
+    ended(proc)
+    proc, path, watched = _cheap_resident(tmp, idle=600)
+    assert running_server().ask("stop")["stopping"] == proc.pid
+    ended(proc)
+    verb = _cheap_server(tmp_path)  # a verb's own: CPU probes only
+    try:
+        assert not ForkServer(verb.path).forks_cuda  # a verb never asks it for a CUDA probe; asked, it refuses
+        refused = ForkServer(verb.path).spawn(
+            [str(tmp / "never")], server_env(dict(os.environ)), sys.executable, 0, 1, 2, cuda=True
+        )
+        assert isinstance(refused, str) and not (tmp / "never").exists(), refused
+    finally:
+        verb.close()
+
+
+@needs_pidfd
+def test_a_memprobe_serve_directory_others_may_enter_is_refused(tmp_path, request):
+    """A `memprobe serve` directory that is not the user's alone (its mode opened, or a socket in it that is not the
+    user's) is refused in one line, exit 2, by every verb that would use it, before anything is sent."""
+    tmp = _short_tmp(request)
+    env = _serve_env(tmp)
+    from memprobe.orchestrate.forkserver import serve_socket
+
+    path = serve_socket(env)
+    path.parent.mkdir(parents=True, mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(1)
+    try:
+        path.parent.chmod(0o755)
+        for args in (("serve", "--status"), ("run", "--recipe", "bf16", *TINY, "--no-compile", "--out", tmp_path / "r")):
+            err = _one_line(run_cli(*args, env=env, fresh=True, timeout=300))
+            assert "has mode 755: others may enter it" in err and "MEMPROBE_FORKSERVER=off" in err, err
+        listener.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # no one connected: nothing was sent
+        assert not (tmp_path / "r").exists()
+    finally:
+        listener.close()

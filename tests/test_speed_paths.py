@@ -233,11 +233,13 @@ def _files(run: Path) -> dict[str, str]:
 
 @pytest.mark.e2e
 @pytest.mark.slow
-def test_a_warm_run_records_what_a_cold_one_compiled(tmp_path, monkeypatch):
+@pytest.mark.parametrize("recipe", ["bf16", "rowwise"])
+def test_a_warm_run_records_what_a_cold_one_compiled(tmp_path, monkeypatch, recipe):
     """Cold (an empty cache), warm (AOTAutograd's cache hit, graphs from memprobe's record), and warm with a
-    damaged record (compiled again): the same graphs, output code, saved table and policy decisions."""
+    damaged record (compiled again): the same graphs, output code, saved table and policy decisions. rowwise: the
+    float8 graphs too (torchao's Function keyed by torchao's sources: memprobe/capture/function_keys.py)."""
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
-    flags = ("run", "--recipe", "bf16", "--ac-policy", "torchtitan-2025-01", *TINY, "-q")
+    flags = ("run", "--recipe", recipe, "--ac-policy", "torchtitan-2025-01", *TINY, "-q")
     runs = {}
     for name in ("cold", "warm", "damaged"):
         if name == "damaged":
@@ -296,3 +298,74 @@ def test_a_bf16_probe_imports_nothing_of_torchao(tmp_path):
         found[name] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert json.loads((tmp_path / "r" / "report.json").read_text())["status"] == "complete"
     assert found["bf16"] == [] and "torchao.float8" in found["rowwise"]
+
+
+# compiles a tiny float8 model (rowwise) through memprobe's backend, or torch's own, and prints AOTAutograd's lookups
+FLOAT8_KEYS = """
+import json, sys
+import torch, torch.nn as nn
+import torch._functorch.config as functorch_config
+from torch._dynamo.utils import counters
+from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+from memprobe.capture import function_keys
+from memprobe.capture.caches import GraphRecords
+from memprobe.capture.compile_hooks import GraphCapture
+
+class Own(torch.autograd.Function):  # the user's own Function, as torchao's: allowed in the graph
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+own = torch._dynamo.allow_in_graph(Own)
+
+def lookups(how, act=nn.SiLU, extra=None):
+    torch._dynamo.reset()
+    counters.clear()
+    torch.manual_seed(0)
+    layers = [nn.Linear(64, 128, bias=False), act(), nn.Linear(128, 64, bias=False)]
+    m = nn.Sequential(*layers)
+    convert_to_float8_training(m, config=Float8LinearConfig.from_recipe_name("rowwise"))
+    f = (lambda x: own.apply(m(x))) if extra else m
+    if how == "torch":  # torch's own backend, with the flag that admits custom autograd.Functions
+        with functorch_config.patch(autograd_cache_allow_custom_autograd_functions=True, enable_autograd_cache=True):
+            torch.compile(f)(torch.randn(32, 64, requires_grad=True)).sum().backward()
+    else:
+        capture = GraphCapture(records=GraphRecords(sys.argv[1]))
+        with capture.cache_config():
+            torch.compile(f, backend=capture)(torch.randn(32, 64, requires_grad=True)).sum().backward()
+    return {k: int(counters["aot_autograd"]["autograd_cache_" + k]) for k in ("hit", "miss", "bypass")}
+
+out = {"flag": lookups("torch"), "cold": lookups("memprobe"), "warm": lookups("memprobe")}
+out["model changed"] = lookups("memprobe", act=nn.GELU)
+out["own Function"] = lookups("memprobe", extra=True)
+import torchao
+torchao.__version__ = "0.0.0+another"  # another torchao: its version (its sources likewise) is in the key
+function_keys.torchao_key.cache_clear()
+out["another torchao"] = lookups("memprobe")
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.e2e
+def test_float8_graphs_are_cached_keyed_by_torchao_and_the_model(tmp_path):
+    """torchao's float8 Function is allowed in the graph (a trampoline AOTAutograd's key cannot name): with torch's own
+    backend it bypasses the cache, the flag that admits custom autograd.Functions on or not. Through memprobe's backend
+    the graph is cached keyed by the Function and torchao's sources: a second compile hits; a changed model, another
+    torchao (its version changed here), or a Function of the user's own in the graph miss or bypass."""
+    pytest.importorskip("torchao.float8")
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}
+    proc = subprocess.run(
+        [sys.executable, "-c", FLOAT8_KEYS, str(tmp_path / "records")], capture_output=True, text=True, env=env, timeout=900
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["flag"] == {"hit": 0, "miss": 0, "bypass": 1}
+    assert got["cold"] == {"hit": 0, "miss": 1, "bypass": 0}
+    assert got["warm"] == {"hit": 1, "miss": 0, "bypass": 0}
+    assert got["model changed"] == {"hit": 0, "miss": 1, "bypass": 0}
+    assert got["own Function"] == {"hit": 0, "miss": 0, "bypass": 1}  # left as it was: not keyed
+    assert got["another torchao"] == {"hit": 0, "miss": 1, "bypass": 0}

@@ -419,9 +419,16 @@ def side_environment(side: S.DiffSide) -> str:
         parts.append(str(v.device_name))
     proc = side.process
     if proc and proc.pid is not None:
-        parts.append(f"pid {proc.pid} on {proc.host}")
+        parts.append(f"pid {proc.pid} on {proc.host}" + (f", {forked_line(proc)}" if proc.forked_from is not None else ""))
     parts += [f"{k}={val}" for k, val in (side.env or {}).items()]
     return " · ".join(str(p) for p in parts)
+
+
+def forked_line(proc: S.ProcessRecord) -> str:
+    """Where a probe's process came from: forked from which fork server (its pid), or a fresh interpreter."""
+    if proc.forked_from is None:
+        return "a fresh interpreter"
+    return f"forked from {proc.fork_server or 'a fork server'} (pid {proc.forked_from})"
 
 
 def schedule_line(d: S.DiffResult) -> str | None:

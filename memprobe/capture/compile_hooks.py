@@ -349,8 +349,11 @@ class GraphCapture:
         if self.records is None:
             with _decisions_of(self.decisions, dyn), self.partitioner.recording():
                 return compile_fx(gm, example_inputs, inner_compile=inner_compile)
+        from .function_keys import admitted, keyed_functions
+
         keys: list[str] = []
-        with _aot_keys(keys), _decisions_of(self.decisions, dyn), self.partitioner.recording():
+        admit = keyed_functions(gm)  # torchao's float8 Functions, keyed by torchao's source: the graph can be cached
+        with _aot_keys(keys), admitted(admit), _decisions_of(self.decisions, dyn), self.partitioner.recording():
             compiled_fn = compile_fx(gm, example_inputs, inner_compile=inner_compile)
         dyn.record_key = record_key(keys[-1], gm, _serializer_hash()) if keys else None
         if dyn.aot:  # a miss (or a bypass): the graphs went through inner_compile
@@ -363,6 +366,7 @@ class GraphCapture:
 
         with (
             functorch_config.patch(enable_autograd_cache=False),
+            admitted(admit),  # the same configuration as the first compile: its kernels' keys are the same
             _decisions_of(self.decisions, dyn),
             self.partitioner.recording(),
         ):

@@ -45,6 +45,7 @@ nothing a client sends ends the server.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import selectors
@@ -78,11 +79,40 @@ READ_AFTER_IMPORT = frozenset(
         "LINES",
     }
 )
-READ_AFTER_IMPORT_PREFIXES = ("MEMPROBE_", "PYTEST_", "PYENV_")
+# a terminal session's bookkeeping (ssh, tmux, screen, editors' terminals, the display): read by no library at import;
+# a resident server (``memprobe serve``) started in one shell serves the user's other shells too
+READ_AFTER_IMPORT_PREFIXES = (
+    "MEMPROBE_",
+    "PYTEST_",
+    "PYENV_",
+    "SSH_",
+    "TMUX",
+    "STY",
+    "WINDOW",
+    "TERM_",
+    "ITERM_",
+    "VSCODE_",
+    "KITTY_",
+    "XDG_SESSION_",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "LS_COLORS",
+    "GPG_TTY",
+    "PS1",
+    "PS2",
+)
 _MAX_REQUEST = 16 * 2**20  # bytes of one request line (a probe's job and its environment)
 REQUEST_DEADLINE_S = 10.0  # from a connection to the end of its request line (a memprobe sends it at once)
 _MAX_PENDING = 64  # connections whose request is still being read: more are closed at once
 LOCK_NAME = "lock"  # the file in a server's directory that its starter and the server hold a lock on while they live
+STOP_PROGRAM = "stop"  # what a request names to end a resident server (``memprobe serve --stop``)
+STATUS_PROGRAM = "status"  # what a request names to ask a server what it is
+# the kinds of server: a verb's own (CPU probes; it ends with the verb), the MCP server's own (it ends with it), and the
+# user's resident one (``memprobe serve``: it ends when asked, when idle, or when the installation changes). The last
+# two import torchao too and fork CUDA probes (they never start the CUDA driver themselves).
+KINDS = {"verb": "the verb's fork server", "mcp": "memprobe mcp", "serve": "memprobe serve"}
+IDLE_EXIT_S = 1800.0  # a resident server with no probe running and no request for this long ends
+STAMP_EVERY_S = 30.0  # how often an idle resident server checks that its installation is unchanged
 
 
 def private_dir_problem(path: str) -> str | None:
@@ -130,28 +160,52 @@ def env_difference(ours: dict[str, str], theirs: dict[str, str]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    kind, idle = "verb", None
+    while len(argv) > 2 and argv[0] in ("--kind", "--idle-exit"):
+        if argv[0] == "--kind" and argv[1] in KINDS:
+            kind = argv[1]
+        elif argv[0] == "--idle-exit":
+            idle = float(argv[1])
+        argv = argv[2:]
     if len(argv) != 1:
         print("usage: python -m memprobe.capture.forkserver SOCKET (started by memprobe, not by hand)", file=sys.stderr)
         return 2
     from . import child
 
-    return serve(argv[0], preload=preload_probes, programs={PROBE_PROGRAM: child})
+    resident = None if kind == "verb" else Resident(kind, idle if kind == "serve" else None)
+    return serve(
+        argv[0],
+        preload=functools.partial(preload_probes, torchao=resident is not None),
+        programs={PROBE_PROGRAM: child},
+        resident=resident,
+    )
 
 
-def preload_probes() -> None:
+def preload_probes(torchao: bool = False) -> None:
     """What a server of probes does before it serves: import what probes use, ask the CPU toolchain, hash the
-    installed sources that Inductor's cache keys include."""
+    installed sources that Inductor's cache keys include; ``torchao``: import torchao's float8 training and hash its
+    sources too (a resident server's: its float8 probes import nothing then). Nothing here starts the CUDA driver."""
     from . import child
 
     child.import_what_probes_use()
     child.ask_the_cpu_toolchain()
     child.ask_the_source_hashes()
+    if torchao:
+        try:
+            import torchao.float8  # noqa: F401
+
+            from .function_keys import torchao_key
+
+            torchao_key()
+        except ImportError:  # no torchao: float8 probes say so in their own words
+            pass
 
 
-def serve(path: str, *, preload, programs: dict) -> int:
+def serve(path: str, *, preload, programs: dict, resident: Resident | None = None) -> int:
     """Import (``preload()``), then listen on the socket ``path`` and, for each request, fork the ``main(argv) ->
-    int`` of the module that ``programs`` maps the request's program to, until stdin closes. memprobe's server runs
-    probes only (:data:`PROBE_PROGRAM`: :mod:`.child`); the test suite's server runs its ``memprobe`` commands too
+    int`` of the module that ``programs`` maps the request's program to, until stdin closes (``resident``: until it
+    is asked to stop, is idle, or its installation changed; see :class:`Resident`). memprobe's server runs probes only
+    (:data:`PROBE_PROGRAM`: :mod:`.child`); the test suite's server runs its ``memprobe`` commands too
     (tests/cli_forkserver.py)."""
     if not hasattr(os, "pidfd_open"):
         print("this platform has no pidfd_open: probes start as fresh interpreters", file=sys.stderr)
@@ -161,13 +215,21 @@ def serve(path: str, *, preload, programs: dict) -> int:
     if problem is not None:  # a directory others may enter: anyone there could connect, or put their own socket
         print(f"the fork server's directory {directory} {problem}: refusing to serve", file=sys.stderr)
         return 2
-    lock = hold_lock(directory, create=False)
+    if resident is not None and resident.kind == "serve":
+        lock = resident.take_directory(directory, path)
+        if lock is None:
+            print(f"memprobe serve: another server holds {directory}: refusing to serve", file=sys.stderr)
+            return 2
+    else:
+        lock = hold_lock(directory, create=False)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the probes; this process ends with its stdin
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN if resident is None or resident.kind != "serve" else signal.SIG_DFL)
     before = dict(os.environ)
     with warnings.catch_warnings():  # a probe's own process decides what it shows (--verbose)
         warnings.simplefilter("ignore")
         preload()
+    if resident is not None:
+        resident.ready()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
@@ -175,13 +237,149 @@ def serve(path: str, *, preload, programs: dict) -> int:
     sys.stdout.write(f"{READY_LINE} {os.getpid()}\n")
     sys.stdout.flush()
     try:
-        _Server(listener, before, programs, lock).serve()
+        _Server(listener, before, programs, lock, resident=resident).serve()
     finally:
         try:
             os.unlink(path)  # the socket it made; its directory is the starter's
-        except FileNotFoundError:  # removed with its directory meanwhile
+        except FileNotFoundError:  # removed with its directory meanwhile, or when it stopped listening
             pass
     return 0
+
+
+class Resident:
+    """What makes a server resident (``memprobe serve``, or the MCP server's own): its kind, when it ends by itself,
+    and what it may fork. ``memprobe serve``'s holds its directory's lock alone, has no lifeline (it ends when asked,
+    after :data:`IDLE_EXIT_S` with no probe and no request, or when memprobe's, torch's, torchao's or Triton's
+    installation changed: :func:`installation_stamp`, checked at each request and every :data:`STAMP_EVERY_S`), and
+    answers a stop request. Both fork CUDA probes as long as nothing in this process started the CUDA driver
+    (:func:`cuda_state`, after the imports)."""
+
+    def __init__(self, kind: str, idle_exit_s: float | None = None):
+        self.kind, self.idle_exit_s = kind, idle_exit_s
+        self.lifeline = kind != "serve"
+        self.started = time.time()
+        self.code = self.stamp = None
+        self.watched: list[str] = []
+        self.cuda: dict = {}
+        self.forked = 0
+
+    def take_directory(self, directory: str, path: str) -> int | None:
+        """The lock of ``directory``, held by this process alone (None: another server holds it); a socket a killed
+        server left is removed."""
+        try:
+            fd = os.open(os.path.join(directory, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        if os.path.lexists(path):
+            os.unlink(path)
+        return fd
+
+    def ready(self) -> None:
+        """After the imports: what this process was started from, and whether it touched CUDA."""
+        self.watched = watched_files()
+        self.code, self.stamp = code_stamp(), installation_stamp(self.watched)
+        self.cuda = cuda_state()
+        self.checked = time.monotonic()
+
+    def changed(self) -> str | None:
+        """Why this server must end: its installation changed since it started (None: it did not)."""
+        self.checked = time.monotonic()
+        if installation_stamp(self.watched) != self.stamp:
+            return "memprobe's, torch's, torchao's or Triton's installation changed since it started"
+        return None
+
+    def status(self, children: int) -> dict:
+        return {
+            "pid": os.getpid(),
+            "kind": self.kind,
+            "name": KINDS[self.kind],
+            "uptime_s": round(time.time() - self.started, 1),
+            "idle_exit_s": self.idle_exit_s,
+            "probes_running": children,
+            "probes_forked": self.forked,
+            "python": sys.executable,
+            "code": self.code,
+            **self.cuda,
+        }
+
+
+def cuda_state() -> dict:
+    """Whether this process initialised CUDA (torch's lazy init) or loaded the CUDA driver (``libcuda``, which torch
+    loads at its first CUDA call, ``torch.cuda.is_available()`` too): a fork of a process that did cannot use CUDA."""
+    torch = sys.modules.get("torch")
+    initialized = bool(torch is not None and torch.cuda.is_initialized())
+    try:
+        with open("/proc/self/maps") as f:
+            driver = any("libcuda.so" in line for line in f)
+    except OSError:
+        driver = None
+    return {"cuda_initialized": initialized, "cuda_driver_loaded": driver}
+
+
+def _package_dir(name: str) -> str | None:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return os.path.dirname(spec.origin) if spec is not None and spec.origin else None
+
+
+def code_stamp() -> str:
+    """memprobe's code as this process would run it: where its ``memprobe`` and ``repros`` packages are, and each of
+    their Python files' size and modification time (stat only: a few ms). A resident server forks probes of its own
+    memprobe only: a verb of another checkout, or after an edit, gets a fresh interpreter."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in ("memprobe", "repros"):
+        root = _package_dir(name)
+        h.update(f"{name}={root}\0".encode())
+        for directory, dirs, files in os.walk(root or "/nonexistent"):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for f in sorted(files):
+                if f.endswith(".py"):
+                    st = os.stat(os.path.join(directory, f))
+                    h.update(f"{os.path.relpath(os.path.join(directory, f), root)} {st.st_size} {st.st_mtime_ns}\0".encode())
+    return h.hexdigest()
+
+
+def watched_files() -> list[str]:
+    """The files whose change means torch, torchao or Triton was installed again or edited: each package's
+    ``__init__.py`` and ``version.py`` and its distribution's RECORD (a new version is a new dist-info directory)."""
+    from importlib import metadata
+
+    paths = []
+    for name in ("torch", "torchao", "triton"):
+        root = _package_dir(name)
+        if root is not None:
+            paths += [os.path.join(root, "__init__.py"), os.path.join(root, "version.py")]
+        try:
+            dist_path = getattr(metadata.distribution(name), "_path", None)
+        except metadata.PackageNotFoundError:
+            dist_path = None
+        if dist_path is not None:
+            paths.append(os.path.join(str(dist_path), "RECORD"))
+    return paths
+
+
+def installation_stamp(watched: list[str]) -> tuple:
+    """memprobe's code (:func:`code_stamp`) and each watched file's identity (inode, size, times; None: absent)."""
+
+    def identity(path: str):
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    return (code_stamp(), *(identity(p) for p in watched))
 
 
 class _Pending:
@@ -204,23 +402,32 @@ class _Server:
     """One thread: read requests from every connection at once without blocking, fork each request's child, report
     each child's end to whoever asked for it."""
 
-    def __init__(self, listener: socket.socket, env: dict[str, str], programs: dict, lock: int | None = None):
-        self.listener, self.programs, self.lock = listener, programs, lock
+    def __init__(
+        self,
+        listener: socket.socket,
+        env: dict[str, str],
+        programs: dict,
+        lock: int | None = None,
+        *,
+        resident: Resident | None = None,
+    ):
+        self.listener, self.programs, self.lock, self.resident = listener, programs, lock, resident
+        self.path = listener.getsockname()
         self.env = env  # as this process started, before its imports: what a fresh interpreter's would be compared to
         # what the imports set (a fresh interpreter's imports would set it too, from the same starting values)
         self.set_by_imports = {k: v for k, v in os.environ.items() if env.get(k) != v}
         self.cwd = os.getcwd()
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, "accept")
-        self.selector.register(0, selectors.EVENT_READ, "lifeline")
+        if resident is None or resident.lifeline:
+            self.selector.register(0, selectors.EVENT_READ, "lifeline")
         self.pending: dict[int, _Pending] = {}  # a connection's fileno -> its request so far
         self.children: dict[int, tuple[socket.socket, int]] = {}  # pid -> (its connection, its pidfd)
+        self.last_active = time.monotonic()
 
     def serve(self) -> None:
-        while True:
-            deadline = min((p.deadline for p in self.pending.values()), default=None)
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            for key, _ in self.selector.select(timeout):
+        while self.listener is not None or self.children:  # a server that stopped listening waits for its probes
+            for key, _ in self.selector.select(self._timeout()):
                 if key.data == "lifeline":
                     if not os.read(0, 4096):
                         return  # the process that started this one has ended; the children run on
@@ -234,6 +441,44 @@ class _Server:
             now = time.monotonic()
             for p in [p for p in self.pending.values() if p.deadline <= now]:
                 self._drop(p, f"no whole request within {REQUEST_DEADLINE_S:g} s")
+            self._end_by_itself(now)
+
+    def _timeout(self) -> float | None:
+        """Until the next thing to do: a request's deadline, or a resident server's next look at its installation and
+        at how long it has been idle."""
+        deadlines = [p.deadline for p in self.pending.values()]
+        r = self.resident
+        if r is not None and r.idle_exit_s is not None and self.listener is not None:
+            deadlines += [r.checked + STAMP_EVERY_S, self.last_active + r.idle_exit_s]
+        return None if not deadlines else max(0.0, min(deadlines) - time.monotonic())
+
+    def _end_by_itself(self, now: float) -> None:
+        """A resident server (``memprobe serve``) stops listening once it has been idle for its idle time or its
+        installation changed."""
+        r = self.resident
+        if r is None or r.idle_exit_s is None or self.listener is None:
+            return
+        busy = self.children or self.pending
+        if not busy and now - self.last_active >= r.idle_exit_s:
+            self._stop_listening(f"idle for {r.idle_exit_s:g} s")
+        elif now - r.checked >= STAMP_EVERY_S:
+            why = r.changed()
+            if why is not None:
+                self._stop_listening(why)
+
+    def _stop_listening(self, why: str) -> None:
+        """No more requests: the socket is removed (a verb then finds no server); the probes running end as they
+        would, their ends told to who asked for them, then this process ends."""
+        print(f"{KINDS[self.resident.kind] if self.resident else 'fork server'} {os.getpid()} ends: {why}", file=sys.stderr)
+        self.selector.unregister(self.listener)
+        self.listener.close()
+        self.listener = None
+        for p in list(self.pending.values()):
+            self._drop(p, "the server is ending")
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
 
     def _accept(self) -> None:
         try:
@@ -248,6 +493,7 @@ class _Server:
             conn.close()  # another user's process reads nothing of this server's, and learns nothing
             return
         conn.setblocking(False)
+        self.last_active = time.monotonic()
         pending = _Pending(conn)
         self.pending[conn.fileno()] = pending
         self.selector.register(conn, selectors.EVENT_READ, pending)
@@ -292,6 +538,8 @@ class _Server:
             conn.setblocking(True)
             conn.settimeout(5)  # an answer is a line: only a client that stopped reading could hold it up
             request = parse_request(line, len(fds))
+            if self._control(conn, request):
+                return
             why = self._refusal(request)
             if why is not None:
                 _answer(conn, {"refused": why})
@@ -303,6 +551,8 @@ class _Server:
             pidfd = os.pidfd_open(pid)
             self.children[pid] = (conn, pidfd)
             self.selector.register(pidfd, selectors.EVENT_READ, pid)
+            if self.resident is not None:
+                self.resident.forked += 1
             socket.send_fds(conn, [json.dumps({"pid": pid}).encode() + b"\n"], [pidfd])
         except Exception as e:  # a request that is not one: the asker falls back to a fresh interpreter
             try:
@@ -315,7 +565,32 @@ class _Server:
             for fd in fds:
                 os.close(fd)
 
+    def _control(self, conn: socket.socket, request: dict) -> bool:
+        """Answer a request that asks about the server (status) or asks a resident one to stop; False for any other."""
+        program = request["program"]
+        if program == STATUS_PROGRAM:
+            r = self.resident
+            status = r.status(len(self.children)) if r is not None else {"pid": os.getpid(), "kind": "verb", **cuda_state()}
+            _answer(conn, {"status": status})
+        elif program == STOP_PROGRAM and self.resident is not None and self.resident.kind == "serve":
+            _answer(conn, {"stopping": os.getpid(), "probes_running": len(self.children)})
+            self._stop_listening("asked to stop (memprobe serve --stop)")
+        else:
+            return False
+        conn.close()
+        return True
+
     def _refusal(self, request: dict) -> str | None:
+        r = self.resident
+        if r is not None and r.idle_exit_s is not None:
+            why = r.changed()
+            if why is not None:
+                self._stop_listening(why)
+                return f"{why}: the server ends"
+        if request.get("code") is not None and r is not None and request["code"] != r.code:
+            return "another memprobe (another checkout, or its files changed) than the server's"
+        if request.get("cuda") and (r is None or r.cuda.get("cuda_initialized") or r.cuda.get("cuda_driver_loaded")):
+            return "a CUDA probe, and this server forks CPU probes only (or its imports started the CUDA driver)"
         if request["program"] not in self.programs:
             return f"this fork server runs no program {request['program']!r} (only {', '.join(sorted(self.programs))})"
         if os.path.realpath(request["python"]) != os.path.realpath(sys.executable) or request["prefix"] != sys.prefix:
@@ -332,16 +607,7 @@ class _Server:
         try:
             signal.signal(signal.SIGINT, signal.default_int_handler)
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            self.selector.close()
-            self.listener.close()
-            conn.close()
-            for other, pidfd in self.children.values():
-                other.close()
-                os.close(pidfd)
-            for p in self.pending.values():
-                p.close()
-            if self.lock is not None:  # the directory's lock is the server's, not its probes'
-                os.close(self.lock)
+            self._close_the_servers(conn)
             for target, fd in enumerate(fds):  # the probe's stdin, stdout and stderr
                 os.dup2(fd, target)
             for fd in fds:
@@ -360,7 +626,7 @@ class _Server:
             program = self.programs[request["program"]]
             sys.argv = [program.__file__, *request["argv"]]
             sys.executable = request["python"]
-            note_forked_from(os.getppid())
+            note_forked_from(os.getppid(), KINDS[self.resident.kind if self.resident is not None else "verb"])
             code = program.main(request["argv"])
         except BaseException:  # noqa: BLE001 - nothing may return into the server's loop
             code = 70
@@ -372,7 +638,22 @@ class _Server:
                     pass
             os._exit(code)
 
+    def _close_the_servers(self, conn: socket.socket) -> None:
+        """In the child: close what is the server's (its sockets, its other children's pidfds, its directory's lock)."""
+        self.selector.close()
+        if self.listener is not None:
+            self.listener.close()
+        conn.close()
+        for other, pidfd in self.children.values():
+            other.close()
+            os.close(pidfd)
+        for p in self.pending.values():
+            p.close()
+        if self.lock is not None:  # the directory's lock is the server's, not its probes'
+            os.close(self.lock)
+
     def _ended(self, pid: int) -> None:
+        self.last_active = time.monotonic()
         conn, pidfd = self.children.pop(pid)
         self.selector.unregister(pidfd)
         os.close(pidfd)
@@ -406,10 +687,17 @@ def parse_request(line: bytes, fds: int) -> dict:
 _REQUEST_FIELDS = (("program", str), ("argv", list), ("env", dict), ("cwd", str), ("python", str), ("prefix", str))
 
 
+# the fields a request may hold besides: the asker's memprobe (:func:`code_stamp`), whether the probe runs on CUDA
+_OPTIONAL_FIELDS = (("code", str), ("cuda", bool))
+
+
 def _check_request_shape(request: dict) -> None:
     """Each field of a request has its type, and argv and env hold strings: ValueError otherwise."""
     for key, kind in _REQUEST_FIELDS:
         if not isinstance(request.get(key), kind):
+            raise ValueError(f"{key} must be a {kind.__name__}")
+    for key, kind in _OPTIONAL_FIELDS:
+        if key in request and request[key] is not None and not isinstance(request[key], kind):
             raise ValueError(f"{key} must be a {kind.__name__}")
     strings = all(isinstance(a, str) for a in request["argv"])
     if not strings or not all(isinstance(k, str) and isinstance(v, str) for k, v in request["env"].items()):

@@ -34,6 +34,7 @@ def process_record() -> R.ProcessRecord:
         gpus=os.environ.get("CUDA_VISIBLE_DEVICES"),
         gpu_probes_at_once=_gpu_probes(),
         forked_from=_forked_from[0],
+        fork_server=_forked_from[1],
     )
 
 
@@ -76,10 +77,10 @@ def waited_s() -> float:
     return _waited[0]
 
 
-_forked_from: list[int | None] = [None]
+_forked_from: list = [None, None]
 
 
-def note_forked_from(pid: int) -> None:
+def note_forked_from(pid: int, server: str | None = None) -> None:
     """This process is a fork of memprobe's fork server ``pid`` (torch imported, nothing compiled or allocated
-    there): recorded in its report."""
-    _forked_from[0] = pid
+    there), ``server`` saying which (``memprobe serve``, ``memprobe mcp``, the verb's): recorded in its report."""
+    _forked_from[0], _forked_from[1] = pid, server

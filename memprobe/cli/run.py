@@ -25,11 +25,19 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *,
         say(f"trace: {trace_path}")
 
 
-def _run_here(cfg, out: Path, **kw):
-    """The probe in this process, whatever the model prints going to stderr; then what it recorded, analysed."""
-    from ..compat.quiet import model_output_to_stderr
-    from ..verbs import run_probe
+def _run_here(cfg, out: Path, *, force: bool, **kw):
+    """The probe forked from a running `memprobe serve` (one rank: torch is imported there already), or else in this
+    process, whatever the model prints going to stderr; then what it recorded, analysed."""
+    from ..rundir.write import prepare_run_dir
+    from ..verbs import run_probe, run_probe_forked
 
+    if cfg.nproc == 1 and not cfg.target.runs_itself:  # a script starts its own interpreter
+        report = run_probe_forked(cfg, out, force=force, **kw)
+        if report is not None:
+            return report
+    from ..compat.quiet import model_output_to_stderr
+
+    prepare_run_dir(out, force)
     with model_output_to_stderr():
         return run_probe(cfg, out, **kw)
 
@@ -109,7 +117,7 @@ def run(
     """
     from ..report.console.run import print_run
     from ..report.tables import export
-    from ..rundir.write import default_run_dir, prepare_run_dir
+    from ..rundir.write import check_out_dir, default_run_dir
 
     cfg = config_from_options_or_command(kw)
     if trace_path is not None and analysis_only:
@@ -122,8 +130,9 @@ def run(
         else default_run_dir(cfg.target.short_name() if cfg.target.runs_itself else cfg.recipe)
     )
     refuse_existing(html_path, trace_path, csv_path, parquet_path, force=probes.force)
-    prepare_run_dir(out, probes.force)
-    report = probes.call(_run_here, cfg, out, analysis_only=analysis_only, nnodes=nnodes, rdzv_endpoint=rdzv_endpoint)
+    check_out_dir(out, probes.force)
+    kw = {"force": probes.force, "analysis_only": analysis_only, "nnodes": nnodes, "rdzv_endpoint": rdzv_endpoint}
+    report = probes.call(_run_here, cfg, out, **kw)
     probes.emit(report, console=lambda: print_run(report, out, wide=wide))
     write_extras(out, html_path, trace_path, say=probes.say)
     export("run", report, csv_path, parquet_path)

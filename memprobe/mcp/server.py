@@ -330,5 +330,9 @@ def build_server() -> MCPServer:
 
 
 def serve() -> None:
-    """Serve over stdio until the client closes the connection."""
+    """Serve over stdio until the client closes the connection. Its probes fork from a running ``memprobe serve``, or
+    from a server of its own that is resident as that one is (torchao imported, CUDA probes forked) for its lifetime."""
+    from ..orchestrate.forkserver import keep_resident
+
+    keep_resident()
     build_server().run("stdio")

@@ -42,11 +42,12 @@ import threading
 import time
 from pathlib import Path
 
-from ..capture.caches import compile_cache_env
+from ..capture.caches import compile_cache_env, memprobe_cache_dir
 from ..capture.forkserver import (
     LOCK_NAME,
     PROBE_PROGRAM,
     READY_LINE,
+    code_stamp,
     hold_lock,
     peer_credentials,
     private_dir_problem,
@@ -57,7 +58,12 @@ from ..vocab import DeviceChoice
 from .placement import query_gpus
 
 SERVER_VAR = "MEMPROBE_FORKSERVER"  # a fork server's socket, or "off"
-_START_TIMEOUT_S = 300  # for its imports, on a loaded machine
+# CUDA probes fork from a resident server (``memprobe serve``, the MCP server's own), whose imports never start the
+# CUDA driver: each forked probe initialises CUDA as a fresh interpreter would. The A/A of forked probes on one GPU
+# (scripts/device_time_to_answer.sh) is what allows it; False: every CUDA probe a fresh interpreter, as before.
+FORK_CUDA_PROBES = True
+SOCKET_PATH_MAX = 107  # bytes of a Unix socket's path (Linux's sun_path, less its NUL)
+START_TIMEOUT_S = 300  # for its imports, on a loaded machine
 _DIR_PREFIX = "memprobe-forkserver-"
 _MAX_ANSWER = 65536  # bytes of one line a server answers
 
@@ -75,12 +81,25 @@ def _gpus_visible() -> bool:
 
 
 class ForkServer:
-    """A running fork server: its socket, and its process (and its directory's lock) when this process started it."""
+    """A running fork server: its socket, and its process (and its directory's lock) when this process started it;
+    ``kind``: ``verb`` (a verb's own, or the one MEMPROBE_FORKSERVER names: CPU probes), ``mcp`` or ``serve`` (resident:
+    CPU and CUDA probes)."""
 
-    def __init__(self, path: str, proc: subprocess.Popen | None = None, workdir: str | None = None, lock: int | None = None):
-        self.path, self.proc, self.workdir, self.lock = path, proc, workdir, lock
+    def __init__(
+        self,
+        path: str,
+        proc: subprocess.Popen | None = None,
+        workdir: str | None = None,
+        lock: int | None = None,
+        kind: str = "verb",
+    ):
+        self.path, self.proc, self.workdir, self.lock, self.kind = path, proc, workdir, lock, kind
 
-    def wait_ready(self, timeout: float = _START_TIMEOUT_S) -> bool:
+    @property
+    def forks_cuda(self) -> bool:
+        return self.kind != "verb" and FORK_CUDA_PROBES
+
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> bool:
         """Whether the server this process started says it is ready (its imports done) within ``timeout`` seconds;
         if it does not, it is ended and its directory removed."""
         ready: list[bytes] = []
@@ -101,6 +120,39 @@ class ForkServer:
             os.close(self.lock)
             self.lock = None
 
+    def connect(self) -> tuple[socket.socket, int]:
+        """A connection to the server and the kernel's pid of its process, once it is known to be this user's own (its
+        directory, then its peer): ConfigError, with nothing sent, otherwise; OSError when it does not answer."""
+        check_server_dir(self.path)
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.settimeout(60)
+            conn.connect(self.path)
+            server_pid, uid = peer_credentials(conn)
+        except BaseException:
+            conn.close()
+            raise
+        if uid != os.geteuid():
+            conn.close()
+            raise ConfigError(
+                f"the fork server at {self.path} is a process of uid {uid}, not of this user (uid {os.geteuid()}): "
+                f"memprobe sends a probe's environment to its own user's server only (set {SERVER_VAR}=off)"
+            )
+        return conn, server_pid
+
+    def ask(self, program: str) -> dict:
+        """A request about the server itself (its status; a resident one's stop), with /dev/null for its descriptors:
+        the server's answer. ConfigError as :meth:`connect`; OSError, ValueError or EOFError when it gives none."""
+        conn, _ = self.connect()
+        null = os.open(os.devnull, os.O_RDWR)
+        try:
+            request = {"program": program, "argv": [], "env": {}, "cwd": "/", "python": sys.executable, "prefix": sys.prefix}
+            socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [null, null, null])
+            return Answers(conn).next()
+        finally:
+            os.close(null)
+            conn.close()
+
     def spawn(
         self,
         argv: list[str],
@@ -111,23 +163,18 @@ class ForkServer:
         stderr: int,
         cwd=None,
         program: str = PROBE_PROGRAM,
+        cuda: bool = False,
     ):
         """A process of ``program`` (a probe) forked with these file descriptors as its stdin, stdout and stderr (the
         caller closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a string).
         ConfigError, with nothing sent, when the server is not this user's own (its directory, or its peer)."""
         if not os.path.lexists(os.path.dirname(self.path)):
             return f"the fork server at {self.path} is gone"
-        check_server_dir(self.path)
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            conn.settimeout(60)
-            conn.connect(self.path)
-            server_pid, uid = peer_credentials(conn)
-            if uid != os.geteuid():
-                raise ConfigError(
-                    f"the fork server at {self.path} is a process of uid {uid}, not of this user (uid {os.geteuid()}): "
-                    f"memprobe sends a probe's environment to its own user's server only (set {SERVER_VAR}=off)"
-                )
+            conn, server_pid = self.connect()
+        except OSError as e:
+            return f"the fork server at {self.path} did not answer ({type(e).__name__}: {e})"
+        try:
             request = {
                 "program": program,
                 "argv": argv,
@@ -135,6 +182,8 @@ class ForkServer:
                 "cwd": str(cwd or os.getcwd()),
                 "python": python,
                 "prefix": sys.prefix,
+                "code": code_stamp() if program == PROBE_PROGRAM else None,
+                "cuda": cuda,
             }
             data = json.dumps(request).encode() + b"\n"
             sent = socket.send_fds(conn, [data], [stdin, stdout, stderr])  # the descriptors go with the first bytes
@@ -177,11 +226,14 @@ def server_env(env: dict[str, str]) -> dict[str, str]:
     return {**env, **compile_cache_env(env), "PYTHONUNBUFFERED": "1"}
 
 
-def start_server(env: dict[str, str] | None = None, server: list[str] | None = None, *, wait: bool = True) -> ForkServer | None:
+def start_server(
+    env: dict[str, str] | None = None, server: list[str] | None = None, *, wait: bool = True, kind: str = "verb"
+) -> ForkServer | None:
     """A fork server of this interpreter, started now and ready (its imports done), or None when it cannot be.
     ``server``: its command line but the socket (default: memprobe's probe server, ``-m memprobe.capture.forkserver``;
     the test suite's server, tests/cli_forkserver.py, runs its ``memprobe`` commands too). ``wait=False``: returned
-    as soon as it is started, before its imports are done (:meth:`ForkServer.wait_ready`)."""
+    as soon as it is started, before its imports are done (:meth:`ForkServer.wait_ready`). ``kind="mcp"``: the MCP
+    server's own, resident for its lifetime (it imports torchao too, and forks CUDA probes)."""
     if not hasattr(os, "pidfd_open"):
         return None
     env = server_env(os.environ if env is None else env)
@@ -193,7 +245,7 @@ def start_server(env: dict[str, str] | None = None, server: list[str] | None = N
     path = str(Path(workdir) / "socket")
     try:
         proc = subprocess.Popen(
-            [*(server or [sys.executable, "-m", "memprobe.capture.forkserver"]), path],
+            [*(server or [sys.executable, "-m", "memprobe.capture.forkserver", "--kind", kind]), path],
             stdin=subprocess.PIPE,  # its lifeline: it ends when this process does
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -202,7 +254,7 @@ def start_server(env: dict[str, str] | None = None, server: list[str] | None = N
     except OSError:
         ForkServer(path, None, workdir, lock)._release()
         return None
-    started = ForkServer(path, proc, workdir, lock)
+    started = ForkServer(path, proc, workdir, lock, kind=kind)
     return started if not wait or started.wait_ready() else None
 
 
@@ -262,7 +314,7 @@ def clean_stale_dirs(tmp: str | None = None) -> list[str]:
             lock = os.open(os.path.join(workdir, LOCK_NAME), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:  # an older memprobe's, or one being made this moment
             try:
-                old = time.time() - os.lstat(workdir).st_mtime > _START_TIMEOUT_S
+                old = time.time() - os.lstat(workdir).st_mtime > START_TIMEOUT_S
             except OSError:  # removed meanwhile
                 continue
             if old:
@@ -349,11 +401,12 @@ def child_of(pidfd: int, pid: int, server: int) -> bool:
     return again == -1 or (again == pid and parent == server and uid == os.geteuid())
 
 
-def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: bool) -> ForkedProcess | None:
+def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: bool, cuda: bool = False) -> ForkedProcess | None:
     """``python -m memprobe.capture.child ARGV`` with ``env``, as a fork of this process's fork server, its pipes
     as :class:`~.process.ChildProbe` reads them (stdin to release a held probe, stderr for its protocol lines);
-    None when it needs a fresh interpreter (said with ``verbose``)."""
-    srv = server()
+    None when it needs a fresh interpreter (said with ``verbose``). ``cuda``: a probe that may run on CUDA, which only
+    a resident server forks (``memprobe serve``, the MCP server's own)."""
+    srv = server(cuda=cuda)
     if srv is None:
         return None
     stdin, stdin_w = os.pipe() if hold else (os.open(os.devnull, os.O_RDONLY), None)
@@ -361,7 +414,7 @@ def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: boo
     stdout = os.dup(sys.stderr.fileno()) if verbose else os.open(os.devnull, os.O_WRONLY)
     stderr_r, stderr = os.pipe()
     try:
-        proc = srv.spawn(argv, env, sys.executable, stdin, stdout, stderr)
+        proc = srv.spawn(argv, env, sys.executable, stdin, stdout, stderr, cuda=cuda)
     finally:
         for fd in (stdin, stdout, stderr):
             os.close(fd)
@@ -379,21 +432,53 @@ def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: boo
 
 _lock = threading.Lock()
 _ours: list[ForkServer | None] = []  # the server this process started, once it tried
+_own_kind = ["verb"]  # what kind of server this process starts for itself: "mcp" in the MCP server
 
 
-def server() -> ForkServer | None:
-    """The fork server this process's CPU probes ask first (see the module's docstring), or None."""
+def keep_resident() -> None:
+    """This process (the MCP server) lives long: the fork server it starts for itself is resident, of the kind that
+    imports torchao too and forks CUDA probes (unless a ``memprobe serve`` runs: that one is used)."""
+    _own_kind[0] = "mcp"
+
+
+def server(cuda: bool = False) -> ForkServer | None:
+    """The fork server this process's probes ask first (see the module's docstring), or None: the one
+    ``MEMPROBE_FORKSERVER`` names (CPU probes), else a running ``memprobe serve`` (:func:`running_server`), else
+    this process's own (started the first time; a verb's forks CPU probes only). ``cuda``: for a probe that may run
+    on CUDA (None unless the server forks those)."""
     named = os.environ.get(SERVER_VAR, "")
     if named == "off":
         return None
     if named:
-        return ForkServer(named)
+        return None if cuda else ForkServer(named)
+    found = running_server()
+    if found is not None:
+        return found if found.forks_cuda or not cuda else None
     with _lock:
         if not _ours:
-            _ours.append(start_server())
+            _ours.append(start_server(kind=_own_kind[0]))
             if _ours[0] is not None:
                 atexit.register(_ours[0].close)
-        return _ours[0]
+        own = _ours[0]
+    return own if own is None or own.forks_cuda or not cuda else None
+
+
+def serve_socket(environ=None) -> Path:
+    """Where this user's ``memprobe serve`` listens: ``<memprobe's cache directory>/serve-<uid>/socket``."""
+    return memprobe_cache_dir(environ) / f"serve-{os.geteuid()}" / "socket"
+
+
+def running_server(environ=None) -> ForkServer | None:
+    """This user's ``memprobe serve``, when one listens at :func:`serve_socket` (None: none does). ConfigError when
+    its directory is not one only this user can enter, or its socket is not this user's: nothing is sent to it."""
+    path = serve_socket(environ)
+    if not os.path.lexists(path):
+        return None
+    check_server_dir(str(path))
+    listening = _listening_sockets()
+    if listening is not None and str(path) not in listening:
+        return None  # a socket a killed server left: no one answers there
+    return ForkServer(str(path), kind="serve")
 
 
 class ForkedProcess:

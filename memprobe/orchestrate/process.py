@@ -362,12 +362,10 @@ class ChildProbe:
         else:
             args = ["--job", json.dumps(spec)]
             cmd, env = probe_process(python, "memprobe.capture.child", args, env)
-            # a CPU probe of this interpreter: a fork of the fork server when it takes it (orchestrate/forkserver.py)
-            forked = (
-                fork_probe(args, env, hold=hold, verbose=verbose)
-                if job.side.python is None and runs_on_cpu(job.cfg, gpu)
-                else None
-            )
+            # a probe of this interpreter: a fork of the fork server when it takes it (orchestrate/forkserver.py; a
+            # probe that may run on CUDA, only from a resident server)
+            cuda = not runs_on_cpu(job.cfg, gpu)
+            forked = fork_probe(args, env, hold=hold, verbose=verbose, cuda=cuda) if job.side.python is None else None
         try:
             self.proc = forked or subprocess.Popen(
                 cmd,

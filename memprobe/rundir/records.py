@@ -186,6 +186,10 @@ class ProcessRecord(Record):
     #: allocated); null: a fresh interpreter
     forked_from: int | None = None
 
+    #: which fork server: `memprobe serve` (the user's resident server), `memprobe mcp` (the MCP server's own) or `the
+    #: verb's fork server` (the verb's own, or the one MEMPROBE_FORKSERVER names); null: a fresh interpreter
+    fork_server: str | None = None
+
 
 @record
 class Device(Record):

@@ -212,6 +212,10 @@ class ProcessRecord(Record):
         "the pid of memprobe's fork server this process was forked from (torch imported there, nothing compiled or"
         " allocated); null: a fresh interpreter"
     )
+    fork_server: Text | None = optional(
+        "which fork server: `memprobe serve` (the user's resident server), `memprobe mcp` (the MCP server's own) or"
+        " `the verb's fork server` (the verb's own, or the one MEMPROBE_FORKSERVER names); null: a fresh interpreter"
+    )
 
 
 class Device(Record):

@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ...analysis.diff import forked_line
 from ...analysis.findings import skipped_text
 from ...analysis.saved import SavedGroup, group_rows, label, layer_pattern, value_names
 from ...analysis.verdict import run_next_command, verdict_of
@@ -227,6 +228,8 @@ def _print_header(con: Console, report: S.Report) -> None:
         f"[dim]{markup(report.device.type)} ({markup(v.device_name)})  torch {markup(v.torch)}  "
         f"torchao {markup(v.torchao)}  status {markup(report.status)}[/]"
     )
+    if report.process is not None and report.process.forked_from is not None:
+        con.print(f"[dim]probe {markup(forked_line(report.process))}[/]")
     if report.mode == RunMode.ANALYSIS_ONLY:
         con.print(
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"

@@ -1,0 +1,123 @@
+"""``memprobe serve``: the user's resident fork server, started, asked and stopped.
+
+A verb's own fork server (:mod:`.forkserver`) pays torch's imports once per verb; the resident server pays them once
+for every verb and every MCP call of this user until it ends: a process that imported torch, Dynamo, Inductor and
+torchao (:mod:`memprobe.capture.forkserver`, kind ``serve``), listening at ``<memprobe's cache
+directory>/serve-<uid>/socket`` (:func:`~.forkserver.serve_socket`), trusted as a verb's own server is (its directory
+this user's alone, mode 700; its peer this user's process). Every verb of this user finds it there and forks its
+probes from it, on the CPU and on CUDA (the server never starts the CUDA driver; each probe does, as a fresh
+interpreter would). It ends when asked (:func:`stop`), after its idle time, or when memprobe's, torch's, torchao's or
+Triton's installation changed. Started detached (a session of its own), it outlives the command that started it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from ..capture.forkserver import IDLE_EXIT_S, READY_LINE, STATUS_PROGRAM, STOP_PROGRAM, private_dir_problem
+from ..errors import ConfigError, RunFailed
+from .forkserver import SOCKET_PATH_MAX, START_TIMEOUT_S, running_server, serve_socket, server_env
+
+LOG_NAME = "log"  # the server's own lines (why it ended), beside its socket
+
+
+def status() -> dict | None:
+    """The running server's own account (pid, kind, uptime, idle time, probes, whether it touched CUDA), or None when
+    none runs. ConfigError when its directory or process is not this user's."""
+    found = running_server()
+    if found is None:
+        return None
+    try:
+        answer = found.ask(STATUS_PROGRAM)
+    except (OSError, ValueError, EOFError):
+        return None
+    return answer.get("status") if isinstance(answer.get("status"), dict) else None
+
+
+def start(idle_exit_s: float = IDLE_EXIT_S) -> tuple[dict, bool]:
+    """The server's status, and whether this call started it (False: one was running). ConfigError when its
+    directory cannot be this user's alone or its path is too long for a socket; RunFailed when it did not start."""
+    running = status()
+    if running is not None:
+        return running, False
+    path = serve_socket()
+    if len(os.fsencode(str(path))) > SOCKET_PATH_MAX:
+        raise ConfigError(
+            f"memprobe serve's socket {path} is longer than a Unix socket's path may be ({SOCKET_PATH_MAX} bytes): set "
+            "MEMPROBE_CACHE_DIR to a shorter directory"
+        )
+    directory = path.parent
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    problem = private_dir_problem(str(directory))
+    if problem is not None:
+        raise ConfigError(f"memprobe serve's directory {directory} {problem}: remove it, and memprobe makes it again")
+    proc = _spawn(str(path), idle_exit_s)
+    if not _ready(proc):
+        running = status()  # another memprobe serve started one meanwhile: that one serves
+        if running is not None:
+            return running, False
+        raise RunFailed(f"memprobe serve did not start: {_last_line(directory / LOG_NAME)}")
+    return status() or {"pid": proc.pid}, True
+
+
+def _spawn(path: str, idle_exit_s: float) -> subprocess.Popen:
+    """The server's process, in a session of its own (no terminal's signals reach it), its stderr in its log."""
+    log = os.open(os.path.join(os.path.dirname(path), LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "memprobe.capture.forkserver", "--kind", "serve", "--idle-exit", repr(idle_exit_s), path],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=server_env(os.environ),
+            start_new_session=True,
+        )
+    finally:
+        os.close(log)
+
+
+def _ready(proc: subprocess.Popen) -> bool:
+    """Whether the server said it is ready (its imports done) before it ended or the start's time ran out."""
+    line: list[bytes] = []
+    reader = threading.Thread(target=lambda: line.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(START_TIMEOUT_S)
+    proc.stdout.close()
+    if line and line[0].startswith(READY_LINE.encode()):
+        return True
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    return False
+
+
+def _last_line(path) -> str:
+    try:
+        lines = [x for x in path.read_text(errors="replace").splitlines() if x.strip()]
+    except OSError:
+        lines = []
+    return lines[-1][:300] if lines else "it said nothing (run it again with --debug)"
+
+
+def stop(timeout: float = 60.0) -> dict | None:
+    """Ask the running server to end: its answer (its pid, the probes still running, which it waits for), once its
+    socket is gone; None when none runs. ConfigError when its directory or process is not this user's."""
+    found = running_server()
+    if found is None:
+        return None
+    try:
+        answer = found.ask(STOP_PROGRAM)
+    except (OSError, ValueError, EOFError):
+        return None
+    deadline = time.monotonic() + timeout
+    while os.path.lexists(found.path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return answer
