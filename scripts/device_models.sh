@@ -3,10 +3,13 @@
 # MoE training conversion makes float8 there, and a stock dense config memprobe has not run on a GPU before, each
 # diffed torchtitan's current save list against its 2025-01 one (aten.abs saved); blockwise float8 against rowwise on
 # one model; MX float8 refused on this GPU in one line.
-# Usage: OUT=dir bash scripts/device_models.sh   (torchao and pydantic wheels in .whl/ when the machine lacks them)
+# Usage: OUT=dir bash scripts/device_models.sh [PART...]   (parts: mixtral qwen3 blockwise mxfp8; all by default;
+#        torchao and pydantic wheels in .whl/ when the machine lacks them)
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 runs="$OUT/models"; rm -rf "$runs"; mkdir -p "$runs"
+parts=" ${*:-mixtral qwen3 blockwise mxfp8} "
+want() { [[ "$parts" == *" $1 "* ]]; }
 POLICIES=(--a "--ac-policy torchtitan" --b "--ac-policy torchtitan-2025-01")
 diffed() {  # coverage of each side, the notes, and every value only one side saves, with its shape and bytes
   python3 - "$1" <<'PY'
@@ -35,18 +38,22 @@ t() { local s=$SECONDS; "$@"; echo "  exit $? in $((SECONDS - s)) s"; }
 {
   nvidia-smi --query-gpu=name,memory.total,compute_cap --format=csv,noheader
   python3 -c "import torch, torchao, transformers; print('torch', torch.__version__, 'torchao', torchao.__version__, 'transformers', transformers.__version__)"
+  want mixtral && {
   echo "=== 1. Mixtral-8x7B's config (2 layers), rowwise: torchtitan's save list against 2025-01's (aten.abs)"
   t python3 -m memprobe diff rowwise rowwise --hf-config scripts/hf/mixtral-8x7b.json --layers 2 --batch 1 --seq 1024 \
     --device cuda "${POLICIES[@]}" --out "$runs/mixtral" -q > /dev/null
-  diffed "$runs/mixtral"
+  diffed "$runs/mixtral"; }
+  want qwen3 && {
   echo "=== 2. Qwen3-8B's config (2 layers), rowwise: the same two save lists"
   t python3 -m memprobe diff rowwise rowwise --hf-config scripts/hf/qwen3-8b.json --layers 2 --batch 1 --seq 2048 \
     --device cuda "${POLICIES[@]}" --out "$runs/qwen3" -q > /dev/null
-  diffed "$runs/qwen3"
+  diffed "$runs/qwen3"; }
+  want blockwise && {
   echo "=== 3. blockwise against rowwise float8, FFN dim 1024 hidden 4096, the 2025-01 save list"
   t python3 -m memprobe diff rowwise blockwise --dim 1024 --hidden 4096 --seq 1024 --ac-policy torchtitan-2025-01 \
     --device cuda --out "$runs/blockwise" -q > /dev/null
-  diffed "$runs/blockwise"
+  diffed "$runs/blockwise"; }
+  want mxfp8 && {
   echo "=== 4. MX float8 on this GPU"
-  t python3 -m memprobe run --recipe mxfp8 --device cuda --out "$runs/mxfp8" -q
-} 2>&1 | tee "$OUT/models.log"
+  t python3 -m memprobe run --recipe mxfp8 --device cuda --out "$runs/mxfp8" -q; }
+} 2>&1 | tee -a "$OUT/models.log"

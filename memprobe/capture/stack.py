@@ -60,6 +60,14 @@ def _convert_prototype(model: nn.Module, converter: str, align: int) -> None:
         return float8_filter(module, fqn, align) and (converter != "blockwise" or module.bias is None)
 
     quantize_(model, config, filter_fn=eligible)
+    if converter == "blockwise":
+        # torchao's Triton GEMMs (its use_triton option), not F.scaled_mm: torch.compile of torch 2.11 refuses to
+        # trace that function ("marked as skipped"); what the layer saves for backward is the same either way
+        from torchao.prototype.blockwise_fp8_training.linear import Float8BlockwiseLinear
+
+        for module in model.modules():
+            if isinstance(module, Float8BlockwiseLinear):
+                module.use_triton = True
 
 
 def experts_of(model: nn.Module) -> dict[str, nn.Module]:
@@ -92,7 +100,10 @@ def _convert_experts(model: nn.Module, recipe: str, device) -> list[str]:
     from torchao.quantization import quantize_
 
     chosen = set(map(id, experts.values()))
-    quantize_(model, Float8TrainingOpConfig(float8_linear_recipe=recipe), filter_fn=lambda m, _fqn: id(m) in chosen)
+    # torchao pads each expert's token group to a multiple of 16 (its grouped GEMM needs it): torchtitan pads them
+    # itself, a transformers model does not, and unpadded groups end in a device-side assert
+    config = Float8TrainingOpConfig(float8_linear_recipe=recipe, pad_token_groups_for_grouped_mm=True)
+    quantize_(model, config, filter_fn=lambda m, _fqn: id(m) in chosen)
     return []
 
 
