@@ -344,6 +344,25 @@ def test_hostile_snapshot_shapes_never_crash_the_analysis(events, segments):
         pass
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_event, max_size=20), st.lists(_hostile, max_size=3), st.lists(st.one_of(_hostile, st.just([])), max_size=2))
+def test_hostile_snapshot_shapes_never_crash_the_analysis_of_a_snapshot_alone(events, segments, traces):
+    """The same shapes read as a snapshot taken elsewhere (`memprobe show/report/diff SNAPSHOT.pickle`): its summary,
+    its timeline and its diff against itself, or a one-line refusal."""
+    from memprobe.analysis.snapshot import Snapshot, SnapshotError
+    from memprobe.analysis.user_snapshot import analyse_loaded, compare
+    from memprobe.errors import RunDirError
+
+    snap = Snapshot({"segments": segments, "device_traces": [events, *traces]}, file_bytes=1)
+    try:
+        read = analyse_loaded(snap, "s.pickle", with_timeline=True)
+    except (SnapshotError, RunDirError):
+        return
+    assert sum(read.summary.by_category_bytes.values()) == read.summary.peak_bytes
+    diff = compare(read, read)
+    assert diff.items == [] and diff.peak_bytes.delta == 0
+
+
 # -- 7. every file kind, fuzzed: exit 2 (or a result), never 70, never a hang ------------------------------------
 #
 # Each example changes one file memprobe reads: a field of it set to a hostile value (an integer beyond 64 bits

@@ -44,11 +44,12 @@ class Snapshot(dict):
     """A loaded snapshot (its plain data, as a dict) and what memprobe derived from it, kept apart from
     the data and computed once per snapshot."""
 
-    __slots__ = ("derived",)
+    __slots__ = ("derived", "file_bytes")
 
-    def __init__(self, data: dict):
+    def __init__(self, data: dict, file_bytes: int | None = None):
         super().__init__(data)
         self.derived: dict = {}
+        self.file_bytes = file_bytes  # the size of the file it was read from, as it was read
 
 
 # Loading may take at most this much memory beyond what the process already maps: a pickle cannot
@@ -73,6 +74,7 @@ def load_snapshot(path: str | Path, *, trusted: bool = False, follow: bool = Fal
             if not f.size:
                 raise SnapshotError(f"snapshot {path} is empty")
             snap = _unpickle(f, path, None if trusted else LOAD_BYTES_PER_FILE_BYTE * f.size + LOAD_HEADROOM_BYTES)
+            size = f.size
     except SnapshotError:
         raise
     except MemprobeError as e:  # the file cannot be opened or read, or grew past its bound while read
@@ -85,7 +87,7 @@ def load_snapshot(path: str | Path, *, trusted: bool = False, follow: bool = Fal
         _check_work(snap, f"snapshot {path}")
     except MemprobeError as e:
         raise SnapshotError(str(e)) from None
-    return Snapshot(snap)
+    return Snapshot(snap, size)
 
 
 # what a pickle that is cut short, or is none, raises as the unpickler reads it
@@ -195,7 +197,7 @@ def _frames(ev: dict) -> list[dict]:
     ]
 
 
-class _PerStack:
+class PerStack:
     """What is derived from a stack, once per distinct frame list: a snapshot shares one list among many events (and a
     crafted one among millions), so each use costs a lookup, not a walk of the list. Kept only while the snapshot
     that holds the lists lives (the lists' identities are their keys)."""
@@ -297,6 +299,17 @@ def _free_action(trace: list[dict]) -> str:
     return "free_completed" if any(e.get("action") == "free_completed" for e in trace) else "free_requested"
 
 
+def free_action_of(snap: dict, device: int | None) -> str:
+    """The action that returns a block to the allocator in the device's trace (computed once per snapshot)."""
+    return _cached(snap, ("free_action", device), lambda: _free_action(trace_events(snap, device)))
+
+
+def blocks_before(snap: dict, device: int | None) -> dict[int, dict]:
+    """The blocks alive when the device's recording began, by address (computed once per snapshot): each a dict of
+    ``size``, ``frames`` (those of its segment block; none for a block the trace frees first) and ``pre_existing``."""
+    return _cached(snap, ("pre_existing", device), lambda: _pre_existing(snap, trace_events(snap, device), device))
+
+
 def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int, dict]:
     """Blocks alive when recording began: alive at the end with no alloc in the trace,
     or freed in the trace before any alloc of theirs."""
@@ -344,7 +357,7 @@ def _markers(snap: dict, device: int | None, expected: int | None = None) -> fro
     def compute():
         trace = trace_events(snap, device)
         found = []
-        marker_stack = _PerStack(_marker_stack)
+        marker_stack = PerStack(_marker_stack)
         for i in range(len(trace) - 1, -1, -1):
             ev = trace[i]
             if ev["action"] == "alloc" and _is_marker(ev, marker_stack):
@@ -363,12 +376,12 @@ def walk_trace(snap: dict, device: int | None = None, resume: tuple | None = Non
     ``(index, live, total)`` saved by :func:`replay` to start from instead of the beginning."""
     trace = trace_events(snap, device)
     markers = _known_markers(snap, device)
-    free_action = _cached(snap, ("free_action", device), lambda: _free_action(trace))
+    free_action = free_action_of(snap, device)
     if resume is not None:
         start, live, total = resume[0], dict(resume[1]), resume[2]
     else:
         start = 0
-        live = dict(_cached(snap, ("pre_existing", device), lambda: _pre_existing(snap, trace, device)))
+        live = dict(blocks_before(snap, device))
         total = sum(b["size"] for b in live.values())
     yield start - 1, None, False, live, total
     for i in range(start, len(trace)):
@@ -417,8 +430,8 @@ def replay(snap: dict, device: int | None = None, phase_names: list | None = Non
     has_markers = bool(_markers(snap, device, expected=len(phase_names) if phase_names else None))
     trace = trace_events(snap, device)
     markers = _known_markers(snap, device)
-    free_action = _cached(snap, ("free_action", device), lambda: _free_action(trace))
-    live = dict(_cached(snap, ("pre_existing", device), lambda: _pre_existing(snap, trace, device)))
+    free_action = free_action_of(snap, device)
+    live = dict(blocks_before(snap, device))
     start_total = total = peak = sum(b["size"] for b in live.values())
     peak_index, in_step, marks = -1, not has_markers, _PhaseMarks(phase_names)
     for i, ev in enumerate(trace):
@@ -499,8 +512,8 @@ class Classifier:
         self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
         for inv in report.invocations:
             self.invocations[inv.dynamo_graph].append(inv)
-        self.code_frame = _PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
-        self._named = _PerStack(self._named_by)  # what a stack alone says a block is, or None: its output code does
+        self.code_frame = PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
+        self._named = PerStack(self._named_by)  # what a stack alone says a block is, or None: its output code does
 
     def _code_frame(self, frames: list[dict]) -> tuple[str, int] | None:
         for f in frames:
