@@ -10,6 +10,7 @@ from .options import config_options
 from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, json_help, probe_options
 from .sides import SIDE_NAMED, SIDE_NAMED_BECAUSE, SideOptions, side_options
+from .snapshots import diff_snapshot_files, is_snapshot_file
 
 
 @click.command(short_help="Rank what B keeps alive for backward that A does not.")
@@ -62,7 +63,9 @@ def diff(
     """Run (or load) two configurations and rank what B keeps alive that A does not.
 
     A and B are each a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8), run with
-    the shared flags below, or a run directory written by `memprobe run` (loaded, not re-run).
+    the shared flags below, or a run directory written by `memprobe run` (loaded, not re-run);
+    or both are CUDA memory snapshots taken elsewhere (files, torch.cuda.memory._dump_snapshot):
+    what B holds at the peak of its history that A does not, ranked by bytes (nothing runs).
     Each side that runs is a fresh process of its own, so nothing of one (allocator, compiled
     code, caches) is alive while the other is measured. Flags for one side only go in --a / --b;
     an environment for one side only in --a-env / --b-env, another Python in --a-python /
@@ -79,6 +82,7 @@ def diff(
         --b-env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
       memprobe diff rowwise rowwise --b-python ~/venvs/torch-nightly/bin/python
       memprobe diff memprobe-runs/run-a memprobe-runs/run-b --markdown
+      memprobe diff a.pickle b.pickle
     """
     from ..orchestrate.diff import run_diff
     from ..report.console.diff import print_diff
@@ -86,6 +90,11 @@ def diff(
     from ..report.pages import write_diff_html
     from ..report.tables import export
 
+    if is_snapshot_file(a) or is_snapshot_file(b):
+        given = {"--a/--b/--a-env/--b-env/--a-python/--b-python": sides.given(), "--parallel": parallel}
+        given |= {"--analysis-only": analysis_only, "--out": probes.out is not None}
+        outputs = {"html": html_path, "csv": csv_path, "parquet": parquet_path}
+        return diff_snapshot_files(a, b, given=given, shared=shared, probes=probes, outputs=outputs, wide=wide)
     resolved, envs = sides.resolve(a, b, shared), sides.envs()
     refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
     result, out = probes.run_probes(

@@ -38,6 +38,10 @@ class SideOptions:
             refuse_config_flags(shared, "they configure a side that runs; A and B are run directories, read as recorded")
         return sides
 
+    def given(self) -> bool:
+        """Whether any of one side's own options was given (flags, environment, interpreter)."""
+        return any((self.a_flags, self.b_flags, self.a_env, self.b_env, self.a_python, self.b_python))
+
     def envs(self) -> dict:
         """Each side's environment and interpreter, checked before any side runs."""
         from ..orchestrate.process import side_env

@@ -74,6 +74,28 @@ def write_trace(path: Path, out: Path) -> Path:
     return out
 
 
+def write_snapshot_pages(path: Path, html: Path | None, trace: Path | None) -> S.SnapshotSummary:
+    """The page and the trace asked for of the snapshot taken elsewhere at ``path``, from one reading of it."""
+    from ..analysis.user_snapshot import analyse_snapshot
+    from .html import render_snapshot
+    from .trace import snapshot_trace
+
+    read = analyse_snapshot(path, with_timeline=True)
+    if html is not None:
+        atomic_write_text(html, render_snapshot(read.summary, read.timeline))
+    if trace is not None:
+        atomic_write_json(trace, snapshot_trace(read.summary, read.timeline))
+    return read.summary
+
+
+def write_snapshot_diff_html(result: S.SnapshotDiff, timelines: tuple, out: Path) -> Path:
+    """The page of two snapshots compared (``timelines``: each one's, A's then B's)."""
+    from .html import render_snapshot_diff
+
+    atomic_write_text(out, render_snapshot_diff(result, *timelines))
+    return out
+
+
 def write_gate_outputs(
     result: S.GateResult, *, junit=None, html=None, csv=None, parquet=None, step_summary: str | None = None
 ) -> None:

@@ -69,7 +69,7 @@ function drawTimeline(host,t,opts){
   var areas=stackCategories(t,shown).map(function(a){a.color=colors[a.name];return a;});
   var total={name:(opts.prefix||'')+'total allocated',color:'#1d2330',points:t.total,step:true,width:1.6};
   chart(host,{series:[total],areas:areas,ymax:opts.ymax,bands:t.phases.map(function(p){return {name:p.name,x0:p.start_us/1000,x1:p.end_us/1000};}),
-   xlabel:'ms from the start of the measured step ('+t.source+'; '+t.baseline+'); stacked by category',xfmt:function(v){return v.toFixed(1);},
+   xlabel:(opts.xlabel||'ms from the start of the measured step')+' ('+t.source+'; '+t.baseline+'); stacked by category',xfmt:function(v){return v.toFixed(1);},
    marks:[{x:t.peak.t_us/1000,y:t.peak.bytes,label:'peak '+fmt(t.peak.bytes)}],height:opts.height||340,
    legendItems:[total].concat(order.map(function(c){return {name:c,color:colors[c],off:!!hidden[c]};})),
    onToggle:function(name){if(name in colors){hidden[name]=!hidden[name];draw();}}});}
@@ -99,16 +99,17 @@ try{
    {name:'saved for backward (from the graphs)',color:'#1565c0',points:pts('saved_bytes'),width:2}],
    marks:D.points.map(function(p){return {x:p.budget,y:p.step_peak_bytes||0,label:'memory budget '+p.budget+': peak '+fmt(p.step_peak_bytes||0)};}),
    xlabel:'activation memory budget (0: recompute what it can; 1: runtime-optimal)',xfmt:function(v){return v.toFixed(2);},height:340});}
+ else if(D.kind==='snapshot'){drawTimeline(document.getElementById('timeline'),scaleTimeline(D.timeline),{xlabel:D.xlabel});}
  else if(D.kind==='run'){drawTimeline(document.getElementById('timeline'),scaleTimeline(D.timeline));drawGraphs(document.getElementById('graphs'),D.graph_memory||[]);}
  else{var host=document.getElementById('timeline');var a=scaleTimeline(D.timeline_a),b=scaleTimeline(D.timeline_b);
   if(a||b){var series=[];if(a)series.push({name:'A total allocated',color:'#1565c0',points:a.total,step:true,width:2});if(b)series.push({name:'B total allocated',color:'#c62828',points:b.total,step:true,width:2});
    var bands=(b||a).phases.map(function(p){return {name:p.name+((b)?' (B)':''),x0:p.start_us/1000,x1:p.end_us/1000};});
-   chart(host,{series:series,bands:bands,xlabel:'ms from the start of each measured step',xfmt:function(v){return v.toFixed(1);},height:340,
+   chart(host,{series:series,bands:bands,xlabel:D.xlabel||'ms from the start of each measured step',xfmt:function(v){return v.toFixed(1);},height:340,
     marks:[a&&{x:a.peak.t_us/1000,y:a.peak.bytes,label:'A peak '+fmt(a.peak.bytes),color:'#1565c0'},b&&{x:b.peak.t_us/1000,y:b.peak.bytes,label:'B peak '+fmt(b.peak.bytes)}].filter(Boolean)});}
   else host.textContent='neither run recorded memory events';
   var ymax=Math.max(a?a.peak.bytes:0,b?b.peak.bytes:0);
-  if(a)drawTimeline(document.getElementById('timeline-a'),a,{prefix:'A ',ymax:ymax,height:260});
-  if(b)drawTimeline(document.getElementById('timeline-b'),b,{prefix:'B ',ymax:ymax,height:260});}
+  if(a)drawTimeline(document.getElementById('timeline-a'),a,{prefix:'A ',ymax:ymax,height:260,xlabel:D.xlabel});
+  if(b)drawTimeline(document.getElementById('timeline-b'),b,{prefix:'B ',ymax:ymax,height:260,xlabel:D.xlabel});}
  document.querySelectorAll('table.sortable').forEach(sortable);
  document.body.setAttribute('data-rendered',String(document.querySelectorAll('svg.chart').length));
 }catch(e){errors++;document.body.setAttribute('data-errors',String(errors));document.body.setAttribute('data-error-message',String(e));throw e;}
