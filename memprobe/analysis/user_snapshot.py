@@ -383,12 +383,14 @@ class _Levels:
         self.total += delta
         self.level[category] = self.level.get(category, 0) + delta
 
-    def alloc(self, ev: dict) -> None:
+    def alloc(self, ev: dict) -> str:
         addr = ev["addr"]
         if addr in self.sizes:  # a block still alive at its address: replaced (the trace lost its free)
             self._change(self.category[addr], -self.sizes[addr])
-        self.category[addr], self.sizes[addr] = self.named(ev)[0], ev["size"]
-        self._change(self.category[addr], ev["size"])
+        category = self.category[addr] = self.named(ev)[0]
+        self.sizes[addr] = ev["size"]
+        self._change(category, ev["size"])
+        return category
 
     def free(self, addr: int) -> str | None:
         if addr not in self.sizes:
@@ -409,20 +411,19 @@ def _timeline(trace: list[dict], before: dict[int, dict], free_action: str, name
     """Allocated bytes over the whole history, in total and by category, thinned to about ``limit`` points (and as
     many per category); times in microseconds after the first event (its index where events carry no time)."""
     levels = _Levels(before, named, max(1, -(-3 * len(trace) // limit)))
-    t0 = trace[0].get("time_us") if trace else None
+    t0 = trace[0].get("time_us") if trace else None  # a time, checked as the events were (an int or a finite float)
     for i, ev in enumerate(trace):
         action = ev["action"]
         if action == "alloc":
-            levels.alloc(ev)
-            category = levels.category[ev["addr"]]
+            category = levels.alloc(ev)
         elif action == free_action:
             category = levels.free(ev["addr"])
             if category is None:
                 continue
         else:
             continue
-        t = _elapsed(t0, ev.get("time_us"))
-        levels.add(i, float(i) if t is None else t, category)
+        t = ev.get("time_us")
+        levels.add(i, float(i) if t is None or t0 is None else float(t - t0), category)
     return S.Timeline(
         source=AttributionSource.CUDA_SNAPSHOT,
         baseline="absolute bytes allocated on the device, over the whole recorded history",
