@@ -284,3 +284,43 @@ def test_a_stack_shared_by_every_event_is_worked_out_once(tmp_path, monkeypatch)
     assert (
         shown["peak_bytes"] == 10_001 * 4096
     )  # the even ones kept, and one more just allocated and shown["top_items"][0]["item"] == "/home/u/train0.py:0 in forward"
+
+
+# -- the GPU machine's script, as far as it runs here ------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_the_device_script_reads_two_given_snapshots_on_any_machine(tmp_path):
+    """scripts/device_snapshots.sh trains on a GPU (the lead runs it); given two snapshots (A=, B=) it skips the
+    training and runs its analysis and its checks on them: here, the committed H200 snapshots."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "A": str(BF16), "B": str(ROWWISE), "OUT": str(tmp_path)}
+    proc = subprocess.run(["bash", "scripts/device_snapshots.sh"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    log = (tmp_path / "snapshots.log").read_text()
+    assert "checks: all passed" in log and "FAIL" not in log, log[-3000:]
+    assert re.findall(r"exit (\d+)", log) and set(re.findall(r"exit (\d+)", log)) == {"0"}, log[-3000:]
+    for name in ("diff.json", "diff.md", "diff.html", "diff.csv", "a.json", "b.json", "b.html", "b.trace.json", "aa.json"):
+        assert (tmp_path / "snapshots" / f"given-{name}").stat().st_size, name
+
+
+def test_the_plain_training_script_knows_nothing_of_memprobe_and_runs_dry_on_the_cpu():
+    import ast
+    import subprocess
+    import sys
+
+    script = ROOT / "scripts" / "plain_snapshot_train.py"
+    imported = {
+        (n.module or "") if isinstance(n, ast.ImportFrom) else a.name
+        for n in ast.walk(ast.parse(script.read_text()))
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
+    assert not [m for m in imported if m.startswith("memprobe")] and "torch" in imported
+    args = ["--device", "cpu", "--steps", "1", "--dim", "32", "--seq", "8", "--layers", "2", "--checkpoint"]
+    proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "trained without recording" in proc.stdout, proc.stderr[-2000:]
