@@ -634,15 +634,16 @@ def output_code_line_map(graph_memory: list[S.GraphMemory]) -> dict[str, dict[in
 def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution:
     """What is alive at the step's peak and at each phase's peak, by category and item.
 
-    Needs the report's ``graph_memory`` (the simulated output code) to name what Inductor allocated.
+    Needs the report's ``graph_memory`` (the simulated output code) to name what Inductor allocated. The replays run
+    with the cyclic collector paused (a block dict per allocation, none of them in a cycle).
     """
     meta = report.memory.snapshot if report.memory else None
-    rep = replay(snap, phase_names=(meta.phase_markers if meta else None))
-    classifier = Classifier(report, output_code_line_map(report.graph_memory or []))
-    ordinal_of_index = call_ordinals(snap, classifier)
-
-    ends = [ph["end_index"] for ph in rep["phases"].values() if "end_index" in ph]
-    moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values()), *ends])
+    with collector_paused():
+        rep = replay(snap, phase_names=(meta.phase_markers if meta else None))
+        classifier = Classifier(report, output_code_line_map(report.graph_memory or []))
+        ordinal_of_index = call_ordinals(snap, classifier)
+        ends = [ph["end_index"] for ph in rep["phases"].values() if "end_index" in ph]
+        moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values()), *ends])
 
     def at(index: int) -> Alive:
         def named():
