@@ -9,8 +9,8 @@ For each size, fresh processes read the same synthetic snapshot (bench/make_snap
 - ``show``: a snapshot taken elsewhere read alone (``memprobe show SNAPSHOT.pickle``: its peak by category and frame);
 - ``report``: the same with its timeline (``memprobe report SNAPSHOT.pickle``: the page's chart and the trace).
 
-Each process reports its wall time, its peak resident memory (VmHWM, /proc) and that peak above what it held before
-loading. Ratios are memprobe / ``pickle.load``; the goal is at most 1.5x in time at 100 MB and 1 GB, and memory bounded
+Each process reports its wall time, its CPU time (user + system: what a machine shared with other work changes
+least), its peak resident memory (VmHWM, /proc) and that peak above what it held before loading. Ratios are memprobe / ``pickle.load``; the goal is at most 1.5x in time at 100 MB and 1 GB, and memory bounded
 (reported against the file's size and against pickle.load's peak). A file over the per-file bounds of work (2,000,000
 events; 100,000,000 frames counted at each use) is refused by memprobe unless MEMPROBE_MAX_EVENTS / MEMPROBE_MAX_FRAMES
 raise them: the bench raises them, for the memprobe processes, only where the file needs it, and says so.
@@ -52,7 +52,12 @@ elif mode in ('show', 'report'):
     from memprobe.analysis.user_snapshot import analyse_snapshot
 else:
     import gc, pickle
+import resource
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
 rss0 = status('VmRSS:')
+c0 = cpu()
 t0 = time.perf_counter()
 if mode == 'run':
     result = attribute_peak(load_snapshot(path), report)
@@ -66,8 +71,8 @@ else:
     with open(path, 'rb') as f:
         snap = pickle.load(f)
     summary = {'entries': sum(len(t) for t in snap['device_traces'])}
-dt = time.perf_counter() - t0
-print(json.dumps({'seconds': dt, 'peak_rss_bytes': status('VmHWM:'), 'peak_extra_bytes': status('VmHWM:') - rss0, **summary}))
+dt, dc = time.perf_counter() - t0, cpu() - c0
+print(json.dumps({'seconds': dt, 'cpu_seconds': dc, 'peak_rss_bytes': status('VmHWM:'), 'peak_extra_bytes': status('VmHWM:') - rss0, **summary}))
 """
 
 
@@ -117,11 +122,15 @@ def one_size(n: int, repeats: int, tmp: Path, report: Path) -> dict:
         runs.append({m: measure(m, path, report, env) for m in MODES})
     row = {"entries": n, "file_bytes": path.stat().st_size, "bounds_raised": raised, "runs": runs}
     path.unlink()
-    for m in MODES:  # the median over the repeats, by its ratio to pickle.load in the same repeat
+    mid = len(runs) // 2
+    for m in MODES:  # the medians over the repeats; each ratio to pickle.load in the same repeat
         ratios = sorted(r[m]["seconds"] / r["pickle"]["seconds"] for r in runs)
+        cpu_ratios = sorted(r[m]["cpu_seconds"] / r["pickle"]["cpu_seconds"] for r in runs)
         row[m] = {
-            "seconds": sorted(r[m]["seconds"] for r in runs)[len(runs) // 2],
-            "time_ratio": ratios[len(ratios) // 2],
+            "seconds": sorted(r[m]["seconds"] for r in runs)[mid],
+            "cpu_seconds": sorted(r[m]["cpu_seconds"] for r in runs)[mid],
+            "time_ratio": ratios[mid],
+            "cpu_ratio": cpu_ratios[mid],
             "peak_rss_bytes": max(r[m]["peak_rss_bytes"] for r in runs),
             "peak_extra_bytes": max(r[m]["peak_extra_bytes"] for r in runs),
         }
@@ -134,12 +143,13 @@ def print_row(row: dict) -> None:
         f"\n{row['entries']} entries, {size / 2**20:.1f} MiB"
         + (f" (bounds raised: {row['bounds_raised']})" if row["bounds_raised"] else "")
     )
-    print(f"  {'':<20} {'seconds':>8} {'x pickle.load':>14} {'peak RSS':>10} {'x file':>7} {'x pickle.load':>14}")
+    print(f"  {'':<20} {'wall s':>7} {'x pickle':>9} {'CPU s':>7} {'x pickle':>9} {'peak RSS':>10} {'x file':>7} {'x pickle':>9}")
     for m in MODES:
         r = row[m]
         print(
-            f"  {LABEL[m]:<20} {r['seconds']:>8.2f} {r['time_ratio']:>13.2f}x {r['peak_rss_bytes'] / 2**20:>8.0f}Mi "
-            f"{r['peak_rss_bytes'] / size:>6.2f}x {r['peak_rss_bytes'] / base['peak_rss_bytes']:>13.2f}x",
+            f"  {LABEL[m]:<20} {r['seconds']:>7.2f} {r['time_ratio']:>8.2f}x {r['cpu_seconds']:>7.2f} {r['cpu_ratio']:>8.2f}x "
+            f"{r['peak_rss_bytes'] / 2**20:>8.0f}Mi "
+            f"{r['peak_rss_bytes'] / size:>6.2f}x {r['peak_rss_bytes'] / base['peak_rss_bytes']:>8.2f}x",
             flush=True,
         )
 
