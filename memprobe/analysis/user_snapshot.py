@@ -341,30 +341,32 @@ class _Bucketed:
     survive)."""
 
     def __init__(self, per: int):
-        self.per, self.points, self.bucket, self.kept = per, [], -1, []
+        self.per, self.points, self.edge = per, [], 0  # edge: the first event of the next bucket
+        self.first = self.low = self.high = None
 
     def add(self, i: int, t: float, value: int) -> None:
-        bucket = i // self.per
-        if bucket != self.bucket:
+        if i >= self.edge:
             self._flush()
-            self.bucket, self.kept = bucket, [(t, value)] * 3  # first, lowest, highest
-        elif value < self.kept[1][1]:
-            self.kept[1] = (t, value)
-        elif value > self.kept[2][1]:
-            self.kept[2] = (t, value)
+            self.edge = (i // self.per + 1) * self.per
+            self.first = self.low = self.high = (t, value)
+        elif value < self.low[1]:
+            self.low = (t, value)
+        elif value > self.high[1]:
+            self.high = (t, value)
 
     def _flush(self) -> None:
-        for t, value in sorted(set(self.kept)):
-            self.points.append([round(t, 1), value])
-        self.kept = []
+        if self.first is not None:
+            self.points.extend([round(t, 1), value] for t, value in sorted({self.first, self.low, self.high}))
 
     def done(self) -> list[list]:
         self._flush()
+        self.first = None
         return self.points
 
 
 class _Levels:
-    """The bytes allocated over a history, in total and by category, as each event changes them."""
+    """The bytes allocated over a history, in total and by category, as each event changes them (the timeline's
+    series, thinned as they come)."""
 
     def __init__(self, before: dict[int, dict], named: PerStack, per: int):
         self.named, self.per = named, per
@@ -373,38 +375,40 @@ class _Levels:
         self.level: dict[str, int] = {}
         for addr, category in self.category.items():
             self.level[category] = self.level.get(category, 0) + self.sizes[addr]
-        self.total = sum(self.sizes.values())
+        self.total = self.peak_bytes = sum(self.sizes.values())
+        self.peak_t = 0.0
         self.series = _Bucketed(per)
+        self.series.add(0, 0.0, self.total)
         self.by_category = {c: _Bucketed(4 * per) for c in self.level}
-        self.peak = S.TimelinePeak(t_us=0.0, bytes=self.total)
-        self.add(-1, 0.0, None)
+        for c, series in self.by_category.items():
+            series.add(0, 0.0, self.level[c])
 
-    def _change(self, category: str, delta: int) -> None:
-        self.total += delta
-        self.level[category] = self.level.get(category, 0) + delta
-
-    def alloc(self, ev: dict) -> str:
-        addr = ev["addr"]
-        if addr in self.sizes:  # a block still alive at its address: replaced (the trace lost its free)
-            self._change(self.category[addr], -self.sizes[addr])
+    def alloc(self, ev: dict) -> tuple[str, int]:
+        """``(category, bytes added)`` of an allocation."""
+        addr, size = ev["addr"], ev["size"]
+        old = self.sizes.get(addr)
+        if old is not None:  # a block still alive at its address: replaced (the trace lost its free)
+            self.total -= old
+            self.level[self.category[addr]] -= old
         category = self.category[addr] = self.named(ev)[0]
-        self.sizes[addr] = ev["size"]
-        self._change(category, ev["size"])
-        return category
+        self.sizes[addr] = size
+        return category, size
 
-    def free(self, addr: int) -> str | None:
-        if addr not in self.sizes:
-            return None
-        category = self.category.pop(addr)
-        self._change(category, -self.sizes.pop(addr))
-        return category
+    def free(self, addr: int) -> tuple[str, int]:
+        """``(category, bytes added)`` of the free of the block alive at ``addr``."""
+        return self.category.pop(addr), -self.sizes.pop(addr)
 
-    def add(self, i: int, t: float, category: str | None) -> None:
-        self.series.add(i + 1, t, self.total)
-        for c in [category] if category is not None else list(self.level):
-            self.by_category.setdefault(c, _Bucketed(4 * self.per)).add(i + 1, t, self.level[c])
-        if self.total > self.peak.bytes:
-            self.peak = S.TimelinePeak(t_us=round(t, 1), bytes=self.total)
+    def step(self, i: int, t: float, category: str, delta: int) -> None:
+        """The levels after event ``i`` (at time ``t``) changed ``category`` by ``delta`` bytes."""
+        total = self.total = self.total + delta
+        value = self.level[category] = self.level.get(category, 0) + delta
+        self.series.add(i, t, total)
+        series = self.by_category.get(category)
+        if series is None:
+            series = self.by_category[category] = _Bucketed(4 * self.per)
+        series.add(i, t, value)
+        if total > self.peak_bytes:
+            self.peak_bytes, self.peak_t = total, t
 
 
 def _timeline(trace: list[dict], before: dict[int, dict], free_action: str, named: PerStack, limit: int = 3000) -> S.Timeline:
@@ -412,18 +416,17 @@ def _timeline(trace: list[dict], before: dict[int, dict], free_action: str, name
     many per category); times in microseconds after the first event (its index where events carry no time)."""
     levels = _Levels(before, named, max(1, -(-3 * len(trace) // limit)))
     t0 = trace[0].get("time_us") if trace else None  # a time, checked as the events were (an int or a finite float)
+    sizes = levels.sizes
     for i, ev in enumerate(trace):
         action = ev["action"]
         if action == "alloc":
-            category = levels.alloc(ev)
-        elif action == free_action:
-            category = levels.free(ev["addr"])
-            if category is None:
-                continue
+            category, delta = levels.alloc(ev)
+        elif action == free_action and ev["addr"] in sizes:
+            category, delta = levels.free(ev["addr"])
         else:
             continue
         t = ev.get("time_us")
-        levels.add(i, float(i) if t is None or t0 is None else float(t - t0), category)
+        levels.step(i + 1, float(i) if t is None or t0 is None else float(t - t0), category, delta)
     return S.Timeline(
         source=AttributionSource.CUDA_SNAPSHOT,
         baseline="absolute bytes allocated on the device, over the whole recorded history",
@@ -432,7 +435,7 @@ def _timeline(trace: list[dict], before: dict[int, dict], free_action: str, name
         ops=[],
         total=levels.series.done(),
         categories={c: s.done() for c, s in sorted(levels.by_category.items())},
-        peak=levels.peak,
+        peak=S.TimelinePeak(t_us=round(levels.peak_t, 1), bytes=levels.peak_bytes),
         events=len(trace),
     )
 
