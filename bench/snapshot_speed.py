@@ -108,7 +108,7 @@ def machine() -> dict:
     }
 
 
-def one_size(n: int, repeats: int, tmp: Path, report: Path) -> dict:
+def one_size(n: int, repeats: int, tmp: Path, report: Path, modes: tuple[str, ...] = MODES) -> dict:
     path = tmp / f"snapshot-{n}.pickle"
     subprocess.run(
         [sys.executable, str(ROOT / "bench" / "make_snapshot.py"), "--entries", str(n), "--out", str(path)],
@@ -119,11 +119,11 @@ def one_size(n: int, repeats: int, tmp: Path, report: Path) -> dict:
     env, raised = bounds_env(n)
     runs = []
     for _ in range(repeats):  # each repeat measures every mode once, in turn, so that the machine's load is shared
-        runs.append({m: measure(m, path, report, env) for m in MODES})
+        runs.append({m: measure(m, path, report, env) for m in modes})
     row = {"entries": n, "file_bytes": path.stat().st_size, "bounds_raised": raised, "runs": runs}
     path.unlink()
     mid = len(runs) // 2
-    for m in MODES:  # the medians over the repeats; each ratio to pickle.load in the same repeat
+    for m in modes:  # the medians over the repeats; each ratio to pickle.load in the same repeat
         ratios = sorted(r[m]["seconds"] / r["pickle"]["seconds"] for r in runs)
         cpu_ratios = sorted(r[m]["cpu_seconds"] / r["pickle"]["cpu_seconds"] for r in runs)
         row[m] = {
@@ -144,7 +144,7 @@ def print_row(row: dict) -> None:
         + (f" (bounds raised: {row['bounds_raised']})" if row["bounds_raised"] else "")
     )
     print(f"  {'':<20} {'wall s':>7} {'x pickle':>9} {'CPU s':>7} {'x pickle':>9} {'peak RSS':>10} {'x file':>7} {'x pickle':>9}")
-    for m in MODES:
+    for m in (m for m in MODES if m in row):
         r = row[m]
         print(
             f"  {LABEL[m]:<20} {r['seconds']:>7.2f} {r['time_ratio']:>8.2f}x {r['cpu_seconds']:>7.2f} {r['cpu_ratio']:>8.2f}x "
@@ -159,13 +159,20 @@ def main() -> None:
     ap.add_argument("--entries", type=int, nargs="+", default=[1_350_000])
     ap.add_argument("--repeats", type=int, default=1, help="repeats per size (the median is reported)")
     ap.add_argument("--json-out", type=Path, default=None, help="also write the figures, with the machine, here")
+    ap.add_argument(
+        "--modes",
+        nargs="+",
+        choices=MODES,
+        default=list(MODES),
+        help="what to measure (pickle is always measured: the ratios' base); an older memprobe has only run",
+    )
     a = ap.parse_args()
     report = ROOT / "tests" / "data" / "cuda" / "rowwise-legacy" / "report.json"
     result = {"machine": machine(), "sizes": []}
     print(json.dumps(result["machine"]))
     with tempfile.TemporaryDirectory() as d:
         for n in a.entries:
-            row = one_size(n, a.repeats, Path(d), report)
+            row = one_size(n, a.repeats, Path(d), report, tuple(dict.fromkeys(["pickle", *a.modes])))
             result["sizes"].append(row)
             print_row(row)
     result["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
