@@ -359,6 +359,9 @@ def test_hostile_snapshot_shapes_never_crash_the_analysis_of_a_snapshot_alone(ev
     except (SnapshotError, RunDirError):
         return
     assert sum(read.summary.by_category_bytes.values()) == read.summary.peak_bytes
+    # the timeline's replay finds the peak where the summary's own replay does
+    alone = analyse_loaded(Snapshot({"segments": segments, "device_traces": [events, *traces]}, file_bytes=1), "s.pickle")
+    assert alone.summary == read.summary and read.timeline.peak.bytes == read.summary.peak_bytes
     diff = compare(read, read)
     assert diff.items == [] and diff.peak_bytes.delta == 0
 

@@ -257,10 +257,11 @@ def analyse_loaded(snap: Snapshot, path: str | Path, *, with_timeline: bool = Fa
     device, devices = _pick_device(snap)
     trace = trace_events(snap, device)
     before, free_action = blocks_before(snap, device), free_action_of(snap, device)
-    history = _replay(trace, before, free_action)
     named = PerStack(_named)
+    # the timeline's replay finds the peak as _replay does: one pass over the history, not two
+    timeline, history = _timeline(trace, before, free_action, named) if with_timeline else (None, None)
+    history = history or _replay(trace, before, free_action)
     groups = _groups(_alive_after(trace, before, free_action, history.peak_index), trace, named)
-    timeline = _timeline(trace, before, free_action, named) if with_timeline else None
     return Analysed(_summary(Path(path), snap, device, devices, trace, history, groups, top), groups, timeline)
 
 
@@ -375,8 +376,8 @@ class _Levels:
         self.level: dict[str, int] = {}
         for addr, category in self.category.items():
             self.level[category] = self.level.get(category, 0) + self.sizes[addr]
-        self.total = self.peak_bytes = sum(self.sizes.values())
-        self.peak_t = 0.0
+        self.start = self.total = self.peak_bytes = sum(self.sizes.values())
+        self.peak_t, self.peak_index = 0.0, -1
         self.series = _Bucketed(per)
         self.series.add(0, 0.0, self.total)
         self.by_category = {c: _Bucketed(4 * per) for c in self.level}
@@ -408,12 +409,15 @@ class _Levels:
             series = self.by_category[category] = _Bucketed(4 * self.per)
         series.add(i, t, value)
         if total > self.peak_bytes:
-            self.peak_bytes, self.peak_t = total, t
+            self.peak_bytes, self.peak_t, self.peak_index = total, t, i - 1
 
 
-def _timeline(trace: list[dict], before: dict[int, dict], free_action: str, named: PerStack, limit: int = 3000) -> S.Timeline:
+def _timeline(
+    trace: list[dict], before: dict[int, dict], free_action: str, named: PerStack, limit: int = 3000
+) -> tuple[S.Timeline, _History]:
     """Allocated bytes over the whole history, in total and by category, thinned to about ``limit`` points (and as
-    many per category); times in microseconds after the first event (its index where events carry no time)."""
+    many per category); times in microseconds after the first event (its index where events carry no time). With
+    the history's levels, as :func:`_replay` finds them."""
     levels = _Levels(before, named, max(1, -(-3 * len(trace) // limit)))
     t0 = trace[0].get("time_us") if trace else None  # a time, checked as the events were (an int or a finite float)
     sizes = levels.sizes
@@ -427,6 +431,7 @@ def _timeline(trace: list[dict], before: dict[int, dict], free_action: str, name
             continue
         t = ev.get("time_us")
         levels.step(i + 1, float(i) if t is None or t0 is None else float(t - t0), category, delta)
+    history = _History(levels.start, levels.peak_bytes, levels.peak_index, levels.total)
     return S.Timeline(
         source=AttributionSource.CUDA_SNAPSHOT,
         baseline="absolute bytes allocated on the device, over the whole recorded history",
@@ -437,7 +442,7 @@ def _timeline(trace: list[dict], before: dict[int, dict], free_action: str, name
         categories={c: s.done() for c, s in sorted(levels.by_category.items())},
         peak=S.TimelinePeak(t_us=round(levels.peak_t, 1), bytes=levels.peak_bytes),
         events=len(trace),
-    )
+    ), history
 
 
 # -- two snapshots ----------------------------------------------------------------------------------------------------
