@@ -63,7 +63,7 @@ if mode == 'run':
     result = attribute_peak(load_snapshot(path), report)
     summary = {'peak_bytes': result.peak_bytes, 'events': result.events, 'named_fraction': result.named_fraction}
 elif mode in ('show', 'report'):
-    read = analyse_snapshot(path, with_timeline=mode == 'report')
+    read = analyse_snapshot(path, with_timeline=mode == 'report', keep=True)  # as the verbs read it
     summary = {'peak_bytes': read.summary.peak_bytes, 'events': read.summary.events, 'groups': read.summary.groups}
 else:
     if mode == 'pickle-nogc':

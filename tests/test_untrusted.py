@@ -649,7 +649,8 @@ def _snapshot_alone_renderers() -> dict:
         print_snapshot(read.summary, console=_console(), wide=True)
 
     def alone_page(d):
-        write_snapshot_pages(d / "snapshot.pickle", d.parent / "s.html", d.parent / "s.json")
+        read = analyse_snapshot(d / "snapshot.pickle", with_timeline=True)
+        write_snapshot_pages(read.summary, read.timeline, d.parent / "s.html", d.parent / "s.json")
         _strict_json(json.loads((d.parent / "s.json").read_text()))
 
     def alone_diff(d):

@@ -238,18 +238,25 @@ def _reserved(snap: dict, device: int) -> int:
 @dataclass
 class Analysed:
     """A snapshot read: its record, every group alive at its peak (``(category, frame) -> [bytes, blocks]``, which a
-    diff compares whole), and, when asked for, its timeline."""
+    diff compares whole), when asked for its timeline, and when asked to keep it, the snapshot's data itself."""
 
     summary: S.SnapshotSummary
     groups: dict[tuple[str, str], list[int]]
     timeline: S.Timeline | None = None
+    data: Snapshot | None = None
 
 
-def analyse_snapshot(path: str | Path, *, with_timeline: bool = False, top: int = TOP) -> Analysed:
+def analyse_snapshot(path: str | Path, *, with_timeline: bool = False, top: int = TOP, keep: bool = False) -> Analysed:
     """Read the snapshot at ``path`` (a file the user named: a symbolic link is followed) and say what is alive at the
-    peak of its history; SnapshotError (exit 2) in one line when it is not one memprobe reads."""
+    peak of its history; SnapshotError (exit 2) in one line when it is not one memprobe reads. ``keep``: the result
+    holds the snapshot's data, not freed when this returns (freeing the millions of objects of a large one takes a
+    quarter of its reading; a verb that ends once it has printed leaves without freeing them: cli/main.py)."""
     with collector_paused():  # millions of plain dicts: nothing for the cyclic collector to find
-        return analyse_loaded(load_snapshot(path, follow=True), path, with_timeline=with_timeline, top=top)
+        snap = load_snapshot(path, follow=True)
+        read = analyse_loaded(snap, path, with_timeline=with_timeline, top=top)
+    if keep:
+        read.data = snap
+    return read
 
 
 def analyse_loaded(snap: Snapshot, path: str | Path, *, with_timeline: bool = False, top: int = TOP) -> Analysed:

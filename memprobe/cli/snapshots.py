@@ -14,7 +14,20 @@ from ..errors import ConfigError, RunDirError
 from .options import refuse_config_flags
 from .output import emit, refuse_existing
 
-__all__ = ["diff_snapshot_files", "is_snapshot_file", "names_snapshot", "report_snapshot", "show_snapshot"]
+__all__ = ["HELD", "diff_snapshot_files", "is_snapshot_file", "names_snapshot", "report_snapshot", "show_snapshot"]
+
+# the snapshots this process's verb read, held until the process leaves: a verb that read one leaves without the
+# interpreter's teardown (cli/main.py), which would free their millions of objects one by one (seconds for a GB file)
+HELD: list = []
+
+
+def _read(path, *, with_timeline: bool = False):
+    """A snapshot read for this verb, held until the process leaves."""
+    from ..analysis.user_snapshot import analyse_snapshot
+
+    read = analyse_snapshot(path, with_timeline=with_timeline, keep=True)
+    HELD.append(read)
+    return read
 
 
 def names_snapshot(path: Path) -> bool:
@@ -36,11 +49,10 @@ def names_snapshot(path: Path) -> bool:
 
 def show_snapshot(path: Path, *, as_json: bool, csv_path: Path | None, parquet_path: Path | None, wide: bool) -> None:
     """``memprobe show SNAPSHOT.pickle``: what is alive at its peak, by category and by the user's frames."""
-    from ..analysis.user_snapshot import snapshot_summary
     from ..report.console.snapshot import print_snapshot
     from ..report.tables import export
 
-    summary = snapshot_summary(path)
+    summary = _read(path).summary
     emit(summary, as_json=as_json, console=lambda: print_snapshot(summary, wide=wide))
     export("snapshot", summary, csv_path, parquet_path)
 
@@ -53,7 +65,8 @@ def report_snapshot(path: Path, output: Path | None, trace_path: Path | None, fo
     if output.resolve() == path.resolve() or (trace_path is not None and trace_path.resolve() == path.resolve()):
         raise ConfigError(f"{path}: the page or trace would replace the snapshot itself; name another file (-o, --trace)")
     refuse_existing(output, trace_path, force=force)
-    write_snapshot_pages(path, output, trace_path)
+    read = _read(path, with_timeline=True)
+    write_snapshot_pages(read.summary, read.timeline, output, trace_path)
     click.echo(f"wrote {output}")
     if trace_path is not None:
         click.echo(f"wrote {trace_path}")
@@ -83,7 +96,7 @@ def diff_snapshot_files(a: str, b: str, *, given: dict[str, bool], shared: dict,
     html = outputs.get("html")
     refuse_existing(html, outputs.get("csv"), outputs.get("parquet"), force=probes.force)
     first = analyse_snapshot(a, with_timeline=html is not None)  # one after the other: A's data let go before B's
-    second = analyse_snapshot(b, with_timeline=html is not None)
+    second = _read(b, with_timeline=html is not None)
     result = compare(first, second)
     probes.emit(result, markdown=snapshot_diff_markdown, console=lambda: print_snapshot_diff(result, wide=wide))
     export("snapshot-diff", result, outputs.get("csv"), outputs.get("parquet"))

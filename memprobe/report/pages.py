@@ -74,18 +74,16 @@ def write_trace(path: Path, out: Path) -> Path:
     return out
 
 
-def write_snapshot_pages(path: Path, html: Path | None, trace: Path | None) -> S.SnapshotSummary:
-    """The page and the trace asked for of the snapshot taken elsewhere at ``path``, from one reading of it."""
-    from ..analysis.user_snapshot import analyse_snapshot
+def write_snapshot_pages(summary: S.SnapshotSummary, timeline: S.Timeline, html: Path | None, trace: Path | None) -> None:
+    """The page and the trace asked for of a snapshot taken elsewhere, read with its timeline
+    (:func:`memprobe.analysis.user_snapshot.analyse_snapshot`)."""
     from .html import render_snapshot
     from .trace import snapshot_trace
 
-    read = analyse_snapshot(path, with_timeline=True)
     if html is not None:
-        atomic_write_text(html, render_snapshot(read.summary, read.timeline))
+        atomic_write_text(html, render_snapshot(summary, timeline))
     if trace is not None:
-        atomic_write_json(trace, snapshot_trace(read.summary, read.timeline))
-    return read.summary
+        atomic_write_json(trace, snapshot_trace(summary, timeline))
 
 
 def write_snapshot_diff_html(result: S.SnapshotDiff, timelines: tuple, out: Path) -> Path:
