@@ -324,3 +324,24 @@ def test_the_plain_training_script_knows_nothing_of_memprobe_and_runs_dry_on_the
     args = ["--device", "cpu", "--steps", "1", "--dim", "32", "--seq", "8", "--layers", "2", "--checkpoint"]
     proc = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0 and "trained without recording" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_a_snapshots_frames_print_literally_in_every_format(tmp_path):
+    """A frame's file and function are someone else's text: shown as text on the terminal and in Markdown, kept as
+    data in CSV."""
+    name = "/home/u/[bold]evil\x1b[2J|`x`.py"
+    frames = [{"filename": name, "line": 7, "name": "forward\u202e<script>"}]
+    events = [{"action": "alloc", "addr": 4096, "size": 1 << 20, "frames": frames}]
+    path = tmp_path / "s.pickle"
+    path.write_bytes(pickle.dumps({"segments": [], "device_traces": [events]}))
+    shown = invoke("show", path, env={"COLUMNS": "300"}).stdout
+    assert "\x1b" not in shown and "\\x1b" in shown and "[bold]evil" in shown and "\\u202e" in shown
+    md = invoke("diff", BF16, path, "--markdown").stdout
+    from markdown_it import MarkdownIt
+
+    assert "\x1b" not in md and "<script>" not in MarkdownIt().render(md)  # a code span's text, rendered as text
+    invoke("show", path, "--csv", tmp_path / "s.csv")  # data, as the file holds it, in one quoted cell
+    import csv
+
+    (row,) = list(csv.DictReader((tmp_path / "s.csv").open(newline="")))
+    assert row["item"] == f"{name}:7 in forward\u202e<script>" and row["bytes"] == str(1 << 20)
