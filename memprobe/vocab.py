@@ -112,6 +112,16 @@ class Category(_Documented):
     LIBRARY_WORKSPACE = "library-workspace", "a library's workspace (cuBLAS, cuDNN)"
     EAGER_AUTOGRAD = "eager-autograd", "allocated by eager (uncompiled) code or the autograd engine"
     BACKWARD_GRAPH_OR_AUTOGRAD = "backward-graph-or-autograd", "allocated during backward (CPU: the region gives no finer name)"
+    COMPILED_GRAPH = (
+        "compiled-graph",
+        "allocated by a compiled graph's code: saved for backward, an output or a temporary (a snapshot taken elsewhere "
+        "does not say which; memprobe's own runs do)",
+    )
+    MODEL_STATE = (
+        "model-state",
+        "a module's parameters or buffers, allocated as the model was built or moved to the device (named from a "
+        "snapshot's stack frames: Module.to, a module's __init__)",
+    )
     OTHER = "other", "no rule named it"
 
 
@@ -171,12 +181,12 @@ class AttributionSource(_Documented):
 
 
 class DiffStatus(_Documented):
-    """How a saved value differs between the sides of a diff."""
+    """How a saved value differs between the sides of a diff (of two snapshots: a group alive at the peaks)."""
 
-    ONLY_B = "only_b", "saved by B only"
-    GROWN = "grown", "saved by both, larger in B"
-    ONLY_A = "only_a", "saved by A only"
-    SHRUNK = "shrunk", "saved by both, smaller in B"
+    ONLY_B = "only_b", "saved by B only (snapshots: alive at B's peak only)"
+    GROWN = "grown", "saved by both, larger in B (snapshots: alive at both peaks, more at B's)"
+    ONLY_A = "only_a", "saved by A only (snapshots: alive at A's peak only)"
+    SHRUNK = "shrunk", "saved by both, smaller in B (snapshots: alive at both peaks, less at B's)"
 
 
 class Verdict(_Documented):

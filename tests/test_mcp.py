@@ -76,11 +76,14 @@ def test_policies_and_show_over_mcp():
         return (
             await session.call_tool("policies", {}),
             await session.call_tool("show", {"path": str(DATA / "rowwise-legacy")}),
+            await session.call_tool("show", {"path": str(DATA / "rowwise-legacy" / "snapshot.pickle")}),
         )
 
-    policies, shown = mcp_session(calls)
+    policies, shown, snapshot = mcp_session(calls)
     assert _json(policies) == json.loads(invoke("policies", "--json").stdout)
     assert _json(shown) == json.loads(invoke("show", DATA / "rowwise-legacy", "--json").stdout)
+    # a snapshot file (taken elsewhere): what `memprobe show SNAPSHOT.pickle --json` prints
+    assert _json(snapshot) == json.loads(invoke("show", DATA / "rowwise-legacy" / "snapshot.pickle", "--json").stdout)
 
 
 def test_a_missing_sdk_is_one_line_saying_how_to_install_it(tmp_path):

@@ -221,6 +221,38 @@ def test_run_page_cuts_no_column_and_no_label(tmp_path, width):
     _assert_round_ticks(got["yticks"])
 
 
+def test_snapshot_html_draws_its_history_offline_in_chromium(tmp_path):
+    """A snapshot taken elsewhere (issue 39): its whole history stacked by category, what is alive at its peak."""
+    html = tmp_path / "snapshot.html"
+    proc = invoke("report", ROWWISE / "snapshot.pickle", "-o", html)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = html.read_text()
+    _assert_offline(page)
+    assert page.index('id="verdict"') < page.index('id="scope"') < page.index('id="timeline"') < page.index('id="frames"')
+    assert "/work/main/repros/ffn.py:35 in forward" in page
+    dom, log = _render_in_browser(html, tmp_path / "snapshot.png")
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    assert 'data-rendered="1"' in body and "data-errors" not in body, body
+    categories = set(json.loads(re.search(r'id="memprobe-data">(.*?)</script>', page).group(1))["timeline"]["categories"])
+    assert set(re.findall(r'class="area" data-name="([^"]+)"', dom)) == categories and "optimizer-state" in categories
+    assert "ms from the first event of the recorded history" in dom
+    assert not _console_errors(log), _console_errors(log)
+
+
+def test_snapshot_diff_html_draws_both_histories_on_one_axis(tmp_path):
+    html = tmp_path / "diff.html"
+    proc = invoke("diff", BF16 / "snapshot.pickle", ROWWISE / "snapshot.pickle", "--html", html, "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = html.read_text()
+    _assert_offline(page)
+    dom, log = _render_in_browser(html, tmp_path / "diff.png")
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    assert 'data-rendered="3"' in body and "data-errors" not in body, body
+    assert 'data-name="A total allocated"' in dom and 'data-name="B total allocated"' in dom
+    assert "grown in B" not in page and "grown" in page  # the status, as the HTML diff writes it
+    assert not _console_errors(log), _console_errors(log)
+
+
 def test_report_refuses_to_overwrite_and_names_bad_input(tmp_path):
     html = tmp_path / "x.html"
     html.write_text("mine")

@@ -344,6 +344,28 @@ def test_hostile_snapshot_shapes_never_crash_the_analysis(events, segments):
         pass
 
 
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_event, max_size=20), st.lists(_hostile, max_size=3), st.lists(st.one_of(_hostile, st.just([])), max_size=2))
+def test_hostile_snapshot_shapes_never_crash_the_analysis_of_a_snapshot_alone(events, segments, traces):
+    """The same shapes read as a snapshot taken elsewhere (`memprobe show/report/diff SNAPSHOT.pickle`): its summary,
+    its timeline and its diff against itself, or a one-line refusal."""
+    from memprobe.analysis.snapshot import Snapshot, SnapshotError
+    from memprobe.analysis.user_snapshot import analyse_loaded, compare
+    from memprobe.errors import RunDirError
+
+    snap = Snapshot({"segments": segments, "device_traces": [events, *traces]}, file_bytes=1)
+    try:
+        read = analyse_loaded(snap, "s.pickle", with_timeline=True)
+    except (SnapshotError, RunDirError):
+        return
+    assert sum(read.summary.by_category_bytes.values()) == read.summary.peak_bytes
+    # the timeline's replay finds the peak where the summary's own replay does
+    alone = analyse_loaded(Snapshot({"segments": segments, "device_traces": [events, *traces]}, file_bytes=1), "s.pickle")
+    assert alone.summary == read.summary and read.timeline.peak.bytes == read.summary.peak_bytes
+    diff = compare(read, read)
+    assert diff.items == [] and diff.peak_bytes.delta == 0
+
+
 # -- 7. every file kind, fuzzed: exit 2 (or a result), never 70, never a hang ------------------------------------
 #
 # Each example changes one file memprobe reads: a field of it set to a hostile value (an integer beyond 64 bits
@@ -608,7 +630,38 @@ def _snapshot_renderers(report) -> dict:
     def attribution(d):
         _strict_json(dump(attribute_peak(load_snapshot(d / "snapshot.pickle"), report)))
 
-    return {"trace": trace, "attribution": attribution}
+    return {"trace": trace, "attribution": attribution, **_snapshot_alone_renderers()}
+
+
+def _snapshot_alone_renderers() -> dict:
+    """What `memprobe show`, `report` and `diff` do with a snapshot file named on the command line (taken elsewhere,
+    read alone): its summary, its page and trace, and its diff against a committed snapshot."""
+    from memprobe.analysis.user_snapshot import analyse_snapshot, compare
+    from memprobe.report.console.snapshot import print_snapshot, print_snapshot_diff
+    from memprobe.report.html import render_snapshot_diff
+    from memprobe.report.markdown import snapshot_diff_markdown
+    from memprobe.report.pages import write_snapshot_pages
+    from memprobe.rundir.load import dump
+
+    def alone(d):
+        read = analyse_snapshot(d / "snapshot.pickle")
+        _strict_json(dump(read.summary))
+        print_snapshot(read.summary, console=_console(), wide=True)
+
+    def alone_page(d):
+        read = analyse_snapshot(d / "snapshot.pickle", with_timeline=True)
+        write_snapshot_pages(read.summary, read.timeline, d.parent / "s.html", d.parent / "s.json")
+        _strict_json(json.loads((d.parent / "s.json").read_text()))
+
+    def alone_diff(d):
+        b = analyse_snapshot(d / "snapshot.pickle", with_timeline=True)
+        result = compare(analyse_snapshot(BF16 / "snapshot.pickle", with_timeline=True), b)
+        _strict_json(dump(result))
+        print_snapshot_diff(result, console=_console(), wide=True)
+        snapshot_diff_markdown(result)
+        render_snapshot_diff(result, None, b.timeline)
+
+    return {"alone": alone, "alone-page": alone_page, "alone-diff": alone_diff}
 
 
 def _recorded_renderers(kind: str) -> dict:
@@ -1037,6 +1090,10 @@ def test_what_the_fuzz_found_stays_fixed(fuzz_kinds, kind, path, change, rendere
         ("snapshot", ("device_traces", 0, 0), ("repeat", 3_000_000), "attribution", 2, "allocator events and blocks"),
         # a frame three million times in the list ten events share: 30 million frames at their uses, read once
         ("snapshot", ("device_traces", 0, 0, "frames", 0), ("repeat", 3_000_000), "trace", 0, ""),
+        # the same, named on the command line (`memprobe show`, `report`, `diff` of a snapshot taken elsewhere)
+        ("snapshot", ("device_traces", 0, 0), ("repeat", 3_000_000), "alone", 2, "allocator events and blocks"),
+        ("snapshot", ("device_traces", 0, 0), ("repeat", 3_000_000), "alone-diff", 2, "allocator events and blocks"),
+        ("snapshot", ("device_traces", 0, 0, "frames", 0), ("repeat", 3_000_000), "alone-page", 0, ""),
         ("fork server request", ("argv", 0), ("literal", "[" * 100_000 + "]" * 100_000), "server", 2, "nested too deep"),
         ("fork server request", ("argv", 0), ("literal", "[" * 100_000 + "]" * 100_000), "parse", 2, "nested too deep"),
         ("fork server request", ("env",), ("repeat", 1000), "server", 2, "env must be a dict"),

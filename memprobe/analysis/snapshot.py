@@ -14,7 +14,7 @@ share one among millions).
 
 from __future__ import annotations
 
-import io
+import gc
 import math
 import os
 import pickle
@@ -44,11 +44,12 @@ class Snapshot(dict):
     """A loaded snapshot (its plain data, as a dict) and what memprobe derived from it, kept apart from
     the data and computed once per snapshot."""
 
-    __slots__ = ("derived",)
+    __slots__ = ("derived", "file_bytes")
 
-    def __init__(self, data: dict):
+    def __init__(self, data: dict, file_bytes: int | None = None):
         super().__init__(data)
         self.derived: dict = {}
+        self.file_bytes = file_bytes  # the size of the file it was read from, as it was read
 
 
 # Loading may take at most this much memory beyond what the process already maps: a pickle cannot
@@ -59,42 +60,25 @@ LOAD_BYTES_PER_FILE_BYTE = 32
 LOAD_HEADROOM_BYTES = 256 * 2**20
 
 
-def load_snapshot(path: str | Path, *, trusted: bool = False) -> Snapshot:
+def load_snapshot(path: str | Path, *, trusted: bool = False, follow: bool = False) -> Snapshot:
     """The snapshot as plain data; SnapshotError for anything else (never executes code).
 
-    Unless ``trusted`` (a snapshot this process just wrote), loading is bounded to
-    ``LOAD_BYTES_PER_FILE_BYTE`` x the file's size + ``LOAD_HEADROOM_BYTES`` of memory."""
-    from ..rundir.read import read_bytes
+    The file is streamed to the unpickler (no copy of it in memory) with the cyclic collector paused. Unless
+    ``trusted`` (a snapshot this process just wrote), loading is bounded to ``LOAD_BYTES_PER_FILE_BYTE`` x the file's
+    size + ``LOAD_HEADROOM_BYTES`` of memory. ``follow``: the path the user named, which may be a symbolic link."""
+    from ..rundir.read import open_bounded
 
     path = Path(path)
     try:
-        data = read_bytes(path, f"snapshot {path}", kind="snapshot")
-    except MemprobeError as e:
+        with open_bounded(path, f"snapshot {path}", kind="snapshot", follow=follow) as f:
+            if not f.size:
+                raise SnapshotError(f"snapshot {path} is empty")
+            snap = _unpickle(f, path, None if trusted else LOAD_BYTES_PER_FILE_BYTE * f.size + LOAD_HEADROOM_BYTES)
+            size = f.size
+    except SnapshotError:
+        raise
+    except MemprobeError as e:  # the file cannot be opened or read, or grew past its bound while read
         raise SnapshotError(str(e)) from None
-    if not data:
-        raise SnapshotError(f"snapshot {path} is empty")
-    bound = None if trusted else LOAD_BYTES_PER_FILE_BYTE * len(data) + LOAD_HEADROOM_BYTES
-    try:
-        with _memory_bound(bound):
-            snap = _PlainUnpickler(io.BytesIO(data)).load()
-    except pickle.UnpicklingError as e:
-        raise SnapshotError(f"snapshot {path} refused: {e}") from None
-    except MemoryError:
-        raise SnapshotError(
-            f"snapshot {path} needs more memory to load than a file of {len(data)} bytes can (bound: {bound} bytes); refused"
-        ) from None
-    except (
-        EOFError,
-        ValueError,
-        TypeError,
-        IndexError,
-        KeyError,
-        AttributeError,
-        RecursionError,
-        OverflowError,
-        UnicodeDecodeError,
-    ) as e:
-        raise SnapshotError(f"snapshot {path} is truncated or not a pickle ({type(e).__name__})") from None
     if not isinstance(snap, dict) or "segments" not in snap or "device_traces" not in snap:
         raise SnapshotError(f"{path} is a pickle but not a CUDA memory snapshot (no segments/device_traces)")
     if not isinstance(snap["segments"], list) or not isinstance(snap["device_traces"], list):
@@ -103,7 +87,51 @@ def load_snapshot(path: str | Path, *, trusted: bool = False) -> Snapshot:
         _check_work(snap, f"snapshot {path}")
     except MemprobeError as e:
         raise SnapshotError(str(e)) from None
-    return Snapshot(snap)
+    return Snapshot(snap, size)
+
+
+# what a pickle that is cut short, or is none, raises as the unpickler reads it
+_NOT_A_PICKLE = (
+    EOFError,
+    ValueError,
+    TypeError,
+    IndexError,
+    KeyError,
+    AttributeError,
+    RecursionError,
+    OverflowError,
+    UnicodeDecodeError,
+)
+
+
+def _unpickle(f, path: Path, bound: int | None):
+    """The plain data of the open snapshot ``f``, unpickled within ``bound`` bytes of memory (None: unbounded)."""
+    try:
+        with _memory_bound(bound), collector_paused():
+            return _PlainUnpickler(f).load()
+    except pickle.UnpicklingError as e:
+        raise SnapshotError(f"snapshot {path} refused: {e}") from None
+    except MemoryError:
+        raise SnapshotError(
+            f"snapshot {path} needs more memory to load than a file of {f.size} bytes can (bound: {bound} bytes); refused"
+        ) from None
+    except _NOT_A_PICKLE as e:
+        raise SnapshotError(f"snapshot {path} is truncated or not a pickle ({type(e).__name__})") from None
+
+
+@contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while the block runs (as it was after): unpickling a snapshot makes
+    millions of small dicts and lists, none of which can be part of a cycle, and each batch of them made the collector
+    walk the growing heap again (``pickle.load`` of a 100 MB snapshot took 2.8 s with it, 0.85 s without: see
+    docs/benchmarks.md). Reference counting still frees everything as usual."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _check_work(snap: dict, where: str) -> None:
@@ -112,12 +140,8 @@ def _check_work(snap: dict, where: str) -> None:
     blocks = [seg.get("blocks") for seg in snap["segments"] if type(seg) is dict]
     lists = [t for t in snap["device_traces"] if type(t) is list] + [b for b in blocks if type(b) is list]
     check_work(where, "events", sum(map(len, lists)), "allocator events and blocks")
-    frames = 0
-    for items in lists:
-        for item in items:
-            if type(item) is dict:
-                fr = item.get("frames")
-                frames += len(fr) if type(fr) is list else 0
+    get, _dict, _list = dict.get, dict, list  # the loop below runs once per event: its names bound locally
+    frames = sum(len(fr) for items in lists for item in items if type(item) is _dict and type(fr := get(item, "frames")) is _list)
     check_work(where, "frames", frames, "stack frames (a frame list shared among events counted at each use)")
 
 
@@ -173,7 +197,7 @@ def _frames(ev: dict) -> list[dict]:
     ]
 
 
-class _PerStack:
+class PerStack:
     """What is derived from a stack, once per distinct frame list: a snapshot shares one list among many events (and a
     crafted one among millions), so each use costs a lookup, not a walk of the list. Kept only while the snapshot
     that holds the lists lives (the lists' identities are their keys)."""
@@ -241,23 +265,21 @@ def _device_trace(snap: dict, device: int | None) -> list:
 
 
 def _valid_trace(snap: dict, device: int | None) -> list[dict]:
-    # _integer's test written out (the hot loop of a snapshot's analysis: a call per field costs as much as the
-    # rest of it): an int (exactly: not a bool) within 64 bits
-    valid = []
-    append = valid.append
-    for e in _device_trace(snap, device):
-        if type(e) is not dict:
-            continue
-        addr, size = e.get("addr"), e.get("size")
-        if not (type(addr) is int and type(size) is int and 0 <= addr < _MAX and 0 <= size < _MAX):
-            continue
-        if type(e.get("action")) is not str:
-            continue
-        when = e.get("time_us", 0)
-        if not ((type(when) is int and 0 <= when < _MAX) or _finite(when)):
-            continue
-        append(e)
-    return valid
+    """The events with an int (exactly: not a bool) address and size within 64 bits, a str action and a time that is
+    such an int or a finite float. _integer's test written out in one comprehension, names bound locally: this is the
+    hot loop of a snapshot's analysis (a call per field cost as much as the rest of the analysis)."""
+    get, _dict, _int, _str, top, finite = dict.get, dict, int, str, _MAX, _finite
+    return [
+        e
+        for e in _device_trace(snap, device)
+        if type(e) is _dict
+        and type(addr := get(e, "addr")) is _int
+        and type(size := get(e, "size")) is _int
+        and 0 <= addr < top
+        and 0 <= size < top
+        and type(get(e, "action")) is _str
+        and ((type(when := get(e, "time_us", 0)) is _int and 0 <= when < top) or finite(when))
+    ]
 
 
 _MAX = MAX_INT  # addresses, sizes and times of a real snapshot fit in 63 bits, as a record's figures do
@@ -275,6 +297,17 @@ def _finite(v) -> bool:
 def _free_action(trace: list[dict]) -> str:
     """The event that returns a block: free_completed where the trace has it (newer torch)."""
     return "free_completed" if any(e.get("action") == "free_completed" for e in trace) else "free_requested"
+
+
+def free_action_of(snap: dict, device: int | None) -> str:
+    """The action that returns a block to the allocator in the device's trace (computed once per snapshot)."""
+    return _cached(snap, ("free_action", device), lambda: _free_action(trace_events(snap, device)))
+
+
+def blocks_before(snap: dict, device: int | None) -> dict[int, dict]:
+    """The blocks alive when the device's recording began, by address (computed once per snapshot): each a dict of
+    ``size``, ``frames`` (those of its segment block; none for a block the trace frees first) and ``pre_existing``."""
+    return _cached(snap, ("pre_existing", device), lambda: _pre_existing(snap, trace_events(snap, device), device))
 
 
 def _pre_existing(snap: dict, trace: list[dict], device: int | None) -> dict[int, dict]:
@@ -324,7 +357,7 @@ def _markers(snap: dict, device: int | None, expected: int | None = None) -> fro
     def compute():
         trace = trace_events(snap, device)
         found = []
-        marker_stack = _PerStack(_marker_stack)
+        marker_stack = PerStack(_marker_stack)
         for i in range(len(trace) - 1, -1, -1):
             ev = trace[i]
             if ev["action"] == "alloc" and _is_marker(ev, marker_stack):
@@ -343,12 +376,12 @@ def walk_trace(snap: dict, device: int | None = None, resume: tuple | None = Non
     ``(index, live, total)`` saved by :func:`replay` to start from instead of the beginning."""
     trace = trace_events(snap, device)
     markers = _known_markers(snap, device)
-    free_action = _cached(snap, ("free_action", device), lambda: _free_action(trace))
+    free_action = free_action_of(snap, device)
     if resume is not None:
         start, live, total = resume[0], dict(resume[1]), resume[2]
     else:
         start = 0
-        live = dict(_cached(snap, ("pre_existing", device), lambda: _pre_existing(snap, trace, device)))
+        live = dict(blocks_before(snap, device))
         total = sum(b["size"] for b in live.values())
     yield start - 1, None, False, live, total
     for i in range(start, len(trace)):
@@ -363,53 +396,70 @@ def walk_trace(snap: dict, device: int | None = None, resume: tuple | None = Non
         yield i, ev, marker, live, total
 
 
+class _PhaseMarks:
+    """What :func:`replay` does at the phase markers: each starts or ends the phase ``phase_names`` gives it in order;
+    the phase a marker starts is ``current`` until one ends it (its peak is followed from there)."""
+
+    def __init__(self, phase_names: list | None):
+        self.names = phase_names or []
+        self.markers: list[int] = []
+        self.phases: dict[str, dict] = {}
+        self.current: dict | None = None  # the figures of the phase under way
+
+    def at(self, i: int, total: int) -> None:
+        if len(self.markers) < len(self.names):
+            name, edge = self.names[len(self.markers)]
+            if edge == PhaseEdge.START:
+                self.current = self.phases[name] = {"peak_bytes": total, "peak_index": i, "start_index": i}
+            else:
+                self.current = None
+                self.phases.setdefault(name, {"peak_bytes": total, "peak_index": i, "start_index": i})["end_index"] = i
+        self.markers.append(i)
+
+
 def replay(snap: dict, device: int | None = None, phase_names: list | None = None) -> dict:
     """Replay the trace: the peak of bytes allocated, over the measured step and per phase.
 
     ``phase_names``: the run's ``[[phase, "start"|"end"], ...]`` in the order of the
     marker allocations in the trace. The step is the history from the first marker on
     (the whole history when it has no markers, e.g. a run that failed before measuring).
-    The state at the first marker is kept, so that :func:`live_at` starts there.
+    The state at the first marker is kept, so that :func:`live_at` starts there. The replay of
+    :func:`walk_trace`, written out in one loop (the hot loop of a snapshot's analysis): only an
+    allocation can raise the level, so the peaks are looked at after allocations only.
     """
     has_markers = bool(_markers(snap, device, expected=len(phase_names) if phase_names else None))
-    events = 0
-    start_total = peak = total = 0
-    peak_index = -1
-    markers: list[int] = []
-    phases: dict[str, dict] = {}
-    current: str | None = None
-    in_step = not has_markers
-    for i, _ev, marker, live, total in walk_trace(snap, device):
-        if i < 0:
-            start_total = peak = total
-            continue
-        events += 1
-        if marker:
-            if not markers:  # the measured step begins: its peak is counted from here
-                in_step = True
+    trace = trace_events(snap, device)
+    markers = _known_markers(snap, device)
+    free_action = free_action_of(snap, device)
+    live = dict(blocks_before(snap, device))
+    start_total = total = peak = sum(b["size"] for b in live.values())
+    peak_index, in_step, marks = -1, not has_markers, _PhaseMarks(phase_names)
+    for i, ev in enumerate(trace):
+        action = ev["action"]
+        if action == "alloc":
+            if i in markers:
+                if not marks.markers:  # the measured step begins: its peak is counted from here
+                    in_step, peak, peak_index = True, total, i
+                    _cached(snap, ("resume", device), lambda i=i, total=total: (i, dict(live), total))
+                marks.at(i, total)
+                continue
+            size = ev["size"]
+            live[ev["addr"]] = {"size": size, "frames": ev.get("frames"), "index": i}
+            total += size
+            if in_step and total > peak:
                 peak, peak_index = total, i
-                _cached(snap, ("resume", device), lambda i=i, live=live, total=total: (i, dict(live), total))
-            if phase_names and len(markers) < len(phase_names):
-                name, edge = phase_names[len(markers)]
-                current = name if edge == PhaseEdge.START else None
-                if current is not None:
-                    phases[current] = {"peak_bytes": total, "peak_index": i, "start_index": i}
-                else:
-                    phases.setdefault(name, {"peak_bytes": total, "peak_index": i, "start_index": i})["end_index"] = i
-            markers.append(i)
-            continue
-        if in_step and total > peak:
-            peak, peak_index = total, i
-        if current is not None and total > phases[current]["peak_bytes"]:
-            phases[current]["peak_bytes"], phases[current]["peak_index"] = total, i
+            if marks.current is not None and total > marks.current["peak_bytes"]:
+                marks.current["peak_bytes"], marks.current["peak_index"] = total, i
+        elif action == free_action and ev["addr"] in live:
+            total -= live.pop(ev["addr"])["size"]
     return {
-        "events": events,
+        "events": len(trace),
         "start_bytes": start_total,
         "end_bytes": total,
         "peak_bytes": peak,
         "peak_index": peak_index,
-        "marker_indices": markers,
-        "phases": phases,
+        "marker_indices": marks.markers,
+        "phases": marks.phases,
     }
 
 
@@ -462,8 +512,8 @@ class Classifier:
         self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
         for inv in report.invocations:
             self.invocations[inv.dynamo_graph].append(inv)
-        self.code_frame = _PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
-        self._named = _PerStack(self._named_by)  # what a stack alone says a block is, or None: its output code does
+        self.code_frame = PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
+        self._named = PerStack(self._named_by)  # what a stack alone says a block is, or None: its output code does
 
     def _code_frame(self, frames: list[dict]) -> tuple[str, int] | None:
         for f in frames:
@@ -584,15 +634,16 @@ def output_code_line_map(graph_memory: list[S.GraphMemory]) -> dict[str, dict[in
 def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution:
     """What is alive at the step's peak and at each phase's peak, by category and item.
 
-    Needs the report's ``graph_memory`` (the simulated output code) to name what Inductor allocated.
+    Needs the report's ``graph_memory`` (the simulated output code) to name what Inductor allocated. The replays run
+    with the cyclic collector paused (a block dict per allocation, none of them in a cycle).
     """
     meta = report.memory.snapshot if report.memory else None
-    rep = replay(snap, phase_names=(meta.phase_markers if meta else None))
-    classifier = Classifier(report, output_code_line_map(report.graph_memory or []))
-    ordinal_of_index = call_ordinals(snap, classifier)
-
-    ends = [ph["end_index"] for ph in rep["phases"].values() if "end_index" in ph]
-    moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values()), *ends])
+    with collector_paused():
+        rep = replay(snap, phase_names=(meta.phase_markers if meta else None))
+        classifier = Classifier(report, output_code_line_map(report.graph_memory or []))
+        ordinal_of_index = call_ordinals(snap, classifier)
+        ends = [ph["end_index"] for ph in rep["phases"].values() if "end_index" in ph]
+        moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values()), *ends])
 
     def at(index: int) -> Alive:
         def named():
@@ -632,8 +683,8 @@ def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:
     ordinal_of_index: dict[int, int] = {}
     trace = trace_events(snap, None)
     # the report's graph calls are the measured step's: count from its first phase marker (the history
-    # before it holds earlier steps' calls of the same graphs)
-    first = min(_markers(snap, None), default=0)
+    # before it holds earlier steps' calls of the same graphs), as replay() found them
+    first = min(_known_markers(snap, None), default=0)
     for i in range(first, len(trace)):
         ev = trace[i]
         if ev.get("action") != "alloc":

@@ -11,6 +11,7 @@ from .options import config_options
 from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, json_help, probe_options
 from .sides import SIDE_NAMED, SIDE_NAMED_BECAUSE, SideOptions, side_options
+from .snapshots import diff_snapshot_files, is_snapshot_file
 
 
 @click.command(cls=CommandAfterDashes, short_help="Rank what B keeps alive for backward that A does not.")
@@ -63,7 +64,9 @@ def diff(
     """Run (or load) two configurations and rank what B keeps alive that A does not.
 
     A and B are each a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8), run with
-    the shared flags below, or a run directory written by `memprobe run` (loaded, not re-run).
+    the shared flags below, or a run directory written by `memprobe run` (loaded, not re-run);
+    or both are CUDA memory snapshots taken elsewhere (files, torch.cuda.memory._dump_snapshot):
+    what B holds at the peak of its history that A does not, ranked by bytes (nothing runs).
     After `--`, both sides run your own training script instead (no A or B), told apart by
     --a-env/--b-env and --a-python/--b-python (another torch, in a virtualenv without memprobe).
     Each side that runs is a fresh process of its own, so nothing of one (allocator, compiled
@@ -82,6 +85,7 @@ def diff(
         --b-env PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
       memprobe diff rowwise rowwise --b-python ~/venvs/torch-nightly/bin/python
       memprobe diff memprobe-runs/run-a memprobe-runs/run-b --markdown
+      memprobe diff a.pickle b.pickle
       memprobe diff --b-python ~/venvs/torch-next/bin/python -- python train.py
     """
     from ..orchestrate.diff import run_diff
@@ -91,6 +95,9 @@ def diff(
     from ..report.tables import export
 
     command = command_after_dashes()
+    if not command and (is_snapshot_file(a) or is_snapshot_file(b)):
+        outputs = {"html": html_path, "csv": csv_path, "parquet": parquet_path}
+        return _diff_snapshots(a, b, sides, parallel, analysis_only, outputs, wide, probes, shared)
     resolved = sides.resolve_script(a, b, shared, command) if command else sides.resolve(*_both(a, b), shared)
     envs = sides.envs()
     label = f"diff-{resolved['a'].target.short_name()}" if command else f"diff-{a}-vs-{b}".replace("/", "_")
@@ -107,3 +114,10 @@ def _both(a: str | None, b: str | None) -> tuple[str, str]:
     if a is None or b is None:
         raise click.UsageError("give two sides, A and B (a recipe or a run directory each), or a command after --")
     return a, b
+
+
+def _diff_snapshots(a, b, sides: SideOptions, parallel, analysis_only, outputs: dict, wide, probes, shared) -> None:
+    """Two snapshots taken elsewhere: read, nothing run; the flags that configure a side that runs are refused."""
+    given = {"--a/--b/--a-env/--b-env/--a-python/--b-python": sides.given(), "--parallel": parallel}
+    given |= {"--analysis-only": analysis_only, "--out": probes.out is not None}
+    diff_snapshot_files(a, b, given=given, shared=shared, probes=probes, outputs=outputs, wide=wide)

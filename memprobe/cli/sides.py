@@ -52,6 +52,10 @@ class SideOptions:
         cfg = script_config(shared, command)
         return {"a": cfg, "b": cfg}
 
+    def given(self) -> bool:
+        """Whether any of one side's own options was given (flags, environment, interpreter)."""
+        return any((self.a_flags, self.b_flags, self.a_env, self.b_env, self.a_python, self.b_python))
+
     def envs(self) -> dict:
         """Each side's environment and interpreter, checked before any side runs."""
         from ..orchestrate.process import side_env

@@ -111,6 +111,14 @@ def _path(value: str | None, argument: str) -> Path | None:
     return Path(value)
 
 
+def _shown(path: Path):
+    """What `memprobe show PATH --json` prints: a snapshot file's summary, or the record a directory holds."""
+    from ..analysis.recorded import load_recorded
+    from ..analysis.user_snapshot import is_snapshot_file, snapshot_summary
+
+    return snapshot_summary(path) if is_snapshot_file(path) else load_recorded(path)[1]
+
+
 # JSON Schema types as an error names them
 _TYPES = {"boolean": "true or false", "string": "a string", "object": "an object", "array": "a list", "integer": "an integer"}
 _TYPES |= {"number": "a number", "null": "null"}
@@ -274,14 +282,18 @@ def build_server() -> MCPServer:
 
     @server.tool(annotations=READS)
     async def show(
-        path: Annotated[str, Field(description="A run directory, or a diff / explain / bisect directory or its JSON file.")],
+        path: Annotated[
+            str,
+            Field(
+                description="A run directory, or a diff / explain / bisect directory or its JSON file; or a CUDA "
+                "memory snapshot file taken elsewhere (torch.cuda.memory._dump_snapshot)."
+            ),
+        ],
         ctx: Context | None = None,
     ) -> dict[str, Any]:
-        """A recorded run (report.json) or diff / explain / bisect result, checked as it is read (as `memprobe
-        show PATH --json`)."""
-        from ..analysis.recorded import load_recorded
-
-        return await _call(ctx, lambda _progress: load_recorded(_path(path, "path") or Path(path))[1])
+        """A recorded run (report.json) or diff / explain / bisect result, checked as it is read, or what is alive at
+        the peak of a CUDA memory snapshot (as `memprobe show PATH --json`)."""
+        return await _call(ctx, lambda _progress: _shown(_path(path, "path") or Path(path)))
 
     @server.tool(annotations=WRITES_RUNS)
     async def gate(

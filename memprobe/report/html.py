@@ -431,3 +431,109 @@ def render_sweep(result: S.SweepResult) -> str:
         inversions=inversions,
         note=result.note or "",
     )
+
+
+_SNAPSHOT_AXIS = "ms from the first event of the recorded history"
+
+
+def _snapshot_categories(s: S.SnapshotSummary) -> dict:
+    return {
+        "headers": [_h("category"), _h("bytes", True), _h("share", True)],
+        "rows": [
+            {"cells": [_c(c), _b(n), _c(f"{n / s.peak_bytes:.0%}" if s.peak_bytes else "")]}
+            for c, n in s.by_category_bytes.items()
+        ],
+    }
+
+
+def render_snapshot(s: S.SnapshotSummary, timeline: S.Timeline | None) -> str:
+    """The page of a snapshot taken elsewhere: the verdict, what a snapshot alone says, its history stacked by category,
+    what is alive at its peak by category and by the user's frames."""
+    frames = {
+        "headers": [_h("bytes", True), _h("blocks", True), _h("category"), _h("your code (innermost frame)"), _h("named by")],
+        "rows": [
+            {"cells": [_b(it.bytes), _c(it.blocks, it.blocks), _c(it.category), _c(it.item, code=True), _c(it.evidence or "")]}
+            for it in s.top_items
+        ],
+        "note": f"{s.groups} groups alive at the peak; the {len(s.top_items)} largest shown. A frame in parentheses is a "
+        "library's: no frame of the stack is the user's code.",
+    }
+    facts = [
+        ("file", f"{s.file} ({fmt_bytes(s.file_bytes)})"),
+        ("device", f"{s.device} ({s.devices} with a history)"),
+        ("events", str(s.events)),
+        ("allocated at the start, peak, end", f"{fmt_bytes(s.start_bytes)}, {fmt_bytes(s.peak_bytes)}, {fmt_bytes(s.end_bytes)}"),
+        (
+            "the peak",
+            f"after event {s.peak_event + 1}" + (f", {s.peak_t_us / 1000:.1f} ms in" if s.peak_t_us is not None else ""),
+        ),
+        ("reserved when taken", fmt_bytes(s.reserved_bytes)),
+    ]
+    data = {"kind": "snapshot", "timeline": dump(timeline) if timeline is not None else None, "xlabel": _SNAPSHOT_AXIS}
+    return _page(
+        "snapshot.html.j2",
+        f"memprobe snapshot — {Path(s.file).name}",
+        [f"{s.file} | {s.events} allocator events | peak {fmt_bytes(s.peak_bytes)}"],
+        data,
+        verdict=s.verdict,
+        scope=s.scope,
+        categories=_snapshot_categories(s),
+        frames=frames,
+        facts={"headers": [_h("what"), _h("figure")], "rows": [{"cells": [_c(k), _c(v)]} for k, v in facts]},
+    )
+
+
+def render_snapshot_diff(d: S.SnapshotDiff, timeline_a: S.Timeline | None, timeline_b: S.Timeline | None) -> str:
+    """The page of two snapshots: both histories on one axis, each stacked by category, the peaks by category, and
+    the groups that differ, ranked."""
+    figures = [
+        ("peak", d.peak_bytes),
+        ("at the start", d.start_bytes),
+        ("at the end", d.end_bytes),
+        ("reserved", d.reserved_bytes),
+    ]
+    figures += list(d.by_category.items())
+    categories = {
+        "headers": [_h(""), _h("A", True), _h("B", True), _h("B - A", True)],
+        "rows": [{"cells": [_c(name), _b(x.a), _b(x.b), _d(x.delta)]} for name, x in figures],
+    }
+    items = {
+        "headers": [
+            _h("status"),
+            _h("A", True),
+            _h("B", True),
+            _h("delta", True),
+            _h("category"),
+            _h("your code (innermost frame)"),
+        ],
+        "rows": [
+            {
+                "cells": [
+                    _c(it.status.replace("_", " ")),
+                    _b(it.bytes_a),
+                    _b(it.bytes_b),
+                    _d(it.delta_bytes),
+                    _c(it.category),
+                    _c(it.frame, code=True),
+                ]
+            }
+            for it in d.items
+        ],
+        "note": f"{d.differences} groups differ, {d.unchanged} are the same on both sides.",
+    }
+    data = {
+        "kind": "snapshot-diff",
+        "timeline_a": dump(timeline_a) if timeline_a is not None else None,
+        "timeline_b": dump(timeline_b) if timeline_b is not None else None,
+        "xlabel": "ms from the first event of each recorded history",
+    }
+    return _page(
+        "snapshot_diff.html.j2",
+        "memprobe diff of two snapshots",
+        [f"A: {d.a.file}", f"B: {d.b.file}"],
+        data,
+        verdict=d.verdict,
+        scope=d.scope,
+        categories=categories,
+        items=items,
+    )

@@ -173,3 +173,34 @@ def _gate_notices(result: S.GateResult) -> list[str]:
         lines += [f"- {md_text(v.probe, line_start=True)} {md_code(limit_metric(v))}: {md_text(v.notice)}" for v in skips]
         lines += ["", "</details>"]
     return lines
+
+
+def snapshot_diff_markdown(d: S.SnapshotDiff) -> str:
+    """Two snapshots taken elsewhere, compared: the verdict, the peaks by category, the groups that differ."""
+    lines = [
+        "### memprobe diff (two snapshots)",
+        "",
+        f"**Verdict:** {_cell(d.verdict.text)}",
+        "",
+        f"**A** {_code(d.a.file)}  ",
+        f"**B** {_code(d.b.file)}",
+        "",
+        f"<sub>known: {_cell(d.scope)}</sub>",
+        "",
+        "| | A | B | B - A |",
+        "|---|---:|---:|---:|",
+    ]
+    figures = [("peak", d.peak_bytes), *d.by_category.items()]
+    lines += [f"| {_cell(name)} | {fmt_bytes(x.a)} | {fmt_bytes(x.b)} | {fmt_delta(x.delta)} |" for name, x in figures]
+    lines.append("")
+    if not d.items:
+        return "\n".join([*lines, f"Nothing alive at the peaks differs ({d.unchanged} groups).", ""])
+    lines += ["| | A | B | delta | category | your code |", "|---|---:|---:|---:|---|---|"]
+    lines += [
+        f"| {STATUS_LABEL[it.status]} | {fmt_bytes(it.bytes_a)} | {fmt_bytes(it.bytes_b)} | {fmt_delta(it.delta_bytes)}"
+        f" | {_cell(it.category)} | {_code(it.frame)} |"
+        for it in d.items[:TOP]
+    ]
+    if d.differences > TOP:
+        lines.append(f"\n_{d.differences - TOP} more differ (`--json`)._")
+    return "\n".join([*lines, ""])

@@ -82,6 +82,26 @@ def write_trace(path: Path, out: Path) -> Path:
     return out
 
 
+def write_snapshot_pages(summary: S.SnapshotSummary, timeline: S.Timeline, html: Path | None, trace: Path | None) -> None:
+    """The page and the trace asked for of a snapshot taken elsewhere, read with its timeline
+    (:func:`memprobe.analysis.user_snapshot.analyse_snapshot`)."""
+    from .html import render_snapshot
+    from .trace import snapshot_trace
+
+    if html is not None:
+        atomic_write_text(html, render_snapshot(summary, timeline))
+    if trace is not None:
+        atomic_write_json(trace, snapshot_trace(summary, timeline))
+
+
+def write_snapshot_diff_html(result: S.SnapshotDiff, timelines: tuple, out: Path) -> Path:
+    """The page of two snapshots compared (``timelines``: each one's, A's then B's)."""
+    from .html import render_snapshot_diff
+
+    atomic_write_text(out, render_snapshot_diff(result, *timelines))
+    return out
+
+
 def write_gate_outputs(
     result: S.GateResult, *, junit=None, html=None, csv=None, parquet=None, step_summary: str | None = None
 ) -> None:

@@ -2,7 +2,7 @@
 
 One row per saved value of a run (its op chain, the user's op, module and source line, kind,
 reason, bytes and the bytes held at run time), one per difference of a diff, one per limit of
-a gate. Bytes stay integers of bytes; the grouping across layers (``group``) is the same as the
+a gate, one per group alive at a snapshot's peak (or differing between two snapshots' peaks). Bytes stay integers of bytes; the grouping across layers (``group``) is the same as the
 console's. A CSV cell a spreadsheet would run as a formula is written inert
 (:func:`~memprobe.text.csv_cell`).
 """
@@ -52,6 +52,8 @@ DIFF_COLUMNS = [
     "hint",
 ]
 GATE_COLUMNS = ["probe", "name", "metric", "device", "kind", "measured", "limit", "headroom", "verdict", "notice"]
+SNAPSHOT_COLUMNS = ["category", "item", "bytes", "blocks", "evidence"]
+SNAPSHOT_DIFF_COLUMNS = ["status", "category", "frame", "bytes_a", "bytes_b", "delta_bytes", "blocks_a", "blocks_b"]
 
 
 def _frame(records: list[dict], columns: list[str]):
@@ -109,6 +111,16 @@ def gate_frame(result: S.GateResult):
     return _frame(records, GATE_COLUMNS)
 
 
+def snapshot_frame(summary: S.SnapshotSummary):
+    """A snapshot's groups alive at its peak, one row each: a category and the innermost frame of the user's code."""
+    return _frame([dump(it) for it in summary.top_items], SNAPSHOT_COLUMNS)
+
+
+def snapshot_diff_frame(result: S.SnapshotDiff):
+    """The groups that differ at two snapshots' peaks, one row each."""
+    return _frame([dump(it) for it in result.items], SNAPSHOT_DIFF_COLUMNS)
+
+
 def check_engine(parquet: Path | None) -> None:
     """Before anything runs: ``--parquet`` needs an engine pandas can write Parquet with."""
     if parquet is None:
@@ -132,10 +144,19 @@ def write_table(frame, path: Path, fmt: str) -> Path:
     return path
 
 
-def export(kind: str, data: S.Report | S.DiffResult | S.GateResult, csv: Path | None, parquet: Path | None) -> list[Path]:
-    """Write the table of a run (``kind`` "run": its report), diff or gate (its result) to the paths asked for; returns
-    them."""
+_FRAMES = {
+    "run": saved_frame,
+    "diff": diff_frame,
+    "gate": gate_frame,
+    "snapshot": snapshot_frame,
+    "snapshot-diff": snapshot_diff_frame,
+}
+
+
+def export(kind: str, data: S.Record, csv: Path | None, parquet: Path | None) -> list[Path]:
+    """Write the table of a run (``kind`` "run": its report), diff, gate, snapshot or diff of snapshots (its result) to
+    the paths asked for; returns them."""
     if csv is None and parquet is None:
         return []
-    frame = {"run": saved_frame, "diff": diff_frame, "gate": gate_frame}[kind](data)
+    frame = _FRAMES[kind](data)
     return [write_table(frame, path, fmt) for path, fmt in ((csv, "csv"), (parquet, "parquet")) if path is not None]

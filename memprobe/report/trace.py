@@ -19,8 +19,19 @@ TRACKS = {"phases": 1, "regions": 2, "ops": 3}
 def chrome_trace(report: S.Report, timeline: S.Timeline) -> dict:
     """The trace of ``report``'s measured step, from its ``timeline`` (:func:`memprobe.analysis.timeline.timeline`), in
     the Chrome trace format (its own JSON, not one of memprobe's records)."""
+    return timeline_trace(timeline, f"memprobe {report.config.probe().summary()}", report.created_utc)
+
+
+def snapshot_trace(summary: S.SnapshotSummary, timeline: S.Timeline) -> dict:
+    """The trace of a snapshot taken elsewhere: its whole history, from its ``timeline``
+    (:func:`memprobe.analysis.user_snapshot.analyse_snapshot`)."""
+    return timeline_trace(timeline, f"memprobe snapshot {summary.file}", summary.file)
+
+
+def timeline_trace(timeline: S.Timeline, process: str, run: str | None) -> dict:
+    """A ``timeline`` as a Chrome trace: the process named ``process``; ``run``: what it was read from."""
     events: list[dict] = [
-        {"ph": "M", "pid": PID, "name": "process_name", "args": {"name": f"memprobe {report.config.probe().summary()}"}},
+        {"ph": "M", "pid": PID, "name": "process_name", "args": {"name": process}},
     ]
     for name, tid in TRACKS.items():
         events.append({"ph": "M", "pid": PID, "tid": tid, "name": "thread_name", "args": {"name": name}})
@@ -43,7 +54,7 @@ def chrome_trace(report: S.Report, timeline: S.Timeline) -> dict:
                 "source": str(timeline.source),
                 "baseline": timeline.baseline,
                 "peak": dump(timeline.peak),
-                "run": report.created_utc,
+                "run": run,
             }
         },
     }

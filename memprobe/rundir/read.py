@@ -5,6 +5,7 @@ No pydantic and no torch here: a probe's process (which may run in a lean enviro
 
 - :func:`read_bytes` / :func:`read_text`: a regular file only (a FIFO or a device is refused, never waited
   on), not through a symbolic link unless the user named the path, at most ``FILE_LIMITS[kind]`` bytes;
+  :func:`open_bounded`: the same file as a stream, read in its reader's chunks (a snapshot's unpickler), no copy;
 - :func:`parse_json`: JSON with bounds (nesting depth, integers within +-2**63, no NaN or infinities);
 - :func:`inside`: a path recorded in a file, resolved, refused unless it stays inside the directory holding it;
 - :func:`kind_of` / :func:`check_directory`: what is at a path, without following its last link;
@@ -163,11 +164,9 @@ def check_work(where: str, name: str, count: int, what: str) -> None:
         )
 
 
-def read_bytes(path: Path, where: str | None = None, *, kind: str, follow: bool = False) -> bytes:
-    """The bytes of a regular file, at most ``FILE_LIMITS[kind]`` of them, or RunDirError in one line. The
-    file is opened without blocking (a FIFO or a device is refused, never waited on) and, unless
-    ``follow`` (a path the user named), not through a symbolic link."""
-    where = where or str(path)
+def _open_regular(path: Path, where: str, kind: str, follow: bool) -> tuple[int, int]:
+    """``(fd, size)`` of a regular file of at most ``FILE_LIMITS[kind]`` bytes, opened without blocking (a FIFO or a
+    device is refused, never waited on) and, unless ``follow``, not through a symbolic link; RunDirError otherwise."""
     limit = FILE_LIMITS[kind]
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
@@ -183,6 +182,24 @@ def read_bytes(path: Path, where: str | None = None, *, kind: str, follow: bool 
             raise RunDirError(f"{where} is {what}; memprobe reads only regular files")
         if st.st_size > limit:
             raise RunDirError(f"{where} is {st.st_size} bytes; memprobe reads at most {limit} for a {kind} file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st.st_size
+
+
+def _grew(where: str, limit: int, kind: str) -> RunDirError:
+    return RunDirError(f"{where} grew past {limit} bytes while being read; memprobe reads at most that for a {kind} file")
+
+
+def read_bytes(path: Path, where: str | None = None, *, kind: str, follow: bool = False) -> bytes:
+    """The bytes of a regular file, at most ``FILE_LIMITS[kind]`` of them, or RunDirError in one line. The
+    file is opened without blocking (a FIFO or a device is refused, never waited on) and, unless
+    ``follow`` (a path the user named), not through a symbolic link."""
+    where = where or str(path)
+    limit = FILE_LIMITS[kind]
+    fd, _size = _open_regular(path, where, kind, follow)
+    try:
         chunks, size = [], 0
         while True:
             chunk = os.read(fd, min(1 << 24, limit + 1 - size))
@@ -191,14 +208,74 @@ def read_bytes(path: Path, where: str | None = None, *, kind: str, follow: bool 
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
-                raise RunDirError(
-                    f"{where} grew past {limit} bytes while being read; memprobe reads at most that for a {kind} file"
-                )
+                raise _grew(where, limit, kind)
         return b"".join(chunks)
     except OSError as e:
         raise RunDirError(f"{where}: cannot read it ({e.strerror or e})") from None
     finally:
         os.close(fd)
+
+
+class BoundedFile:
+    """A regular file opened by :func:`open_bounded`, read in its reader's own chunks (``read``, ``readinto``,
+    ``readline``, ``peek``: what the C unpickler asks of a file) rather than whole into memory: RunDirError in one line
+    once more than ``FILE_LIMITS[kind]`` bytes have been read (a file that grows while it is read) or a read fails."""
+
+    def __init__(self, fd: int, size: int, where: str, kind: str):
+        import io
+
+        self.size, self.where, self.kind = size, where, kind
+        self._limit, self._read = FILE_LIMITS[kind], 0
+        self._file = io.BufferedReader(io.FileIO(fd, "rb", closefd=True), buffer_size=1 << 20)
+
+    def _count(self, n: int) -> None:
+        self._read += n
+        if self._read > self._limit:
+            raise _grew(self.where, self._limit, self.kind)
+
+    def _io(self, call, *args):
+        try:
+            return call(*args)
+        except OSError as e:
+            raise RunDirError(f"{self.where}: cannot read it ({e.strerror or e})") from None
+
+    def read(self, n: int | None = -1) -> bytes:
+        if n is None or n < 0:  # the rest: no more than what would pass the limit
+            n = self._limit + 1 - self._read
+        data = self._io(self._file.read, n)
+        self._count(len(data))
+        return data
+
+    def readinto(self, buffer) -> int:
+        n = self._io(self._file.readinto, buffer) or 0
+        self._count(n)
+        return n
+
+    def readline(self, size: int = -1) -> bytes:
+        data = self._io(self._file.readline, size)
+        self._count(len(data))
+        return data
+
+    def peek(self, n: int = 0) -> bytes:
+        return self._io(self._file.peek, n)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> BoundedFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_bounded(path: Path, where: str | None = None, *, kind: str, follow: bool = False) -> BoundedFile:
+    """A regular file of at most ``FILE_LIMITS[kind]`` bytes, opened as :func:`read_bytes` opens it (without blocking,
+    not through a symbolic link unless ``follow``), to be read as a stream: a reader that needs it once, in order (a
+    snapshot's unpickler), holds no copy of it. RunDirError in one line."""
+    where = where or str(path)
+    fd, size = _open_regular(path, where, kind, follow)
+    return BoundedFile(fd, size, where, kind)
 
 
 def kind_of(path: Path) -> str:

@@ -1582,6 +1582,68 @@ class Timeline(Record):
     events: Count = required("the allocations and frees replayed")
 
 
+class SnapshotSummary(Record):
+    """`memprobe show SNAPSHOT.pickle --json` (and the MCP tool `show`): a CUDA memory snapshot taken elsewhere
+    (`torch.cuda.memory._dump_snapshot` in any script), read alone: what is alive at the peak of its history, by
+    category and by the innermost frame of the user's own code."""
+
+    kind: Literal["snapshot"] = required("`snapshot`")
+    file: FilePath = required("the snapshot file, as named")
+    file_bytes: Count = required("its size")
+    scope: Text = required("what a snapshot alone does and does not say, in one line")
+    device: Count = required("the device whose history is read (the one with the most events)")
+    devices: Count = required("the devices with a recorded history")
+    events: Count = required("the allocator events replayed (those without an integer address and size are left out)")
+    start_bytes: Signed = required("allocated when the history starts (blocks allocated before the recording began)")
+    peak_bytes: Signed = required("the most bytes allocated at once over the history")
+    peak_event: Signed = required("the event right after which the peak is reached (-1: before the first event)")
+    peak_t_us: Number | None = required("when, in microseconds after the first event (null: the events carry no time)")
+    end_bytes: Signed = required("allocated when the history ends")
+    reserved_bytes: Count = required("reserved from the device (its segments) when the snapshot was taken")
+    named_fraction: Share | None = required("the share of the peak in a named category (not `other`)")
+    user_code_fraction: Share | None = required("the share of the peak allocated with a frame of the user's code on the stack")
+    by_category_bytes: dict[Category, Signed] = required("alive at the peak, by category (named from stack frames only)")
+    groups: Count = required("the groups alive at the peak: a category and a frame each")
+    top_items: list[AliveItem] = required(
+        "the largest groups alive at the peak: `item` is the innermost frame of the user's code (`file.py:line in "
+        "function`; a library's frame in parentheses where no frame is the user's), `evidence` the rule that named "
+        "the category"
+    )
+    verdict: Verdict = required("the answer first: the peak and what dominates it")
+
+
+class SnapshotDiffItem(Record):
+    """A group (a category and a frame) alive at the peaks of two snapshots in different amounts."""
+
+    status: DiffStatus = required("in B only, more in B, in A only, or less in B")
+    category: Category = required("its category")
+    frame: Text = required("its frame, as `top_items` names it")
+    bytes_a: Count = required("alive at A's peak")
+    bytes_b: Count = required("alive at B's peak")
+    delta_bytes: Signed = required("B - A")
+    blocks_a: Count = required("A's blocks")
+    blocks_b: Count = required("B's blocks")
+
+
+class SnapshotDiff(Record):
+    """`memprobe diff A.pickle B.pickle --json`: what B holds at the peak of its history that A does not, ranked by
+    bytes, from two CUDA memory snapshots taken elsewhere."""
+
+    kind: Literal["snapshot-diff"] = required("`snapshot-diff`")
+    a: SnapshotSummary = required("snapshot A, read alone")
+    b: SnapshotSummary = required("snapshot B, read alone")
+    scope: Text = required("what two snapshots alone do and do not say, in one line")
+    peak_bytes: Delta = required("the peaks")
+    start_bytes: Delta = required("allocated when each history starts")
+    end_bytes: Delta = required("allocated when each history ends")
+    reserved_bytes: Delta = required("reserved when each snapshot was taken")
+    by_category: dict[Category, Delta] = required("alive at the peaks, by category (every category either side has)")
+    items: list[SnapshotDiffItem] = required("the largest groups that differ: B's excess first, largest first")
+    differences: Count = required("the groups that differ (`items` holds the largest)")
+    unchanged: Count = required("the groups alive at both peaks in the same amount")
+    verdict: Verdict = required("the answer first: how the peaks differ and the group that differs most")
+
+
 # every file memprobe writes, by its name in a directory, with the verb that writes it
 FILES: dict[str, tuple[type[Record], str]] = {
     "report.json": (Report, "`memprobe run`, and each probe a verb runs"),
@@ -1609,6 +1671,15 @@ OUTPUTS: dict[str, tuple[type[BaseModel], str]] = {
     "memprobe policies --json": (PolicyTable, "`memprobe policies --json`, the MCP tool `policies`"),
     "the memory timeline": (
         Timeline,
-        "embedded in the HTML page of a run or diff (`memprobe report`), and the trace's source (`--trace`)",
+        "embedded in the HTML page of a run, diff or snapshot (`memprobe report`), and the trace's source (`--trace`)",
+    ),
+    "memprobe show SNAPSHOT.pickle --json": (
+        SnapshotSummary,
+        "`memprobe show SNAPSHOT.pickle --json`, the MCP tool `show` of a snapshot; rendered to the console, CSV and "
+        "the HTML page of `memprobe report SNAPSHOT.pickle`",
+    ),
+    "memprobe diff A.pickle B.pickle --json": (
+        SnapshotDiff,
+        "`memprobe diff A.pickle B.pickle --json`; rendered to the console, Markdown and CSV",
     ),
 }

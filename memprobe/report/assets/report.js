@@ -94,9 +94,10 @@ function stackCategories(t,names){
  return layers;}
 function ms(us){var v=us/1000;if(v>=1000)return (v/1000).toFixed(2)+' s';return (v>=100?v.toFixed(0):v>=10?v.toFixed(1):v.toFixed(2))+' ms';}
 // the wall-clock axis of one run: ms from the start of its measured step, a band per phase
-function clockAxis(t){return {map:function(us){return us/1000;},
+// (a snapshot taken elsewhere has no phases: its page says what its axis starts from, in xlabel)
+function clockAxis(t,xlabel){return {map:function(us){return us/1000;},
  bands:t.phases.map(function(p,i){return {labels:[p.name,p.name.slice(0,3)],title:p.name+' '+ms(p.end_us-p.start_us),x0:p.start_us/1000,x1:p.end_us/1000,phase:p.name,shade:i};}),
- xlabel:'ms from the start of the measured step ('+t.source+'; '+t.baseline+'); stacked by category'};}
+ xlabel:(xlabel||'ms from the start of the measured step')+' ('+t.source+'; '+t.baseline+'); stacked by category'};}
 // the axis a diff shares: each phase one equal span, each side's phase stretched onto it, so A's and B's phases align
 function phaseNames(ts){var names=[];ts.forEach(function(t){if(t)t.phases.forEach(function(p){if(names.indexOf(p.name)<0)names.push(p.name);});});return names;}
 function phaseAxis(t,side,names){
@@ -141,7 +142,9 @@ function drawGraphs(host,graphs){while(host.firstChild)host.removeChild(host.fir
   xlabel:'output-code statements in order (ticks: the '+kernels.length+' kernel calls; red dots: allocations returned as saved for backward)',height:220,legend:false});
  });}
 function drawDiff(){var a=D.timeline_a,b=D.timeline_b,names=phaseNames([a,b]);
- var axA=a&&phaseAxis(a,'A',names),axB=b&&phaseAxis(b,'B',names),host=document.getElementById('timeline');
+ // sides without phases (snapshots taken elsewhere) share the clock: time from the start of each one's history
+ var axis=names.length?phaseAxis:function(t){return clockAxis(t,D.xlabel);};
+ var axA=a&&axis(a,'A',names),axB=b&&axis(b,'B',names),host=document.getElementById('timeline');
  while(host.firstChild)host.removeChild(host.firstChild);
  if(!(a||b)){host.textContent='neither run recorded memory events';return;}
  var ma=onAxis(a,axA||axB),mb=onAxis(b,axB||axA),series=[],marks=[];
@@ -167,7 +170,8 @@ function drawSweep(){var host=document.getElementById('sweep');while(host.firstC
 function drawAll(){
  if(D.kind==='sweep')drawSweep();
  else if(D.kind==='run'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&clockAxis(t));drawGraphs(document.getElementById('graphs'),D.graph_memory||[]);}
- else if(D.kind==='diff')drawDiff();
+ else if(D.kind==='snapshot'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&clockAxis(t,D.xlabel));}
+ else if(D.kind==='diff'||D.kind==='snapshot-diff')drawDiff();
  document.body.setAttribute('data-rendered',String(document.querySelectorAll('svg.chart').length));}
 try{
  drawAll();

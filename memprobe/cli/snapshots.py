@@ -1,0 +1,105 @@
+"""The forms of ``show``, ``report`` and ``diff`` for CUDA memory snapshots taken elsewhere
+(``torch.cuda.memory._dump_snapshot`` in any script): memprobe reads the files named, runs nothing, and writes only
+the files asked for. A path that is there and is no directory is read as a snapshot
+(:func:`~memprobe.analysis.user_snapshot.is_snapshot_file`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..analysis.user_snapshot import is_snapshot_file
+from ..errors import ConfigError, RunDirError
+from .options import refuse_config_flags
+from .output import emit, refuse_existing
+
+__all__ = ["HELD", "diff_snapshot_files", "is_snapshot_file", "names_snapshot", "report_snapshot", "show_snapshot"]
+
+# the snapshots this process's verb read, held until the process leaves: a verb that read one leaves without the
+# interpreter's teardown (cli/main.py), which would free their millions of objects one by one (seconds for a GB file)
+HELD: list = []
+
+
+def _read(path, *, with_timeline: bool = False):
+    """A snapshot read for this verb, held until the process leaves."""
+    from ..analysis.user_snapshot import analyse_snapshot
+
+    read = analyse_snapshot(path, with_timeline=with_timeline, keep=True)
+    HELD.append(read)
+    return read
+
+
+def names_snapshot(path: Path) -> bool:
+    """Whether ``path`` is a snapshot file (:func:`is_snapshot_file`); a regular file that is none is refused here,
+    saying what it is not (False otherwise: a directory, or what the directory's reader refuses)."""
+    if is_snapshot_file(path):
+        return True
+    try:
+        regular = path.is_file()
+    except (OSError, ValueError):  # the directory's reader says why it cannot be read
+        regular = False
+    if regular:
+        raise RunDirError(
+            f"{path} is not a directory, nor a CUDA memory snapshot (a pickle of protocol 2 or later, as "
+            "torch.cuda.memory._dump_snapshot writes)"
+        )
+    return False
+
+
+def show_snapshot(path: Path, *, as_json: bool, csv_path: Path | None, parquet_path: Path | None, wide: bool) -> None:
+    """``memprobe show SNAPSHOT.pickle``: what is alive at its peak, by category and by the user's frames."""
+    from ..report.console.snapshot import print_snapshot
+    from ..report.tables import export
+
+    summary = _read(path).summary
+    emit(summary, as_json=as_json, console=lambda: print_snapshot(summary, wide=wide))
+    export("snapshot", summary, csv_path, parquet_path)
+
+
+def report_snapshot(path: Path, output: Path | None, trace_path: Path | None, force: bool) -> None:
+    """``memprobe report SNAPSHOT.pickle``: its HTML page (default: beside it, SNAPSHOT.html) and, asked for, its trace."""
+    from ..report.pages import write_snapshot_pages
+
+    output = output or path.with_suffix(".html")
+    if output.resolve() == path.resolve() or (trace_path is not None and trace_path.resolve() == path.resolve()):
+        raise ConfigError(f"{path}: the page or trace would replace the snapshot itself; name another file (-o, --trace)")
+    refuse_existing(output, trace_path, force=force)
+    read = _read(path, with_timeline=True)
+    write_snapshot_pages(read.summary, read.timeline, output, trace_path)
+    click.echo(f"wrote {output}")
+    if trace_path is not None:
+        click.echo(f"wrote {trace_path}")
+
+
+def _refuse_run_options(a: str, b: str, given: dict[str, bool], shared: dict) -> None:
+    """A diff of two snapshots runs nothing and writes no run directory: the options of sides that run are refused."""
+    if is_snapshot_file(a) != is_snapshot_file(b):
+        snap, other = (a, b) if is_snapshot_file(a) else (b, a)
+        raise ConfigError(f"{snap} is a snapshot file and {other} is not: a diff compares two snapshots (A.pickle B.pickle)")
+    refuse_config_flags(shared, "they configure a side that runs; A and B are snapshots, read as they are")
+    named = [flag for flag, on in given.items() if on]
+    if named:
+        raise ConfigError(f"{', '.join(named)}: for sides that run; A and B are snapshots, read as they are (nothing runs)")
+
+
+def diff_snapshot_files(a: str, b: str, *, given: dict[str, bool], shared: dict, probes, outputs: dict, wide: bool) -> None:
+    """``memprobe diff A.pickle B.pickle``: what B holds at its peak that A does not, ranked by bytes. ``given``: the
+    options of sides that run, by flag, and whether each was given; ``outputs``: the --html, --csv, --parquet paths."""
+    from ..analysis.user_snapshot import analyse_snapshot, compare
+    from ..report.console.snapshot import print_snapshot_diff
+    from ..report.markdown import snapshot_diff_markdown
+    from ..report.pages import write_snapshot_diff_html
+    from ..report.tables import export
+
+    _refuse_run_options(a, b, given, shared)
+    html = outputs.get("html")
+    refuse_existing(html, outputs.get("csv"), outputs.get("parquet"), force=probes.force)
+    first = analyse_snapshot(a, with_timeline=html is not None)  # one after the other: A's data let go before B's
+    second = _read(b, with_timeline=html is not None)
+    result = compare(first, second)
+    probes.emit(result, markdown=snapshot_diff_markdown, console=lambda: print_snapshot_diff(result, wide=wide))
+    export("snapshot-diff", result, outputs.get("csv"), outputs.get("parquet"))
+    if html is not None:
+        write_snapshot_diff_html(result, (first.timeline, second.timeline), html)
+        probes.say(f"html report: {html}")
