@@ -310,7 +310,10 @@ def issue41(a, runs: Path) -> dict:
     before = serve_status(env)
     for i in (1, 2):
         row(f"diff served {i}", [*diff, "--out", str(runs / f"served{i}")], runs / f"served{i}")
-    aa = row("aa served", [py, "-m", "memprobe", "diff", "fp8", "fp8", *POLICY, *dev, "--out", str(runs / "aa")], runs / "aa")
+    # --verbose: a side the server would not fork says why ("this probe starts a fresh interpreter: ...")
+    aa_cmd = [py, "-m", "memprobe", "diff", "fp8", "fp8", *POLICY, *dev, "--verbose", "--out", str(runs / "aa")]
+    aa = row("aa served", aa_cmd, runs / "aa")
+    aa["fresh_interpreter_because"] = [line for _, line in aa.get("lines", []) if "fresh interpreter" in line]
     after = serve_status(env)
     row("serve stop", [py, "-m", "memprobe", "serve", "--stop"], None)
     shutil.rmtree(cache, ignore_errors=True)
@@ -352,7 +355,7 @@ def accept41(result: dict, runs: Path) -> dict:
         hits = (f8["warm_aot_autograd"] or {}).get("bypass") == 0 and (f8["warm_aot_autograd"] or {}).get("miss") == 0
         accept["float8 graphs cached = fresh"] = {"met": ok and hits, **f8}
     st = result["serve_status"]
-    untouched = all(s and s.get("cuda_initialized") is False and s.get("cuda_driver_loaded") is False for s in st.values())
+    untouched = all(s and s.get("cuda_initialized") is False and s.get("cuda_driver_started") is False for s in st.values())
     accept["memprobe serve never touched CUDA"] = {"met": untouched, **st}
     return accept
 

@@ -6,6 +6,6 @@ if ! python3 -c 'import torchao, pydantic' 2>/dev/null && ls .whl/*.whl >/dev/nu
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
   export PYTHONPATH=/tmp/site:$PWD
 else
-  export PYTHONPATH=$PWD
+  export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}  # wheels installed by a script that sourced this one stay
 fi
 export PYTHONUNBUFFERED=1

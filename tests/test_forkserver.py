@@ -137,6 +137,20 @@ def test_a_bad_request_is_refused_and_a_server_gone_is_a_failed_probe(tmp_path, 
     assert not Path(server.path).exists()
 
 
+def test_a_verb_starts_no_server_of_its_own_for_a_cuda_probe(monkeypatch, tmp_path):
+    """A verb's own server never forks a CUDA probe: asking for one starts none (on the H200 the wait for its imports
+    was a minute of every CUDA diff), and a CPU probe of the same verb still gets one."""
+    from memprobe.orchestrate import forkserver
+
+    started = []
+    monkeypatch.delenv(forkserver.SERVER_VAR, raising=False)
+    monkeypatch.setenv("MEMPROBE_CACHE_DIR", str(tmp_path))  # no memprobe serve there
+    monkeypatch.setattr(forkserver, "_ours", [])
+    monkeypatch.setattr(forkserver, "start_server", lambda kind: started.append(kind))
+    assert forkserver.server(cuda=True) is None and started == []
+    assert forkserver.server(cuda=False) is None and started == ["verb"]
+
+
 def test_the_server_is_started_by_memprobe_only():
     proc = subprocess.run([sys.executable, "-m", "memprobe.capture.forkserver"], capture_output=True, text=True)
     assert proc.returncode == 2 and "started by memprobe" in proc.stderr
@@ -503,7 +517,7 @@ def test_a_probe_forked_from_memprobe_serve_measures_exactly_what_a_fresh_interp
         stopped = run_cli("serve", "--stop", env=env, fresh=True)
     assert f"probe forked from memprobe serve (pid {status['pid']})" in forked.stdout, forked.stdout[:2000]
     assert status["kind"] == "serve" and status["probes_forked"] == 1 and status["probes_running"] == 0
-    assert status["cuda_initialized"] is False and status["cuda_driver_loaded"] is False
+    assert status["cuda_initialized"] is False and status["cuda_driver_started"] is False
     a, b = load_run(tmp_path / "fresh"), load_run(tmp_path / "forked")
     assert a.process.forked_from is None and (b.process.forked_from, b.process.fork_server) == (status["pid"], "memprobe serve")
     d = dump(diff_reports(a, b))

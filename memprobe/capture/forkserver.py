@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import glob
 import json
 import os
 import selectors
@@ -188,7 +189,9 @@ def preload_probes(torchao: bool = False) -> None:
     from . import child
 
     child.import_what_probes_use()
-    child.ask_the_cpu_toolchain()
+    if not glob.glob("/dev/nvidia[0-9]*"):
+        # on a GPU machine the probes run on CUDA, and asking took over 40 s on the H200's (a CPU probe asks itself)
+        child.ask_the_cpu_toolchain()
     child.ask_the_source_hashes()
     if torchao:
         try:
@@ -309,16 +312,22 @@ class Resident:
 
 
 def cuda_state() -> dict:
-    """Whether this process initialised CUDA (torch's lazy init) or loaded the CUDA driver (``libcuda``, which torch
-    loads at its first CUDA call, ``torch.cuda.is_available()`` too): a fork of a process that did cannot use CUDA."""
+    """Whether this process initialised CUDA (torch's lazy init) or started the CUDA driver (``cuInit``, which
+    ``torch.cuda.is_available()`` calls too; the driver then runs threads of its own, named ``cuda-*``): a fork of a
+    process that did cannot use CUDA. Also whether the driver's library is only mapped (``libcuda``: torch 2.11's CUDA
+    13 builds map it at ``import torch``, measured on the H200), which starts nothing and leaves a fork able to."""
     torch = sys.modules.get("torch")
     initialized = bool(torch is not None and torch.cuda.is_initialized())
     try:
         with open("/proc/self/maps") as f:
-            driver = any("libcuda.so" in line for line in f)
+            loaded = any("libcuda.so" in line for line in f)
+        started = False
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/comm") as f:
+                started |= f.read().startswith("cuda-")
     except OSError:
-        driver = None
-    return {"cuda_initialized": initialized, "cuda_driver_loaded": driver}
+        loaded = started = None
+    return {"cuda_initialized": initialized, "cuda_driver_started": started, "cuda_driver_loaded": loaded}
 
 
 def _package_dir(name: str) -> str | None:
@@ -589,7 +598,9 @@ class _Server:
                 return f"{why}: the server ends"
         if request.get("code") is not None and r is not None and request["code"] != r.code:
             return "another memprobe (another checkout, or its files changed) than the server's"
-        if request.get("cuda") and (r is None or r.cuda.get("cuda_initialized") or r.cuda.get("cuda_driver_loaded")):
+        if request.get("cuda") and (
+            r is None or r.cuda.get("cuda_initialized") or r.cuda.get("cuda_driver_started") is not False
+        ):
             return "a CUDA probe, and this server forks CPU probes only (or its imports started the CUDA driver)"
         if request["program"] not in self.programs:
             return f"this fork server runs no program {request['program']!r} (only {', '.join(sorted(self.programs))})"

@@ -454,6 +454,8 @@ def server(cuda: bool = False) -> ForkServer | None:
     found = running_server()
     if found is not None:
         return found if found.forks_cuda or not cuda else None
+    if cuda and _own_kind[0] == "verb":
+        return None  # a verb's own server never forks a CUDA probe: starting one would only delay it by its imports
     with _lock:
         if not _ours:
             _ours.append(start_server(kind=_own_kind[0]))
