@@ -60,3 +60,27 @@ def test_a_mixture_of_experts_run_counts_its_experts_and_names_its_router(tmp_pa
     router = [r for r in report["saved_tensors"] if r["user"]["module"] == f"{r['block']}.moe.router"]
     assert router and all(r["user"]["source"].startswith("repros/moe.py:") for r in router)
     assert report["saved_totals"]["agree"]
+
+
+def test_a_transformers_experts_module_gets_its_tokens_in_blocks_of_16():
+    """Float8 experts of a transformers MoE: every expert's token group a multiple of 16, each token's top-k experts
+    distinct, the layer's output shape unchanged (torchao's grouped GEMM needs the groups padded; transformers does
+    not pad them)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.mixtral.modeling_mixtral import MixtralSparseMoeBlock
+
+    from memprobe.capture.stack import ROUTE_BLOCK, _route_in_blocks
+
+    config = transformers.MixtralConfig(hidden_size=32, intermediate_size=64, num_local_experts=4, num_experts_per_tok=2)
+    block = MixtralSparseMoeBlock(config)
+    assert _route_in_blocks(block.experts)
+    seen = {}
+    block.experts.register_forward_pre_hook(
+        lambda _m, args, kwargs: seen.update(index=kwargs.get("top_k_index", args[1] if len(args) > 1 else None)),
+        with_kwargs=True,
+    )
+    out = block(torch.randn(2, 48, 32))
+    groups = torch.bincount(seen["index"].flatten(), minlength=4)
+    assert out.shape == (2, 48, 32) and groups.sum() == 2 * 48 * 2
+    assert all(int(g) % ROUTE_BLOCK == 0 for g in groups) and (seen["index"][:, 0] != seen["index"][:, 1]).all()

@@ -313,16 +313,17 @@ def _silenced_stderr(enabled: bool):
 
 def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> R.Persistent:
     """Bytes of the state that lives across steps: parameters (as stored) and optimizer state."""
+    from .saved_outside import storages_of
 
     seen: set[int] = set()
 
     def count(tensors):
         total = 0
         for t in tensors:
-            storage = (t.to_local() if hasattr(t, "to_local") else t).untyped_storage()
-            if storage.data_ptr() and storage.data_ptr() not in seen:
-                seen.add(storage.data_ptr())
-                total += storage.nbytes()
+            for address, nbytes in storages_of(t.to_local() if hasattr(t, "to_local") else t):
+                if address not in seen:
+                    seen.add(address)
+                    total += nbytes
         return total
 
     params = count(model.parameters())
@@ -337,14 +338,15 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
     is one of them is that tensor's storage.
     """
     from .compile_hooks import clean_fqn
+    from .saved_outside import storages_of
 
     reg: dict[str, R.RegistryEntry] = {}
 
     def add(t, category, name):
-        t = t.to_local() if hasattr(t, "to_local") else t
-        st = t.untyped_storage()
-        if st.data_ptr() and str(st.data_ptr()) not in reg:
-            reg[str(st.data_ptr())] = R.RegistryEntry(category=category, name=name, bytes=st.nbytes())
+        # a float8 weight's data and scale each (torchao's wrappers hold no storage of their own)
+        for address, nbytes in storages_of(t.to_local() if hasattr(t, "to_local") else t):
+            if address and str(address) not in reg:
+                reg[str(address)] = R.RegistryEntry(category=category, name=name, bytes=nbytes)
 
     names = {id(p): clean_fqn(n) for n, p in model.named_parameters()}
     for p in model.parameters():

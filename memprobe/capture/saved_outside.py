@@ -60,7 +60,7 @@ class SavedOutside:
                 continue
             base = tensor._base if tensor._base is not None else tensor  # a linear saves its weight's transpose
             parameter = base.is_leaf and base.requires_grad  # a parameter (FSDP2's unsharded one too)
-            for key, nbytes in _storages(tensor):
+            for key, nbytes in storages_of(tensor):
                 if key in seen:
                     continue
                 seen.add(key)
@@ -113,14 +113,14 @@ class SavedOutside:
         )
 
 
-def _storages(tensor, depth: int = 0):
+def storages_of(tensor, depth: int = 0):
     """(address, bytes) of each storage a tensor holds: its own, or a traceable subclass's inner tensors' (float8's
     data and scales)."""
     flatten = getattr(type(tensor), "__tensor_flatten__", None)
     if flatten is not None and depth < 4:
         names, _ = tensor.__tensor_flatten__()
         for name in names:
-            yield from _storages(getattr(tensor, name), depth + 1)
+            yield from storages_of(getattr(tensor, name), depth + 1)
         return
     storage = tensor.untyped_storage()
     if storage.nbytes():

@@ -16,6 +16,7 @@ import torch.nn as nn
 from ..rundir import records as R
 from ..vocab import AcMode, Float8Skip, Recipe
 from .launch import launched_by_torchrun
+from .saved_outside import storages_of
 
 
 def float8_filter(module: nn.Module, fqn: str, align: int = 16) -> bool:
@@ -100,11 +101,46 @@ def _convert_experts(model: nn.Module, recipe: str, device) -> list[str]:
     from torchao.quantization import quantize_
 
     chosen = set(map(id, experts.values()))
-    # torchao pads each expert's token group to a multiple of 16 (its grouped GEMM needs it): torchtitan pads them
-    # itself, a transformers model does not, and unpadded groups end in a device-side assert
-    config = Float8TrainingOpConfig(float8_linear_recipe=recipe, pad_token_groups_for_grouped_mm=True)
-    quantize_(model, config, filter_fn=lambda m, _fqn: id(m) in chosen)
-    return []
+    quantize_(model, Float8TrainingOpConfig(float8_linear_recipe=recipe), filter_fn=lambda m, _fqn: id(m) in chosen)
+    routed = [name for name, m in experts.items() if _route_in_blocks(m)]
+    if not routed:
+        return []
+    names = ", ".join(sorted({_layer_star(n) for n in routed}))
+    return [
+        f"float8: the experts ({names}) get tokens in blocks of {ROUTE_BLOCK}, round robin, not by their router: "
+        f"torchao's float8 grouped GEMM needs each expert's token group a multiple of {ROUTE_BLOCK}, which transformers "
+        "does not pad (torchtitan's debug_force_load_balance routes likewise); the rows each GEMM and each saved value "
+        "holds add up to tokens x top-k either way"
+    ]
+
+
+ROUTE_BLOCK = 16  # torchao's float8 grouped GEMM: each expert's token group a multiple of this
+
+
+def _route_in_blocks(experts: nn.Module) -> bool:
+    """Give a transformers experts module (``forward(hidden_states, top_k_index, top_k_weights)``) its tokens in
+    blocks of ROUTE_BLOCK, round robin over the experts (each token's top-k distinct), whatever its router chose: the
+    token groups of its grouped GEMM are then multiples of ROUTE_BLOCK when the tokens are. False for another
+    signature (torchtitan's MoE pads its groups itself)."""
+    import inspect
+
+    params = list(inspect.signature(experts.forward).parameters)
+    if params[:2] != ["hidden_states", "top_k_index"]:
+        return False
+    count = next(p.shape[0] for p in experts.parameters(recurse=False) if p.dim() == 3)
+
+    def balanced(_module, args, kwargs):
+        index = kwargs["top_k_index"] if "top_k_index" in kwargs else args[1]
+        tokens, top_k = index.shape
+        block = torch.arange(tokens, device=index.device) // ROUTE_BLOCK
+        routed = (block[:, None] + torch.arange(top_k, device=index.device)) % count
+        routed = routed.to(index.dtype)
+        if "top_k_index" in kwargs:
+            return args, {**kwargs, "top_k_index": routed}
+        return (args[0], routed, *args[2:]), kwargs
+
+    experts.register_forward_pre_hook(balanced, with_kwargs=True)
+    return True
 
 
 def _layer_star(fqn: str) -> str:
@@ -315,10 +351,9 @@ def saved_tensor_bytes(root: torch.Tensor) -> int:
             continue
         seen_nodes.add(node)
         for t in _node_tensors(node):
-            st = t.untyped_storage()
-            key = (st.data_ptr(), st.nbytes())
-            if st.nbytes() and key not in seen_storages:
-                seen_storages.add(key)
-                total += st.nbytes()
+            for key in storages_of(t):
+                if key not in seen_storages:
+                    seen_storages.add(key)
+                    total += key[1]
         stack.extend(fn for fn, _ in node.next_functions)
     return total
