@@ -203,3 +203,18 @@ def test_snapshot_fields_of_the_wrong_type_are_ignored_not_a_crash(tmp_path, edi
     code, out, err = _invoke("report", run, "-o", tmp_path / "x.html", "--trace", tmp_path / "t.json")
     assert code == 0, err
     json.loads((tmp_path / "t.json").read_text(), parse_constant=lambda c: pytest.fail(f"{c} in the trace"))
+
+
+def test_a_stack_is_derived_once_per_distinct_frames_and_odd_frames_are_checked_one_by_one():
+    """A real snapshot gives each event a list of its own: equal frames are derived once. A frame the fast check does
+    not take (a bool line, a name over the bound) goes through the frame-by-frame check, which keeps or drops it."""
+    from memprobe.analysis.snapshot import MAX_FRAME_TEXT, PerStack
+
+    derived = []
+    per = PerStack(lambda frames: derived.append([f["name"] for f in frames]) or len(derived))
+    stack = lambda: [{"filename": "train.py", "line": 3, "name": "step"}, {"filename": "m.py", "line": 9, "name": "f"}]  # noqa: E731
+    assert per({"frames": stack()}) == per({"frames": stack()}) == 1 and derived == [["step", "f"]]
+    assert per({"frames": [{"filename": "a.py", "line": True, "name": "g"}]}) == 2 and derived[-1] == ["g"]
+    long = {"filename": "a.py", "line": 1, "name": "x" * (MAX_FRAME_TEXT + 1)}
+    assert per({"frames": [long, {"filename": "a.py", "line": 1, "name": "h"}]}) == 3 and derived[-1] == ["h"]
+    assert per({"frames": [{"filename": "a.py", "name": "k"}]}) == 4 and derived[-1] == ["k"]  # no line: kept

@@ -21,6 +21,8 @@ import pickle
 from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter, methodcaller
 from pathlib import Path
 
 from ..errors import MemprobeError
@@ -185,6 +187,8 @@ def _frames(ev: dict) -> list[dict]:
     fr = ev.get("frames")
     if not isinstance(fr, list):
         return []
+    if _well_formed(fr):
+        return fr
     return [
         f
         for f in fr
@@ -197,19 +201,52 @@ def _frames(ev: dict) -> list[dict]:
     ]
 
 
+_NAME_AND_FILE = itemgetter("name", "filename")
+_LINE = methodcaller("get", "line", 0)
+_FRAME_KEY = itemgetter("filename", "line", "name")
+
+
+def _well_formed(fr: list) -> bool:
+    """Whether every frame of a list passes :func:`_frames`'s checks, each check run over the whole list in C (a real
+    snapshot's hundreds of thousands of stacks, each its own list); False sends the list through the check frame by
+    frame (a bool line, say, which that check takes)."""
+    if set(map(type, fr)) - {dict}:
+        return False
+    try:
+        texts = list(chain.from_iterable(map(_NAME_AND_FILE, fr)))
+    except KeyError:
+        return False
+    if set(map(type, texts)) - {str} or set(map(type, map(_LINE, fr))) - {int}:
+        return False
+    return not texts or max(map(len, texts)) <= MAX_FRAME_TEXT
+
+
 class PerStack:
-    """What is derived from a stack, once per distinct frame list: a snapshot shares one list among many events (and a
-    crafted one among millions), so each use costs a lookup, not a walk of the list. Kept only while the snapshot
-    that holds the lists lives (the lists' identities are their keys)."""
+    """What is derived from a stack, once per distinct stack: a snapshot shares one list among many events (and a
+    crafted one among millions), so each use costs a lookup, not a walk of the list; a real snapshot gives each
+    event a list of its own, mostly of a few hundred distinct stacks, found again by their frames (file, line and
+    name, each checked to be a bounded str or an int first). Kept only while the snapshot that holds the lists lives
+    (the lists' identities are keys)."""
 
     def __init__(self, derive):
-        self.derive, self.known = derive, {}
+        self.derive, self.known, self.by_frames = derive, {}, {}
 
     def __call__(self, ev: dict):
         fr = ev.get("frames")
         key = id(fr)
         if key not in self.known:
-            self.known[key] = (self.derive(_frames(ev)), fr)  # the list kept alive with its key
+            frames = _frames(ev)
+            try:
+                content = tuple(map(_FRAME_KEY, frames)) if frames is fr else None
+            except KeyError:  # a frame with no line
+                content = None
+            if content is None:
+                derived = self.derive(frames)
+            elif content in self.by_frames:
+                derived = self.by_frames[content]
+            else:
+                derived = self.by_frames[content] = self.derive(frames)
+            self.known[key] = (derived, fr)  # the list kept alive with its key
         return self.known[key][0]
 
 
