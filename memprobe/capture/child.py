@@ -119,11 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         from ..compat.quiet import quiet_logs
         from .caches import use_compile_cache
-        from .process_info import note_wait
+        from .process_info import apply_compile_threads, note_wait
 
         use_compile_cache()  # before torch is imported: Inductor's compile workers inherit it
         quiet_logs(bool(job.get("verbose")))
         try:
+            apply_compile_threads()  # before the warm-up compile starts the workers
             _prewarm(cfg.recipe, warm_compile=bool(job.get("hold")))
         except ImportError as e:
             say(ERROR + f"this Python ({sys.executable}) cannot import what a probe needs: {e}")

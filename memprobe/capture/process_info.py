@@ -15,6 +15,19 @@ SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
 COMMAND_VAR = "MEMPROBE_COMMAND"
 # how many probes the GPU a probe was given may hold at once (more than 1: it shared the GPU)
 GPU_PROBES_VAR = "MEMPROBE_GPU_PROBES"
+# how many compile workers a probe's Inductor may start (probes compiling at once share the cores): set in the probe
+# after its imports, not through TORCHINDUCTOR_COMPILE_THREADS, which Inductor reads at import (a probe forked from
+# a server that imported it would get the server's value, so the server refuses to fork one that sets it)
+COMPILE_THREADS_VAR = "MEMPROBE_COMPILE_THREADS"
+
+
+def apply_compile_threads() -> None:
+    """Inductor's compile workers for this probe, where its parent shared the cores (before anything compiles)."""
+    value = os.environ.get(COMPILE_THREADS_VAR, "")
+    if value.isdigit() and int(value) > 0:
+        import torch._inductor.config
+
+        torch._inductor.config.compile_threads = int(value)
 
 
 def process_record() -> R.ProcessRecord:

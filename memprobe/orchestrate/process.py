@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..capture.guard import on_signals
-from ..capture.process_info import COMMAND_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
+from ..capture.process_info import COMMAND_VAR, COMPILE_THREADS_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
 from ..capture.protocol import ERROR, INTERNAL, PROGRESS, READY
 from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
@@ -348,7 +348,7 @@ class ChildProbe:
             env["CUDA_VISIBLE_DEVICES"] = gpu
             env[GPU_PROBES_VAR] = str(gpu_probes)
         if compile_threads is not None and "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
-            env["TORCHINDUCTOR_COMPILE_THREADS"] = str(compile_threads)  # probes compiling at once share the cores
+            env[COMPILE_THREADS_VAR] = str(compile_threads)  # probes compiling at once share the cores
         if threads is not None:
             # probes side by side on the CPU: one OpenMP team each would oversubscribe the cores,
             # and no pool of compile workers (the processes are the parallelism)
