@@ -313,7 +313,7 @@ class Resident:
 
 def cuda_state() -> dict:
     """Whether this process initialised CUDA (torch's lazy init) or started the CUDA driver (``cuInit``, which
-    ``torch.cuda.is_available()`` calls too; the driver then runs threads of its own, named ``cuda-*``): a fork of a
+    ``torch.cuda.is_available()`` calls too; the driver then runs threads of its own, named ``cuda...``): a fork of a
     process that did cannot use CUDA. Also whether the driver's library is only mapped (``libcuda``: torch 2.11's CUDA
     13 builds map it at ``import torch``, measured on the H200), which starts nothing and leaves a fork able to."""
     torch = sys.modules.get("torch")
@@ -323,8 +323,11 @@ def cuda_state() -> dict:
             loaded = any("libcuda.so" in line for line in f)
         started = False
         for task in os.listdir("/proc/self/task"):
-            with open(f"/proc/self/task/{task}/comm") as f:
-                started |= f.read().startswith("cuda-")
+            try:
+                with open(f"/proc/self/task/{task}/comm") as f:
+                    started |= f.read().startswith("cuda")
+            except FileNotFoundError:  # a thread that ended meanwhile
+                continue
     except OSError:
         loaded = started = None
     return {"cuda_initialized": initialized, "cuda_driver_started": started, "cuda_driver_loaded": loaded}
