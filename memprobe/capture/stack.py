@@ -102,7 +102,7 @@ def _convert_experts(model: nn.Module, recipe: str, device) -> list[str]:
 
     chosen = set(map(id, experts.values()))
     quantize_(model, Float8TrainingOpConfig(float8_linear_recipe=recipe), filter_fn=lambda m, _fqn: id(m) in chosen)
-    routed = [name for name, m in experts.items() if _route_in_blocks(m)]
+    routed = [name for name, m in experts_of(model).items() if _route_in_blocks(m)]  # the modules as converted
     if not routed:
         return []
     names = ", ".join(sorted({_layer_star(n) for n in routed}))
