@@ -151,21 +151,24 @@ def test_a_verb_starts_no_server_of_its_own_for_a_cuda_probe(monkeypatch, tmp_pa
     assert forkserver.server(cuda=False) is None and started == ["verb"]
 
 
-def test_probes_at_once_on_a_gpu_share_the_compile_workers_and_still_fork(monkeypatch):
+def test_probes_at_once_on_a_gpu_share_the_compile_workers_and_still_fork():
     """Two probes compiling at once on one GPU get their share of Inductor's compile workers through memprobe's own
     variable, applied after the imports: TORCHINDUCTOR_COMPILE_THREADS, read at import, would make the server
     refuse to fork them (it did on the H200)."""
-    import torch._inductor.config as inductor
-
     from memprobe.capture.forkserver import env_difference
-    from memprobe.capture.process_info import COMPILE_THREADS_VAR, apply_compile_threads
+    from memprobe.capture.process_info import COMPILE_THREADS_VAR
 
     assert env_difference({"A": "1"}, {"A": "1", COMPILE_THREADS_VAR: "8"}) == []
     assert env_difference({}, {"TORCHINDUCTOR_COMPILE_THREADS": "8"}) == ["TORCHINDUCTOR_COMPILE_THREADS"]
-    monkeypatch.setattr(inductor, "compile_threads", 2)
-    monkeypatch.setenv(COMPILE_THREADS_VAR, "3")
-    apply_compile_threads()
-    assert inductor.compile_threads == 3
+    # in a process of its own: Inductor's configuration is this process's too (a compile after a change here failed)
+    program = (
+        "import torch._inductor.config as c; from memprobe.capture.process_info import apply_compile_threads; "
+        "before = c.compile_threads; apply_compile_threads(); print(before, c.compile_threads)"
+    )
+    env = {**os.environ, COMPILE_THREADS_VAR: "3"}
+    env.pop("TORCHINDUCTOR_COMPILE_THREADS", None)
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0 and proc.stdout.split()[-1] == "3", proc.stderr[-2000:]
 
 
 def test_the_server_is_started_by_memprobe_only():

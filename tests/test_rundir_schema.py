@@ -37,7 +37,12 @@ RECORDS = sorted(  # every record of the schema: a file's, a part of one, or wha
     (
         v
         for v in vars(S).values()
-        if isinstance(v, type) and issubclass(v, (S.Record, RootModel)) and v.__module__ == S.__name__ and v is not S.Record
+        if isinstance(v, type)
+        and issubclass(v, (S.Record, RootModel))
+        and v.__module__ == S.__name__
+        and v is not S.Record
+        # not pydantic's own parametrisation of a generic (PolicyTable's base), which pydantic 2.14 puts in the module
+        and not v.__pydantic_generic_metadata__["origin"]
     ),
     key=lambda r: r.__name__,
 )
