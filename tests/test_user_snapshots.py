@@ -193,6 +193,7 @@ def test_a_diff_of_snapshots_refuses_what_only_a_side_that_runs_would_use(tmp_pa
     _one_line(invoke("diff", BF16, ROWWISE, "--b-env", "X=1", "--parallel"), "--parallel")
     _one_line(invoke("diff", BF16, "bf16"), "is a snapshot file and bf16 is not")
     _one_line(invoke("diff", BF16.parent, ROWWISE), "is a snapshot file and")
+    _one_line(invoke("diff", BF16), "give two sides, A and B (a recipe, a run directory or a snapshot each)")
     assert not (tmp_path / "d").exists()
 
 

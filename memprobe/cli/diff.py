@@ -97,7 +97,7 @@ def diff(
     command = command_after_dashes()
     if not command and (is_snapshot_file(a) or is_snapshot_file(b)):
         outputs = {"html": html_path, "csv": csv_path, "parquet": parquet_path}
-        return _diff_snapshots(a, b, sides, parallel, analysis_only, outputs, wide, probes, shared)
+        return _diff_snapshots(*_both(a, b), sides, parallel, analysis_only, outputs, wide, probes, shared)
     resolved = sides.resolve_script(a, b, shared, command) if command else sides.resolve(*_both(a, b), shared)
     envs = sides.envs()
     label = f"diff-{resolved['a'].target.short_name()}" if command else f"diff-{a}-vs-{b}".replace("/", "_")
@@ -112,7 +112,7 @@ def diff(
 
 def _both(a: str | None, b: str | None) -> tuple[str, str]:
     if a is None or b is None:
-        raise click.UsageError("give two sides, A and B (a recipe or a run directory each), or a command after --")
+        raise click.UsageError("give two sides, A and B (a recipe, a run directory or a snapshot each), or a command after --")
     return a, b
 
 
