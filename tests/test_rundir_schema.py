@@ -157,21 +157,9 @@ def test_every_record_round_trips_through_json(model, data):
 
 
 def test_every_file_kind_has_a_record_and_every_record_is_in_a_file():
-    reachable: set = set()
+    from memprobe.rundir.mirror import reachable_records
 
-    def walk(tp):
-        bare = unwrap(tp)[0]
-        if isinstance(bare, type) and issubclass(bare, BaseModel):
-            if bare in reachable:
-                return
-            reachable.add(bare)
-            for f in bare.model_fields.values():
-                walk(field_type(f))
-        for a in typing.get_args(bare):
-            walk(a)
-
-    for model, _writer in [*S.FILES.values(), *S.OUTPUTS.values()]:
-        walk(model)
+    reachable = reachable_records(model for model, _writer in [*S.FILES.values(), *S.OUTPUTS.values()])
     assert reachable == set(RECORDS)  # no record that no file or printed result uses
     assert {name for name in S.FILES} >= {"report.json", "diff.json", "explain.json", "bisect.json", "sweep.json"}
 

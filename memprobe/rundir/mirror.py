@@ -149,13 +149,13 @@ def _typed(tp: Any, value: Any) -> Any:
 AS_DATA = (S.Config,)
 
 
-def mirrored() -> list[type[S.Record]]:
-    """The records reachable from :data:`ROOTS`, in the order schema.py defines them (:data:`AS_DATA` apart)."""
+def reachable_records(roots, stop: tuple = ()) -> set[type[BaseModel]]:
+    """The records the types ``roots`` hold, through their fields, at any depth (not into ``stop``)."""
     reachable: set[type] = set()
 
     def walk(tp: Any) -> None:
         bare = unwrap(tp)[0]
-        if bare in AS_DATA:
+        if bare in stop:
             return
         if isinstance(bare, type) and issubclass(bare, BaseModel):
             if bare in reachable:
@@ -166,8 +166,14 @@ def mirrored() -> list[type[S.Record]]:
         for a in typing.get_args(bare):
             walk(a)
 
-    for root in ROOTS:
+    for root in roots:
         walk(root)
+    return reachable
+
+
+def mirrored() -> list[type[S.Record]]:
+    """The records reachable from :data:`ROOTS`, in the order schema.py defines them (:data:`AS_DATA` apart)."""
+    reachable = reachable_records(ROOTS, stop=AS_DATA)
     return [v for v in vars(S).values() if isinstance(v, type) and v in reachable]
 
 

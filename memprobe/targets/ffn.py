@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ..errors import ConfigError
 from ..fields import option
 from .base import BuiltModel, Target, batch_field, blocks_field, check_at_least_one, embedding_batch, layers_field, seq_field
-from .presets import PRESETS, preset_names
+from .presets import PRESETS, preset_depth, preset_names
 
 
 def swiglu_parameters(dim: int, hidden: int) -> int:
@@ -82,7 +82,7 @@ class FFN(Target):
         return swiglu_activations(self.dim, self.hidden)
 
     def full_depth(self) -> int | None:
-        return PRESETS[self.preset]["layers"] if self.preset else None
+        return preset_depth(self.preset)
 
     def build(self, device, seed: int, recipe: str) -> BuiltModel:
         from repros import ffn

@@ -9,7 +9,7 @@ from ..errors import ConfigError
 from ..fields import option
 from .base import BuiltModel, Target, batch_field, blocks_field, check_at_least_one, embedding_batch, layers_field, seq_field
 from .ffn import check_preset, dim_field, hidden_field, preset_field, unaligned
-from .presets import PRESETS
+from .presets import preset_depth
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class MoE(Target):
         return self.top_k * (2 * self.dim + 4 * self.hidden) + 2 * self.dim + 2 * self.experts
 
     def full_depth(self) -> int | None:
-        return PRESETS[self.preset]["layers"] if self.preset else None
+        return preset_depth(self.preset)
 
     def build(self, device, seed: int, recipe: str) -> BuiltModel:
         from repros import moe

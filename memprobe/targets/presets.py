@@ -13,3 +13,8 @@ PRESETS: dict[str, dict[str, int]] = {
 
 def preset_names() -> tuple[str, ...]:
     return tuple(PRESETS)
+
+
+def preset_depth(name: str | None) -> int | None:
+    """The full model's depth of a preset (None: no preset), for `memprobe estimate`."""
+    return PRESETS[name]["layers"] if name else None

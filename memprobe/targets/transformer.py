@@ -9,7 +9,7 @@ from ..errors import ConfigError
 from ..fields import option
 from .base import BuiltModel, Target, batch_field, blocks_field, check_at_least_one, embedding_batch, layers_field, seq_field
 from .ffn import check_preset, dim_field, hidden_field, preset_field, swiglu_activations, swiglu_parameters, unaligned
-from .presets import PRESETS
+from .presets import preset_depth
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Transformer(Target):
         return swiglu_activations(self.dim, self.hidden) + 8 * self.dim + 4 * self.kv_width()
 
     def full_depth(self) -> int | None:
-        return PRESETS[self.preset]["layers"] if self.preset else None
+        return preset_depth(self.preset)
 
     def build(self, device, seed: int, recipe: str) -> BuiltModel:
         from repros import transformer
