@@ -22,6 +22,7 @@ import torch
 
 from ..rundir import records as R
 from ..vocab import Category, MemorySource, Phase, PhaseEdge
+from .saved_outside import storages_of
 
 PHASES = tuple(Phase)
 _PREFIX = "memprobe::"
@@ -313,7 +314,6 @@ def _silenced_stderr(enabled: bool):
 
 def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> R.Persistent:
     """Bytes of the state that lives across steps: parameters (as stored) and optimizer state."""
-    from .saved_outside import storages_of
 
     seen: set[int] = set()
 
@@ -338,7 +338,6 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
     is one of them is that tensor's storage.
     """
     from .compile_hooks import clean_fqn
-    from .saved_outside import storages_of
 
     reg: dict[str, R.RegistryEntry] = {}
 
