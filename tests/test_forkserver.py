@@ -171,6 +171,33 @@ def test_probes_at_once_on_a_gpu_share_the_compile_workers_and_still_fork():
     assert proc.returncode == 0 and proc.stdout.split()[-1] == "3", proc.stderr[-2000:]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads' names are read from /proc")
+def test_a_started_cuda_driver_is_told_by_its_threads_not_by_its_library():
+    """The driver's own threads (cuInit names its event handler cuda-EvtHandlr) say it started, and a server then
+    forks no CUDA probe; none running, it has not (torch 2.11's CUDA build maps libcuda at import and starts none)."""
+    import ctypes
+    import threading
+
+    from memprobe.capture.forkserver import cuda_state
+
+    assert cuda_state()["cuda_driver_started"] is False
+    named, done = threading.Event(), threading.Event()
+
+    def driver_like():
+        ctypes.CDLL(None).prctl(15, b"cuda-EvtHandlr", 0, 0, 0)  # PR_SET_NAME: this thread's comm
+        named.set()
+        done.wait(30)
+
+    thread = threading.Thread(target=driver_like)
+    thread.start()
+    try:
+        assert named.wait(30) and cuda_state()["cuda_driver_started"] is True
+    finally:
+        done.set()
+        thread.join()
+    assert cuda_state()["cuda_driver_started"] is False
+
+
 def test_the_server_is_started_by_memprobe_only():
     proc = subprocess.run([sys.executable, "-m", "memprobe.capture.forkserver"], capture_output=True, text=True)
     assert proc.returncode == 2 and "started by memprobe" in proc.stderr
