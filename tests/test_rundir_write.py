@@ -104,6 +104,30 @@ def test_a_marker_naming_files_elsewhere_is_no_marker(tmp_path):
     assert "not a memprobe run directory" in err and victim.read_text() == "years of work"
 
 
+@pytest.mark.parametrize("header", [False, True], ids=["marker-just-created", "marker-written"])
+def test_a_directory_another_process_is_creating_is_in_use_not_foreign(tmp_path, header):
+    import fcntl
+    import os
+
+    from memprobe.errors import RunDirError
+    from memprobe.rundir.write import MANIFEST_HEADER, MARKER, MARKER_TEXT, check_out_dir
+
+    out = tmp_path / "X"
+    out.mkdir()
+    (out / MARKER).write_text(MARKER_TEXT + MANIFEST_HEADER if header else "")
+    fd = os.open(out / MARKER, os.O_RDWR)  # the other writer's lock: another open file description
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        for force in (False, True):
+            with pytest.raises(RunDirError, match="being written by another memprobe process"):
+                check_out_dir(out, force=force)
+    finally:
+        os.close(fd)
+    if not header:  # an empty marker nobody locks is a killed creation's remnant: not memprobe's to delete
+        with pytest.raises(RunDirError, match="not a memprobe run directory"):
+            check_out_dir(out, force=True)
+
+
 @pytest.mark.e2e
 def test_two_writers_of_one_directory_give_one_winner_and_one_exit_2(tmp_path):
     out = tmp_path / "X"

@@ -33,6 +33,7 @@ import os
 import re
 import stat
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -323,6 +324,21 @@ def _in_use(path: Path) -> bool:
     return False
 
 
+def _being_created(path: Path) -> bool:
+    """Whether another memprobe process is creating ``path``: it holds only an empty marker (created, not yet
+    locked) that becomes locked within a second. An empty marker nobody locks is what a killed process left."""
+    for _ in range(20):
+        try:
+            if os.listdir(path) != [MARKER] or os.lstat(path / MARKER).st_size != 0:
+                return False
+        except OSError:
+            return False
+        if _in_use(path):
+            return True
+        time.sleep(0.05)
+    return False
+
+
 def check_out_dir(path: Path, force: bool) -> _Plan:
     """Whether a run may be written to ``path``: refused (one line) unless it is absent or empty, or
     ``force`` and everything in it is what memprobe recorded writing. Returns what `--force` would remove;
@@ -334,6 +350,8 @@ def check_out_dir(path: Path, force: bool) -> _Plan:
     if path.exists() and not path.is_dir():
         raise RunDirError(f"{path} exists and is not a directory")
     if path.is_dir() and _entries(path):
+        if _in_use(path) or _being_created(path):
+            raise RunDirError(f"{path} is being written by another memprobe process; wait for it to end or choose another --out")
         if not force:
             raise RunDirError(
                 f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out"
