@@ -53,23 +53,48 @@ def _closure(roots: list[str]) -> set[str]:
     return seen
 
 
+# the lean interpreter's one import hook (its site-packages' lean.pth imports it): a package of the allowed ones is
+# found where this environment has it, so that its paths (torch's headers and libraries, which Inductor's C++ command
+# lines and so its kernel and header caches are keyed by) are this environment's own; nothing else of it is found
+LEAN_FINDER = """import importlib.machinery, sys
+
+ALLOWED = {allowed!r}
+
+
+class LeanFinder:
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if path is None and name in ALLOWED:
+            return importlib.machinery.PathFinder.find_spec(name, ALLOWED[name])
+        return None
+
+
+sys.meta_path.insert(0, LeanFinder)
+"""
+
+
 def lean_python(root: Path, packages: tuple[str, ...]) -> Path:
-    """A virtualenv whose only packages are ``packages`` and what they require, linked from this environment:
-    no click, rich, pandas or memprobe."""
+    """A virtualenv whose only packages are ``packages`` and what they require, found where this environment has
+    them (their metadata linked, their modules by an import hook of its own: :data:`LEAN_FINDER`): no click, rich,
+    pandas or memprobe."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", root], check=True)
     site = root / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
     lib = root / "linked"
     lib.mkdir()
+    allowed: dict[str, list[str]] = {}
     for name in _closure(list(packages)):
         dist = distribution(name)
-        files = {str(f).split("/")[0] for f in dist.files or []}
-        for top in files:
+        for top in {str(f).split("/")[0] for f in dist.files or []}:
             if top.endswith(".pth") or top == ".." or top.startswith("__"):
                 continue
             src = Path(dist.locate_file(top))
-            if src.exists() and not (lib / top).exists():
-                (lib / top).symlink_to(src)
-    (site / "linked.pth").write_text(str(lib) + "\n")
+            if top.endswith((".dist-info", ".egg-info")):
+                if src.exists() and not (lib / top).exists():
+                    (lib / top).symlink_to(src)  # importlib.metadata's versions
+            elif src.exists():
+                allowed[top.removesuffix(".py")] = [str(src.parent)]
+    (site / "_lean_finder.py").write_text(LEAN_FINDER.format(allowed=allowed))
+    (site / "lean.pth").write_text(f"{lib}\nimport _lean_finder\n")
     return root / "bin" / "python"
 
 
@@ -212,6 +237,26 @@ def test_another_interpreter_runs_this_memprobe_whatever_its_working_directory_h
     # the venv sees this environment's packages (a virtualenv's or a system-wide install's)
     assert answer["unavailable"] == {} and answer["versions"]["torch"]
     assert answer["executable"] == str(other / "bin" / "python")
+
+
+def test_a_side_of_this_interpreter_that_sets_thread_counts_is_asked_without_a_process(monkeypatch):
+    """OMP_NUM_THREADS or the allocator's configuration cannot change what this interpreter imports: such a side is
+    answered here, as this interpreter is; a side that sets what imports read (PYTHONPATH) is still asked in a
+    process of its own."""
+    from memprobe.orchestrate import process
+
+    started = []
+
+    def run(cmd, **kw):
+        started.append(kw["env"])
+        return subprocess.CompletedProcess(cmd, 0, json.dumps({"unavailable": {}, "versions": {}, "python": "3"}), "")
+
+    monkeypatch.setattr(process.subprocess, "run", run)
+    spec = json.dumps({"needs": ["torch"]})
+    neutral = (("OMP_NUM_THREADS", "1"), ("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"))
+    assert process._ask_environment((sys.executable, neutral), spec)["python"] is None and started == []
+    process._ask_environment((sys.executable, (("OMP_NUM_THREADS", "1"), ("PYTHONPATH", "/elsewhere"))), spec)
+    assert [env["PYTHONPATH"].split(os.pathsep)[-1] for env in started] == ["/elsewhere"]
 
 
 def test_an_installed_memprobe_is_given_through_links_to_its_two_packages(tmp_path):

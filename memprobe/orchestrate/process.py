@@ -233,10 +233,27 @@ def _env_spec(group: list[ProbeJob]) -> str:
     )
 
 
+# a side's variables that change neither what its interpreter imports nor the devices it sees: the thread pools of
+# OpenMP and the BLAS libraries, Inductor's, Dynamo's and torch's logging settings, the caching allocator's
+# configuration. This interpreter with only these set is asked as itself, without a process of its own.
+IMPORT_NEUTRAL_PREFIXES = (
+    "OMP_",
+    "KMP_",
+    "GOMP_",
+    "MKL_",
+    "OPENBLAS_",
+    "TORCHINDUCTOR_",
+    "TORCHDYNAMO_",
+    "TORCH_LOGS",
+    "PYTORCH_CUDA_ALLOC_CONF",
+    "PYTORCH_ALLOC_CONF",
+)
+
+
 def _ask_environment(key: tuple, spec: str) -> dict | str:
     """An interpreter's answer (its versions and what it lacks), or why it gave none, in words."""
     python, side_env_vars = key
-    if python == sys.executable and not side_env_vars:
+    if python == sys.executable and all(name.startswith(IMPORT_NEUTRAL_PREFIXES) for name, _ in side_env_vars):
         # this interpreter: what is installed, without a process (the probe checks the APIs itself, first thing)
         from ..compat import not_installed
 
