@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -171,6 +172,44 @@ def mcp_session(calls):
                 return await calls(session)
 
     return anyio.run(main)
+
+
+def _share_files(src: Path, dst: Path) -> None:
+    """Every file of ``src`` that ``dst`` lacks, linked there (copied across file systems) under a temporary name,
+    then renamed: a reader of ``dst`` sees a whole file or none."""
+    for folder, _, files in os.walk(src):
+        there = dst / Path(folder).relative_to(src)
+        for name in files:
+            if name.endswith((".lock", ".tmp")) or (there / name).exists():
+                continue
+            there.mkdir(parents=True, exist_ok=True)
+            tmp = there / f".{name}.{os.getpid()}.tmp"
+            try:
+                os.link(Path(folder) / name, tmp)
+            except OSError:  # another file system
+                shutil.copy2(Path(folder) / name, tmp)
+            os.replace(tmp, there / name)
+
+
+def _kernel_folders(cache: Path) -> list[Path]:
+    """The folders of Inductor's compiled C++ kernels in compile cache ``cache`` (named by two characters of a hash)."""
+    return [p for p in cache.iterdir() if len(p.name) == 2 and p.is_dir() and not p.is_symlink()] if cache.is_dir() else []
+
+
+@pytest.fixture
+def cold_graph_cache(tmp_path):
+    """A compile cache (for TORCHINDUCTOR_CACHE_DIR) cold for every graph (no AOTAutograd entry, no FX graph of
+    Inductor's, no record of memprobe's) that holds the C++ kernels of the session's cache, linked: a cold run there
+    traces, partitions and generates code as on an empty cache, and g++ runs only for a kernel not compiled before
+    (the same source and command line give the same binary). Afterwards the kernels compiled there join the session's
+    cache. Inductor replaces a cached file by renaming it, never writes into one: the links change neither cache."""
+    session, path = Path(os.environ["TORCHINDUCTOR_CACHE_DIR"]), tmp_path / "inductor"
+    path.mkdir()
+    for kernels in _kernel_folders(session):
+        _share_files(kernels, path / kernels.name)
+    yield path
+    for kernels in _kernel_folders(path):
+        _share_files(kernels, session / kernels.name)
 
 
 def python_over_this_environment(root: Path) -> Path:

@@ -543,37 +543,42 @@ def _short_tmp(request) -> Path:
 
 @needs_pidfd
 @pytest.mark.e2e
-@pytest.mark.parametrize("recipe", ["bf16", "rowwise"])
-def test_a_probe_forked_from_memprobe_serve_measures_exactly_what_a_fresh_interpreter_does(tmp_path, request, recipe):
-    """A/A: `memprobe run` in a fresh interpreter, and the same `memprobe run` while `memprobe serve` runs (the CLI
-    finds it under memprobe's cache directory and forks its probe from it: torch, Dynamo, Inductor and torchao imported
-    there, bf16 probes included): zero difference in every saved value, every measured phase and every category alive
-    at each peak; the run's header names the server. `--status` says it never initialised CUDA; `--stop` ends it."""
+def test_a_probe_forked_from_memprobe_serve_measures_exactly_what_a_fresh_interpreter_does(tmp_path, request):
+    """A/A, for a bf16 and a rowwise probe: `memprobe run` in a fresh interpreter, and the same `memprobe run` while
+    `memprobe serve` runs (the CLI finds it under memprobe's cache directory and forks its probe from it: torch,
+    Dynamo, Inductor and torchao imported there, bf16 probes included): zero difference in every saved value, every
+    measured phase and every category alive at each peak; the run's header names the server. `--status` says it
+    never initialised CUDA; `--stop` ends it."""
     tmp = _short_tmp(request)
     env = _serve_env(tmp)
     started = run_cli("serve", "--idle-exit", "600", env=env, fresh=True)
     assert started.returncode == 0 and "memprobe serve started: pid" in started.stdout, started.stderr[-2000:]
+    recipes = ("bf16", "rowwise")
     try:
-        args = ("run", "--recipe", recipe, *TINY)
-        fresh = run_cli(*args, "--out", tmp_path / "fresh", "-q", env={**env, SERVER_VAR: "off"}, fresh=True)
-        assert fresh.returncode == 0, fresh.stderr[-2000:]
-        forked = run_cli(*args, "--out", tmp_path / "forked", env=env, fresh=True)
-        assert forked.returncode == 0, forked.stderr[-2000:]
+        for recipe in recipes:
+            args = ("run", "--recipe", recipe, *TINY)
+            fresh = run_cli(*args, "--out", tmp_path / recipe / "fresh", "-q", env={**env, SERVER_VAR: "off"}, fresh=True)
+            assert fresh.returncode == 0, fresh.stderr[-2000:]
+            forked = run_cli(*args, "--out", tmp_path / recipe / "forked", env=env, fresh=True)
+            assert forked.returncode == 0, forked.stderr[-2000:]
+            assert "probe forked from memprobe serve (pid " in forked.stdout, forked.stdout[:2000]
         status = json.loads(run_cli("serve", "--status", env=env, fresh=True).stdout)
     finally:
         stopped = run_cli("serve", "--stop", env=env, fresh=True)
     assert f"probe forked from memprobe serve (pid {status['pid']})" in forked.stdout, forked.stdout[:2000]
-    assert status["kind"] == "serve" and status["probes_forked"] == 1 and status["probes_running"] == 0
+    assert status["kind"] == "serve" and status["probes_forked"] == len(recipes) and status["probes_running"] == 0
     assert status["cuda_initialized"] is False and status["cuda_driver_started"] is False
-    a, b = load_run(tmp_path / "fresh"), load_run(tmp_path / "forked")
-    assert a.process.forked_from is None and (b.process.forked_from, b.process.fork_server) == (status["pid"], "memprobe serve")
-    d = dump(diff_reports(a, b))
-    assert a.saved_tensors and d["differences"] == 0 and d["totals"]["saved_bytes"]["delta"] == 0
-    assert d["phases"]["comparable"] and set(d["phases"]["phases"]) == {"forward", "backward", "optimizer"}
-    for figures in d["phases"]["phases"].values():
-        assert all(f["delta"] == 0 for f in figures.values()), figures
-    for key in ("phases", "at_end"):
-        assert all(v["delta"] == 0 for cats in d["alive_at_peak"][key].values() for v in cats.values())
+    for recipe in recipes:
+        a, b = load_run(tmp_path / recipe / "fresh"), load_run(tmp_path / recipe / "forked")
+        assert a.process.forked_from is None
+        assert (b.process.forked_from, b.process.fork_server) == (status["pid"], "memprobe serve")
+        d = dump(diff_reports(a, b))
+        assert a.saved_tensors and d["differences"] == 0 and d["totals"]["saved_bytes"]["delta"] == 0, recipe
+        assert d["phases"]["comparable"] and set(d["phases"]["phases"]) == {"forward", "backward", "optimizer"}
+        for figures in d["phases"]["phases"].values():
+            assert all(f["delta"] == 0 for f in figures.values()), (recipe, figures)
+        for key in ("phases", "at_end"):
+            assert all(v["delta"] == 0 for cats in d["alive_at_peak"][key].values() for v in cats.values()), recipe
     # --stop: the server's socket is gone, and the server with it
     assert stopped.returncode == 0 and stopped.stdout.strip() == f"memprobe serve stopped: pid {status['pid']}"
     assert json.loads(run_cli("serve", "--status", env=env, fresh=True).stdout) is None

@@ -117,7 +117,7 @@ def test_a_script_that_cannot_be_measured_fails_in_one_line(tmp_path, body, word
 
 def test_a_budget_and_a_gate_probe_a_script(tmp_path):
     """`memprobe budget -- COMMAND` writes a probe whose configuration is the command (no recipe), and the gate
-    runs it as a probe of its own: a limit it passes, and one it breaches (exit 1)."""
+    runs it as a probe of its own: a limit it passes, and (from that run: ``--from``) one it breaches (exit 1)."""
     budget = tmp_path / "memprobe.toml"
     proc = run_cli("budget", "--budget", budget, "--steps", "2", "-q", "--", *SCRIPT, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -127,7 +127,9 @@ def test_a_budget_and_a_gate_probe_a_script(tmp_path):
     budget.write_text(
         text.replace('[probes.plain_loop.limits]\nsaved_bytes = "', '[probes.plain_loop.limits]\nsaved_bytes = "1 KiB" #')
     )
-    breached = run_cli("gate", "--budget", budget, "--out", tmp_path / "g2", "-q", cwd=tmp_path)
+    breached = run_cli(
+        "gate", "--budget", budget, "--from", tmp_path / "g" / "plain_loop", "--out", tmp_path / "g2", "-q", cwd=tmp_path
+    )
     assert breached.returncode == 1 and "saved_bytes" in breached.stdout, breached.stdout[-2000:]
 
 

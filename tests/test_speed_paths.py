@@ -234,16 +234,17 @@ def _files(run: Path) -> dict[str, str]:
 @pytest.mark.e2e
 @pytest.mark.slow
 @pytest.mark.parametrize("recipe", ["bf16", "rowwise"])
-def test_a_warm_run_records_what_a_cold_one_compiled(tmp_path, monkeypatch, recipe):
+def test_a_warm_run_records_what_a_cold_one_compiled(tmp_path, monkeypatch, recipe, cold_graph_cache):
     """Cold (an empty cache), warm (AOTAutograd's cache hit, graphs from memprobe's record), and warm with a
     damaged record (compiled again): the same graphs, output code, saved table and policy decisions. rowwise: the
-    float8 graphs too (torchao's Function keyed by torchao's sources: memprobe/capture/function_keys.py)."""
-    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    float8 graphs too (torchao's Function keyed by torchao's sources: memprobe/capture/function_keys.py). Cold for
+    the graphs; the session's C++ kernels are there (:func:`conftest.cold_graph_cache`)."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(cold_graph_cache))
     flags = ("run", "--recipe", recipe, "--ac-policy", "torchtitan-2025-01", *TINY, "-q")
     runs = {}
     for name in ("cold", "warm", "damaged"):
         if name == "damaged":
-            for record in (tmp_path / "inductor" / "memprobe-graphs").glob("*.json"):
+            for record in (cold_graph_cache / "memprobe-graphs").glob("*.json"):
                 text = json.loads(record.read_text())
                 text["graphs"][0]["nodes"][0]["name"] = ""  # not a node name: the record is refused
                 record.write_text(json.dumps(text))
@@ -261,7 +262,7 @@ def test_a_warm_run_records_what_a_cold_one_compiled(tmp_path, monkeypatch, reci
         assert _strip_addresses(runs[name]) == _strip_addresses(runs["cold"]), name
         assert _files(tmp_path / name) == _files(tmp_path / "cold"), name
     loaded = [g["output_code_loaded_from"] for g in runs["warm"]["graphs"]]
-    assert all(p and p.startswith(str(tmp_path / "inductor")) and Path(p).is_file() for p in loaded), loaded
+    assert all(p and p.startswith(str(cold_graph_cache)) and Path(p).is_file() for p in loaded), loaded
 
 
 def test_the_policy_pickles_as_itself_with_one_cache_hash_in_every_process():
@@ -351,13 +352,13 @@ print(json.dumps(out))
 
 
 @pytest.mark.e2e
-def test_float8_graphs_are_cached_keyed_by_torchao_and_the_model(tmp_path):
+def test_float8_graphs_are_cached_keyed_by_torchao_and_the_model(tmp_path, cold_graph_cache):
     """torchao's float8 Function is allowed in the graph (a trampoline AOTAutograd's key cannot name): with torch's own
     backend it bypasses the cache, the flag that admits custom autograd.Functions on or not. Through memprobe's backend
     the graph is cached keyed by the Function and torchao's sources: a second compile hits; a changed model, another
     torchao (its version changed here), or a Function of the user's own in the graph miss or bypass."""
     pytest.importorskip("torchao.float8")
-    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}
+    env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": str(cold_graph_cache)}
     proc = subprocess.run(
         [sys.executable, "-c", FLOAT8_KEYS, str(tmp_path / "records")], capture_output=True, text=True, env=env, timeout=900
     )
