@@ -10,6 +10,7 @@ import pytest
 from conftest import LEGACY_ROWWISE
 
 from memprobe.analysis.findings import find
+from memprobe.analysis.recorded import load_recorded
 from memprobe.analysis.saved import (
     build_saved_table,
     graph_pairs,
@@ -176,8 +177,18 @@ def test_the_reader_derives_what_the_probe_derived(tmp_path, monkeypatch, name):
 def test_load_report_errors(tmp_path):
     with pytest.raises(RunDirError, match="does not exist"):
         load_report(tmp_path / "missing")
-    with pytest.raises(RunDirError, match="no report.json"):
+    with pytest.raises(RunDirError, match="not a memprobe run directory .no report.json.$"):
         load_report(tmp_path)
+    gate = tmp_path / "gate"  # a gate's directory: a run per probe
+    for probe in ("ffn-rowwise", "ffn-bf16", "a", "b"):
+        (gate / probe).mkdir(parents=True)
+        (gate / probe / "report.json").write_text("{}")
+    (gate / "linked").symlink_to(gate / "a")  # a link is named by no hint
+    hint = f"name one of them: {gate / 'a'}, {gate / 'b'}, {gate / 'ffn-bf16'}, ...$"
+    with pytest.raises(RunDirError, match=f"holds runs, not one run .no report.json.: {hint}"):
+        load_report(gate)
+    with pytest.raises(RunDirError, match=f"holds no report.json or diff.json, but runs: {hint}"):
+        load_recorded(gate, ("run", "diff"))
     (tmp_path / "report.json").write_text("{not json")
     with pytest.raises(RunDirError, match="not valid JSON"):
         load_report(tmp_path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..errors import RunDirError
 from ..rundir import schema as S
-from ..rundir.load import load_bisect, load_diff, load_explain, load_report, load_sweep
+from ..rundir.load import load_bisect, load_diff, load_explain, load_report, load_sweep, runs_inside
 from ..rundir.read import check_directory, kind_of
 
 _RESULTS = (
@@ -39,4 +39,7 @@ def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain"
         if kind in kinds and kind_of(path / name) != "missing":
             return kind, load(path / name)
     names = " or ".join("report.json" if k == "run" else f"{k}.json" for k in kinds)
+    inner = runs_inside(path) if "run" in kinds else None
+    if inner:  # a gate's directory: its probes' runs
+        raise RunDirError(f"{path} holds no {names}, but runs: {inner}")
     raise RunDirError(f"{path} holds no {names}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import operator
+import os
 import types
 import typing
 from enum import Enum
@@ -81,12 +82,33 @@ def load_file(path: str | Path, model: type[R], where: str | None = None, *, kin
     return as_record(model, parse_json(read_text(path, where, kind=kind, follow=follow), where), where)
 
 
+def runs_inside(folder: Path, limit: int = 1000) -> str | None:
+    """ "name one of them: FOLDER/A, FOLDER/B, ..." for the folders directly inside ``folder`` (not links) that hold a
+    report.json (a gate's, a diff's or a bisect's directory holds its runs so), or None when there is none; only the
+    first ``limit`` entries of ``folder`` are looked at."""
+    names = []
+    try:
+        with os.scandir(folder) as entries:
+            for _, entry in zip(range(limit), entries, strict=False):
+                if entry.is_dir(follow_symlinks=False) and kind_of(Path(entry.path) / "report.json") == "file":
+                    names.append(entry.name)
+    except OSError:
+        return None
+    if not names:
+        return None
+    shown = [str(folder / name) for name in sorted(names)[:3]]
+    return "name one of them: " + ", ".join(shown) + (", ..." if len(names) > 3 else "")
+
+
 def load_report(run_dir: str | Path) -> Report:
     """report.json of a run directory, typed, or RunDirError naming what is wrong. The configuration it records
     must be one memprobe can run, and its parts must agree (graph ids unique, rows naming recorded graphs)."""
     run_dir = check_directory(Path(run_dir))
     path = run_dir / "report.json"
     if kind_of(path) == "missing":
+        inner = runs_inside(run_dir)
+        if inner:
+            raise RunDirError(f"{run_dir} holds runs, not one run (no report.json): {inner}")
         raise RunDirError(f"{run_dir} is not a memprobe run directory (no report.json)")
     where = str(path)
     data = parse_json(read_text(path, where, kind="report"), where)
