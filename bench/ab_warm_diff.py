@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -19,21 +18,16 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _proc import measure  # noqa: E402
+from _proc import alternate, checkout_env, measure  # noqa: E402
 
 DIFF = ["diff", "bf16", "fp8", "--ac-policy", "torchtitan-2025-01", "--device", "cpu", "-q"]
 
 
 def timed(root: Path, cache: Path, extra: list[str]) -> float:
     out = tempfile.mkdtemp(prefix="memprobe-ab-")
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(root),
-        "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"),
-        "MEMPROBE_CACHE_DIR": str(cache / "memprobe"),
-    }
     try:
-        return measure([sys.executable, "-m", "memprobe", *DIFF, *extra, "--out", f"{out}/d"], env=env, cwd=str(root))["seconds"]
+        cmd = [sys.executable, "-m", "memprobe", *DIFF, *extra, "--out", f"{out}/d"]
+        return round(measure(cmd, env=checkout_env(root, cache), cwd=str(root))["seconds"], 2)
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -46,15 +40,7 @@ def main() -> None:
     ap.add_argument("--extra", nargs=argparse.REMAINDER, default=[], help="flags for both diffs")
     a = ap.parse_args()
     roots = {"a": a.a.resolve(), "b": a.b.resolve()}
-    caches = {k: Path(tempfile.mkdtemp(prefix=f"ab-cache-{k}-")) for k in roots}
-    for k, root in roots.items():
-        timed(root, caches[k], a.extra)  # fill this checkout's cache (untimed)
-    times: dict[str, list[float]] = {"a": [], "b": []}
-    for _ in range(a.repeats):
-        for k, root in roots.items():
-            times[k].append(round(timed(root, caches[k], a.extra), 2))
-    for cache in caches.values():
-        shutil.rmtree(cache, ignore_errors=True)
+    times = alternate(roots, lambda root, cache: timed(root, cache, a.extra), a.repeats)
     med = {k: statistics.median(v) for k, v in times.items()}
     result = {
         "command": DIFF + a.extra,

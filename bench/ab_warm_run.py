@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -21,18 +20,12 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _proc import measure  # noqa: E402
+from _proc import alternate, checkout_env, measure  # noqa: E402
 
 
 def timed(root: Path, cache: Path, flags: list[str]) -> dict:
     out = tempfile.mkdtemp(prefix="memprobe-abr-")
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(root),
-        "TORCHINDUCTOR_CACHE_DIR": str(cache / "inductor"),
-        "MEMPROBE_CACHE_DIR": str(cache / "memprobe"),
-        "MEMPROBE_FORKSERVER": "off",
-    }
+    env = checkout_env(root, cache, MEMPROBE_FORKSERVER="off")
     try:
         seconds = measure([sys.executable, "-m", "memprobe", "run", *flags, "-q", "--out", f"{out}/r"], env=env, cwd=str(root))
         report = json.loads(Path(f"{out}/r/report.json").read_text())
@@ -55,15 +48,7 @@ def main() -> None:
     cut = argv.index("--") if "--" in argv else len(argv)
     a, flags = ap.parse_args(argv[:cut]), argv[cut + 1 :]  # `memprobe run`'s flags after --
     roots = {"a": a.a.resolve(), "b": a.b.resolve()}
-    caches = {k: Path(tempfile.mkdtemp(prefix=f"abr-cache-{k}-")) for k in roots}
-    for k, root in roots.items():
-        timed(root, caches[k], flags)  # fill this checkout's cache (untimed)
-    runs: dict[str, list[dict]] = {"a": [], "b": []}
-    for _ in range(a.repeats):
-        for k, root in roots.items():
-            runs[k].append(timed(root, caches[k], flags))
-    for cache in caches.values():
-        shutil.rmtree(cache, ignore_errors=True)
+    runs = alternate(roots, lambda root, cache: timed(root, cache, flags), a.repeats)
     med = {k: statistics.median(r["seconds"] for r in v) for k, v in runs.items()}
     print(f"warm `memprobe run {' '.join(flags)}`, alternated {a.repeats} times")
     for k in roots:
