@@ -128,6 +128,35 @@ def test_a_directory_another_process_is_creating_is_in_use_not_foreign(tmp_path,
             check_out_dir(out, force=True)
 
 
+def test_a_lock_held_a_moment_by_another_process_asking_is_waited_for(tmp_path):
+    """Asking whether a directory is in use takes its lock for a moment: the writer waits that moment out, and only
+    a lock held longer (another writer's) refuses it."""
+    import fcntl
+    import os
+    import threading
+
+    from memprobe.errors import RunDirError
+    from memprobe.rundir.write import MANIFEST_HEADER, MARKER, MARKER_TEXT, _lock, release_locks
+
+    out = tmp_path / "X"
+    out.mkdir()
+    (out / MARKER).write_text(MARKER_TEXT + MANIFEST_HEADER)
+    asking = os.open(out / MARKER, os.O_RDONLY)
+    fcntl.flock(asking, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    threading.Timer(0.03, os.close, (asking,)).start()
+    try:
+        _lock(out, create=False)
+    finally:
+        release_locks()
+    writing = os.open(out / MARKER, os.O_RDONLY)
+    fcntl.flock(writing, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        with pytest.raises(RunDirError, match="being written by another memprobe process"):
+            _lock(out, create=False)
+    finally:
+        os.close(writing)
+
+
 @pytest.mark.e2e
 def test_two_writers_of_one_directory_give_one_winner_and_one_exit_2(tmp_path):
     out = tmp_path / "X"

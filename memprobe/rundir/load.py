@@ -83,9 +83,9 @@ def load_file(path: str | Path, model: type[R], where: str | None = None, *, kin
 
 
 def runs_inside(folder: Path, limit: int = 1000) -> str | None:
-    """ "name one of them: FOLDER/A, FOLDER/B, ..." for the folders directly inside ``folder`` (not links) that hold a
-    report.json (a gate's, a diff's or a bisect's directory holds its runs so), or None when there is none; only the
-    first ``limit`` entries of ``folder`` are looked at."""
+    """The hint ``name one of them: FOLDER/A, FOLDER/B, ...`` for the folders directly inside ``folder`` (not links)
+    that hold a report.json (a gate's, a diff's or a bisect's directory holds its runs so), or None when there is none;
+    only the first ``limit`` entries of ``folder`` are looked at."""
     names = []
     try:
         with os.scandir(folder) as entries:

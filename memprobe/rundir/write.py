@@ -230,7 +230,7 @@ def _foreign(path: Path, plan: _Plan, top: bool) -> str | None:
     if marker is None:
         return str(path)
     if not top and _in_use(path):
-        raise RunDirError(f"{path} is being written by another memprobe process; wait for it to end or choose another --out")
+        raise _busy(path)
     for entry in _listed(path):
         odd = _foreign_entry(entry, marker, plan, top)
         if odd:
@@ -305,6 +305,10 @@ def _owned(name: str, folder: str, marker: _Marker) -> bool:
     return False
 
 
+def _busy(path: Path) -> RunDirError:
+    return RunDirError(f"{path} is being written by another memprobe process; wait for it to end or choose another --out")
+
+
 def _in_use(path: Path) -> bool:
     """Whether another process holds the lock of run directory ``path``."""
     if str(path.resolve()) in _LOCKS:
@@ -351,7 +355,7 @@ def check_out_dir(path: Path, force: bool) -> _Plan:
         raise RunDirError(f"{path} exists and is not a directory")
     if path.is_dir() and _entries(path):
         if _in_use(path) or _being_created(path):
-            raise RunDirError(f"{path} is being written by another memprobe process; wait for it to end or choose another --out")
+            raise _busy(path)
         if not force:
             raise RunDirError(
                 f"run directory {path} already exists and is not empty; pass --force to replace it or choose another --out"
@@ -387,12 +391,17 @@ def _lock(path: Path, create: bool) -> int:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise RunDirError(f"{path / MARKER} is not a regular file; {path} is not a memprobe run directory")
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for attempt in range(10):  # another memprobe asking whether it is in use holds it for a moment only
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == 9:
+                    raise
+                time.sleep(0.01)
     except BlockingIOError:
         os.close(fd)
-        raise RunDirError(
-            f"{path} is being written by another memprobe process; wait for it to end or choose another --out"
-        ) from None
+        raise _busy(path) from None
     except BaseException:
         os.close(fd)
         raise
