@@ -195,6 +195,10 @@ def test_a_started_cuda_driver_is_told_by_its_threads_not_by_its_library():
     finally:
         done.set()
         thread.join()
+    for _ in range(1000):  # join() returns as the thread's Python code ends; its task leaves /proc a moment later
+        if not cuda_state()["cuda_driver_started"]:
+            break
+        time.sleep(0.01)
     assert cuda_state()["cuda_driver_started"] is False
 
 
