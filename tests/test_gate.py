@@ -352,3 +352,18 @@ def test_gate_from_a_run_of_another_configuration_is_refused(tmp_path):
     err = _one_line(invoke("gate", "--budget", budget, "--from", f"p={ROWWISE}", "--out", tmp_path / "g"))
     assert f"--from p={ROWWISE}: the run's configuration differs from that of probe 'p' in recipe" in err
     assert "recipe: probe 'bf16', run 'rowwise'" in err and not (tmp_path / "g").exists()
+
+
+def test_gate_from_an_earlier_gates_directory_uses_the_run_of_each_probe(tmp_path):
+    """An earlier gate's --out (a CI artifact, say): each run in it stands for the probe its folder is named after,
+    checked against that probe's configuration like a named --from."""
+    earlier = tmp_path / "earlier-gate"
+    shutil.copytree(ROWWISE, earlier / "p")
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(GATE_BUDGET + '\n[probes.p.limits.cuda]\nforward_peak_bytes = "1 GiB"\n')
+    proc = invoke("gate", "--budget", budget, "--from", earlier, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["counts"] == {"PASS": 1, "FAIL": 0, "SKIP": 1}
+    budget.write_text(GATE_BUDGET.replace('recipe = "rowwise"', 'recipe = "bf16"'))
+    err = _one_line(invoke("gate", "--budget", budget, "--from", earlier))
+    assert f"--from {earlier / 'p'}: the run's configuration differs from that of probe 'p' in recipe" in err

@@ -21,7 +21,8 @@ from .probes import ProbeOptions, force_help, out_help, probe_options
     "from_runs",
     multiple=True,
     metavar="[NAME=]RUN_DIR",
-    help="Use a finished run instead of running the probe (matched by configuration, or named).",
+    help="Use a finished run instead of running the probe (matched by configuration, or named); an earlier gate's "
+    "--out directory gives the run of each probe in it.",
 )
 @click.option(
     "--baseline",

@@ -11,7 +11,8 @@ from ..budget import PROBE_NAME, Budget, BudgetError, baseline_entry, evaluate, 
 from ..config import ProbeConfig
 from ..errors import MemprobeError
 from ..rundir import schema as S
-from ..rundir.load import dump, load_report
+from ..rundir.load import dump, load_report, run_dirs_inside
+from ..rundir.read import kind_of
 from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from ..vocab import RunStatus, Verdict
 from .process import ProbeJob, Progress, run_jobs
@@ -23,11 +24,25 @@ class ProbeFailed(MemprobeError):
     exit_code = 2
 
 
+def _from_entries(entries: tuple[str, ...], budget: Budget) -> list[tuple[str, str, str]]:
+    """``--from`` entries as (the entry as given, its probe's name or "", its run directory). An unnamed directory
+    without a report.json that holds runs (an earlier gate's ``--out``, say from CI) stands for each of them, named by
+    its folder where that is a probe of the budget."""
+    out = []
+    for entry in entries:
+        name, _, path = entry.rpartition("=") if "=" in entry and not Path(entry).exists() else ("", "", entry)
+        inner = [] if name or kind_of(Path(path) / "report.json") != "missing" else run_dirs_inside(Path(path))
+        if inner:
+            out.extend((str(Path(path) / n), n if n in budget.probes else "", str(Path(path) / n)) for n in inner)
+        else:
+            out.append((entry, name, path))
+    return out
+
+
 def match_finished(entries: tuple[str, ...], budget: Budget, wanted: dict) -> dict[str, Path]:
     """``--from [NAME=]RUN_DIR``: which probe each finished run stands for."""
     out: dict[str, Path] = {}
-    for entry in entries:
-        name, _, path = entry.rpartition("=") if "=" in entry and not Path(entry).exists() else ("", "", entry)
+    for entry, name, path in _from_entries(entries, budget):
         report = load_report(path)
         if name:
             if name not in budget.probes:

@@ -82,10 +82,9 @@ def load_file(path: str | Path, model: type[R], where: str | None = None, *, kin
     return as_record(model, parse_json(read_text(path, where, kind=kind, follow=follow), where), where)
 
 
-def runs_inside(folder: Path, limit: int = 1000) -> str | None:
-    """The hint ``name one of them: FOLDER/A, FOLDER/B, ...`` for the folders directly inside ``folder`` (not links)
-    that hold a report.json (a gate's, a diff's or a bisect's directory holds its runs so), or None when there is none;
-    only the first ``limit`` entries of ``folder`` are looked at."""
+def run_dirs_inside(folder: Path, limit: int = 1000) -> list[str]:
+    """The names of the folders directly inside ``folder`` (not links) that hold a report.json, sorted (a gate's, a
+    diff's or a bisect's directory holds its runs so); only the first ``limit`` entries of ``folder`` are looked at."""
     names = []
     try:
         with os.scandir(folder) as entries:
@@ -93,11 +92,17 @@ def runs_inside(folder: Path, limit: int = 1000) -> str | None:
                 if entry.is_dir(follow_symlinks=False) and kind_of(Path(entry.path) / "report.json") == "file":
                     names.append(entry.name)
     except OSError:
-        return None
+        return []
+    return sorted(names)
+
+
+def runs_inside(folder: Path) -> str | None:
+    """The hint ``name one of them: FOLDER/A, FOLDER/B, ...`` for the runs inside ``folder``
+    (:func:`run_dirs_inside`), or None when it holds none."""
+    names = run_dirs_inside(folder)
     if not names:
         return None
-    shown = [str(folder / name) for name in sorted(names)[:3]]
-    return "name one of them: " + ", ".join(shown) + (", ..." if len(names) > 3 else "")
+    return "name one of them: " + ", ".join(str(folder / n) for n in names[:3]) + (", ..." if len(names) > 3 else "")
 
 
 def load_report(run_dir: str | Path) -> Report:
