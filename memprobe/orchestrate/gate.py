@@ -32,9 +32,10 @@ def _from_entries(entries: tuple[str, ...], budget: Budget) -> list[tuple[str, s
     for entry in entries:
         name, _, path = entry.rpartition("=") if "=" in entry and not Path(entry).exists() else ("", "", entry)
         inner = [] if name or kind_of(Path(path) / "report.json") != "missing" else run_dirs_inside(Path(path))
-        if inner:
-            out.extend((str(Path(path) / n), n if n in budget.probes else "", str(Path(path) / n)) for n in inner)
-        else:
+        for folder in inner:
+            run = str(Path(path) / folder)
+            out.append((run, folder if folder in budget.probes else "", run))
+        if not inner:
             out.append((entry, name, path))
     return out
 
