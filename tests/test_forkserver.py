@@ -171,35 +171,66 @@ def test_probes_at_once_on_a_gpu_share_the_compile_workers_and_still_fork():
     assert proc.returncode == 0 and proc.stdout.split()[-1] == "3", proc.stderr[-2000:]
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads' names are read from /proc")
-def test_a_started_cuda_driver_is_told_by_its_threads_not_by_its_library():
-    """The driver's own threads (cuInit names its event handler cuda-EvtHandlr) say it started, and a server then
-    forks no CUDA probe; none running, it has not (torch 2.11's CUDA build maps libcuda at import and starts none)."""
-    import ctypes
-    import threading
+STUB_DRIVER = r"""
+extern "C" {
+static int initialised = 0;
+int cuInit(unsigned int flags) { initialised = 1; return 0; }
+int cuCtxGetCurrent(void **context) { *context = 0; return initialised ? 0 : 3; }  /* 3: NOT_INITIALIZED */
+}
+"""
 
-    from memprobe.capture.forkserver import cuda_state
+ASK_STUB = """
+import ctypes, sys, threading
+from memprobe.capture.forkserver import cuda_state
+print(cuda_state()["cuda_driver_loaded"], cuda_state()["cuda_driver_started"])
+driver = ctypes.CDLL(sys.argv[1], mode=ctypes.RTLD_GLOBAL)
+print(cuda_state()["cuda_driver_loaded"], cuda_state()["cuda_driver_started"])
+named = threading.Event()
+def nvml_like():  # NVML's threads, which torch's fork-safe availability check starts, are named cuda... too
+    ctypes.CDLL(None).prctl(15, b"cuda-EvtHandlr", 0, 0, 0)  # PR_SET_NAME: this thread's comm
+    named.set()
+    threading.Event().wait(30)
+threading.Thread(target=nvml_like, daemon=True).start()
+named.wait(30)
+print(cuda_state()["cuda_driver_loaded"], cuda_state()["cuda_driver_started"])
+driver.cuInit(0)
+print(cuda_state()["cuda_driver_loaded"], cuda_state()["cuda_driver_started"])
+"""
 
-    assert cuda_state()["cuda_driver_started"] is False
-    named, done = threading.Event(), threading.Event()
 
-    def driver_like():
-        ctypes.CDLL(None).prctl(15, b"cuda-EvtHandlr", 0, 0, 0)  # PR_SET_NAME: this thread's comm
-        named.set()
-        done.wait(30)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the mapped libraries are read from /proc")
+def test_a_started_cuda_driver_is_told_by_the_driver_not_by_its_library_or_threads(tmp_path):
+    """A server forks CUDA probes until cuInit ran in it: the driver library mapped (torch 2.11's CUDA build maps it at
+    import) and threads named ``cuda...`` (NVML's: torch 2.11's Inductor asks NVML at import when the server sets
+    PYTORCH_NVML_BASED_CUDA_CHECK; on the H200 a fork of that process used CUDA) are not; cuInit is, asked of the
+    driver itself (cuCtxGetCurrent). A stub libcuda.so stands in for the driver on a machine without one."""
+    source, library = tmp_path / "stub.cpp", tmp_path / "libcuda.so.1"
+    source.write_text(STUB_DRIVER)
+    subprocess.run(["g++", "-shared", "-fPIC", "-o", library, source], check=True)
+    proc = subprocess.run([sys.executable, "-c", ASK_STUB, library], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # (loaded, started): none; the library mapped; a thread named cuda...; then cuInit
+    assert proc.stdout.split("\n")[:4] == ["False False", "True False", "True False", "True True"]
 
-    thread = threading.Thread(target=driver_like)
-    thread.start()
-    try:
-        assert named.wait(30) and cuda_state()["cuda_driver_started"] is True
-    finally:
-        done.set()
-        thread.join()
-    for _ in range(1000):  # join() returns as the thread's Python code ends; its task leaves /proc a moment later
-        if not cuda_state()["cuda_driver_started"]:
-            break
-        time.sleep(0.01)
-    assert cuda_state()["cuda_driver_started"] is False
+
+@pytest.mark.parametrize("users", [None, "0"], ids=["unset", "set-by-the-user"])
+def test_a_servers_imports_on_a_gpu_machine_ask_nvml_and_leave_its_environment_as_it_was(monkeypatch, users):
+    """torch 2.11's Inductor asks ``torch.cuda.is_available()`` at import, whose default answer runs cuInit: on a GPU
+    machine the server imports with torch's fork-safe check (NVML) and puts the variable back after, so its forks and
+    the requests it compares environments with see the environment it started with."""
+    from memprobe.capture import child, forkserver
+
+    name, seen = "PYTORCH_NVML_BASED_CUDA_CHECK", []
+    if users is None:
+        monkeypatch.delenv(name, raising=False)
+    else:
+        monkeypatch.setenv(name, users)
+    monkeypatch.setattr(forkserver.glob, "glob", lambda pattern: ["/dev/nvidia0"] if "nvidia" in pattern else [])
+    monkeypatch.setattr(child, "import_what_probes_use", lambda: seen.append(os.environ.get(name)))
+    monkeypatch.setattr(child, "ask_the_cpu_toolchain", lambda: seen.append("asked the CPU toolchain"))
+    monkeypatch.setattr(child, "ask_the_source_hashes", lambda: seen.append(os.environ.get(name)))
+    forkserver.preload_probes()
+    assert seen == ["1", "1"] and os.environ.get(name) == users
 
 
 def test_the_server_is_started_by_memprobe_only():

@@ -44,6 +44,7 @@ nothing a client sends ends the server.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import glob
@@ -185,11 +186,18 @@ def main(argv: list[str] | None = None) -> int:
 def preload_probes(torchao: bool = False) -> None:
     """What a server of probes does before it serves: import what probes use, ask the CPU toolchain, hash the
     installed sources that Inductor's cache keys include; ``torchao``: import torchao's float8 training and hash its
-    sources too (a resident server's: its float8 probes import nothing then). Nothing here starts the CUDA driver."""
+    sources too (a resident server's: its float8 probes import nothing then). Nothing here starts the CUDA driver:
+    on a GPU machine it all runs with ``PYTORCH_NVML_BASED_CUDA_CHECK=1`` (:func:`_no_cuinit`)."""
+    gpu_machine = bool(glob.glob("/dev/nvidia[0-9]*"))
+    with _no_cuinit() if gpu_machine else contextlib.nullcontext():
+        _preload(torchao, gpu_machine)
+
+
+def _preload(torchao: bool, gpu_machine: bool) -> None:
     from . import child
 
     child.import_what_probes_use()
-    if not glob.glob("/dev/nvidia[0-9]*"):
+    if not gpu_machine:
         # on a GPU machine the probes run on CUDA, and asking took over 40 s on the H200's (a CPU probe asks itself)
         child.ask_the_cpu_toolchain()
     child.ask_the_source_hashes()
@@ -202,6 +210,24 @@ def preload_probes(torchao: bool = False) -> None:
             torchao_key()
         except ImportError:  # no torchao: float8 probes say so in their own words
             pass
+
+
+@contextlib.contextmanager
+def _no_cuinit():
+    """``torch.cuda.is_available()`` answered from NVML meanwhile, as torch documents for a process that will fork:
+    importing Inductor asks it (torch 2.11 on the H200), and its default answer calls ``cuInit``, which starts the
+    driver's threads and leaves every fork of this process unable to use CUDA. The variable is put back after, so
+    the server's environment, which its forks inherit and requests are compared with, is the one it started with."""
+    name = "PYTORCH_NVML_BASED_CUDA_CHECK"
+    before = os.environ.get(name)
+    os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
 
 
 def serve(path: str, *, preload, programs: dict, resident: Resident | None = None) -> int:
@@ -312,25 +338,32 @@ class Resident:
 
 
 def cuda_state() -> dict:
-    """Whether this process initialised CUDA (torch's lazy init) or started the CUDA driver (``cuInit``, which
-    ``torch.cuda.is_available()`` calls too; the driver then runs threads of its own, named ``cuda...``): a fork of a
-    process that did cannot use CUDA. Also whether the driver's library is only mapped (``libcuda``: torch 2.11's CUDA
-    13 builds map it at ``import torch``, measured on the H200), which starts nothing and leaves a fork able to."""
+    """Whether this process initialised CUDA (torch's lazy init) or started the CUDA driver (``cuInit``, which torch's
+    default ``torch.cuda.is_available()`` calls, and torch 2.11's Inductor at import): a fork of a process that did
+    cannot use CUDA. Started is the driver's own answer: ``cuCtxGetCurrent`` returns CUDA_ERROR_NOT_INITIALIZED (3)
+    until ``cuInit`` ran, and asking initialises nothing (its threads are no sign: NVML's, which torch's fork-safe
+    availability check starts, are named ``cuda...`` too; on the H200 a fork of such a process used CUDA). Also
+    whether the driver's library is only mapped (``libcuda``: torch 2.11's CUDA 13 builds map it at ``import
+    torch``), which starts nothing and leaves a fork able to."""
     torch = sys.modules.get("torch")
     initialized = bool(torch is not None and torch.cuda.is_initialized())
     try:
         with open("/proc/self/maps") as f:
-            loaded = any("libcuda.so" in line for line in f)
-        started = False
-        for task in os.listdir("/proc/self/task"):
-            try:
-                with open(f"/proc/self/task/{task}/comm") as f:
-                    started |= f.read().startswith("cuda")
-            except FileNotFoundError:  # a thread that ended meanwhile
-                continue
-    except OSError:
-        loaded = started = None
+            libraries = sorted({line.split()[-1] for line in f if "libcuda.so" in line})
+        started = bool(libraries) and _driver_initialised(libraries[0])
+    except (OSError, AttributeError):  # unreadable, or a library without the driver's entry point: unknown
+        libraries, started = None, None
+    loaded = None if libraries is None else bool(libraries)
     return {"cuda_initialized": initialized, "cuda_driver_started": started, "cuda_driver_loaded": loaded}
+
+
+def _driver_initialised(library: str) -> bool:
+    """Whether ``cuInit`` ran in this process, asked of the driver library it already mapped: cuCtxGetCurrent returns
+    3 (CUDA_ERROR_NOT_INITIALIZED) before it, 0 after (with or without a current context)."""
+    import ctypes
+
+    context = ctypes.c_void_p()
+    return ctypes.CDLL(library).cuCtxGetCurrent(ctypes.byref(context)) != 3
 
 
 def _package_dir(name: str) -> str | None:
