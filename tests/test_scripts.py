@@ -66,20 +66,19 @@ def test_a_diff_of_two_runs_of_a_script_names_the_argument_that_differs(made, tm
     assert "the command: + --no-checkpoint" in d["verdict"]["text"]
 
 
-def test_the_script_against_itself_differs_in_nothing(made):
-    d = json.loads(made("diff", "--steps", "2", "--json", "--", *SCRIPT).proc.stdout)
-    assert d["differences"] == 0 and d["change"]["kind"] == "none"
-    assert d["saved_outside"]["total"]["delta"] == 0 and not d["saved_outside"]["modules"]
-    assert all(p["peak_bytes"]["delta"] == 0 and p["end_bytes"]["delta"] == 0 for p in d["phases"]["phases"].values())
-
-
-def test_a_side_runs_the_script_in_an_interpreter_without_memprobe(tmp_path, lean):  # noqa: F811
+def test_the_script_against_itself_differs_in_nothing_with_side_b_in_an_interpreter_without_memprobe(tmp_path, lean):  # noqa: F811
+    """The A/A of a script: `memprobe diff -- SCRIPT`, side B run by an interpreter that has torch and nothing of
+    memprobe's (as `--b-python VENV/bin/python` runs another environment), differs in nothing."""
     python = lean["torch"]
     proc = run_cli("diff", "--steps", "2", "--b-python", python, "--out", tmp_path / "d", "--json", "-q", "--", *SCRIPT)
     assert proc.returncode == 0, proc.stderr[-3000:]
     d = json.loads(proc.stdout)
     b = json.loads((tmp_path / "d" / "b" / "report.json").read_text())
-    assert b["process"]["python"] == str(python) and d["differences"] == 0
+    assert b["process"]["python"] == str(python) and b["config"]["command"] == list(SCRIPT)
+    # B has torch alone (no torchao, no torchtitan: the script uses neither), and the sides say so
+    assert d["differences"] == 0 and d["change"]["kind"] == "versions" and "-> none" in d["change"]["text"]
+    assert d["saved_outside"]["total"]["delta"] == 0 and not d["saved_outside"]["modules"]
+    assert all(p["peak_bytes"]["delta"] == 0 and p["end_bytes"]["delta"] == 0 for p in d["phases"]["phases"].values())
 
 
 @pytest.mark.parametrize(

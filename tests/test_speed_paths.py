@@ -285,20 +285,19 @@ def test_the_policy_pickles_as_itself_with_one_cache_hash_in_every_process():
 def test_a_bf16_probe_imports_nothing_of_torchao(tmp_path):
     """Importing torchao costs seconds per process; a bf16 probe, compiled and measured, needs none of it (the
     same check finds torchao in a process that asked for a float8 recipe)."""
-    show = "import json, sys; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'torchao')))"
-    probe = (
-        "from memprobe.config import ProbeConfig; from memprobe.capture.runner import run_probe; "
+    show = "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'torchao')), flush=True); "
+    code = (
+        "import json, sys; from memprobe.config import ProbeConfig; from memprobe.capture.runner import run_probe; "
         f"run_probe(ProbeConfig(recipe='bf16', dim=64, hidden=128, seq=32, layers=1, device='cpu'), {str(tmp_path / 'r')!r}); "
         + show
-    )
-    float8 = "from memprobe.compat.torchao import require; require('rowwise'); " + show
-    found = {}
-    for name, code in (("bf16", probe), ("rowwise", float8)):
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        found[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+        + "from memprobe.compat.torchao import require; require('rowwise'); "
+        + show
+    )  # one fresh process: the bf16 probe first, then what a float8 recipe asks for
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    bf16, rowwise = (json.loads(line) for line in proc.stdout.strip().splitlines()[-2:])
     assert json.loads((tmp_path / "r" / "report.json").read_text())["status"] == "complete"
-    assert found["bf16"] == [] and "torchao.float8" in found["rowwise"]
+    assert bf16 == [] and "torchao.float8" in rowwise
 
 
 # compiles a tiny float8 model (rowwise) through memprobe's backend, or torch's own, and prints AOTAutograd's lookups
