@@ -39,8 +39,8 @@ for side, s in (("A", a), ("B", b)):
     peak_file = s["file"] + ".peak"
     measured = int(open(peak_file).read() or 0) if os.path.exists(peak_file) else None
     if measured:
-        expect(abs(s["peak_bytes"] - measured) <= 4096,
-               f"{side}'s peak {s['peak_bytes']:,} B is within 4 KiB of torch.cuda.max_memory_allocated()'s "
+        expect(s["peak_bytes"] == measured,
+               f"{side}'s peak {s['peak_bytes']:,} B is torch.cuda.max_memory_allocated()'s "
                f"{measured:,} B ({s['peak_bytes'] - measured:+,} B)")
     print(f"  {side}: {s['events']} events, {s['file_bytes']:,} B file; user code {s['user_code_fraction']}; "
           f"named {s['named_fraction']}; by category {s['by_category_bytes']}")

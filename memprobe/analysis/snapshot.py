@@ -303,9 +303,12 @@ def _device_trace(snap: dict, device: int | None) -> list:
 
 def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     """The events with an int (exactly: not a bool) address and size within 64 bits, a str action and a time that is
-    such an int or a finite float. _integer's test written out in one comprehension, names bound locally: this is the
-    hot loop of a snapshot's analysis (a call per field cost as much as the rest of the analysis)."""
+    such an int or a finite float, each block event's size made its block's (:func:`block_size`: the trace records
+    what was asked for). _integer's test written out in one comprehension, names bound locally: this is the hot loop
+    of a snapshot's analysis (a call per field cost as much as the rest of the analysis); a size the allocator keeps
+    as it is (a multiple of 512 B, without power-of-two rounding) costs one test."""
     get, _dict, _int, _str, top, finite = dict.get, dict, int, str, _MAX, _finite
+    sizes = _BlockSizes(snap, _device_trace(snap, device))
     return [
         e
         for e in _device_trace(snap, device)
@@ -316,7 +319,157 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
         and 0 <= size < top
         and type(get(e, "action")) is _str
         and ((type(when := get(e, "time_us", 0)) is _int and 0 <= when < top) or finite(when))
+        and (not size & 511 and size <= sizes.exact_below or sizes(e))
     ]
+
+
+MIN_BLOCK_BYTES = 512  # the CUDA caching allocator's smallest block, and the multiple it rounds every size up to
+SMALL_POOL_MAX_BYTES = 1 << 20  # kSmallSize: a block up to this size comes from the small pool (2 MiB segments)
+SMALL_SEGMENT_BYTES = 2 << 20  # kSmallBuffer: a small-pool segment; a large-pool segment is never this size
+ROUNDUP_INTERVALS = 16  # roundup_power2_divisions' size intervals: [0, 2 MiB), [2, 4) ... [32 GiB, ...), by log2
+
+
+def roundup_divisions(snap: dict) -> tuple[int, ...]:
+    """The allocator's ``roundup_power2_divisions`` per size interval, from the snapshot's ``allocator_settings``
+    (keyed by each interval's start in MiB: "1", "2", "4" ... "32768"); all 0 (no power-of-two rounding, the
+    default) where the snapshot does not say."""
+    settings = snap.get("allocator_settings") if isinstance(snap, dict) else None
+    table = settings.get("roundup_power2_divisions") if isinstance(settings, dict) else None
+    if not isinstance(table, dict):
+        return (0,) * ROUNDUP_INTERVALS
+    out = []
+    for i in range(ROUNDUP_INTERVALS):
+        d = table.get(str(1 << i))
+        out.append(d if type(d) is int and 0 <= d <= 1 << 20 else 0)
+    return tuple(out)
+
+
+def block_size(size: int, divisions: tuple[int, ...] = (0,) * ROUNDUP_INTERVALS) -> int:
+    """The bytes the CUDA caching allocator counts as allocated for a request of ``size`` bytes (``round_size`` of
+    c10/cuda/CUDACachingAllocator.cpp): at least 512, a multiple of 512, or, where ``roundup_power2_divisions``
+    is set for the size's interval, the next of that many equal steps between two powers of two. A snapshot's trace
+    records the requested size; ``torch.cuda.max_memory_allocated()`` counts blocks (a large request may be handed
+    a larger one: :class:`_BlockSizes`)."""
+    if size == 0:
+        return 0
+    if size < MIN_BLOCK_BYTES:
+        return MIN_BLOCK_BYTES
+    index = min(max(size.bit_length() - 1 - 20, 0), ROUNDUP_INTERVALS - 1)
+    d = divisions[index]
+    if d > 1 and size > MIN_BLOCK_BYTES * d:
+        return _next_division(size, d)
+    return -(-size // MIN_BLOCK_BYTES) * MIN_BLOCK_BYTES
+
+
+def _next_division(size: int, divisions: int) -> int:
+    """``roundup_power2_next_division``: ``size`` rounded up to the next of ``divisions`` steps between the powers of
+    two around it (a power of two stays itself)."""
+    if size & (size - 1) == 0:
+        return size
+    floor = 1 << (size.bit_length() - 1)
+    step = floor >> (divisions.bit_length() - 1)
+    if step == 0:
+        return floor << 1
+    rounded = size & ~(step - 1)
+    return size if rounded == size else rounded + step
+
+
+class _BlockSizes:
+    """Each block event's size made the size of the block the allocator handed out, in trace order (called from
+    :func:`_valid_trace` for the events whose request it may not keep as it is; True: the event is kept).
+
+    A request becomes :func:`block_size`. A large one (over 1 MiB: the large pool) is handed the free block that
+    starts at its address, split only where more than 1 MiB would remain (``should_split``), else whole: up to 1 MiB
+    more than asked, which ``torch.cuda.max_memory_allocated()`` counts (measured on the H200: 14.1 MiB over 555.6
+    MiB at odd sizes). So the large pool's blocks are followed from each ``segment_alloc`` (one free block), split
+    at allocations, merged with free neighbours of their segment when returned, dropped at ``segment_free``. Where
+    that cannot be known (a segment older than the recording, or expandable segments, which always split), the
+    request's block size stands."""
+
+    def __init__(self, snap: dict, raw: list):
+        self.divisions = roundup_divisions(snap)
+        # below this, a size that is a multiple of 512 B is its own block (small pool, no power-of-two rounding)
+        self.exact_below = min(
+            [SMALL_POOL_MAX_BYTES]
+            + [max(0 if i == 0 else 1 << (20 + i), MIN_BLOCK_BYTES * d) for i, d in enumerate(self.divisions) if d > 1]
+        )
+        settings = snap.get("allocator_settings") if isinstance(snap, dict) else None
+        self.follow = not (isinstance(settings, dict) and settings.get("expandable_segments") is True)
+        self.split_limit = settings.get("max_split_size", -1) if isinstance(settings, dict) else -1
+        if type(self.split_limit) is not int or self.split_limit <= 0:
+            self.split_limit = _MAX
+        self.returns = (
+            "free_completed" if any(type(e) is dict and e.get("action") == "free_completed" for e in raw) else "free_requested"
+        )
+        self.blocks: dict[int, list] = {}  # start -> [size, free, segment start] (large-pool segments followed)
+        self.ends: dict[int, int] = {}  # end -> start, of those blocks
+        self.members: dict[int, set[int]] = {}  # segment start -> its blocks' starts
+        self.handed: dict[int, int] = {}  # address -> the size of the large block allocated there
+
+    def __call__(self, e: dict) -> bool:
+        action, size = e["action"], e["size"]
+        if action in _BLOCK_ACTIONS:
+            size = block_size(size, self.divisions)
+            if size > SMALL_POOL_MAX_BYTES:
+                if action == "alloc":
+                    size = self._hand(e["addr"], size)
+                elif action == self.returns:
+                    size = self._take_back(e["addr"], size)
+                else:
+                    size = self.handed.get(e["addr"], size)
+            e["size"] = size
+        elif action == "segment_alloc" and self.follow and size != SMALL_SEGMENT_BYTES:
+            self._put(e["addr"], size, True, e["addr"])
+        elif action == "segment_free":
+            for start in self.members.pop(e["addr"], ()):
+                self._remove(start)
+        elif action in ("segment_map", "segment_unmap"):  # expandable segments: every block split exactly
+            self.follow = False
+            self.blocks.clear()
+            self.ends.clear()
+            self.members.clear()
+        return True
+
+    def _put(self, start: int, size: int, free: bool, segment: int) -> None:
+        if start in self.blocks:  # a segment allocated twice at one address (a damaged trace): the later one holds
+            self._remove(start)
+        self.blocks[start] = [size, free, segment]
+        self.ends[start + size] = start
+        self.members.setdefault(segment, set()).add(start)
+
+    def _remove(self, start: int) -> list:
+        block = self.blocks.pop(start)
+        self.ends.pop(start + block[0], None)
+        self.members.get(block[2], set()).discard(start)
+        return block
+
+    def _hand(self, addr: int, size: int) -> int:
+        block = self.blocks.get(addr)
+        if block is not None and block[1] and block[0] >= size:
+            whole, _, segment = self._remove(addr)
+            if size < self.split_limit and whole - size > SMALL_POOL_MAX_BYTES:  # should_split, the large pool's
+                self._put(addr + size, whole - size, True, segment)
+            else:
+                size = whole
+            self._put(addr, size, False, segment)
+        self.handed[addr] = size
+        return size
+
+    def _take_back(self, addr: int, size: int) -> int:
+        size = self.handed.pop(addr, size)
+        block = self.blocks.get(addr)
+        if block is None or block[1]:
+            return size
+        start, (whole, _, segment) = addr, self._remove(addr)
+        after = self.blocks.get(start + whole)
+        if after is not None and after[1] and after[2] == segment:
+            whole += self._remove(start + whole)[0]
+        before = self.ends.get(start)
+        prior = self.blocks.get(before) if before is not None else None
+        if prior is not None and prior[1] and prior[2] == segment and before + prior[0] == start:
+            start, whole = before, whole + self._remove(before)[0]
+        self._put(start, whole, True, segment)
+        return size
 
 
 _MAX = MAX_INT  # addresses, sizes and times of a real snapshot fit in 63 bits, as a record's figures do
