@@ -28,14 +28,20 @@ LOG_NAME = "log"  # the server's own lines (why it ended), beside its socket
 def status() -> dict | None:
     """The running server's own account (pid, kind, uptime, idle time, probes, whether it touched CUDA), or None when
     none runs. ConfigError when its directory or process is not this user's."""
+    _, answer = _ask_running(STATUS_PROGRAM)
+    return answer.get("status") if answer is not None and isinstance(answer.get("status"), dict) else None
+
+
+def _ask_running(program: str):
+    """``(server, its answer to program)`` of the running server; ``(None, None)`` when none runs or it does not
+    answer. ConfigError when its directory or process is not this user's."""
     found = running_server()
     if found is None:
-        return None
+        return None, None
     try:
-        answer = found.ask(STATUS_PROGRAM)
+        return found, found.ask(program)
     except (OSError, ValueError, EOFError):
-        return None
-    return answer.get("status") if isinstance(answer.get("status"), dict) else None
+        return found, None
 
 
 def start(idle_exit_s: float = IDLE_EXIT_S) -> tuple[dict, bool]:
@@ -110,12 +116,8 @@ def _last_line(path) -> str:
 def stop(timeout: float = 60.0) -> dict | None:
     """Ask the running server to end: its answer (its pid, the probes still running, which it waits for), once its
     socket is gone; None when none runs. ConfigError when its directory or process is not this user's."""
-    found = running_server()
-    if found is None:
-        return None
-    try:
-        answer = found.ask(STOP_PROGRAM)
-    except (OSError, ValueError, EOFError):
+    found, answer = _ask_running(STOP_PROGRAM)
+    if answer is None:
         return None
     deadline = time.monotonic() + timeout
     while os.path.lexists(found.path) and time.monotonic() < deadline:
