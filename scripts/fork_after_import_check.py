@@ -12,16 +12,7 @@ import ctypes
 import os
 import sys
 
-
-def driver_threads() -> list[str]:
-    names = []
-    for task in os.listdir("/proc/self/task"):
-        try:
-            with open(f"/proc/self/task/{task}/comm") as f:
-                names.append(f.read().strip())
-        except FileNotFoundError:  # a thread that ended meanwhile
-            pass
-    return [n for n in names if n.startswith("cuda")]
+from driver_start_stack import driver_threads  # scripts/, beside this file
 
 
 def cu_ctx_get_current() -> int | None:
