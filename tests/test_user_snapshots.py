@@ -44,12 +44,9 @@ def _truth(path: Path) -> dict:
     # the trace records each request's size; the allocator counts its block: 512 B at least, a multiple of 512 B
     # (these runs set no power-of-two rounding)
     assert not any(snap["allocator_settings"]["roundup_power2_divisions"].values())
-    trace = [
-        {**e, "size": max(512, -(-e["size"] // 512) * 512)} if e["action"] in ("alloc", "free_requested", "free_completed") else e
-        for t in snap["device_traces"]
-        if t
-        for e in t
-    ]
+    (recorded,) = [t for t in snap["device_traces"] if t]
+    blocks = ("alloc", "free_requested", "free_completed")
+    trace = [{**e, "size": max(512, -(-e["size"] // 512) * 512)} if e["action"] in blocks else e for e in recorded]
     free = "free_completed" if any(e["action"] == "free_completed" for e in trace) else "free_requested"
     addresses = {e["addr"] for e in trace if e["action"] in ("alloc", "free_requested", "free_completed")}
     live = {
