@@ -137,6 +137,33 @@ def test_a_bad_request_is_refused_and_a_server_gone_is_a_failed_probe(tmp_path, 
     assert not Path(server.path).exists()
 
 
+def test_a_refusal_sent_while_the_request_is_still_going_is_heard(tmp_path):
+    """A server that refuses and closes before it read the whole request (one that did not arrive in time) breaks
+    the client's send: the client reads what the server said before it closed instead of "did not answer"."""
+    import threading
+
+    from memprobe.orchestrate.forkserver import ForkServer
+
+    sock_dir = tmp_path / "s"
+    sock_dir.mkdir(mode=0o700)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(sock_dir / "socket"))
+    listener.listen()
+
+    def refuse_early():
+        conn, _ = listener.accept()
+        conn.recv(16)
+        conn.sendall(b'{"refused": "a bad request (no whole request within 10 s)"}\n')
+        conn.close()
+
+    threading.Thread(target=refuse_early, daemon=True).start()
+    try:  # an environment larger than a socket's buffer: the send is still going when the server closes
+        said = ForkServer(str(sock_dir / "socket")).spawn(["run"], {"BIG": "x" * 8_000_000}, sys.executable, 0, 1, 2)
+    finally:
+        listener.close()
+    assert said == "a bad request (no whole request within 10 s)"
+
+
 def test_a_verb_starts_no_server_of_its_own_for_a_cuda_probe(monkeypatch, tmp_path):
     """A verb's own server never forks a CUDA probe: asking for one starts none (on the H200 the wait for its imports
     was a minute of every CUDA diff), and a CPU probe of the same verb still gets one."""

@@ -186,8 +186,13 @@ class ForkServer:
                 "cuda": cuda,
             }
             data = json.dumps(request).encode() + b"\n"
-            sent = socket.send_fds(conn, [data], [stdin, stdout, stderr])  # the descriptors go with the first bytes
-            conn.sendall(data[sent:])  # the rest, however large the environment (one send may take part of it)
+            try:
+                sent = socket.send_fds(conn, [data], [stdin, stdout, stderr])  # the descriptors go with the first bytes
+                conn.sendall(data[sent:])  # the rest, however large the environment (one send may take part of it)
+            except (BrokenPipeError, ConnectionResetError) as e:  # closed before it read it all: it may have said why
+                said = _refusal_before_closing(conn)
+                conn.close()
+                return said or f"the fork server at {self.path} did not answer ({type(e).__name__}: {e})"
             answers = Answers(conn)
             answer = answers.next()
         except (OSError, ValueError, EOFError) as e:
@@ -341,6 +346,17 @@ def _listening_sockets() -> set[str] | None:
             return {fields[7] for fields in (line.split(None, 7) for line in f.read().splitlines()[1:]) if len(fields) == 8}
     except OSError:
         return None
+
+
+def _refusal_before_closing(conn: socket.socket) -> str | None:
+    """What a server that closed a connection while the request was still being sent answered before it did (its
+    refusal, e.g. a request that did not arrive whole in time), or None."""
+    try:
+        conn.settimeout(1)
+        refused = Answers(conn).next().get("refused")
+    except (OSError, ValueError, EOFError):
+        return None
+    return refused if isinstance(refused, str) else None
 
 
 class Answers:
