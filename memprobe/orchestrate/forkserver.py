@@ -186,13 +186,10 @@ class ForkServer:
                 "cuda": cuda,
             }
             data = json.dumps(request).encode() + b"\n"
-            try:
-                sent = socket.send_fds(conn, [data], [stdin, stdout, stderr])  # the descriptors go with the first bytes
-                conn.sendall(data[sent:])  # the rest, however large the environment (one send may take part of it)
-            except (BrokenPipeError, ConnectionResetError) as e:  # closed before it read it all: it may have said why
-                said = _refusal_before_closing(conn)
+            unsent = _send_request(conn, data, [stdin, stdout, stderr], self.path)
+            if unsent is not None:
                 conn.close()
-                return said or f"the fork server at {self.path} did not answer ({type(e).__name__}: {e})"
+                return unsent
             answers = Answers(conn)
             answer = answers.next()
         except (OSError, ValueError, EOFError) as e:
@@ -346,6 +343,18 @@ def _listening_sockets() -> set[str] | None:
             return {fields[7] for fields in (line.split(None, 7) for line in f.read().splitlines()[1:]) if len(fields) == 8}
     except OSError:
         return None
+
+
+def _send_request(conn: socket.socket, data: bytes, fds: list[int], path: str) -> str | None:
+    """Send a request line, the descriptors with its first bytes and the rest however large the environment (one send
+    may take part of it): None once sent; else why not, what the server said before it closed the connection (it
+    may refuse before it read it all) or that it did not answer."""
+    try:
+        sent = socket.send_fds(conn, [data], fds)
+        conn.sendall(data[sent:])
+    except (BrokenPipeError, ConnectionResetError) as e:
+        return _refusal_before_closing(conn) or f"the fork server at {path} did not answer ({type(e).__name__}: {e})"
+    return None
 
 
 def _refusal_before_closing(conn: socket.socket) -> str | None:
