@@ -5,9 +5,12 @@ Tiles the allocator history recorded on the H200 (tests/data/cuda/rowwise-legacy
 trace holds ``--entries`` entries: every copy is the same program's step again, at shifted
 addresses and times, with the frame objects shared as torch shares them (so the pickle has the
 real shape and size per entry). Only the last copy keeps the phase markers: it is the measured
-step, the copies before it are history.
+step, the copies before it are history. Each copy shares the source's stack lists too, unless
+``--own-lists``: then each event has a list of its own holding the shared frames, as a real
+dump of a long history has them (a real H200 snapshot of 1,475 events held 970 lists of 384
+frame objects), which is what memprobe's per-stack work has to find again.
 
-    python bench/make_snapshot.py --entries 1000000 --out /tmp/snapshot-1e6.pickle
+    python bench/make_snapshot.py --entries 1000000 --out /tmp/snapshot-1e6.pickle [--own-lists]
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "tests" / "data" / "cuda" / "rowwise-legacy"
 
 
-def make(entries: int) -> dict:
+def make(entries: int, own_lists: bool = False) -> dict:
     from memprobe.analysis.snapshot import _is_marker, load_snapshot
 
     snap = load_snapshot(SOURCE / "snapshot.pickle")
@@ -40,6 +43,8 @@ def make(entries: int) -> dict:
             e["addr"] = ev["addr"] + shift if not last else ev["addr"]
             if "time_us" in ev:
                 e["time_us"] = ev["time_us"] - (copies - 1 - c) * span
+            if own_lists and isinstance(ev.get("frames"), list):
+                e["frames"] = list(ev["frames"])
             trace.append(e)
     # the most recent entries, as a ring buffer of that size would keep them
     trace = trace[-entries:]
@@ -52,8 +57,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--entries", type=int, required=True)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--own-lists", action="store_true", help="each event a stack list of its own (a real dump's shape)")
     a = ap.parse_args()
-    snap = make(a.entries)
+    snap = make(a.entries, a.own_lists)
     with open(a.out, "wb") as f:
         pickle.dump(snap, f, protocol=pickle.HIGHEST_PROTOCOL)
     n = sum(len(t) for t in snap["device_traces"])

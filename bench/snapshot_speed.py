@@ -108,10 +108,11 @@ def machine() -> dict:
     }
 
 
-def one_size(n: int, repeats: int, tmp: Path, report: Path, modes: tuple[str, ...] = MODES) -> dict:
+def one_size(n: int, repeats: int, tmp: Path, report: Path, modes: tuple[str, ...] = MODES, own_lists: bool = False) -> dict:
     path = tmp / f"snapshot-{n}.pickle"
     subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "make_snapshot.py"), "--entries", str(n), "--out", str(path)],
+        [sys.executable, str(ROOT / "bench" / "make_snapshot.py"), "--entries", str(n), "--out", str(path)]
+        + (["--own-lists"] if own_lists else []),
         check=True,
         capture_output=True,
         env=bounds_env(n)[0],
@@ -120,7 +121,7 @@ def one_size(n: int, repeats: int, tmp: Path, report: Path, modes: tuple[str, ..
     runs = []
     for _ in range(repeats):  # each repeat measures every mode once, in turn, so that the machine's load is shared
         runs.append({m: measure(m, path, report, env) for m in modes})
-    row = {"entries": n, "file_bytes": path.stat().st_size, "bounds_raised": raised, "runs": runs}
+    row = {"entries": n, "own_lists": own_lists, "file_bytes": path.stat().st_size, "bounds_raised": raised, "runs": runs}
     path.unlink()
     mid = len(runs) // 2
     for m in modes:  # the medians over the repeats; each ratio to pickle.load in the same repeat
@@ -166,13 +167,14 @@ def main() -> None:
         default=list(MODES),
         help="what to measure (pickle is always measured: the ratios' base); an older memprobe has only run",
     )
+    ap.add_argument("--own-lists", action="store_true", help="each event a stack list of its own (make_snapshot.py)")
     a = ap.parse_args()
     report = ROOT / "tests" / "data" / "cuda" / "rowwise-legacy" / "report.json"
     result = {"machine": machine(), "sizes": []}
     print(json.dumps(result["machine"]))
     with tempfile.TemporaryDirectory() as d:
         for n in a.entries:
-            row = one_size(n, a.repeats, Path(d), report, tuple(dict.fromkeys(["pickle", *a.modes])))
+            row = one_size(n, a.repeats, Path(d), report, tuple(dict.fromkeys(["pickle", *a.modes])), a.own_lists)
             result["sizes"].append(row)
             print_row(row)
     result["load_average_after"] = [round(x, 2) for x in os.getloadavg()]

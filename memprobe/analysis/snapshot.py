@@ -229,25 +229,37 @@ class PerStack:
     (the lists' identities are keys)."""
 
     def __init__(self, derive):
-        self.derive, self.known, self.by_frames = derive, {}, {}
+        self.derive, self.known, self.by_frames, self.by_frame_objects = derive, {}, {}, {}
 
     def __call__(self, ev: dict):
         fr = ev.get("frames")
         key = id(fr)
         if key not in self.known:
-            frames = _frames(ev)
-            try:
-                content = tuple(map(_FRAME_KEY, frames)) if frames is fr else None
-            except KeyError:  # a frame with no line
-                content = None
-            if content is None:
-                derived = self.derive(frames)
-            elif content in self.by_frames:
-                derived = self.by_frames[content]
-            else:
-                derived = self.by_frames[content] = self.derive(frames)
+            # a list of the very frame objects of a list seen before (torch's dump shares its frames among the
+            # events' lists): that list's, without checking and keying its frames again; those objects stay alive
+            # in the list kept below, so their identities stay theirs
+            objects = tuple(map(id, fr)) if type(fr) is list else None
+            found = self.by_frame_objects.get(objects, _NONE) if objects is not None else _NONE
+            derived = self._derive(ev, fr) if found is _NONE else found
+            if objects is not None and found is _NONE:
+                self.by_frame_objects[objects] = derived
             self.known[key] = (derived, fr)  # the list kept alive with its key
         return self.known[key][0]
+
+    def _derive(self, ev: dict, fr):
+        frames = _frames(ev)
+        try:
+            content = tuple(map(_FRAME_KEY, frames)) if frames is fr else None
+        except KeyError:  # a frame with no line
+            content = None
+        if content is None:
+            return self.derive(frames)
+        if content not in self.by_frames:
+            self.by_frames[content] = self.derive(frames)
+        return self.by_frames[content]
+
+
+_NONE = object()  # no entry (a derived value may be anything, None too)
 
 
 MARKER_BLOCK_BYTES = 512  # a 1-byte tensor: the allocator's smallest block
