@@ -239,10 +239,11 @@ class PerStack:
             # events' lists): that list's, without checking and keying its frames again; those objects stay alive
             # in the list kept below, so their identities stay theirs
             objects = tuple(map(id, fr)) if type(fr) is list else None
-            found = self.by_frame_objects.get(objects, _NONE) if objects is not None else _NONE
-            derived = self._derive(ev, fr) if found is _NONE else found
-            if objects is not None and found is _NONE:
-                self.by_frame_objects[objects] = derived
+            derived = self.by_frame_objects.get(objects, _NONE)  # None (no list) is never a key
+            if derived is _NONE:
+                derived = self._derive(ev, fr)
+                if objects is not None:
+                    self.by_frame_objects[objects] = derived
             self.known[key] = (derived, fr)  # the list kept alive with its key
         return self.known[key][0]
 
@@ -320,10 +321,11 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     of a snapshot's analysis (a call per field cost as much as the rest of the analysis); a size the allocator keeps
     as it is (a multiple of 512 B, without power-of-two rounding) costs one test."""
     get, _dict, _int, _str, top, finite = dict.get, dict, int, str, _MAX, _finite
-    sizes = _BlockSizes(snap, _device_trace(snap, device))
+    raw = _device_trace(snap, device)
+    sizes = _BlockSizes(snap, raw)
     return [
         e
-        for e in _device_trace(snap, device)
+        for e in raw
         if type(e) is _dict
         and type(addr := get(e, "addr")) is _int
         and type(size := get(e, "size")) is _int
@@ -341,12 +343,18 @@ SMALL_SEGMENT_BYTES = 2 << 20  # kSmallBuffer: a small-pool segment; a large-poo
 ROUNDUP_INTERVALS = 16  # roundup_power2_divisions' size intervals: [0, 2 MiB), [2, 4) ... [32 GiB, ...), by log2
 
 
+def _allocator_settings(snap: dict) -> dict:
+    """The snapshot's ``allocator_settings`` (PYTORCH_CUDA_ALLOC_CONF as the allocator read it), or {} where it has
+    none that is a dict."""
+    settings = snap.get("allocator_settings") if isinstance(snap, dict) else None
+    return settings if isinstance(settings, dict) else {}
+
+
 def roundup_divisions(snap: dict) -> tuple[int, ...]:
     """The allocator's ``roundup_power2_divisions`` per size interval, from the snapshot's ``allocator_settings``
     (keyed by each interval's start in MiB: "1", "2", "4" ... "32768"); all 0 (no power-of-two rounding, the
     default) where the snapshot does not say."""
-    settings = snap.get("allocator_settings") if isinstance(snap, dict) else None
-    table = settings.get("roundup_power2_divisions") if isinstance(settings, dict) else None
+    table = _allocator_settings(snap).get("roundup_power2_divisions")
     if not isinstance(table, dict):
         return (0,) * ROUNDUP_INTERVALS
     out = []
@@ -405,14 +413,12 @@ class _BlockSizes:
             [SMALL_POOL_MAX_BYTES]
             + [max(0 if i == 0 else 1 << (20 + i), MIN_BLOCK_BYTES * d) for i, d in enumerate(self.divisions) if d > 1]
         )
-        settings = snap.get("allocator_settings") if isinstance(snap, dict) else None
-        self.follow = not (isinstance(settings, dict) and settings.get("expandable_segments") is True)
-        self.split_limit = settings.get("max_split_size", -1) if isinstance(settings, dict) else -1
+        settings = _allocator_settings(snap)
+        self.follow = settings.get("expandable_segments") is not True
+        self.split_limit = settings.get("max_split_size", -1)
         if type(self.split_limit) is not int or self.split_limit <= 0:
             self.split_limit = _MAX
-        self.returns = (
-            "free_completed" if any(type(e) is dict and e.get("action") == "free_completed" for e in raw) else "free_requested"
-        )
+        self.returns = _free_action(raw)
         self.blocks: dict[int, list] = {}  # start -> [size, free, segment start] (large-pool segments followed)
         self.ends: dict[int, int] = {}  # end -> start, of those blocks
         self.members: dict[int, set[int]] = {}  # segment start -> its blocks' starts
@@ -496,9 +502,10 @@ def _finite(v) -> bool:
     return isinstance(v, float) and math.isfinite(v) and abs(v) < _MAX
 
 
-def _free_action(trace: list[dict]) -> str:
-    """The event that returns a block: free_completed where the trace has it (newer torch)."""
-    return "free_completed" if any(e.get("action") == "free_completed" for e in trace) else "free_requested"
+def _free_action(trace: list) -> str:
+    """The event that returns a block: free_completed where the trace has it (newer torch); the trace as recorded
+    (its entries not yet checked) or its valid events."""
+    return "free_completed" if any(type(e) is dict and e.get("action") == "free_completed" for e in trace) else "free_requested"
 
 
 def free_action_of(snap: dict, device: int | None) -> str:
