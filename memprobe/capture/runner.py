@@ -129,6 +129,7 @@ class Probe:
 
         from .caches import GraphRecords
         from .compile_hooks import GraphCapture
+        from .coverage import Coverage
 
         torch._dynamo.reset()
         state = _Training()
@@ -140,12 +141,16 @@ class Probe:
             records=GraphRecords.here() if self.cfg.compile else None,
             decisions=decisions,
         )
+        coverage = Coverage()
+        if self.cfg.compile:  # memprobe builds this stack: a side effect in a checkpointed block is let through, said
+            coverage.skip_side_effects_in_recompute()
         built = None
         try:
             t0 = self._started()
-            built = self._build(device, capture, decisions, state)
-            self.report.timings_s.build = round(time.perf_counter() - t0, 3)
-            runtime_total = self._train(device, capture, meter, state)
+            with coverage.recording():
+                built = self._build(device, capture, decisions, state)
+                self.report.timings_s.build = round(time.perf_counter() - t0, 3)
+                runtime_total = self._train(device, capture, meter, state, coverage)
             self._recorded(meter, state, runtime_total, decisions)
             self.report.timings_s.total = round(time.perf_counter() - t0, 3)
         except BaseException as e:
@@ -208,7 +213,7 @@ class Probe:
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
         return built
 
-    def _train(self, device, capture, meter, state: _Training) -> int | None:
+    def _train(self, device, capture, meter, state: _Training, coverage) -> int | None:
         """The steps: the first compiles (its graphs are written), the last is measured."""
         from .caches import cache_counters
 
@@ -226,7 +231,7 @@ class Probe:
                 with meter.step() if metered else nullcontext():
                     runtime_total = self._step(state, capture, meter if metered else None, record=step > 0 or not self.measure)
                 if step == 0:
-                    self._first_step_done(device, capture, before, time.perf_counter() - ts)
+                    self._first_step_done(device, capture, before, time.perf_counter() - ts, coverage, state)
                 if last:
                     self._measured_step_done(meter, time.perf_counter() - ts)
                 self.guard.check()  # a Ctrl-C a library swallowed during the step stops the run here
@@ -243,7 +248,7 @@ class Probe:
         from .step import inspectable, train_step
 
         compiled = list(state.blocks.children()) if self.cfg.compile else []
-        state.outside = SavedOutside(state.model, compiled) if record else None
+        state.outside = SavedOutside(state.model, compiled, capture.graph_running) if record else None
 
         def enter(phase: str) -> None:
             self.current_phase = phase
@@ -264,9 +269,11 @@ class Probe:
             outside=state.outside,
         )
 
-    def _first_step_done(self, device, capture, before: R.CompileCache | None, seconds: float) -> None:
-        """What the first step compiled: the graphs written, the compile caches' part, a note on CPU attention."""
+    def _first_step_done(self, device, capture, before: R.CompileCache | None, seconds: float, coverage, state) -> None:
+        """What the first step compiled: the graphs written, the compile caches' part, what Dynamo compiled and what
+        it ran eagerly, a note on CPU attention."""
         from ..policies import cpu_attention_note
+        from .coverage import module_names, side_effect_note
         from .step import compile_cache, graph_entries
 
         timings = self.report.timings_s
@@ -274,6 +281,9 @@ class Probe:
         if self.cfg.compile:
             self.report.compile_cache, how = compile_cache(capture, before, analysis_only=self.analysis_only)
             self.progress(f"compile cache {self.report.compile_cache.state}: {how} ({timings.first_step:.1f} s)")
+            self.report.compile_coverage = coverage.record(module_names(state.model))
+            note = side_effect_note(self.report.compile_coverage)
+            self.report.notes += [note] if note else []
         self.report.graphs = graph_entries(capture, self.run_dir)
         self.record.write()
         note = cpu_attention_note(device.type, {n.original_aten for d in capture.dynamo_graphs for g in d.aot for n in g.nodes})

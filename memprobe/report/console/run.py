@@ -8,8 +8,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ...analysis.coverage import coverage_line
 from ...analysis.diff import forked_line
 from ...analysis.findings import skipped_text
+from ...analysis.recorded import other_interpreter
 from ...analysis.saved import SavedGroup, group_rows, label, layer_pattern, value_names
 from ...analysis.verdict import run_next_command, verdict_of
 from ...rundir import schema as S
@@ -203,6 +205,7 @@ def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *
     con = console or make_console()
     _print_header(con, report)
     _print_notes(con, report)
+    _print_compile_coverage(con, report)
     _print_float8_coverage(con, report)
     _print_saved(con, report, wide)
     con.print()
@@ -215,7 +218,9 @@ def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *
     _print_run_dir(con, Path(run_dir), wide)
     verdict = verdict_of(report)
     if verdict.next_command is None and report.status == RunStatus.COMPLETE:  # recorded before verdicts held it
-        verdict = verdict.model_copy(update={"next_command": run_next_command(report.config.probe(), report.findings or [])})
+        verdict = verdict.model_copy(
+            update={"next_command": run_next_command(report.config.probe(), report.findings or [], report)}
+        )
     print_next(con, verdict)
 
 
@@ -230,6 +235,9 @@ def _print_header(con: Console, report: S.Report) -> None:
     )
     if report.process is not None and report.process.forked_from is not None:
         con.print(f"[dim]probe {markup(forked_line(report.process))}[/]")
+    elsewhere = other_interpreter(report)
+    if elsewhere is not None:
+        con.print(f"interpreter: {markup(elsewhere)} (not this memprobe's: its `next:` runs there)")
     if report.mode == RunMode.ANALYSIS_ONLY:
         con.print(
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
@@ -308,6 +316,13 @@ def _print_notes(con: Console, report: S.Report) -> None:
     """What memprobe changed in the model, and where this device's figures can differ from another's: once each."""
     for note in dict.fromkeys(report.notes or []):
         con.print(f"[yellow]note:[/] {markup(note)}")
+
+
+def _print_compile_coverage(con: Console, report: S.Report) -> None:
+    """What torch.compile did not compile, in one line, when anything (report.compile_coverage)."""
+    line = coverage_line(report.compile_coverage)
+    if line:
+        con.print(f"[red]{markup(line)}[/]")
 
 
 def _print_float8_coverage(con: Console, report: S.Report) -> None:
