@@ -129,11 +129,12 @@ def test_the_models_own_checkpointing_saving_beyond_its_inputs_is_checkpoint_sav
 
 @pytest.mark.e2e
 def test_the_next_command_of_the_models_own_checkpointing_runs_as_printed(tmp_path):
-    """The committed run's interpreter is gone here: its next command says so and runs with this one."""
+    """Where the interpreter the run was recorded with is gone, its next command says so and runs with this one."""
     from memprobe.analysis.run import analyse
     from memprobe.rundir.load import load_report
 
-    command = analyse(load_report(USER_CHECKPOINT), USER_CHECKPOINT).verdict.next_command
+    run = _recorded_with_a_gone_interpreter(tmp_path)
+    command = analyse(load_report(run), run).verdict.next_command
     words, _, comment = command.partition("   #")
     assert "gone here" in comment and "--python" not in words
     proc = run_cli(*shlex.split(words)[1:], "--out", tmp_path / "next", "--json", "-q", cwd=ROOT)
@@ -142,15 +143,21 @@ def test_the_next_command_of_the_models_own_checkpointing_runs_as_printed(tmp_pa
     assert report["config"]["ac_policy"] == "recompute-all" and report["status"] == "complete"
 
 
-def test_explain_of_a_run_recorded_with_an_interpreter_that_is_gone_says_so_and_runs_nothing(tmp_path):
+def _recorded_with_a_gone_interpreter(tmp_path: Path) -> Path:
+    """A copy of the committed run, as if the virtualenv it was recorded with had been removed."""
     import shutil
 
     run = tmp_path / "run"
     shutil.copytree(USER_CHECKPOINT, run)
     report = json.loads((run / "report.json").read_text())
-    gone = str(tmp_path / "removed-venv" / "bin" / "python")
-    report["process"]["python"] = gone
+    report["process"]["python"] = str(tmp_path / "removed-venv" / "bin" / "python")
     (run / "report.json").write_text(json.dumps(report))
+    return run
+
+
+def test_explain_of_a_run_recorded_with_an_interpreter_that_is_gone_says_so_and_runs_nothing(tmp_path):
+    run = _recorded_with_a_gone_interpreter(tmp_path)
+    gone = str(tmp_path / "removed-venv" / "bin" / "python")
     proc = run_cli("explain", run, "--model", "tests/models/quantlinear.py:build_checkpointed", "--out", tmp_path / "e", cwd=ROOT)
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
