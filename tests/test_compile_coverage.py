@@ -127,20 +127,19 @@ def test_the_models_own_checkpointing_saving_beyond_its_inputs_is_checkpoint_sav
     assert report.verdict.finding == "checkpoint-saves-more"
 
 
-@pytest.mark.e2e
-def test_the_next_command_of_the_models_own_checkpointing_runs_as_printed(tmp_path):
-    """Where the interpreter the run was recorded with is gone, its next command says so and runs with this one."""
+def test_the_next_command_of_a_run_recorded_with_another_interpreter_checks_the_fix_there():
+    """The committed run was recorded with another interpreter than the memprobe that started it (--b-python): its
+    next command runs the fix there, and its view says which interpreter that is."""
     from memprobe.analysis.run import analyse
     from memprobe.rundir.load import load_report
 
-    run = _recorded_with_a_gone_interpreter(tmp_path)
-    command = analyse(load_report(run), run).verdict.next_command
-    words, _, comment = command.partition("   #")
-    assert "gone here" in comment and "--python" not in words
-    proc = run_cli(*shlex.split(words)[1:], "--out", tmp_path / "next", "--json", "-q", cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    report = json.loads(proc.stdout)
-    assert report["config"]["ac_policy"] == "recompute-all" and report["status"] == "complete"
+    report = analyse(load_report(USER_CHECKPOINT), USER_CHECKPOINT)
+    recorded = report.process.python
+    words = shlex.split(report.verdict.next_command.partition("   #")[0])
+    assert words[:2] == ["memprobe", "run"] and words[words.index("--python") + 1] == recorded
+    assert words[words.index("--ac-policy") + 1] == "recompute-all" and "--model" in words
+    shown = run_cli("show", USER_CHECKPOINT)
+    assert f"interpreter: {recorded}" in shown.stdout
 
 
 def _recorded_with_a_gone_interpreter(tmp_path: Path) -> Path:

@@ -377,8 +377,12 @@ def test_cpu_attention_is_saved_as_the_gpus_and_the_header_says_so(probes):
     assert stdout.count("CPU probe: attention ran as aten._scaled_dot_product_flash_attention_for_cpu") == 1
 
 
-def test_a_stock_models_cache_error_names_its_innermost_cause_and_the_fix(transformers_installed):
-    """What a transformers model with its KV cache on raises under SAC + torch.compile, as memprobe says it."""
+def test_what_a_stock_model_raises_under_sac_and_compile_is_named_by_its_innermost_cause(transformers_installed):
+    """What a stock transformers model raises under SAC + torch.compile where memprobe would not build it so, as memprobe
+    says it: one line naming the library's own line. With transformers' hub-kernel layer (transformers 5.25 requires
+    kernels) Dynamo refuses the attribute it sets inside the checkpoint; before it, the KV cache's objects failed."""
+    import importlib.util
+
     import torch
     from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
     from transformers import LlamaConfig, LlamaForCausalLM
@@ -393,13 +397,15 @@ def test_a_stock_models_cache_error_names_its_innermost_cause_and_the_fix(transf
     model.model.layers[0] = torch.compile(
         checkpoint_wrapper(layer, context_fn=context_fn, preserve_rng_state=False), backend="aot_eager", fullgraph=True
     )
-    # as memprobe builds the stack: a side effect transformers' hub-kernel layer sets in the checkpoint is let through
-    with pytest.raises(Exception) as info, torch._dynamo.config.patch(skip_fwd_side_effects_in_bwd_under_checkpoint=True):
+    with pytest.raises(Exception) as info:
         model(torch.randint(0, 64, (1, 8)))
     line = innermost_cause(info.value)
     assert "\n" not in line
-    assert "AttributeError: 'DynamicLayer' object has no attribute 'device' (transformers/cache_utils.py:" in line
-    assert "use_cache=False" in line
+    if importlib.util.find_spec("kernels") is not None:
+        assert line.startswith("Unsupported: HOP: Unsafe side effect (kernels/_internals/layer/layer.py:"), line
+    else:
+        assert "AttributeError: 'DynamicLayer' object has no attribute 'device' (transformers/cache_utils.py:" in line
+        assert "use_cache=False" in line
 
 
 @pytest.mark.e2e
@@ -452,7 +458,9 @@ def _rows_of_a_recomputed_llama_layer(attention_dropout: float) -> list:
     capture.track_blocks({"model.layers.0": model.model.layers[0]})
     capture.recording = True
     torch._dynamo.reset()  # traced again, not taken from an earlier call's compiled code
-    with torch._functorch.config.patch(enable_autograd_cache=False):
+    # as memprobe builds the stack: a side effect transformers' hub-kernel layer sets in the checkpoint is let through
+    side_effects = torch._dynamo.config.patch(skip_fwd_side_effects_in_bwd_under_checkpoint=True)
+    with torch._functorch.config.patch(enable_autograd_cache=False), side_effects:
         model(torch.randint(0, 64, (1, 8))).logits.float().pow(2).mean().backward()
     pairs = {}
     for dyn in capture.dynamo_graphs:

@@ -36,10 +36,10 @@ def same_interpreter(recorded: str | None, python: str | None = None) -> bool:
 
 
 def other_interpreter(report: S.Report) -> str | None:
-    """The interpreter a run was recorded with, when it is not this process's (a side of a version diff, a run made
-    with ``--python``): what its ``next:`` commands run with."""
-    recorded = report.process.python if report.process else None
-    return None if same_interpreter(recorded) else recorded
+    """The interpreter a run was recorded with, when the memprobe that started it recorded it as another than its own
+    (a side of a version diff, a run made with ``--python``): what its ``next:`` commands run with."""
+    process = report.process
+    return process.python if process is not None and process.other_interpreter else None
 
 
 def whole_config(report: S.Report) -> S.Report:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import replace
-from pathlib import Path
 
 from ..config import ProbeConfig
 from ..policies import flag_op
@@ -110,12 +109,15 @@ def _no_finding_verdict(report: S.Report, saved: int | None) -> S.Verdict:
 
     top = group_rows(rows)[0]
     checks = len(report.checks or [])
-    share = f", {100 * top.bytes / saved:.0f}%" if saved else ""
+    apart = outside.total_bytes if outside is not None else 0
+    step = (saved or 0) + apart
+    share = f", {100 * top.bytes / step:.0f}%" if step else ""
+    where = f" ({fmt_bytes(saved)} in the compiled graphs, {fmt_bytes(apart)} outside them)" if apart else ""
     return _verdict(
-        f"No finding{f' in {checks} checks' if checks else ''}: {fmt_bytes(saved)} saved for backward per step; "
+        f"No finding{f' in {checks} checks' if checks else ''}: {fmt_bytes(step)} saved for backward per step{where}; "
         f"the largest is {label(top)} ({fmt_bytes(top.bytes)}{share}, x{top.count}), {_group_why(top)}.",
         bytes_=top.bytes,
-        total=saved,
+        total=step,
         next_command=run_next_command(report.config.probe(), [], report),
     )
 
@@ -167,29 +169,17 @@ def recomputing_all(cfg: ProbeConfig) -> ProbeConfig:
     return replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=())
 
 
-def next_interpreter(report: S.Report | None) -> tuple[str, str]:
-    """Where a run's ``next:`` command checks its fix: (``--python PATH`` words, or empty: this interpreter; a caveat
-    for its comment). A run recorded with another interpreter is checked with it; where that one is gone, the command
-    says so, and that it checks with this interpreter's torch."""
-    import shlex
-
-    recorded = other_interpreter(report) if report is not None else None
-    if recorded is None:
-        return "", ""
-    if Path(recorded).is_file():
-        return f" --python {shlex.quote(recorded)}", ""
-    torch = report.versions.torch if report.versions else None
-    return "", f"; recorded with {recorded}" + (f" (torch {torch})" if torch else "") + ", gone here: checked with this torch"
-
-
 def run_next_command(cfg: ProbeConfig, findings: list[S.Finding], report: S.Report | None = None) -> str | None:
     """The ``memprobe run`` that checks a run's fix: its save-list ops recomputed; the top finding's other edit (a
     per-op policy that recomputes every op); else, for a float8 run, the same run in bf16 to compare with. None for a
-    user's script: its edits are in its own code. ``report``: the run's, whose interpreter checks the fix
-    (:func:`next_interpreter`)."""
+    user's script: its edits are in its own code. ``report``: the run's; one recorded with another interpreter than
+    memprobe's has its fix checked there (``--python``)."""
+    import shlex
+
     if cfg.target.runs_itself:
         return None
-    where, caveat = next_interpreter(report)
+    recorded = other_interpreter(report) if report is not None else None
+    where = f" --python {shlex.quote(recorded)}" if recorded else ""
     ops = sorted({flag_op(f.policy_op) for f in findings if f.policy_op})
     if ops:
         edited, why = recomputing(cfg, ops), "does recomputing it remove the finding?"
@@ -199,7 +189,7 @@ def run_next_command(cfg: ProbeConfig, findings: list[S.Finding], report: S.Repo
         edited, why = replace(cfg, recipe="bf16"), "compare with bf16"
     else:
         return None
-    return "memprobe run " + " ".join(edited.to_flags()) + where + f"   # {why}{caveat}"
+    return "memprobe run " + " ".join(edited.to_flags()) + where + f"   # {why}"
 
 
 def _cause(item: S.DiffItem) -> tuple:

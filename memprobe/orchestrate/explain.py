@@ -37,6 +37,8 @@ def check_explainable(cfg: ProbeConfig) -> None:
 def _lost_tags(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
     """Where the model checkpoints its own blocks and a region's tag did not reach some of their ops (the base's
     checkpoint-saves-more finding says so, by its flag): a per-op policy that tags every op it runs, around them."""
+    if base.config.probe().ac != AcMode.NONE:
+        return []
     if not any(f.kind == FindingKind.CHECKPOINT_SAVES_MORE and f.flag == RECOMPUTE_ALL for f in base.findings or []):
         return []
     return [

@@ -119,12 +119,12 @@ def recorded_side(report: S.Report, python: str | None, source: str) -> SideEnv:
     """The interpreter that checks edits of a recorded run: ``--python`` when given; this one when the run was recorded
     with it; else ConfigError, one line naming the interpreter the run was recorded with and its torch. A run directory
     may come from anyone: the interpreter it names runs only when the user names it."""
-    from ..analysis.recorded import other_interpreter
+    from ..analysis.recorded import same_interpreter
 
     if python is not None:
         return interpreter_side(python)
-    recorded = other_interpreter(report)
-    if recorded is None:
+    recorded = report.process.python if report.process else None
+    if same_interpreter(recorded):
         return SideEnv()
     torch = report.versions.torch if report.versions else None
     at = f"{recorded} (torch {torch})" if torch else str(recorded)

@@ -190,6 +190,10 @@ class ProcessRecord(Record):
     #: verb's fork server` (the verb's own, or the one MEMPROBE_FORKSERVER names); null: a fresh interpreter
     fork_server: str | None = None
 
+    #: it ran with another interpreter than the memprobe that started it (`--python`, `--a-python`/`--b-python`): what
+    #: checks its fixes runs there; recorded by that memprobe when the probe ended
+    other_interpreter: bool | None = None
+
 
 @record
 class Device(Record):

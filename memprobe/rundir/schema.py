@@ -216,6 +216,10 @@ class ProcessRecord(Record):
         "which fork server: `memprobe serve` (the user's resident server), `memprobe mcp` (the MCP server's own) or"
         " `the verb's fork server` (the verb's own, or the one MEMPROBE_FORKSERVER names); null: a fresh interpreter"
     )
+    other_interpreter: Annotated[bool, Strict()] | None = optional(
+        "it ran with another interpreter than the memprobe that started it (`--python`, `--a-python`/`--b-python`): "
+        "what checks its fixes runs there; recorded by that memprobe when the probe ended"
+    )
 
 
 class Device(Record):

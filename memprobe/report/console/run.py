@@ -237,7 +237,7 @@ def _print_header(con: Console, report: S.Report) -> None:
         con.print(f"[dim]probe {markup(forked_line(report.process))}[/]")
     elsewhere = other_interpreter(report)
     if elsewhere is not None:
-        con.print(f"interpreter: {markup(elsewhere)} (not this memprobe's: its `next:` runs there)")
+        con.print(f"interpreter: {markup(elsewhere)} (another than the memprobe that started it)")
     if report.mode == RunMode.ANALYSIS_ONLY:
         con.print(
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
