@@ -62,6 +62,8 @@ def test_a_checkpointed_block_dynamo_refuses_is_named_with_its_reason_and_line(m
     assert not [f for f in report["findings"] if f["kind"] == "uneven-blocks"]  # the broken block is not compared
     line = next(x for x in run.proc.stdout.splitlines() if x.startswith("did not compile"))
     assert "1 checkpointed region ran eagerly" in line and "blocks.1" in line
+    outside_line = next(x for x in run.proc.stdout.splitlines() if x.startswith("saved outside the compiled graphs"))
+    assert "blocks.1 64.00 KiB (ran eagerly: Dynamo refused" in outside_line  # the bytes point to their reason
 
 
 @pytest.mark.e2e

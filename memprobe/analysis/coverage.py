@@ -42,6 +42,15 @@ def broken_modules(coverage: S.CompileCoverage | None) -> set[str]:
     return {b.module for b in coverage.graph_breaks if b.module}
 
 
+def eager_reason(coverage: S.CompileCoverage | None, module: str) -> str | None:
+    """Why a module that saved values outside the compiled graphs ran (part of) its code eagerly: its first graph
+    break, in a few words (None: Dynamo broke on nothing of it)."""
+    for b in coverage.graph_breaks if coverage is not None else []:
+        if b.module == module:
+            return f"ran eagerly: Dynamo refused `{b.reason}` at {where(b)}"
+    return None
+
+
 def coverage_line(coverage: S.CompileCoverage | None) -> str | None:
     """What did not compile, in one line (None: everything torch.compile was asked to run compiled)."""
     if coverage is None or not coverage.graph_breaks:

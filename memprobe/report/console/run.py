@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ...analysis.coverage import coverage_line
+from ...analysis.coverage import coverage_line, eager_reason
 from ...analysis.diff import forked_line
 from ...analysis.findings import skipped_text
 from ...analysis.recorded import other_interpreter
@@ -255,7 +255,7 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
                 "[yellow]no compiled graph saved anything for backward[/]"
                 + (" (run with --compile to see the saved table)" if not report.config.probe().compile else "")
             )
-        _print_saved_outside(con, report.saved_outside)
+        _print_saved_outside(con, report.saved_outside, report.compile_coverage)
         return
     groups = group_rows(rows)
     con.print()
@@ -264,20 +264,25 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
     if len(groups) > len(shown):
         con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
     _print_totals(con, totals)
-    _print_saved_outside(con, report.saved_outside)
+    _print_saved_outside(con, report.saved_outside, report.compile_coverage)
 
 
 # modules of the saved-outside line shown by name before the rest is counted
 SAVED_OUTSIDE_SHOWN = 4
 
 
-def _print_saved_outside(con: Console, outside: S.SavedOutside | None) -> None:
+def _print_saved_outside(con: Console, outside: S.SavedOutside | None, coverage: S.CompileCoverage | None = None) -> None:
     """What autograd saved outside the compiled graphs (measured at run time), by module: the embedding's ids, the
-    logits the loss keeps, eager blocks."""
+    logits the loss keeps, eager blocks (a compiled one that ran eagerly with the reason Dynamo gave)."""
     if outside is None or not (outside.total_bytes or outside.parameters_bytes):
         return
     modules = outside.modules or []
-    named = [f"{markup(m.module)} {fmt_bytes(m.bytes)}" for m in modules[:SAVED_OUTSIDE_SHOWN]]
+
+    def named_module(m: S.SavedByModule) -> str:
+        why = eager_reason(coverage, m.module)
+        return f"{markup(m.module)} {fmt_bytes(m.bytes)}" + (f" ({markup(why)})" if why else "")
+
+    named = [named_module(m) for m in modules[:SAVED_OUTSIDE_SHOWN]]
     if len(modules) > SAVED_OUTSIDE_SHOWN:
         named.append(f"{len(modules) - SAVED_OUTSIDE_SHOWN} more modules in report.json (saved_outside)")
     partial = " (eager checkpointing: only its regions' boundaries seen)" if outside.partial else ""
