@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import python_over_this_environment, run_cli
+from conftest import python_over_this_environment, run_cli, script_truth
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "scripts" / "eager_checkpoint.py"
@@ -30,10 +29,7 @@ TINY = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--dev
 
 
 def _truth(tmp_path: Path, *args: str) -> int:
-    """What the script counts autograd saving in its second step's forward, without memprobe."""
-    truth = tmp_path / "truth.json"
-    subprocess.run([sys.executable, str(SCRIPT), "--steps", "2", *args, "--truth", str(truth)], check=True, capture_output=True)
-    return json.loads(truth.read_text())["saved_bytes"]
+    return script_truth(SCRIPT, tmp_path, *args)
 
 
 def _report(run) -> dict:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
+from conftest import run_cli, script_truth
 from test_versions import lean  # noqa: F401  (the fixture: interpreters with torch and nothing of memprobe's)
 
 pytestmark = pytest.mark.e2e
@@ -22,10 +22,7 @@ SCRIPT = ("python", str(PLAIN), "--steps", "5")  # memprobe stops it after --ste
 
 
 def _truth(tmp_path: Path, *args: str) -> int:
-    """What the script itself counts autograd saving in its second step's forward, without memprobe."""
-    truth = tmp_path / "truth.json"
-    subprocess.run([sys.executable, str(PLAIN), "--steps", "2", *args, "--truth", str(truth)], check=True, capture_output=True)
-    return json.loads(truth.read_text())["saved_bytes"]
+    return script_truth(PLAIN, tmp_path, *args)
 
 
 def _report(run) -> dict:

@@ -10,7 +10,7 @@ from pathlib import Path
 from ..analysis.decisions import RECOMPUTE_ALL
 from ..analysis.explain import EditSpec, candidate_ops, explain_runs
 from ..analysis.saved import graph_pairs
-from ..analysis.verdict import explain_verdict
+from ..analysis.verdict import explain_verdict, recomputing_all
 from ..config import ProbeConfig, recorded_to_run
 from ..errors import ConfigError
 from ..policies import flag_op
@@ -41,14 +41,17 @@ def _lost_tags(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
         return []
     if not any(f.kind == FindingKind.CHECKPOINT_SAVES_MORE and f.flag == RECOMPUTE_ALL for f in base.findings or []):
         return []
-    return [
-        EditSpec(
-            flag=RECOMPUTE_ALL,
-            edit="a per-op SAC policy that tags every op it runs for recompute, around the model's own checkpointing",
-            config=replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=()),
-            directory="ac-op-recompute-all",
-        )
-    ]
+    return [_recompute_all(cfg, "around the model's own checkpointing")]
+
+
+def _recompute_all(cfg: ProbeConfig, where: str) -> EditSpec:
+    """A per-op SAC policy that tags every op it runs for recompute (``where``: in place of what, or around it)."""
+    return EditSpec(
+        flag=RECOMPUTE_ALL,
+        edit=f"a per-op SAC policy that tags every op it runs for recompute, {where}",
+        config=recomputing_all(cfg),
+        directory="ac-op-recompute-all",
+    )
 
 
 def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
@@ -85,14 +88,7 @@ def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
                 directory="ac-memory-budget",
             ),
         ]
-    return [
-        EditSpec(
-            flag=RECOMPUTE_ALL,
-            edit="a per-op SAC policy that tags every op it runs for recompute, in place of the whole-block checkpoint",
-            config=replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=()),
-            directory="ac-op-recompute-all",
-        )
-    ]
+    return [_recompute_all(cfg, "in place of the whole-block checkpoint")]
 
 
 def run_explain(
