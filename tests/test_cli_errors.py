@@ -24,6 +24,8 @@ BF16 = Path(__file__).parent / "data" / "cuda" / "bf16-legacy"
         (["run", "--steps", "1"], "--steps must be at least 2"),
         (["run", "--save-op", "aten.abs", "--recompute-op", "aten.abs"], "both saved and recomputed"),
         (["run", "--no-such-flag"], "No such option"),
+        (["run", "--vocab", "512"], "--vocab applies to --repro transformer"),
+        (["run", "--repro", "transformer", "--vocab", "0"], "--vocab must be at least 1 (got 0)"),
     ],
 )
 def test_bad_values_exit_2_with_one_line(args, needle, tmp_path):

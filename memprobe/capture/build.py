@@ -98,7 +98,7 @@ def float8_step(model, target: BuiltModel, cfg: ProbeConfig, device) -> None:
     """torchao float8 training on the eligible linears and grouped experts (a model built with float8 linears already
     is left); what stays bf16 and why is said in the run's notes."""
     if not target.float8_done:
-        target.notes += stack.apply_float8(model, cfg.recipe, device)
+        target.notes += stack.apply_float8(model, cfg.recipe, device, skip=target.float8_skip)
 
 
 def ac_step(blocks, target: BuiltModel, cfg: ProbeConfig, decisions: dict) -> None:
