@@ -41,6 +41,7 @@ class _Training:
     optimizer: object = None
     batch: tuple | None = None
     outside: object = None  # what autograd saved outside the compiled graphs in the latest recorded forward
+    gradients: int | None = None  # the bytes of the gradients the latest optimizer step was given
 
 
 class Probe:
@@ -211,6 +212,7 @@ class Probe:
             self.report.distributed = rank_info()
         state.model, state.blocks, state.batch = built.model, built.blocks, built.batch
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
+        state.optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: _count_gradients(state, optimizer))
         return built
 
     def _train(self, device, capture, meter, state: _Training, coverage) -> int | None:
@@ -305,6 +307,7 @@ class Probe:
             else R.Memory(source=None, phases={}, events=None, baseline="not measured (analysis-only)")
         )
         memory.persistent = persistent_bytes(state.model, state.optimizer)
+        memory.gradients_bytes = state.gradients
         memory.autograd_saved_bytes = runtime_total
         self.report.memory = memory
         self.report.policy_decisions = decisions or None
@@ -328,6 +331,13 @@ class Probe:
             memory = self.report.memory
             memory.snapshot = memory.snapshot or R.SnapshotMeta()
             memory.snapshot.file = snapshot
+
+
+def _count_gradients(state: _Training, optimizer) -> None:
+    """The gradients an optimizer step is given (the last step's are recorded)."""
+    from .memory import gradient_bytes
+
+    state.gradients = gradient_bytes(optimizer)
 
 
 def rank_info() -> R.Distributed:

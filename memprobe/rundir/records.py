@@ -840,6 +840,9 @@ class Memory(Record):
     #: state alive across steps
     persistent: Persistent | None = None
 
+    #: the gradients the measured step's optimizer step was given, as stored (a rank's shards under FSDP) (*measured*)
+    gradients_bytes: int | None = None
+
     #: all tensors the autograd graph holds after forward, eager ones included; null when eager checkpointed regions
     #: make it unreadable
     autograd_saved_bytes: int | None = None

@@ -536,6 +536,9 @@ class Memory(Record):
     events: CpuEvents | None = optional("CPU: the profiler's memory events")
     snapshot: SnapshotMeta | None = optional("CUDA: the allocator snapshot")
     persistent: Persistent | None = optional("state alive across steps")
+    gradients_bytes: Count | None = optional(
+        "the gradients the measured step's optimizer step was given, as stored (a rank's shards under FSDP) (*measured*)"
+    )
     autograd_saved_bytes: Count | None = optional(
         "all tensors the autograd graph holds after forward, eager ones included; null when eager checkpointed regions "
         "make it unreadable"
