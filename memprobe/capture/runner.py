@@ -209,7 +209,7 @@ class Probe:
         self.report.float8 = float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)
         capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in built.blocks.named_children()})
         if torch.distributed.is_initialized():
-            self.report.distributed = rank_info()
+            self.report.distributed = rank_info(self.cfg.fake_world_line())
         state.model, state.blocks, state.batch = built.model, built.blocks, built.batch
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
         state.optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: _count_gradients(state, optimizer))
@@ -340,10 +340,14 @@ def _count_gradients(state: _Training, optimizer) -> None:
     state.gradients = gradient_bytes(optimizer)
 
 
-def rank_info() -> R.Distributed:
+def rank_info(faked: str | None = None) -> R.Distributed:
+    """This rank, its world and backend; ``faked``: the line that says a fake world's collectives moved no data."""
     import torch.distributed as dist
 
-    return R.Distributed(rank=dist.get_rank(), world_size=dist.get_world_size(), backend=str(dist.get_backend()))
+    out = R.Distributed(rank=dist.get_rank(), world_size=dist.get_world_size(), backend=str(dist.get_backend()))
+    if faked is not None:
+        out.faked, out.headline = True, faked
+    return out
 
 
 def _is_oom(e: BaseException) -> bool:

@@ -286,16 +286,24 @@ def indexed_device(device: torch.device | str) -> torch.device:
     return device
 
 
-def init_process_group(device: torch.device) -> bool:
+def init_process_group(device: torch.device, fake_world: int = 0) -> bool:
     """The default process group (gloo on CPU, nccl on CUDA). True if this call created it.
 
     Under torchrun it joins the launcher's group (env://, N ranks); otherwise it makes a world of size 1 at an
-    explicit address, not MASTER_ADDR/MASTER_PORT: those may belong to a launcher around us.
+    explicit address, not MASTER_ADDR/MASTER_PORT: those may belong to a launcher around us. ``fake_world`` N: rank
+    0 of N over PyTorch's fake process group (``fake``: its collectives return at once and move no data, the
+    tensors they would fill keep what they held), what torchtitan's ``fake_backend`` mode and PyTorch's MemTracker
+    tests shard over to measure one rank in one process.
     """
     import torch.distributed as dist
 
     if dist.is_initialized():
         return False
+    if fake_world:
+        from torch.testing._internal.distributed.fake_pg import FakeStore  # registers the "fake" backend
+
+        dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=fake_world)
+        return True
     device = indexed_device(device)
     backend = "nccl" if device.type == "cuda" else "gloo"
     kwargs = {"device_id": device} if device.type == "cuda" else {}

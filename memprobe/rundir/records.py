@@ -1406,6 +1406,11 @@ class Distributed(Record):
     #: the process group's backend
     backend: str | None = None
 
+    #: one process ran rank 0 of world_size over PyTorch's fake process group (--fake-world): what rank 0 allocates is
+    #: measured; the collectives moved no data, and NCCL's own buffers and the overlap of communication with compute
+    #: were not measured (headline says so)
+    faked: bool | None = None
+
     #: ranks on this node
     nproc_per_node: int | None = None
 

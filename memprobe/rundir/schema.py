@@ -808,6 +808,11 @@ class Distributed(Record):
     rank: Count = optional("this rank")
     world_size: Annotated[int, Strict(), Ge(1), Le(10**7)] | None = optional("the ranks in all")
     backend: Name | None = optional("the process group's backend")
+    faked: Annotated[bool, Strict()] = optional(
+        "one process ran rank 0 of world_size over PyTorch's fake process group (--fake-world): what rank 0 allocates "
+        "is measured; the collectives moved no data, and NCCL's own buffers and the overlap of communication with "
+        "compute were not measured (headline says so)"
+    )
     nproc_per_node: Count = optional("ranks on this node")
     launcher: Text = optional("how the ranks were started")
     ranks: list[RankRow] = optional("per rank")

@@ -238,6 +238,9 @@ def _print_header(con: Console, report: S.Report) -> None:
     elsewhere = other_interpreter(report)
     if elsewhere is not None:
         con.print(f"interpreter: {markup(elsewhere)} (another than the memprobe that started it)")
+    dist = report.distributed
+    if dist is not None and dist.faked:
+        con.print(f"[yellow]fake world:[/] {markup(dist.headline)}")
     if report.mode == RunMode.ANALYSIS_ONLY:
         con.print(
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
