@@ -182,9 +182,7 @@ def side_effect_note(coverage: R.CompileCoverage) -> str | None:
 
 def _graph_breaks(breaks: list[_Break], modules: dict[int, str], eager_ids: set[str]) -> list[R.GraphBreak]:
     """One record per (module, reason, place), with how many times Dynamo hit it."""
-    from torch._dynamo.variables.higher_order_ops import CheckpointHigherOrderVariable
-
-    checkpoint_op = getattr(CheckpointHigherOrderVariable, "_HOP_NAME", None)
+    checkpoint_op = _checkpoint_op()
     merged: dict[tuple, R.GraphBreak] = {}
     for b in breaks:
         module = modules.get(b.module_id) if b.module_id is not None else None
@@ -226,6 +224,15 @@ def _side_effects(effects: list[_SideEffect]) -> list[R.SideEffect]:
             count=1,
         )
     return list(merged.values())
+
+
+def _checkpoint_op() -> str | None:
+    """Dynamo's name of the checkpoint higher-order op (``torch.utils.checkpoint.checkpoint``), as this torch has it."""
+    try:
+        from torch._dynamo.variables.higher_order_ops import CheckpointHigherOrderVariable
+    except ImportError:
+        return None
+    return getattr(CheckpointHigherOrderVariable, "_HOP_NAME", None)
 
 
 def _metrics(dynamo_utils) -> list:
