@@ -271,11 +271,23 @@ class _Configuration:
 
     @classmethod
     def from_dict(cls, d: dict):
+        """A configuration from its fields by name (the flags, an MCP call's ``config``, a budget file's probe, a
+        recorded run's): a ``preset`` fills each dimension not given (absent or None), the rest take their defaults."""
+        from .targets.presets import PRESETS
+
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
             raise ConfigError(f"unknown configuration key(s): {', '.join(unknown)}", field=unknown[0])
-        return cls(**d)
+        values = dict(d)
+        preset = PRESETS.get(values.get("preset") or "", {}) if isinstance(values.get("preset"), str) else {}
+        for f, o in declared(cls):
+            if o.preset and values.get(f.name) is None:
+                if f.name in preset:
+                    values[f.name] = preset[f.name]
+                else:
+                    values.pop(f.name, None)  # the field's own default
+        return cls(**values)
 
     def to_flags(self) -> list[str]:
         """The `memprobe run` flags that rebuild this configuration (defaults left out)."""
@@ -342,21 +354,12 @@ field otherwise); ``dataclasses.replace`` makes and validates a new one."""
 
 def config_from_values(values: dict):
     """A configuration from field values as a user gives them (the flags, an MCP call's ``config``, a budget
-    file's probe: ``{"recipe": "rowwise", "dim": 64}``); a ``preset`` fills the dimensions not given (None: not
-    given); each op is checked against the installed torch, named as the user wrote it."""
+    file's probe: ``{"recipe": "rowwise", "dim": 64}``; a ``preset`` fills the dimensions not given: see
+    ``from_dict``); each op is checked against the installed torch, named as the user wrote it."""
     from .policies import resolve_ops
-    from .targets.presets import PRESETS
 
-    values = dict(values)
-    preset = PRESETS.get(values.get("preset") or "", {})
-    for f, o in declared(ProbeConfig):
-        if o.preset and values.get(f.name) is None:
-            if f.name in preset:
-                values[f.name] = preset[f.name]
-            else:
-                values.pop(f.name, None)  # the field's own default
     cfg = ProbeConfig.from_dict(values)
-    resolve_ops(values)  # named as the user wrote them
+    resolve_ops(dict(values))  # named as the user wrote them
     return cfg
 
 

@@ -95,3 +95,19 @@ def test_the_schema_types_each_field_by_its_declared_kind():
                 S.Config.model_validate({f.name: 2.5})
     with pytest.raises(ValueError, match="--flavor applies to --repro torchtitan"):
         S.Config.model_validate({"flavor": "8B"})
+
+
+def test_a_budget_files_preset_probes_the_model_its_name_says(tmp_path):
+    """A budget file's probe named by a preset builds that preset's dimensions (it loaded as dim=512 under the
+    preset's name when presets were filled outside the configuration's own making)."""
+    from memprobe.budget import load_budget
+
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(
+        '[probes.llama]\nrepro = "transformer"\npreset = "llama3-8b"\nheads = 16\n\n'
+        '[probes.llama.limits]\nsaved_bytes = "1 GiB"\n'
+    )
+    cfg = load_budget(budget).probes["llama"].config
+    assert (cfg.preset, cfg.dim, cfg.hidden, cfg.kv_heads) == ("llama3-8b", 4096, 14336, 8)
+    assert cfg.heads == 16  # a dimension the file gives wins over the preset's
+    assert "dim=4096" in cfg.summary()
