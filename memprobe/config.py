@@ -17,6 +17,7 @@ from dataclasses import asdict, field, fields, make_dataclass
 from functools import cached_property
 
 from . import targets
+from .checkpointing import Mode, mode_of
 from .compat.torchao import RECIPES as FLOAT8_RECIPES
 from .errors import ConfigError
 from .fields import Kind, checked, declared, flag_of, option
@@ -168,6 +169,11 @@ class _Configuration:
         self._check_float8(target)
         self._check_policy()
 
+    @property
+    def mode(self) -> Mode:
+        """The activation checkpointing mode ``ac`` names (:mod:`memprobe.checkpointing`)."""
+        return mode_of(self.ac)
+
     @cached_property
     def target(self) -> targets.Target:
         """The model family this configuration builds, holding its fields."""
@@ -189,17 +195,11 @@ class _Configuration:
             raise ConfigError(
                 f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
             )
-        if self.ac not in AC_MODES:
-            raise ConfigError(f"unknown --ac {self.ac!r}; choose one of: {', '.join(AC_MODES)}", field="ac")
+        self.mode.check(self)
         if self.device not in DEVICES:
             raise ConfigError(f"unknown --device {self.device!r}; choose one of: {', '.join(DEVICES)}", field="device")
         if self.lr <= 0:
             raise ConfigError(f"--lr must be positive (got {self.lr})", field="lr")
-        if self.ac == AcMode.MEMORY_BUDGET:
-            if not 0 <= self.memory_budget <= 1:
-                raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
-            if not self.compile:
-                raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
 
     def _check_fake_world(self) -> None:
         """A fake world is rank 0 of N ranks in one process, sharded by FSDP2: it takes neither real ranks nor a
@@ -251,16 +251,12 @@ class _Configuration:
 
     def needs(self) -> frozenset[EnvNeed]:
         """What a probe of this configuration needs of its interpreter."""
-        from .policies import INSTALLED
-
         out = {EnvNeed.TORCH} | set(self.target.needs())
         if self.target.runs_itself:  # the script brings what it imports
             return frozenset(out)
         if self.recipe != Recipe.BF16:
             out.add(EnvNeed.FLOAT8)
-        if self.ac == AcMode.OP and self.ac_policy == INSTALLED:
-            out.add(EnvNeed.TORCHTITAN_SAC)
-        return frozenset(out)
+        return frozenset(out | self.mode.needs(self))
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -321,12 +317,7 @@ class _Configuration:
             return "  ".join(
                 [self.target.summary(), f"steps={self.steps}"] + ([f"x{self.nproc} ranks"] if self.nproc > 1 else [])
             )
-        ac = f"ac={self.ac}"
-        if self.ac == AcMode.OP:
-            ac += f"/{self.ac_policy}"
-        elif self.ac == AcMode.MEMORY_BUDGET:
-            ac += f"/{self.memory_budget:g}"
-        parts = [self.recipe, self.target.summary(), ac]
+        parts = [self.recipe, self.target.summary(), f"ac={self.mode.summary(self)}"]
         if self.save_ops:
             parts.append("+save " + ",".join(self.save_ops))
         if self.recompute_ops:

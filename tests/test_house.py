@@ -114,7 +114,7 @@ LAYERS = (
     ("memprobe.progress", "memprobe.fields", "memprobe.rundir.read"),
     ("memprobe.integrations",),  # adapters to other projects' code
     ("memprobe.compat", "memprobe.policies"),
-    ("memprobe.targets",),  # what to build: the model families
+    ("memprobe.targets", "memprobe.checkpointing"),  # what to build: the model families; how to checkpoint: the modes
     ("memprobe.config",),
     ("memprobe.rundir",),  # the records (schema, its stdlib mirror, load, write, docs)
     ("memprobe.analysis",),
@@ -256,6 +256,34 @@ def test_a_model_family_is_one_registered_module():
         text = p.read_text()
         dispatch += [(p.name, needle) for needle in FAMILY_DISPATCH if needle in text]
     assert not dispatch, dispatch
+
+
+def test_a_checkpointing_mode_is_one_registered_module_and_the_only_place_that_asks():
+    """Each --ac mode is a module of memprobe/checkpointing/ holding one Mode registered in MODES, one per word of the
+    AcMode vocabulary; no module outside checkpointing/ compares a configuration's ``ac`` (or a mode word) to decide
+    what to do: it asks the mode."""
+    from memprobe.checkpointing import MODES
+    from memprobe.vocab import AcMode
+
+    assert list(MODES) == [m.value for m in AcMode]
+    for mode in MODES.values():
+        assert type(mode).__module__.startswith("memprobe.checkpointing.") and type(mode).__doc__ is None or mode.name
+    asking = []
+    for p in PKG.rglob("*.py"):
+        module = ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        if _in(module, "memprobe.checkpointing") or module == "memprobe.vocab":
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Compare):
+                operands = [node.left, *node.comparators]
+                named = [o for o in operands if isinstance(o, ast.Attribute) and (o.attr == "ac" or _is_mode_word(o))]
+                if named:
+                    asking.append(f"{module}:{node.lineno}")
+    assert not asking, asking
+
+
+def _is_mode_word(node: ast.Attribute) -> bool:
+    return isinstance(node.value, ast.Name) and node.value.id == "AcMode"
 
 
 def test_an_explicit_steps_3_is_kept_by_bisect(made):

@@ -26,7 +26,9 @@ def test_builders_compose_in_torchtitan_order():
     ]
     assert stack.apply_float8(model, "rowwise", "cpu") == []
     assert all(isinstance(block.ffn.w1, Float8Linear) for block in model.layers.values())
-    stack.apply_ac(model.layers, "full")
+    from memprobe.checkpointing import mode_of
+
+    mode_of("full").apply(model.layers, None, None, {})
     assert all(type(b).__name__ == "CheckpointWrapper" for b in model.layers.values())
     x = torch.randn(2, 16, 32)
     assert model(x).shape == x.shape

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from ..checkpointing.base import recompute_all
 from ..config import ProbeConfig
 from ..rundir import schema as S
 from ..units import fmt_bytes
-from ..vocab import AcMode, CheckpointDecision, FindingKind, NodeOp, SaveCause
+from ..vocab import CheckpointDecision, FindingKind, NodeOp, SaveCause
 from .saved import MODULE_STATE, GraphPair, Provenance, SavedGroup, group_key, group_rows, input_label, label, layer_pattern
 
 # the causes that say what a value is, not a decision: a block's inputs and the RNG states it replays
 _NOT_DECIDED = (SaveCause.INPUT, SaveCause.RNG_STATE)
 # the causes by which the partitioner kept a value it may not, or would not, recompute
 _PARTITIONER_KEPT = (SaveCause.NOT_RECOMPUTABLE, SaveCause.MIN_CUT)
-RECOMPUTE_ALL = f"--ac {AcMode.OP} --ac-policy recompute-all"
+RECOMPUTE_ALL = recompute_all("").flag
 
 
 def _finding(**fields) -> S.Finding:
@@ -71,7 +72,7 @@ def _lost_tag_fix(config: ProbeConfig) -> tuple[str, str | None]:
             "(create_selective_checkpoint_contexts), or a torch whose checkpointing tags the ops inside autograd.Function",
             None,
         )
-    if config.ac in (AcMode.FULL, AcMode.NONE):
+    if config.mode.whole_regions or config.mode.own_regions_judged:
         return f"a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})", RECOMPUTE_ALL
     return "tag the ops for recompute (a torch whose checkpointing tags the ops inside autograd.Function)", None
 
@@ -114,9 +115,9 @@ def _beyond_inputs(rows: list[S.SavedRow], config: ProbeConfig) -> list[S.SavedR
     compiler traced inside a region the model or script checkpoints itself (whatever wrapper made it), read from each
     value's recorded cause, never from a name. Not what the region's own SAC policy tagged MUST_SAVE (its choice), nor
     a region's output a partitioner pass kept for the next region (that region's input)."""
-    if config.ac == AcMode.FULL:
+    if config.mode.whole_regions:
         return [r for r in rows if _decided(r)]
-    if config.ac != AcMode.NONE:
+    if not config.mode.own_regions_judged:
         return []
     own_choice = (SaveCause.POLICY_TAG, SaveCause.PASS_TAG)
     return [r for r in rows if _decided(r) and r.cause.checkpointed and r.cause.kind not in own_choice]
@@ -138,7 +139,7 @@ def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S
     fix, flag = _lost_tag_fix(config) if lost else ("see each value's cause (`memprobe show RUN --wide`)", None)
     times = f", {total / inputs:.1f}x their inputs" if inputs else ""
     what = f"{_op(top)}() {_where(top)}".strip()
-    ours = config.ac == AcMode.FULL
+    ours = config.mode.whole_regions
     regions = "checkpointed blocks" if ours else "regions your code checkpoints"
     why = (
         "--ac full checkpoints every block, so each block's compiled forward should save only its inputs (and the RNG "
@@ -185,7 +186,7 @@ def unrecomputable_saved(rows: list[S.SavedRow], config: ProbeConfig, totals: S.
     """Values inside a checkpointed region whose op was left untagged and that the partitioner may not recompute, so
     it saved them (or saved what they are computed from): under per-op SAC (under --ac full,
     :func:`checkpoint_saves_more` names them)."""
-    if config.ac not in (AcMode.OP,):
+    if not config.mode.policy:
         return []
     parts: dict[tuple, list[S.SavedRow]] = defaultdict(list)
     for r in rows:

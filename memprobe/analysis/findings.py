@@ -15,7 +15,7 @@ from ..config import ProbeConfig
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes
-from ..vocab import AcMode, AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SaveCause, SavedKind
+from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SaveCause, SavedKind
 from .causes import cause_key
 from .coverage import broken_modules, coverage_findings
 from .decisions import RECOMPUTE_ALL, decision_findings, finding_items
@@ -68,7 +68,7 @@ def _fix(
     if reason_kind == Reason.POLICY:
         return "move the save-list op that tagged it to recompute (see the graph's recompute tags)", None
     lost = cause is not None and cause.tag is None and cause.checkpointed
-    if lost and config is not None and config.ac == AcMode.FULL:
+    if lost and config is not None and config.mode.whole_regions:
         return f"a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})", RECOMPUTE_ALL
     return "save its inputs or recompute it in the policy (`memprobe explain` ranks the edits)", None
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import replace
 
+from ..checkpointing.base import recompute_all
 from ..config import ProbeConfig
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
-from ..vocab import AcMode, ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, SavedKind, Verdict
+from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, SavedKind, Verdict
 from .coverage import where as break_where
 from .decisions import RECOMPUTE_ALL
 from .findings import find, names_phrase
@@ -166,7 +167,7 @@ def recomputing(cfg: ProbeConfig, ops) -> ProbeConfig:
 
 def recomputing_all(cfg: ProbeConfig) -> ProbeConfig:
     """``cfg`` checkpointed by a per-op policy that tags every op it runs for recompute (``RECOMPUTE_ALL``)."""
-    return replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=())
+    return replace(cfg, **recompute_all("").changes)
 
 
 def run_next_command(cfg: ProbeConfig, findings: list[S.Finding], report: S.Report | None = None) -> str | None:
@@ -442,7 +443,7 @@ def _b_edit(b: ProbeConfig, item: S.DiffItem) -> tuple[str | None, str | None, P
         added = op in {flag_op(o) for o in b.save_ops}
         fix = f"in B, drop --save-op {op}" if added else f"recompute it in B ({flag})"
         return fix, flag, recomputing(b, [item.policy_op])
-    if cause is not None and cause.tag is None and cause.checkpointed and b.ac in (AcMode.FULL, AcMode.NONE):
+    if cause is not None and cause.tag is None and cause.checkpointed and (b.mode.whole_regions or b.mode.own_regions_judged):
         fix = f"in B, a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})"
         return fix, RECOMPUTE_ALL, recomputing_all(b)
     return None, None, None

@@ -16,7 +16,6 @@ import sys
 from ..config import ProbeConfig, config_from_values
 from ..errors import MemprobeError
 from ..fields import Kind, declared, flag_of
-from ..vocab import AcMode
 
 
 def parser() -> argparse.ArgumentParser:
@@ -50,7 +49,7 @@ def train(cfg: ProbeConfig) -> None:
     built = build(cfg, device, "inductor", {})
     optimizer = torch.optim.AdamW(built.model.parameters(), lr=cfg.lr)
     # eager checkpointed regions cannot be inspected without consuming what they saved
-    inspectable = cfg.compile or cfg.ac == AcMode.NONE
+    inspectable = not cfg.mode.eager_regions(cfg)
     for step in range(cfg.steps):
         loss = loss_fn(built.model(*built.batch))
         saved = saved_tensor_bytes(loss) if inspectable else None

@@ -13,7 +13,7 @@ from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..rundir import records as R
 from ..targets import BuiltModel
-from ..vocab import AcMode, DeviceChoice, DeviceType, Recipe
+from ..vocab import DeviceChoice, DeviceType, Recipe
 from . import stack
 
 
@@ -104,22 +104,9 @@ def float8_step(model, target: BuiltModel, cfg: ProbeConfig, device) -> None:
 
 
 def ac_step(blocks, target: BuiltModel, cfg: ProbeConfig, decisions: dict) -> None:
-    """Activation checkpointing per block: the partitioner's memory budget, torchtitan's own SelectiveAC
-    (``--ac-policy torchtitan-installed``), memprobe's per-op policy (its decisions counted in ``decisions``),
-    full, or none."""
-    from ..policies import INSTALLED, cpu_attention_ops, make_context_fn, resolve_op
-
-    if cfg.ac == AcMode.MEMORY_BUDGET:
-        stack.apply_memory_budget(cfg.memory_budget)
-    elif cfg.ac == AcMode.OP and cfg.ac_policy == INSTALLED:
-        from ..integrations.torchtitan import apply_selective_ac
-
-        add = frozenset(resolve_op(o) for o in cfg.save_ops)
-        drop = frozenset(resolve_op(o) for o in cfg.recompute_ops)
-        apply_selective_ac(blocks, add, drop, base_fqn=target.blocks_attr, parity=cpu_attention_ops())
-    else:
-        context_fn = make_context_fn(cfg.policy(), decisions) if cfg.ac == AcMode.OP else None
-        stack.apply_ac(blocks, cfg.ac, context_fn)
+    """Activation checkpointing per block, as its mode applies it (:mod:`memprobe.checkpointing`; a per-op policy's
+    decisions counted in ``decisions``)."""
+    cfg.mode.apply(blocks, target, cfg, decisions)
 
 
 def compile_step(blocks, cfg: ProbeConfig, backend: Callable) -> None:

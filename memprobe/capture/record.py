@@ -18,7 +18,7 @@ from ..config import ProbeConfig
 from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunDirError, RunFailed
 from ..rundir import records as R
 from ..rundir.write import RunDir
-from ..vocab import AcMode, RunMode, RunStatus
+from ..vocab import RunMode, RunStatus
 from .guard import describe_exit
 from .process_info import process_record, user_command
 
@@ -29,7 +29,7 @@ def now_utc() -> str:
 
 def policy_record(cfg: ProbeConfig) -> R.Policy | None:
     """The effective per-op SAC policy (null unless the run's AC is memprobe's per-op SAC: a script has its own)."""
-    if cfg.ac != AcMode.OP or cfg.target.runs_itself:
+    if not cfg.mode.policy or cfg.target.runs_itself:
         return None
     p = cfg.policy()
     return R.Policy(

@@ -23,7 +23,7 @@ from ..config import ProbeConfig
 from ..errors import Interrupted
 from ..rundir import records as R
 from ..rundir.write import RunDir
-from ..vocab import AcMode, DeviceType, RunStatus
+from ..vocab import DeviceType, RunStatus
 from .caches import use_compile_cache
 from .guard import RunGuard
 from .process_info import process_age_s, waited_s
@@ -312,8 +312,7 @@ class Probe:
         self.report.memory = memory
         self.report.policy_decisions = decisions or None
         if state.outside is not None:  # the measured (latest recorded) forward's
-            eager_checkpointing = not self.cfg.compile and self.cfg.ac != AcMode.NONE
-            self.report.saved_outside = state.outside.record(checkpointed_eager=eager_checkpointing)
+            self.report.saved_outside = state.outside.record(checkpointed_eager=self.cfg.mode.eager_regions(self.cfg))
 
     def _keep_partial(self, e: BaseException, meter) -> None:
         """Keep what a failure left: where it happened, the phases measured so far, and the allocator history up to

@@ -14,7 +14,7 @@ import torch
 import torch.nn as nn
 
 from ..rundir import records as R
-from ..vocab import AcMode, Float8Skip, Recipe
+from ..vocab import Float8Skip, Recipe
 from .launch import launched_by_torchrun
 from .saved_outside import storages_of
 
@@ -223,33 +223,6 @@ def _float8_skip(module: nn.Module, weight, float8_linear: tuple[type, ...]) -> 
     if isinstance(module, nn.Linear):
         return Float8Skip.DIMS if module.in_features % 16 or module.out_features % 16 else Float8Skip.FILTERED
     return Float8Skip.NOT_LINEAR
-
-
-def apply_ac(blocks: nn.Module, mode: str, context_fn: Callable | None = None) -> None:
-    """Activation checkpointing per block: ``none``, ``full``, or ``op`` (per-op SAC via ``context_fn``)."""
-    if mode == AcMode.NONE:
-        return
-    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
-
-    if mode not in (AcMode.FULL, AcMode.OP):
-        raise ValueError(f"unknown AC mode {mode!r}")
-    if mode == AcMode.OP and context_fn is None:
-        raise ValueError("per-op SAC needs a context_fn")
-    for name, block in list(blocks.named_children()):
-        if mode == AcMode.FULL:
-            wrapped = checkpoint_wrapper(block, preserve_rng_state=False)
-        else:
-            wrapped = checkpoint_wrapper(block, context_fn=context_fn, preserve_rng_state=False)
-        blocks.register_module(name, wrapped)
-
-
-def apply_memory_budget(budget: float) -> None:
-    """``--ac memory-budget``: the compiler partitioner's activation memory budget (what torchtitan's MemoryBudgetAC
-    sets): 0 recomputes what it can, 1 is the runtime-optimal partition. Process-wide: a probe is a process of its
-    own."""
-    import torch._functorch.config
-
-    torch._functorch.config.activation_memory_budget = budget
 
 
 def apply_compile(blocks: nn.Module, backend: Callable | str = "inductor") -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 
 from ..rundir import records as R
-from ..vocab import AcMode, CacheState, Phase
+from ..vocab import CacheState, Phase
 
 
 def runtime_saved(grad_fn) -> list[R.RuntimeSaved] | None:
@@ -90,7 +90,7 @@ def train_step(
 
 def inspectable(cfg) -> bool:
     """Whether the autograd graph after forward can be read: compiled, or without activation checkpointing."""
-    return cfg.compile or cfg.ac == AcMode.NONE
+    return not cfg.mode.eager_regions(cfg)
 
 
 def graph_entries(capture, run_dir) -> list[R.GraphEntry]:

@@ -75,9 +75,9 @@ FEATURES = (
         "aten.abs in the SAC save list",
         lambda c: replace(c, recompute_ops=c.recompute_ops + ("aten.abs.default",)),
         True,
-        lambda a, b: b.ac == AcMode.OP and "aten.abs.default" in b.policy().save_ops,
+        lambda a, b: b.mode.policy and "aten.abs.default" in b.policy().save_ops,
     ),
-    Feature("op-level SAC", lambda c: replace(c, ac=AcMode.NONE), True, lambda a, b: b.ac == AcMode.OP),
+    Feature("op-level SAC", lambda c: replace(c, ac=AcMode.NONE), True, lambda a, b: b.mode.policy),
     Feature(
         "rowwise scaling",
         lambda c: replace(c, recipe=Recipe.TENSORWISE),

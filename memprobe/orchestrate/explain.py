@@ -10,14 +10,14 @@ from pathlib import Path
 from ..analysis.decisions import RECOMPUTE_ALL
 from ..analysis.explain import EditSpec, candidate_ops, explain_runs
 from ..analysis.saved import graph_pairs
-from ..analysis.verdict import explain_verdict, recomputing_all
+from ..analysis.verdict import explain_verdict
+from ..checkpointing import Facts
 from ..config import ProbeConfig, recorded_to_run
 from ..errors import ConfigError
-from ..policies import flag_op
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
 from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
-from ..vocab import AcMode, FindingKind, RunMode
+from ..vocab import FindingKind, RunMode
 from .process import ProbeJob, Progress, interpreter_side, recorded_side, run_jobs
 
 
@@ -27,68 +27,29 @@ def check_explainable(cfg: ProbeConfig) -> None:
             "explain edits the SAC policy memprobe applies; a script's checkpointing is its own code: edit it, "
             "`memprobe run -- ...` each version and `memprobe diff` the two run directories"
         )
-    if cfg.ac == AcMode.MEMORY_BUDGET:
-        raise ConfigError(
-            "explain edits a per-op SAC policy or the AC mode; for --ac memory-budget, `memprobe sweep` probes the budgets "
-            "and ranks what each saves"
-        )
+    why = cfg.mode.unexplainable(cfg)
+    if why:
+        raise ConfigError(why)
 
 
-def _lost_tags(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
-    """Where the model checkpoints its own blocks and a region's tag did not reach some of their ops (the base's
-    checkpoint-saves-more finding says so, by its flag): a per-op policy that tags every op it runs, around them."""
-    if base.config.probe().ac != AcMode.NONE:
-        return []
-    if not any(f.kind == FindingKind.CHECKPOINT_SAVES_MORE and f.flag == RECOMPUTE_ALL for f in base.findings or []):
-        return []
-    return [_recompute_all(cfg, "around the model's own checkpointing")]
-
-
-def _recompute_all(cfg: ProbeConfig, where: str) -> EditSpec:
-    """A per-op SAC policy that tags every op it runs for recompute (``where``: in place of what, or around it)."""
-    return EditSpec(
-        flag=RECOMPUTE_ALL,
-        edit=f"a per-op SAC policy that tags every op it runs for recompute, {where}",
-        config=recomputing_all(cfg),
-        directory="ac-op-recompute-all",
+def _facts(base: S.Report) -> Facts:
+    """What the edits of a run depend on: the save-list ops that saved something; whether regions the model
+    checkpoints itself lost some ops' tags (its checkpoint-saves-more finding's fix is a per-op policy)."""
+    lost = base.config.probe().mode.own_regions_judged and any(
+        f.kind == FindingKind.CHECKPOINT_SAVES_MORE and f.flag == RECOMPUTE_ALL for f in base.findings or []
     )
+    return Facts(saved_ops=tuple(candidate_ops(base)), lost_tags=lost)
 
 
 def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
-    """The edits explain tries: under per-op SAC, each save-list op that saved something, recomputed; without
-    checkpointing, each way to checkpoint the blocks (whole; per-op with the configuration's policy; the partitioner's
-    memory budget); under --ac full, a per-op policy that tags every op for recompute (it reaches ops a region's
-    tagging does not, such as those inside an autograd.Function on some torch releases)."""
-    if cfg.ac == AcMode.OP:
-        return [
-            EditSpec(
-                flag=f"--recompute-op {flag_op(op)}",
-                edit=f"remove {flag_op(op)} from the SAC save list",
-                config=replace(cfg, recompute_ops=cfg.recompute_ops + (op,)),
-                directory=f"recompute-{op.replace('.', '-')}",
-                op=op,
-            )
-            for op in candidate_ops(base)
-        ]
-    if cfg.ac == AcMode.NONE:
-        return _lost_tags(base, cfg) + [
-            EditSpec(
-                flag="--ac full", edit="checkpoint every block whole", config=replace(cfg, ac=AcMode.FULL), directory="ac-full"
-            ),
-            EditSpec(
-                flag=f"--ac op --ac-policy {cfg.ac_policy}",
-                edit=f"per-op SAC with the {cfg.ac_policy} policy",
-                config=replace(cfg, ac=AcMode.OP),
-                directory=f"ac-op-{cfg.ac_policy}",
-            ),
-            EditSpec(
-                flag=f"--ac memory-budget --memory-budget {cfg.memory_budget:g}",
-                edit=f"the partitioner's activation memory budget at {cfg.memory_budget:g}",
-                config=replace(cfg, ac=AcMode.MEMORY_BUDGET),
-                directory="ac-memory-budget",
-            ),
-        ]
-    return [_recompute_all(cfg, "in place of the whole-block checkpoint")]
+    """The edits explain tries, as ``cfg``'s checkpointing mode gives them (:meth:`memprobe.checkpointing.Mode.edits`):
+    under per-op SAC, each save-list op that saved something, recomputed; without checkpointing, each way to
+    checkpoint the blocks (and a per-op policy around the model's own regions where they lost some ops' tags); under
+    --ac full, a per-op policy that tags every op for recompute."""
+    return [
+        EditSpec(flag=e.flag, edit=e.edit, config=replace(cfg, **e.changes), directory=e.directory, op=e.op)
+        for e in cfg.mode.edits(cfg, _facts(base))
+    ]
 
 
 def run_explain(
