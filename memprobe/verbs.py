@@ -84,6 +84,9 @@ def run_probe(
 
     if cfg.target.runs_itself:  # the user's own script: its own process, as a verb's probe runs
         return whole_config(run_script(cfg, out, progress=progress, verbose=verbose))
+    from .rundir.schema import remember
+
+    remember(cfg)  # the records of this run hold this configuration: read or checked, it is not made again
     try:
         record(
             cfg,

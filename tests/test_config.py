@@ -111,3 +111,65 @@ def test_a_budget_files_preset_probes_the_model_its_name_says(tmp_path):
     assert (cfg.preset, cfg.dim, cfg.hidden, cfg.kv_heads) == ("llama3-8b", 4096, 14336, 8)
     assert cfg.heads == 16  # a dimension the file gives wins over the preset's
     assert "dim=4096" in cfg.summary()
+
+
+_COUNTING = """
+import json, os, sys
+import memprobe.config as config
+
+made = []
+post_init = config._Configuration.__post_init__
+
+
+def counted(self):
+    post_init(self)
+    made.append(json.dumps(self.to_dict(), sort_keys=True))
+
+
+config._Configuration.__post_init__ = counted
+real_exit, path = os._exit, sys.argv[1]
+
+
+def write():
+    with open(path, "w") as f:
+        json.dump(made, f)
+
+
+def exit_(code):
+    write()
+    real_exit(code)
+
+
+os._exit = exit_
+from memprobe.cli.main import main
+
+sys.argv = ["memprobe", *sys.argv[2:]]
+try:
+    main()
+finally:
+    write()
+"""
+
+
+@pytest.mark.e2e
+def test_a_probes_configuration_is_made_once(tmp_path):
+    """`memprobe run` makes its configuration once: from the flags; its records (the report the probe writes, checked
+    as it is written and read back, analysed, shown) hold that one (the verdict's next command makes its own edit)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    counts = tmp_path / "made.json"
+    args = ["run", "--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "1", "--device", "cpu", "--analysis-only"]
+    env = {**os.environ, "MEMPROBE_FORKSERVER": "off"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _COUNTING, str(counts), *args, "--out", str(tmp_path / "r"), "-q"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    made = json.loads(counts.read_text())
+    recorded = json.loads((tmp_path / "r" / "report.json").read_text())["config"]
+    assert made.count(json.dumps(recorded, sort_keys=True)) == 1, made

@@ -25,6 +25,7 @@ def finish_run(out: Path, cfg: ProbeConfig) -> S.Report:
     """The run directory ``out`` a probe of ``cfg`` recorded, analysed and written back (each rank's, then their
     merge, for a probe of several ranks): its report. RunDirError when it holds no readable report; InternalError
     when a complete run's analysis fails (its report.json then says so, status failed)."""
+    S.remember(cfg)  # what the probe recorded is this configuration: read back, it is not made again
     if cfg.nproc > 1:
         return _finish_ranks(Path(out), cfg.nproc)
     ranks = _rank_dirs(Path(out))

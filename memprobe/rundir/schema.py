@@ -19,6 +19,7 @@ anywhere, and a probe's process may write one without pydantic (the parent valid
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from annotated_types import Ge, Le, MaxLen
@@ -152,6 +153,27 @@ _CONFIG_KINDS = {
 }
 
 
+# each configuration a record holds, made once per process (ProbeConfig is frozen: records of the same fields share it)
+_MADE: dict[str, ProbeConfig] = {}
+_MADE_KEPT = 256
+
+
+def _made(given: str) -> ProbeConfig:
+    """The configuration of a record's fields (their canonical JSON)."""
+    cfg = _MADE.get(given)
+    if cfg is None:
+        if len(_MADE) >= _MADE_KEPT:
+            _MADE.clear()
+        cfg = _MADE[given] = ProbeConfig.from_dict(json.loads(given))
+    return cfg
+
+
+def remember(cfg: ProbeConfig) -> None:
+    """``cfg`` is what a record of its fields holds: the verb that made it hands it to the records that will hold it
+    (a probe's report.json, read back), so that one configuration is made once per probe."""
+    _MADE.setdefault(json.dumps(cfg.to_dict(), sort_keys=True), cfg)
+
+
 def _config_record() -> type[Record]:
     """The configuration record, one field per :class:`~memprobe.config.ProbeConfig` field, typed by its declared
     kind (:mod:`memprobe.fields`; a vocabulary's words where it has one) and documented by its flag's help. Every field
@@ -170,8 +192,9 @@ def _config_record() -> type[Record]:
 
         def probe(self) -> ProbeConfig:
             """The configuration as memprobe runs it (a :class:`~memprobe.config.ProbeConfig`, validated as it is made),
-            every field present (an older file lacks the newer ones: their defaults)."""
-            return ProbeConfig.from_dict(self.model_dump(mode="json", exclude_unset=True))
+            every field present (an older file lacks the newer ones: their defaults). Made once per process for each
+            configuration a record holds (it is frozen: the records that hold the same fields share it)."""
+            return _made(json.dumps(self.model_dump(mode="json", exclude_unset=True), sort_keys=True))
 
     fields: dict[str, Any] = {}
     for f, o in declared(ProbeConfig):
