@@ -455,14 +455,6 @@ def _timeline(
 # -- two snapshots ----------------------------------------------------------------------------------------------------
 
 
-def diff_snapshots(a: str | Path, b: str | Path, *, top: int = TOP) -> S.SnapshotDiff:
-    """What B holds at its peak that A does not, ranked by bytes. Each snapshot is read alone, one after the other:
-    only the first's figures are kept while the second is read."""
-    first = analyse_snapshot(a, top=top)
-    second = analyse_snapshot(b, top=top)
-    return compare(first, second, top=top)
-
-
 def _delta(a: int | None, b: int | None) -> S.Delta:
     return S.Delta(a=a, b=b, delta=b - a if a is not None and b is not None else None)
 
