@@ -110,7 +110,7 @@ def test_one_module_per_verb():
 # imports too). A package named here holds its modules unless one of them is named in another layer.
 LAYERS = (
     ("repros",),  # the models: plain PyTorch
-    ("memprobe", "memprobe.errors", "memprobe.vocab", "memprobe.units", "memprobe.text"),
+    ("memprobe", "memprobe.errors", "memprobe.vocab", "memprobe.units", "memprobe.text", "memprobe.settings"),
     ("memprobe.progress", "memprobe.fields", "memprobe.rundir.read"),
     ("memprobe.integrations",),  # adapters to other projects' code
     ("memprobe.compat", "memprobe.policies"),
@@ -284,6 +284,28 @@ def test_a_checkpointing_mode_is_one_registered_module_and_the_only_place_that_a
 
 def _is_mode_word(node: ast.Attribute) -> bool:
     return isinstance(node.value, ast.Name) and node.value.id == "AcMode"
+
+
+def test_every_environment_variable_is_a_declared_setting_and_the_users_are_documented():
+    """memprobe/settings.py declares each MEMPROBE_ variable memprobe reads; no other module spells one as a value of
+    its own (a docstring may name one), and docs/cli.md lists each one a user sets."""
+    import re
+
+    from memprobe.settings import SETTINGS
+
+    declared = {s.name for s in SETTINGS}
+    spelled = []
+    for p in PKG.rglob("*.py"):
+        if p.name == "settings.py" and p.parent == PKG:
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"MEMPROBE_[A-Z_]+", node.value):
+                spelled.append(f"{p.relative_to(ROOT)}:{node.lineno} {node.value}")
+    assert not spelled, spelled
+    mentioned = set(re.findall(r"MEMPROBE_[A-Z_]+", "".join(p.read_text() for p in PKG.rglob("*.py"))))
+    assert mentioned <= declared, mentioned - declared
+    cli_md = (ROOT / "docs" / "cli.md").read_text()
+    assert all(f"`{s.name}`" in cli_md for s in SETTINGS if s.by_user)
 
 
 def test_an_explicit_steps_3_is_kept_by_bisect(made):

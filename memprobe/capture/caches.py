@@ -25,9 +25,10 @@ import json
 import os
 from pathlib import Path
 
+from .. import settings
 from ..rundir import records as R
 
-CACHE_DIR_VAR = "MEMPROBE_CACHE_DIR"
+CACHE_DIR_VAR = settings.CACHE_DIR.name
 INDUCTOR_CACHE_VAR = "TORCHINDUCTOR_CACHE_DIR"
 RECORDS_DIR = "memprobe-graphs"
 RECORD_FORMAT = 1

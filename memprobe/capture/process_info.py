@@ -7,18 +7,19 @@ import os
 import socket
 import sys
 
+from .. import settings
 from ..rundir import records as R
 
 # how a probe's process knows which of its variables were given for this probe (recorded in report.json)
-SIDE_ENV_VAR = "MEMPROBE_SIDE_ENV"
+SIDE_ENV_VAR = settings.SIDE_ENV.name
 # the command the user typed, recorded as the report's "command" by a probe's process
-COMMAND_VAR = "MEMPROBE_COMMAND"
+COMMAND_VAR = settings.COMMAND.name
 # how many probes the GPU a probe was given may hold at once (more than 1: it shared the GPU)
-GPU_PROBES_VAR = "MEMPROBE_GPU_PROBES"
+GPU_PROBES_VAR = settings.GPU_PROBES.name
 # how many compile workers a probe's Inductor may start (probes compiling at once share the cores): set in the probe
 # after its imports, not through TORCHINDUCTOR_COMPILE_THREADS, which Inductor reads at import (a probe forked from
 # a server that imported it would get the server's value, so the server refuses to fork one that sets it)
-COMPILE_THREADS_VAR = "MEMPROBE_COMPILE_THREADS"
+COMPILE_THREADS_VAR = settings.COMPILE_THREADS.name
 
 
 def apply_compile_threads() -> None:

@@ -31,6 +31,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
+from .. import settings
 from ..config import ProbeConfig
 from ..rundir import records as R
 from ..rundir.write import RunDir
@@ -38,7 +39,7 @@ from ..vocab import DeviceType, Phase, RunStatus
 from .protocol import ERROR, INTERNAL, PROGRESS, say
 from .record import RunRecord
 
-SPEC_VAR = "MEMPROBE_SCRIPT"  # the job, as JSON: {"config": ..., "out": ..., "verbose": ...}
+SPEC_VAR = settings.SCRIPT.name  # the job, as JSON: {"config": ..., "out": ..., "verbose": ...}
 
 
 class _Measured(SystemExit):

@@ -40,8 +40,10 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from .. import settings
 from ..capture.caches import compile_cache_env, memprobe_cache_dir
 from ..capture.forkserver import (
     LOCK_NAME,
@@ -57,7 +59,7 @@ from ..errors import ConfigError
 from ..vocab import DeviceChoice
 from .placement import query_gpus
 
-SERVER_VAR = "MEMPROBE_FORKSERVER"  # a fork server's socket, or "off"
+SERVER_VAR = settings.FORKSERVER.name  # a fork server's socket, or "off"
 # CUDA probes fork from a resident server (``memprobe serve``, the MCP server's own), whose imports never start the
 # CUDA driver: each forked probe initialises CUDA as a fresh interpreter would. The A/A of forked probes on one GPU
 # (scripts/device_time_to_answer.sh) is what allows it; False: every CUDA probe a fresh interpreter, as before.
@@ -455,15 +457,24 @@ def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: boo
     return proc
 
 
+@dataclass
+class _Own:
+    """The fork server this process starts for its own probes, once: a verb's (CPU probes), or a resident one in the
+    MCP server (:func:`keep_resident`)."""
+
+    kind: str = "verb"
+    tried: bool = False
+    server: ForkServer | None = None
+
+
 _lock = threading.Lock()
-_ours: list[ForkServer | None] = []  # the server this process started, once it tried
-_own_kind = ["verb"]  # what kind of server this process starts for itself: "mcp" in the MCP server
+_OWN = _Own()
 
 
 def keep_resident() -> None:
     """This process (the MCP server) lives long: the fork server it starts for itself is resident, of the kind that
     imports torchao too and forks CUDA probes (unless a ``memprobe serve`` runs: that one is used)."""
-    _own_kind[0] = "mcp"
+    _OWN.kind = "mcp"
 
 
 def server(cuda: bool = False) -> ForkServer | None:
@@ -479,14 +490,15 @@ def server(cuda: bool = False) -> ForkServer | None:
     found = running_server()
     if found is not None:
         return found if found.forks_cuda or not cuda else None
-    if cuda and _own_kind[0] == "verb":
+    if cuda and _OWN.kind == "verb":
         return None  # a verb's own server never forks a CUDA probe: starting one would only delay it by its imports
     with _lock:
-        if not _ours:
-            _ours.append(start_server(kind=_own_kind[0]))
-            if _ours[0] is not None:
-                atexit.register(_ours[0].close)
-        own = _ours[0]
+        if not _OWN.tried:
+            _OWN.tried = True
+            _OWN.server = start_server(kind=_OWN.kind)
+            if _OWN.server is not None:
+                atexit.register(_OWN.server.close)
+        own = _OWN.server
     return own if own is None or own.forks_cuda or not cuda else None
 
 

@@ -24,6 +24,7 @@ import os
 import stat
 from pathlib import Path
 
+from .. import settings
 from ..errors import RunDirError
 
 MAX_INT = 2**63  # bytes, counts and addresses fit in 64 bits
@@ -130,11 +131,11 @@ FILE_LIMITS = {
 WORK_LIMITS = {
     # allocator events and segment blocks of a snapshot; the profiler's memory events, regions and ops of report.json,
     # and the events its graph calls span (an event counted for each call that spans it)
-    "events": (2_000_000, "MEMPROBE_MAX_EVENTS"),
+    "events": (2_000_000, settings.MAX_EVENTS.name),
     # the stack frames of a snapshot's events and blocks, a shared list counted at each use
-    "frames": (100_000_000, "MEMPROBE_MAX_FRAMES"),
+    "frames": (100_000_000, settings.MAX_FRAMES.name),
     # the values of a JSON file
-    "work": (10_000_000, "MEMPROBE_MAX_WORK"),
+    "work": (10_000_000, settings.MAX_WORK.name),
 }
 
 
