@@ -497,7 +497,7 @@ def _against_baseline(report: S.Report, baseline: S.BaselineReport) -> dict:
     from .units import fmt_bytes
 
     d = diff_reports(baseline, report)
-    delta = d.totals.saved_bytes.delta
+    delta = (d.totals.step_saved_bytes or d.totals.saved_bytes).delta  # the gate's saved_bytes: outside counted
     items = [it for it in d.items if it.status in _GREW][:5]
     sign = "+" if (delta or 0) >= 0 else ""
     return {

@@ -13,7 +13,7 @@ leaves that part empty, and the record names what could not be read.
 from __future__ import annotations
 
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 
 from ..rundir import records as R
@@ -55,11 +55,20 @@ class Coverage:
     skips_side_effects: bool = False
 
     @contextmanager
-    def recording(self):
-        """Dynamo's graph breaks and side effects recorded while inside (hooks on its classes, taken out after)."""
+    def recording(self, skip_side_effects: bool = False):
+        """Dynamo's graph breaks and side effects recorded while inside (hooks on its classes, taken out after).
+        ``skip_side_effects``: while inside, a checkpointed region may keep a Python side effect under torch.compile
+        (Dynamo's ``skip_fwd_side_effects_in_bwd_under_checkpoint``: the compiled forward applies it once, the backward's
+        recompute does not replay it); only where memprobe builds the stack, never in a user's script."""
+        import torch._dynamo.config as dynamo_config
+
         undo = self.start()
+        allow = skip_side_effects and hasattr(dynamo_config, "skip_fwd_side_effects_in_bwd_under_checkpoint")
+        patch = dynamo_config.patch(skip_fwd_side_effects_in_bwd_under_checkpoint=True) if allow else nullcontext()
+        self.skips_side_effects = allow
         try:
-            yield self
+            with patch:
+                yield self
         finally:
             undo()
 
@@ -75,16 +84,6 @@ class Coverage:
             _wrap(self, "torch._dynamo.side_effects", "SideEffects", "store_attr", self._stored),
         ]
         return lambda: [u() for u in reversed(undo)] and None
-
-    def skip_side_effects_in_recompute(self) -> None:
-        """Let a checkpointed region keep a Python side effect under torch.compile (Dynamo's
-        ``skip_fwd_side_effects_in_bwd_under_checkpoint``): the compiled forward applies it once, the backward's
-        recompute does not replay it. Only where memprobe builds the stack; a user's script is never changed."""
-        import torch._dynamo.config as dynamo_config
-
-        if hasattr(dynamo_config, "skip_fwd_side_effects_in_bwd_under_checkpoint"):
-            dynamo_config.skip_fwd_side_effects_in_bwd_under_checkpoint = True
-            self.skips_side_effects = True
 
     # -- the hooks ---------------------------------------------------------------------------------------------------
     def _broke(self, tx, _code_options, reason, exc) -> None:

@@ -143,12 +143,11 @@ class Probe:
             decisions=decisions,
         )
         coverage = Coverage()
-        if self.cfg.compile:  # memprobe builds this stack: a side effect in a checkpointed block is let through, said
-            coverage.skip_side_effects_in_recompute()
         built = None
         try:
             t0 = self._started()
-            with coverage.recording():
+            # memprobe builds this stack: a side effect in a checkpointed block is let through (and said) while it runs
+            with coverage.recording(skip_side_effects=self.cfg.compile):
                 built = self._build(device, capture, decisions, state)
                 self.report.timings_s.build = round(time.perf_counter() - t0, 3)
                 runtime_total = self._train(device, capture, meter, state, coverage)
