@@ -152,6 +152,34 @@ def test_csv_quotes_every_line_break_and_neutralises_formulas_after_one(tmp_path
         assert f'"{cell}' in raw, cell  # quoted in the file itself
 
 
+# every break a CSV reader may start a line or a record at (Python's str.splitlines takes each), and a formula after it
+CSV_BREAKS = {"VT": "\x0b", "FF": "\x0c", "FS": "\x1c", "GS": "\x1d", "RS": "\x1e", "NEL": "\x85", "LS": "\u2028", "PS": "\u2029"}
+
+
+def test_csv_quotes_a_cell_after_any_line_or_record_separator(tmp_path):
+    """A label holding VT, FF, FS, GS, RS, NEL, U+2028 or U+2029 before a formula, or an ``=`` anywhere: each cell is
+    quoted, and the formula after the break neutralised (they went out unquoted, and a reader that splits lines at
+    them started a row at ``=cmd|...``)."""
+    run = _copy(ROWWISE, tmp_path / "X")
+    hostile = [f"mm(x){ch}=cmd|'/C calc'!A0" for ch in CSV_BREAKS.values()] + ["a=b"]
+
+    def inject(r):
+        for i, row in enumerate(r["saved_tensors"]):
+            row["user"] = {"op": "x", "label": "x", **(row.get("user") or {}), "module": hostile[i % len(hostile)]}
+
+    _edit(run / "report.json", inject)
+    table = tmp_path / "t.csv"
+    proc = invoke("show", run, "--csv", table)
+    assert proc.returncode == 0, proc.stderr
+    raw = table.read_bytes().decode()
+    assert not [line for line in raw.splitlines() if line[:1] in ("=", "+", "-", "@")]  # a row never starts a formula
+    cells = {v for row in csv.DictReader(io.StringIO(raw, newline="")) for v in row.values()}
+    for name, ch in CSV_BREAKS.items():
+        assert f"mm(x){ch}'=cmd|'/C calc'!A0" in cells, name  # read whole, inert
+        assert f"\"mm(x){ch}'=cmd" in raw, name  # quoted in the file itself
+    assert '"a=b"' in raw and "a=b" in cells
+
+
 def test_the_terminal_shows_bidi_and_zero_width_characters(tmp_path):
     proc = invoke("show", _hostile_run(tmp_path))
     assert proc.returncode == 0, proc.stderr
