@@ -21,16 +21,33 @@ def _said(status: dict, started: bool) -> str:
     )
 
 
+IDLE_MIN_S, IDLE_MAX_S = 0.1, 365 * 86400.0  # a server's idle time: a tenth of a second to a year
+
+
+def _seconds(_ctx, _param, text: str) -> float:
+    """``--idle-exit``: a finite number of seconds within its range (``nan``, ``1e400`` and ``inf`` are none)."""
+    from ..fields import shown
+    from ..units import decimal
+
+    try:
+        value = decimal(text)
+    except ValueError:
+        value = -1.0
+    if not IDLE_MIN_S <= value <= IDLE_MAX_S:
+        raise click.BadParameter(f"a number of seconds from {IDLE_MIN_S:g} to {IDLE_MAX_S:.0f} (a year), not {shown(text)}")
+    return value
+
+
 @click.command(short_help="Keep torch imported in a server; later verbs fork their probes from it.")
 @click.option("--stop", is_flag=True, help="End the running server (it waits for the probes it runs).")
 @click.option("--status", "show_status", is_flag=True, help="Print the running server's status as JSON (null: none).")
 @click.option(
     "--idle-exit",
-    type=click.FloatRange(min=0.1),
-    default=IDLE_EXIT_S,
+    callback=_seconds,
+    default=str(IDLE_EXIT_S),
     show_default=True,
     metavar="SECONDS",
-    help="End the server after this long with no probe and no request.",
+    help=f"End the server after this long with no probe and no request ({IDLE_MIN_S:g} s to {IDLE_MAX_S:.0f} s, a year).",
 )
 @debug_option
 def serve(stop: bool, show_status: bool, idle_exit: float) -> None:
