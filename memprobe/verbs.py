@@ -138,10 +138,11 @@ def run_probe_in_child(cfg: ProbeConfig, out: Path | None, *, force: bool, analy
     whole."""
     from .analysis.recorded import whole_config
     from .orchestrate.process import ProbeJob, run_jobs
-    from .rundir.write import MARKER, check_out_dir, default_run_dir, prepare_run_dir
+    from .rundir.write import MARKER, check_out_dir, default_run_dir, make_dir, prepare_run_dir
 
     out = Path(out) if out is not None else default_run_dir(cfg.recipe)
     check_out_dir(out, force)  # refused unless absent or empty, or force and memprobe's own
+    make_dir(out)  # here, before a probe starts: one the system will not make (/proc/self/x) is bad input
     if out.is_dir() and any(out.iterdir()):
         prepare_run_dir(out, force)  # an earlier memprobe run there is removed, as `memprobe run --force` does
         (out / MARKER).unlink()  # the probe process starts from an empty directory and marks it itself

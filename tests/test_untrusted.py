@@ -1340,3 +1340,12 @@ def test_a_budget_size_is_ascii_digits_within_64_bits(tmp_path, limit, needle):
     budget.write_text(f'[probes.p]\nrecipe = "rowwise"\n\n{section}\nsaved_bytes = {limit}\n')
     err = _one_line(invoke("gate", "--budget", budget))
     assert needle in err and f"{budget}:5" in err, err
+
+
+@pytest.mark.parametrize("verb", [["run", "--analysis-only", *TINY], ["diff", str(BF16), str(ROWWISE)], ["gate"]])
+def test_an_out_the_system_cannot_make_is_bad_input(tmp_path, verb):
+    """``--out /proc/self/x``: no directory can be made there; it was exit 70 (FileNotFoundError)."""
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text('[probes.p]\nrecipe = "bf16"\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n')
+    err = _one_line(invoke(*verb, "--out", "/proc/self/x", cwd=tmp_path))
+    assert "cannot make the directory /proc/self/x (No such file or directory)" in err, err

@@ -22,11 +22,12 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import Field, Strict, StrictStr, ValidationError
 
 from .. import __version__
 from ..config import NAMES_CODE
-from ..errors import ConfigError, MemprobeError
+from ..errors import ConfigError, InternalError, exit_of
+from ..text import plain
 from .arguments import RunConfig, SideConfig, config_key_error, config_values
 
 # what each tool may do to what it is given (MCP tool annotations): `show` and `policies` read only; the others write
@@ -42,22 +43,26 @@ ConfigArgument = Annotated[
 ]
 SideConfigArgument = Annotated[SideConfig | None, Field(description="Configuration values (as `config`, without `recipe`).")]
 SideArgument = Annotated[
-    str, Field(description="A run directory (read, not re-run) or a recipe: bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8.")
+    StrictStr,
+    Field(description="A run directory (read, not re-run) or a recipe: bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8."),
 ]
 OutArgument = Annotated[
-    str | None,
+    StrictStr | None,
     Field(
         description="The directory to write (default memprobe-runs/<UTC time>-<what>, under a memprobe-runs/ that git "
         "ignores); refused if it exists and is not empty, unless force."
     ),
 ]
+# strict types: a flag is true or false, never "yes" or 1 (pydantic's lax mode read "yes" as true and replaced a run), a
+# path a string
+StrictFlag = Annotated[bool, Strict()]
 ForceArgument = Annotated[
-    bool,
+    StrictFlag,
     Field(description="Replace an existing out directory memprobe wrote: only the files it recorded writing are removed."),
 ]
-AnalysisOnlyArgument = Annotated[bool, Field(description="Partition without generating kernels: faster, no measured step.")]
+AnalysisOnlyArgument = Annotated[StrictFlag, Field(description="Partition without generating kernels: faster, no measured step.")]
 RunDirArgument = Annotated[
-    str | None, Field(description="A finished run directory to start from (otherwise `config` says what to run).")
+    StrictStr | None, Field(description="A finished run directory to start from (otherwise `config` says what to run).")
 ]
 
 INSTRUCTIONS = (
@@ -97,8 +102,10 @@ async def _call(ctx: Context | None, work) -> Any:
     progress = _Progress(ctx, asyncio.get_running_loop())
     try:
         result = await asyncio.to_thread(work, progress)
-    except MemprobeError as e:
-        raise ToolError(f"memprobe: error (exit {e.exit_code}): {' '.join(str(e).split())}") from None
+    except Exception as e:  # noqa: BLE001 - every error is one line, with its exit code (70: memprobe's own bug)
+        code, message = exit_of(e)
+        kind = "internal error" if code == 70 or isinstance(e, InternalError) else "error"
+        raise ToolError(f"memprobe: {kind} (exit {code}): {plain(' '.join(message.split()))}") from None
     return dump(result)
 
 
@@ -253,7 +260,7 @@ def build_server() -> MCPServer:
         config: ConfigArgument = None,
         out: OutArgument = None,
         force: ForceArgument = False,
-        full: Annotated[bool, Field(description="Generate kernels for every run (default: analysis-only).")] = False,
+        full: Annotated[StrictFlag, Field(description="Generate kernels for every run (default: analysis-only).")] = False,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
@@ -283,7 +290,7 @@ def build_server() -> MCPServer:
     @server.tool(annotations=READS)
     async def show(
         path: Annotated[
-            str,
+            StrictStr,
             Field(
                 description="A run directory, or a diff / explain / bisect directory or its JSON file; or a CUDA "
                 "memory snapshot file taken elsewhere (torch.cuda.memory._dump_snapshot)."
@@ -298,9 +305,9 @@ def build_server() -> MCPServer:
     @server.tool(annotations=WRITES_RUNS)
     async def gate(
         budget: Annotated[str, Field(description="The budget file: probes and their limits.")] = "memprobe.toml",
-        probes: Annotated[list[str] | None, Field(description="Check only these probes (default: every one).")] = None,
+        probes: Annotated[list[StrictStr] | None, Field(description="Check only these probes (default: every one).")] = None,
         from_runs: Annotated[
-            list[str] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
+            list[StrictStr] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
         ] = None,
         out: OutArgument = None,
         force: ForceArgument = False,

@@ -57,7 +57,7 @@ def default_run_dir(label: str) -> Path:
 def runs_home(home: Path = RUNS_HOME) -> Path:
     """The directory of the default run directories, with a ``.gitignore`` holding ``*``: made when missing, never
     written over (a link or a file of that name is left as it is, and so is a directory the user made a file of)."""
-    home.mkdir(parents=True, exist_ok=True)
+    make_dir(home)
     ignore = home / ".gitignore"
     if home.is_symlink() or ignore.is_symlink() or ignore.exists():
         return home
@@ -92,9 +92,12 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write ``path`` whole or not at all (a temporary file renamed over it); inside a run directory the
     file is first recorded in its manifest, so that `--force` may remove it later."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dir(path.parent)
     _record_write(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise RunDirError(f"cannot write {path} ({e.strerror or e})") from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the file should read like any other
         with os.fdopen(fd, "w") as f:
@@ -104,6 +107,15 @@ def atomic_write_text(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def make_dir(path: Path) -> None:
+    """Directory ``path`` (and those above it) made where missing; RunDirError (exit 2, one line) when the system
+    makes none there (``--out /proc/self/x``, a file in the way, a directory the user may not write)."""
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise RunDirError(f"cannot make the directory {path} ({e.strerror or e})") from None
 
 
 def _umask() -> int:
@@ -430,7 +442,7 @@ def prepare_run_dir(path: Path, force: bool) -> Path:
     path = Path(path)
     existed = path.is_dir() and bool(_entries(path))
     check_out_dir(path, force)
-    path.mkdir(parents=True, exist_ok=True)
+    make_dir(path)
     fd = _lock(path, create=not existed)
     plan = check_out_dir(path, force) if existed else _Plan()  # again, now that no other memprobe can change it
     if not existed and _entries(path) != [MARKER]:
