@@ -1349,3 +1349,26 @@ def test_an_out_the_system_cannot_make_is_bad_input(tmp_path, verb):
     budget.write_text('[probes.p]\nrecipe = "bf16"\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n')
     err = _one_line(invoke(*verb, "--out", "/proc/self/x", cwd=tmp_path))
     assert "cannot make the directory /proc/self/x (No such file or directory)" in err, err
+
+
+def test_ten_thousand_from_runs_read_each_run_once(tmp_path, monkeypatch):
+    """10,000 ``--from`` entries naming one run (as given, and spelt 5,000 ways) read it once (they took 49 s, one read
+    each); a second run for the same probe is refused."""
+    import memprobe.orchestrate.gate as gate
+
+    reads = []
+    real = gate.load_report
+    monkeypatch.setattr(gate, "load_report", lambda path: reads.append(path) or real(path))
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(
+        '[probes.p]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
+        'device = "cuda"\nsteps = 3\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n'
+    )
+    spelt = [str(ROWWISE)] * 5000 + [f"{ROWWISE}{'/.' * i}" for i in range(5000)]
+    args = [x for entry in spelt for x in ("--from", entry)]
+    proc = invoke("gate", "--budget", budget, *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert len(reads) == 2  # matched once, then gated once
+    copy = shutil.copytree(ROWWISE, tmp_path / "copy")
+    err = _one_line(invoke("gate", "--budget", budget, "--from", ROWWISE, "--from", copy))
+    assert f"--from '{copy}': probe 'p' has a run already, '{ROWWISE}'; give one run per probe" in err, err

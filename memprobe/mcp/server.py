@@ -304,7 +304,13 @@ def build_server() -> MCPServer:
 
     @server.tool(annotations=WRITES_RUNS)
     async def gate(
-        budget: Annotated[str, Field(description="The budget file: probes and their limits.")] = "memprobe.toml",
+        budget: Annotated[
+            StrictStr | None,
+            Field(
+                description="The budget file: probes and their limits (default memprobe.toml; a probe that names code, "
+                "a command or a model, runs only from a budget file the call names)."
+            ),
+        ] = None,
         probes: Annotated[list[StrictStr] | None, Field(description="Check only these probes (default: every one).")] = None,
         from_runs: Annotated[
             list[StrictStr] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
@@ -316,14 +322,15 @@ def build_server() -> MCPServer:
         """Check probes against the limits of a budget file (as `memprobe gate --json`): verdicts per limit, the
         breaches explained. budget: the budget file; from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
         from ..budget import load_budget
-        from ..orchestrate.gate import match_finished, run_gate, select_probes
+        from ..orchestrate.gate import check_what_runs, match_finished, run_gate, select_probes
 
         def work(progress):
-            spec = load_budget(_path(budget, "budget") or Path(budget))
+            spec = load_budget(_path(budget, "budget") or Path("memprobe.toml"))
             wanted = select_probes(spec, tuple(probes or ()))
             for entry in from_runs or ():
                 _path(entry, "from_runs")
             finished = match_finished(tuple(from_runs or ()), spec, wanted)
+            check_what_runs(spec, wanted, finished, from_runs=tuple(from_runs or ()), named=bool(budget))
             return run_gate(
                 spec,
                 wanted,
