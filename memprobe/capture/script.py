@@ -117,7 +117,6 @@ class ScriptRun:
     """The run of one script (or of one rank of it): its record, its hooks, its measured step."""
 
     def __init__(self, spec: dict):
-        self.pid = os.getpid()
         self.cfg = ProbeConfig.from_dict(spec["config"])
         rank = os.environ.get("RANK") if spec.get("ranks") else None
         out = Path(spec["out"]) / (f"rank{rank}" if rank is not None else "")
@@ -138,8 +137,9 @@ class ScriptRun:
         return self.record.report
 
     def mine(self) -> bool:
-        """Whether this is the process memprobe started (not a worker the script forked)."""
-        return os.getpid() == self.pid and not self.ended
+        """Whether this is the process memprobe started (not a worker the script forked), and its run goes on: only
+        then does a hook act, and only its process writes the run directory (:meth:`RunDir.ours`)."""
+        return self.run_dir.ours() and not self.ended
 
     def start(self) -> None:
         self.record.write()

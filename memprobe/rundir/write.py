@@ -508,15 +508,31 @@ def record_data(record: R.Record) -> dict:
 
 
 class RunDir:
+    """A run directory as its probe writes it: only the process that made this (the probe's) writes through it, so a
+    process the user's code forks (a worker that raises instead of calling ``os._exit``) records nothing."""
+
     def __init__(self, path: Path):
         self.path = Path(path)
+        self.writer = os.getpid()
+
+    def ours(self) -> bool:
+        """Whether this is the probe's process (not one the user's code forked from it)."""
+        return os.getpid() == self.writer
+
+    def _writing(self) -> None:
+        if not self.ours():
+            raise RunDirError(
+                f"{self.path} is written by its probe's process {self.writer} alone, not by process {os.getpid()} forked from it"
+            )
 
     def record(self, rel: str) -> None:
         """A file written by other code than :func:`atomic_write_text` (the CUDA snapshot): into the manifest first."""
+        self._writing()
         record(self.path, rel)
 
     def write_report(self, report: R.Report) -> Path:
         """report.json as the probe recorded it so far, checked against its schema where pydantic is installed."""
+        self._writing()
         p = self.path / "report.json"
         atomic_write_json(p, record_data(report))
         return p
@@ -524,6 +540,7 @@ class RunDir:
     def write_graph(self, graph: R.GraphFile, readable: str, output_code: str | None) -> R.GraphFiles:
         """Write one partitioned graph's files: its nodes, its readable form and its output code; their paths,
         relative to the run directory."""
+        self._writing()
         files = R.GraphFiles(graph_text=f"graphs/{graph.graph_id}.txt", graph_json=f"graphs/{graph.graph_id}.json")
         atomic_write_text(self.path / files.graph_text, readable)
         atomic_write_json(self.path / files.graph_json, record_data(graph))
