@@ -35,7 +35,7 @@ from ..config import ProbeConfig
 from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import DeviceType, Phase, RunStatus
-from .protocol import ERROR, INTERNAL, PROGRESS, say
+from .protocol import END, ERROR, INTERNAL, PROGRESS, say
 from .record import RunRecord
 
 SPEC_VAR = "MEMPROBE_SCRIPT"  # the job, as JSON: {"config": ..., "out": ..., "verbose": ...}
@@ -79,6 +79,9 @@ def boot() -> None:
         return
     if spec.get("ranks") and "LOCAL_RANK" not in os.environ:  # torchrun's launcher: only its ranks record
         return
+    # this process records; a process it starts does not (a launcher's child Python got the job from its environment,
+    # and wrote its own "ended without importing torch" over the child's record), nor reads the token of the run's end
+    del os.environ[SPEC_VAR]
     run = ScriptRun(spec)
     run.start()
     _when_imported("torch", run.torch_imported)
@@ -124,6 +127,8 @@ class ScriptRun:
         self.run_dir = RunDir(out)
         self.record = RunRecord(self.cfg, self.run_dir, analysis_only=False)
         self.verbose = bool(spec.get("verbose"))
+        self.token = str(spec.get("token") or "")  # said with the run's end: the script's own code has it not
+        self.where = out.name if rank is not None else ""
         self.started = time.perf_counter()
         self.optimizer = None  # the first optimizer that steps: its steps are the script's
         self.steps = 0
@@ -251,6 +256,7 @@ class ScriptRun:
         report.timings_s.total = round(time.perf_counter() - self.started, 3)
         self.record.ended(RunStatus.COMPLETE)
         self.record.close()
+        say(f"{END}{self.token} {self.where}".rstrip())
         say(PROGRESS + "the measured step is recorded: the script is stopped")
 
     def _failed(self, error: BaseException) -> None:
@@ -280,10 +286,10 @@ class ScriptRun:
         elif self.optimizer is None:
             why = "the script ended without stepping a torch.optim optimizer: memprobe measures a step between two of its step() calls"
         else:
-            why = (
-                f"the script ended after {self.steps} optimizer step(s); memprobe measures the last of --steps "
-                f"{self.cfg.steps}: pass --steps {max(2, self.steps)} or fewer, or let the script train longer"
-            )
+            fewer = f"pass --steps {self.steps} or fewer, or let the script train longer"
+            if self.steps < 2:  # the fewest memprobe measures: "pass --steps 2 or fewer" asked for what it had
+                fewer = "let the script train 2 steps at least (the fewest memprobe measures: the first compiles)"
+            why = f"the script ended after {self.steps} optimizer step(s); memprobe measures the last of --steps {self.cfg.steps}: {fewer}"
         if self.measuring is not None:
             self.measuring.abandon()
         self.record.ended(RunStatus.FAILED, why)
