@@ -14,6 +14,11 @@ def _said(status: dict, started: bool) -> str:
     """The server in one line: who it is, and how it ends."""
     idle = status.get("idle_exit_s")
     how = "started" if started else "already running"
+    if status.get("state") != "serving":  # it listens and answers nothing: a verb's probe gets a fresh interpreter
+        return (
+            f"memprobe serve {how}, but {status.get('state')}: pid {status.get('pid')} ({status.get('why')}); verbs "
+            "start their probes as fresh interpreters until it answers"
+        )
     return (
         f"memprobe serve {how}: pid {status.get('pid')}; memprobe's verbs and MCP calls of this user fork their probes "
         f"from it (CPU and CUDA); it ends after {idle:g} s idle, when memprobe's or torch's installation changes, or "
@@ -39,8 +44,18 @@ def _seconds(_ctx, _param, text: str) -> float:
 
 
 @click.command(short_help="Keep torch imported in a server; later verbs fork their probes from it.")
-@click.option("--stop", is_flag=True, help="End the running server (it waits for the probes it runs).")
-@click.option("--status", "show_status", is_flag=True, help="Print the running server's status as JSON (null: none).")
+@click.option(
+    "--stop",
+    is_flag=True,
+    help="End the running server; returns once a new one may start (the old one waits for the probes it runs).",
+)
+@click.option(
+    "--status",
+    "show_status",
+    is_flag=True,
+    help="Print the running server's status as JSON (null: none; state serving, or busy or stopped when it listens and "
+    "answers nothing within 5 s).",
+)
 @click.option(
     "--idle-exit",
     callback=_seconds,
