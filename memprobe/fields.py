@@ -138,7 +138,10 @@ def shown(value, limit: int = 60) -> str:
     """A value as an error echoes it: a bounded prefix of its repr, an integer too long to print by its digits."""
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
         return f"an integer of {digits(value)} digits"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # a list holding such an integer; a list nested past the recursion limit
+        return f"a {type(value).__name__} too long or too deep to print"
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

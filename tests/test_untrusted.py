@@ -904,6 +904,66 @@ class RequestKind(FuzzKind):
         assert "exit" in answer, answer
 
 
+class McpKind(FuzzKind):
+    """The MCP tools' arguments, fuzzed as a file is: each example calls a tool of memprobe's MCP server (built in this
+    process, no stdio) with one argument changed as a field of a file is (any JSON type, a hostile value, deleted,
+    renamed: an argument the tool does not take) from a call it takes; the answer must be a result, or one line with
+    its exit code, 2, never an internal error (an argument's type is strict: "yes" is no flag). No probe runs: a call
+    that would start one is refused by a stand-in (exit 2) once its arguments are taken."""
+
+    def __init__(self, root: Path, budget: Path):
+        from memprobe.mcp.server import build_server
+
+        root.mkdir(parents=True)
+        self.server = build_server()
+        config = {"recipe": "bf16", "device": "cpu", "dim": 64, "save_ops": ["aten.abs"]}
+        doc = {
+            "run": {"config": config, "out": str(root / "run"), "force": False, "analysis_only": True},
+            "diff": {"a": str(BF16), "b": str(ROWWISE), "out": str(root / "diff"), "force": True},
+            "explain": {"run_dir": str(BF16), "out": str(root / "explain"), "full": False},
+            "show": {"path": str(BF16)},
+            "gate": {"budget": str(budget), "probes": ["p"], "from_runs": [f"p={ROWWISE}"], "out": str(root / "gate")},
+            "policies": {},
+        }
+        self.name, self.root, self.doc, self.paths = "MCP arguments", root, doc, [p for p in _paths(doc) if p]
+        self.renderers = {"call": self._call}
+
+    def run(self, path, change, renderer: str) -> tuple[int, str]:
+        how, value = change
+        if how == "file":  # the call's arguments themselves: none, or not an object
+            change = ("set", {"fifo": None, "link-out": [], "link-in": "args", "directory": 1}.get(value, {}))
+        if how == "repeat":
+            change = (how, min(value, self.max_repeat))
+        doc = _change_in(self.fresh(), path, change) if len(path) > 1 else {**self.doc, path[0]: change[1]}
+        return _exit_code(lambda: self._call((path[0], doc.get(path[0]))))
+
+    def _call(self, call) -> None:
+        import asyncio
+
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        import memprobe.orchestrate.process as process
+        from memprobe.errors import ConfigError, InternalError
+
+        class NoProbe:
+            def __init__(self, *_a, **_kw):
+                raise ConfigError("the fuzz runs no probe")
+
+        tool, arguments = call
+        with pytest.MonkeyPatch.context() as m, contextlib.chdir(self.root):
+            m.setattr(process, "ChildProbe", NoProbe)
+            try:
+                asyncio.run(self.server.call_tool(tool, arguments))
+            except ToolError as e:
+                said = str(e)
+                code = re.search(r"memprobe: (internal )?error \(exit (\d+)\): ", said)
+                assert code is not None and "\n" not in said and len(said) < 2500, said[:3000]
+                raise (InternalError if code[1] else ConfigError)(said[code.end() :], exit_code=int(code[2])) from None
+
+    def fresh(self):
+        return json.loads(json.dumps(self.doc))
+
+
 # an explain.json as `memprobe explain` writes it (tests/test_bad_files.py uses it too)
 EXPLAIN_SAMPLE = {
     "base": {
@@ -1044,6 +1104,7 @@ def fuzz_kinds(tmp_path_factory):
     (run / "snapshot.pickle").write_bytes(pickle.dumps(snap))
     kinds["snapshot"] = SnapshotKind("snapshot", run, run / "snapshot.pickle", snap, _snapshot_renderers(load_report(run)))
     kinds["fork server request"] = RequestKind(root / "request")
+    kinds["MCP arguments"] = McpKind(root / "mcp", g / "memprobe.toml")
     return kinds
 
 
@@ -1059,6 +1120,7 @@ FUZZ_KINDS = [
     "budget TOML",
     "snapshot",
     "fork server request",
+    "MCP arguments",
 ]
 
 

@@ -27,6 +27,7 @@ from pydantic import Field, Strict, StrictStr, ValidationError
 from .. import __version__
 from ..config import NAMES_CODE
 from ..errors import ConfigError, InternalError, exit_of
+from ..fields import shown
 from ..text import plain
 from .arguments import RunConfig, SideConfig, config_key_error, config_values
 
@@ -153,8 +154,7 @@ def argument_error(tool: str, schema: dict, error: ValidationError) -> str:
         return f"memprobe: error (exit 2): {tool}: {config_key_error(name, str(first['loc'][1]), first)}"
     if first["type"] == "missing":
         return f"memprobe: error (exit 2): {tool}: argument {name!r} is required"
-    got = repr(first.get("input"))
-    got = got if len(got) <= 40 else got[:37] + "..."
+    got = shown(first.get("input"), 40)
     expected = _expected(schema.get("properties", {}).get(name, {}))
     return f"memprobe: error (exit 2): {tool}: argument {name!r} takes {expected}, got {got}"
 
@@ -168,7 +168,11 @@ class _Server(MCPServer):
         for tool in self._tool_manager.list_tools():
             tool.parameters["additionalProperties"] = False
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None):
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None, context: Context | None = None):
+        if arguments is None:  # a call that gives none: as {} (the SDK failed on it with no message)
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ToolError(f"memprobe: error (exit 2): {name}: its arguments are an object, got {shown(arguments, 40)}")
         tool = self._tool_manager.get_tool(name)
         unknown = sorted(set(arguments or {}) - set(tool.parameters.get("properties", {}))) if tool else []
         if unknown:
