@@ -927,6 +927,8 @@ class McpKind(FuzzKind):
         }
         self.name, self.root, self.doc, self.paths = "MCP arguments", root, doc, [p for p in _paths(doc) if p]
         self.renderers = {"call": self._call}
+        for tool in ("policies", "run"):  # what a first call imports (seconds), imported here: no example pays for it
+            _exit_code(lambda tool=tool: self._call((tool, doc[tool])))
 
     def run(self, path, change, renderer: str) -> tuple[int, str]:
         how, value = change
