@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 
+from .analysis.diff import step_saved_bytes
 from .analysis.verdict import limit_name
 from .config import ProbeConfig
 from .errors import ConfigError, MemprobeError
@@ -321,7 +322,7 @@ def figures(report: S.Report) -> dict[str, int | None]:
     graphs = [g.peak_bytes for g in report.graph_memory or [] if g.peak_bytes is not None]
     phases = (report.memory.phases if report.memory else None) or {}
     out: dict[str, int | None] = {
-        "saved_bytes": report.saved_totals.graph_bytes if report.saved_totals else None,
+        "saved_bytes": step_saved_bytes(report),
         "weight_derived_saved_bytes": _weight_derived_bytes(report),
         "graph_peak_bytes": max(graphs) if graphs else None,
     }
@@ -424,6 +425,8 @@ def baseline_entry(report: S.Report) -> S.BaselineProbe:
             status=report.status,
             saved_tensors=report.saved_tensors,
             saved_totals=report.saved_totals,
+            saved_outside=report.saved_outside,
+            compile_coverage=report.compile_coverage,
             graph_memory=[
                 S.BaselineGraphMemory(graph_id=g.graph_id, kind=g.kind, peak_bytes=g.peak_bytes, saved_bytes=g.saved_bytes)
                 for g in report.graph_memory or []

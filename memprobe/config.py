@@ -139,6 +139,17 @@ _HOW = [
             "(gloo on CPU, NCCL on CUDA, one GPU per rank).",
         ),
     ),
+    (
+        "fake_world",
+        int,
+        option(
+            0,
+            "Run rank 0 of a world of N ranks in this one process: FSDP2 shards over PyTorch's fake process group, so "
+            "sharded parameters, gradients, optimizer state and all-gather/reduce-scatter buffers have rank 0's sizes; "
+            "the collectives move no data (NCCL's own buffers and overlap timing are not measured). 0: off.",
+            metavar="N",
+        ),
+    ),
 ]
 
 
@@ -173,6 +184,7 @@ class _Configuration:
     def _check_run(self) -> None:
         if self.nproc < 1:
             raise ConfigError(f"--nproc must be at least 1 (got {self.nproc})", field="nproc")
+        self._check_fake_world()
         if self.steps < 2:
             raise ConfigError(
                 f"--steps must be at least 2: the first step compiles, later ones are measured (got {self.steps})", field="steps"
@@ -188,6 +200,24 @@ class _Configuration:
                 raise ConfigError(f"--memory-budget must be between 0 and 1 (got {self.memory_budget})", field="memory_budget")
             if not self.compile:
                 raise ConfigError("--ac memory-budget is the compiler partitioner's: it needs --compile", field="ac")
+
+    def _check_fake_world(self) -> None:
+        """A fake world is rank 0 of N ranks in one process, sharded by FSDP2: it takes neither real ranks nor a
+        model without FSDP, nor a script (which makes its own process group)."""
+        n = self.fake_world
+        if n == 0:
+            return
+        why = None
+        if n < 2:
+            why = f"--fake-world must be 0 (off) or at least 2 ranks (got {n})"
+        elif self.nproc > 1:
+            why = f"--fake-world {n} runs rank 0 of {n} in one process; --nproc {self.nproc} runs real ranks: give one"
+        elif not self.fsdp:
+            why = f"--fake-world {n} shards through FSDP2 over the fake ranks; --no-fsdp shards nothing"
+        elif self.target.runs_itself:
+            why = "--fake-world applies to what memprobe builds; a script after -- makes its own process group"
+        if why:
+            raise ConfigError(why, field="fake_world")
 
     def _check_float8(self, target) -> None:
         """A float8 recipe needs dimensions its kernels run: multiples of 16 for torch._scaled_mm, of 128 for the
@@ -267,6 +297,12 @@ class _Configuration:
                 flags += [flag, str(value)]
         return flags + after
 
+    def fake_world_line(self) -> str | None:
+        """What a fake world's figures are, in one line (None: the world is not faked)."""
+        if not self.fake_world:
+            return None
+        return f"rank 0 of {self.fake_world}, collectives faked: NCCL buffers and overlap timing not measured"
+
     def summary(self) -> str:
         """One line a person can read: what was built (or what ran: a script)."""
         if self.target.runs_itself:
@@ -287,6 +323,8 @@ class _Configuration:
         parts.append(("fsdp" + ("" if self.reshard_after_forward else "(no-reshard)")) if self.fsdp else "no-fsdp")
         if self.nproc > 1:
             parts.append(f"x{self.nproc} ranks")
+        if self.fake_world:
+            parts.append(f"rank 0 of {self.fake_world} (fake world)")
         return "  ".join(parts)
 
 

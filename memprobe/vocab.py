@@ -140,13 +140,18 @@ class FindingKind(_Documented):
     )
     CHECKPOINT_SAVES_MORE = (
         "checkpoint-saves-more",
-        "blocks checkpointed whole (--ac full) save more for backward than their inputs and RNG states",
+        "checkpointed regions (blocks --ac full checkpoints whole, or regions the model or script checkpoints itself) save "
+        "more for backward than their inputs and RNG states",
     )
     UNRECOMPUTABLE_SAVED = (
         "unrecomputable-saved",
         "a value inside a checkpointed region, its op untagged, saved because the partitioner may not recompute it",
     )
     UNEVEN_BLOCKS = "uneven-blocks", "a value some blocks save and others, whose graphs compute it too, do not"
+    CHECKPOINT_RAN_EAGERLY = (
+        "checkpoint-ran-eagerly",
+        "a checkpointed region torch.compile was asked to compile ran eagerly: Dynamo graph-broke inside it",
+    )
 
 
 class Float8Skip(_Documented):
@@ -200,7 +205,10 @@ class Verdict(_Documented):
 class Metric(_Documented):
     """A figure a budget file limits (``memprobe gate``): derived from the compiled graphs, or measured."""
 
-    SAVED_BYTES = "saved_bytes", "saved-for-backward bytes per step (from the compiled graphs)"
+    SAVED_BYTES = (
+        "saved_bytes",
+        "saved-for-backward bytes per step: from the compiled graphs, plus what autograd saved outside them (measured)",
+    )
     WEIGHT_DERIVED_SAVED_BYTES = "weight_derived_saved_bytes", "saved-for-backward bytes computed from parameters only"
     GRAPH_PEAK_BYTES = "graph_peak_bytes", "largest simulated peak of one compiled graph (output code)"
     FORWARD_PEAK_BYTES = "forward_peak_bytes", "measured peak of the forward phase"

@@ -2,9 +2,10 @@
 the SwiGLU FFN.
 
 Module names follow torchtitan's Llama 3 (``layers.0.attention.wq``, ``layers.0.feed_forward.w1``,
-``attention_norm``, ``ffn_norm``). The input is a batch of embeddings (no token embedding or output projection: they
-are not repeated per block). memprobe builds it for ``--repro transformer``. Plain PyTorch: it imports nothing but
-torch.
+``attention_norm``, ``ffn_norm``). Without a vocabulary the input is a batch of embeddings (no token embedding or
+output projection: they are not repeated per block); with one (``vocab``) it is torchtitan's whole model: token ids
+through ``tok_embeddings``, the blocks, ``norm`` and the ``output`` projection to the logits. memprobe builds it for
+``--repro transformer``. Plain PyTorch: it imports nothing but torch.
 """
 
 from __future__ import annotations
@@ -79,17 +80,23 @@ class TransformerBlock(nn.Module):
 
 
 class Transformer(nn.Module):
-    """``layers`` blocks in a ModuleDict named like torchtitan's, then the final norm."""
+    """``layers`` blocks in a ModuleDict named like torchtitan's, then the final norm; with ``vocab``, the token
+    embedding before them and the output projection to the logits after."""
 
-    def __init__(self, dim: int, hidden: int, layers: int, heads: int, kv_heads: int):
+    def __init__(self, dim: int, hidden: int, layers: int, heads: int, kv_heads: int, vocab: int = 0):
         super().__init__()
+        self.tok_embeddings = nn.Embedding(vocab, dim) if vocab else None
         self.layers = nn.ModuleDict({str(i): TransformerBlock(dim, hidden, heads, kv_heads) for i in range(layers)})
         self.norm = RMSNorm(dim)
+        self.output = nn.Linear(dim, vocab, bias=False) if vocab else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.tok_embeddings is not None:
+            x = self.tok_embeddings(x)
         for block in self.layers.values():
             x = block(x)
-        return self.norm(x)
+        x = self.norm(x)
+        return self.output(x) if self.output is not None else x
 
 
 def build_model(
@@ -99,13 +106,14 @@ def build_model(
     *,
     heads: int = 8,
     kv_heads: int = 2,
+    vocab: int = 0,
     seed: int = 0,
     device: str | torch.device = "cpu",
     **_,
 ) -> Transformer:
     torch.manual_seed(seed)
     with torch.device(device):
-        model = Transformer(dim, hidden, layers, heads, kv_heads)
+        model = Transformer(dim, hidden, layers, heads, kv_heads, vocab)
     for p in model.parameters():
         if p.dim() == 2:
             nn.init.normal_(p, std=1 / math.sqrt(p.shape[1]))

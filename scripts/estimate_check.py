@@ -105,14 +105,19 @@ def recheck(probe_report: Path, earlier: list[dict]) -> list[dict]:
     return out
 
 
+def _size(n: int | None) -> str:
+    """GiB at a GPU's scale, bytes at a small CPU probe's (where a thousandth of a GiB says nothing)."""
+    if n is None:
+        return " " * 15
+    return f"{n / 2**30:11.3f} GiB" if abs(n) >= 2**30 else f"{n:13,} B"
+
+
 def _print(results: list[dict]) -> None:
     for r in results:
         print(f"{r['config']}: {r['summary']['layers']} blocks -> {r['summary']['target_layers']} blocks")
         for key, row in r["components"].items():
-            err = f"{100 * row['error']:+.1f}%" if row["error"] is not None else "(not estimated)"
-            est = f"{row['estimated'] / 2**30:8.3f} GiB" if row["estimated"] is not None else " " * 12
-            mea = f"{row['measured'] / 2**30:8.3f} GiB" if row["measured"] is not None else " " * 12
-            print(f"  {key:<28} est {est}  measured {mea}  {err}")
+            err = f"{100 * row['error']:+.2f}%" if row["error"] is not None else "(not estimated)"
+            print(f"  {key:<28} est {_size(row['estimated'])}  measured {_size(row['measured'])}  {err}")
 
 
 def main() -> None:

@@ -212,6 +212,13 @@ def cold_graph_cache(tmp_path):
         _share_files(kernels, session / kernels.name)
 
 
+def script_truth(script: Path, tmp_path: Path, *args: str) -> int:
+    """What a test script counts autograd saving in its second step's forward, without memprobe (its ``--truth``)."""
+    truth = tmp_path / "truth.json"
+    subprocess.run([sys.executable, str(script), "--steps", "2", *args, "--truth", str(truth)], check=True, capture_output=True)
+    return json.loads(truth.read_text())["saved_bytes"]
+
+
 def python_over_this_environment(root: Path) -> Path:
     """A virtualenv (its own interpreter path, no pip) that sees this environment's packages, whether this is a
     virtualenv or a system-wide install: another Python for --a-python/--b-python that has torch."""

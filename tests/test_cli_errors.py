@@ -24,6 +24,13 @@ BF16 = Path(__file__).parent / "data" / "cuda" / "bf16-legacy"
         (["run", "--steps", "1"], "--steps must be at least 2"),
         (["run", "--save-op", "aten.abs", "--recompute-op", "aten.abs"], "both saved and recomputed"),
         (["run", "--no-such-flag"], "No such option"),
+        (["run", "--fake-world", "1"], "--fake-world must be 0 (off) or at least 2 ranks (got 1)"),
+        (["run", "--fake-world", "4", "--nproc", "2"], "--fake-world 4 runs rank 0 of 4 in one process; --nproc 2 runs real"),
+        (["run", "--fake-world", "4", "--no-fsdp"], "--fake-world 4 shards through FSDP2 over the fake ranks; --no-fsdp"),
+        (["diff", "bf16", "rowwise", "--fake-world", "8", "--b", "--no-fsdp"], "--no-fsdp shards nothing"),
+        (["run", "--fake-world", "4", "--", "python", "train.py"], "--fake-world: configures the stack memprobe builds"),
+        (["run", "--vocab", "512"], "--vocab applies to --repro transformer"),
+        (["run", "--repro", "transformer", "--vocab", "0"], "--vocab must be at least 1 (got 0)"),
     ],
 )
 def test_bad_values_exit_2_with_one_line(args, needle, tmp_path):

@@ -75,6 +75,20 @@ def test_the_torchtitan_extra_brings_what_its_llama3_imports():
     assert {"torchtitan==0.3.0", "triton==3.9.0"} <= set(pins)
 
 
+def test_every_library_of_the_extras_ci_installs_is_pinned():
+    """A new release of an optional library cannot turn CI red: each one the extras CI installs (and kernels, which
+    transformers requires) is pinned in the constraints; the newest are tried by scripts/compat_matrix.py --newest."""
+    extras = _pyproject()["project"]["optional-dependencies"]
+
+    def name(req: str) -> str:
+        return re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0].lower().replace("_", "-")
+
+    installed = {name(req) for extra in _make_variables()["EXTRAS"].split(",") for req in extras[extra]}
+    lines = [line.split("#")[0].strip() for line in (ROOT / "constraints-cpu.txt").read_text().splitlines()]
+    pinned = {name(line) for line in lines if "==" in line}
+    assert installed | {"kernels"} <= pinned, sorted((installed | {"kernels"}) - pinned)
+
+
 def test_constraints_pin_the_cpu_torch_and_the_package_admits_the_gpu_torch():
     pins = (ROOT / "constraints-cpu.txt").read_text()
     assert "torch==2.13.0" in pins

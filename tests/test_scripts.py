@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, start_cli
+from conftest import run_cli, script_truth, start_cli
 from test_versions import lean  # noqa: F401  (the fixture: interpreters with torch and nothing of memprobe's)
 
 pytestmark = pytest.mark.e2e
@@ -25,10 +25,7 @@ SCRIPT = ("python", str(PLAIN), "--steps", "5")  # memprobe stops it after --ste
 
 
 def _truth(tmp_path: Path, *args: str) -> int:
-    """What the script itself counts autograd saving in its second step's forward, without memprobe."""
-    truth = tmp_path / "truth.json"
-    subprocess.run([sys.executable, str(PLAIN), "--steps", "2", *args, "--truth", str(truth)], check=True, capture_output=True)
-    return json.loads(truth.read_text())["saved_bytes"]
+    return script_truth(PLAIN, tmp_path, *args)
 
 
 def _report(run) -> dict:

@@ -32,6 +32,31 @@ def test_builders_compose_in_torchtitan_order():
     assert model(x).shape == x.shape
 
 
+def test_a_vocabulary_builds_torchtitans_llama3_whole_with_its_output_left_in_bf16():
+    """`--repro transformer --vocab V`: the token embedding, the blocks, the final norm and the output projection
+    named as torchtitan names them, fed token ids; its parameters as the family counts them; the float8 recipe
+    converts every linear of the blocks and leaves `output` in bf16 (torchtitan's filter_fqns)."""
+    import torch
+    from torchao.float8.float8_linear import Float8Linear
+
+    from memprobe.config import ProbeConfig
+
+    cfg = ProbeConfig(repro="transformer", dim=64, hidden=128, heads=4, kv_heads=2, vocab=1024, seq=32, layers=2)
+    built = cfg.target.build("cpu", 0, "rowwise")
+    names = [n for n, _ in built.model.named_parameters()]
+    assert names[0] == "tok_embeddings.weight" and names[-2:] == ["norm.weight", "output.weight"]
+    assert sum(p.numel() for p in built.model.parameters()) == cfg.target.parameter_count()
+    (tokens,) = built.batch
+    assert tokens.dtype == torch.int64 and tokens.shape == (2, 32) and int(tokens.max()) < 1024
+    assert built.float8_skip == ("output",)
+    stack.apply_float8(built.model, "rowwise", "cpu", skip=built.float8_skip)
+    assert type(built.model.output) is torch.nn.Linear
+    assert all(
+        isinstance(b.feed_forward.w1, Float8Linear) and isinstance(b.attention.wq, Float8Linear) for b in built.blocks.values()
+    )
+    assert built.model(tokens).shape == (2, 32, 1024)  # the logits
+
+
 def test_the_repros_import_nothing_but_torch():
     for path in (ROOT / "repros").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

@@ -62,9 +62,16 @@ def _where(row: S.SavedRow) -> str:
 
 
 def _lost_tag_fix(config: ProbeConfig) -> tuple[str, str | None]:
-    """The fix for values a checkpointed region's tag did not reach: under --ac full, a per-op policy that tags every
-    op as it runs (the SAC dispatch mode reaches ops a region's tagging does not)."""
-    if config.ac == AcMode.FULL:
+    """The fix for values a checkpointed region's tag did not reach: a per-op policy that tags every op as it runs (the
+    SAC dispatch mode reaches ops a region's tagging does not), in place of the blocks memprobe checkpoints whole (--ac
+    full) or around the regions the model checkpoints itself (--ac none); a script's is its own code to change."""
+    if config.target.runs_itself:
+        return (
+            "tag the ops for recompute in your script: a checkpoint with a context_fn that tags every op it runs "
+            "(create_selective_checkpoint_contexts), or a torch whose checkpointing tags the ops inside autograd.Function",
+            None,
+        )
+    if config.ac in (AcMode.FULL, AcMode.NONE):
         return f"a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})", RECOMPUTE_ALL
     return "tag the ops for recompute (a torch whose checkpointing tags the ops inside autograd.Function)", None
 
@@ -101,11 +108,24 @@ def _flag_field(flag: str | None) -> dict:
     return {"flag": flag} if flag else {}
 
 
-def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> list[S.Finding]:
-    """Blocks checkpointed whole (--ac full) whose compiled forward saves more than their inputs and RNG states."""
-    if config.ac != AcMode.FULL:
+def _beyond_inputs(rows: list[S.SavedRow], config: ProbeConfig) -> list[S.SavedRow]:
+    """What checkpointed regions save beyond their inputs and RNG states: under --ac full every decided value of the
+    blocks memprobe checkpoints whole; without memprobe's checkpointing (--ac none, a script), the decided values the
+    compiler traced inside a region the model or script checkpoints itself (whatever wrapper made it), read from each
+    value's recorded cause, never from a name. Not what the region's own SAC policy tagged MUST_SAVE (its choice), nor
+    a region's output a partitioner pass kept for the next region (that region's input)."""
+    if config.ac == AcMode.FULL:
+        return [r for r in rows if _decided(r)]
+    if config.ac != AcMode.NONE:
         return []
-    extra = [r for r in rows if _decided(r)]
+    own_choice = (SaveCause.POLICY_TAG, SaveCause.PASS_TAG)
+    return [r for r in rows if _decided(r) and r.cause.checkpointed and r.cause.kind not in own_choice]
+
+
+def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S.SavedTotals) -> list[S.Finding]:
+    """Checkpointed regions whose compiled forward saves more than their inputs and RNG states: the blocks --ac full
+    checkpoints whole, or the regions the model or script checkpoints itself."""
+    extra = _beyond_inputs(rows, config)
     if not extra:
         return []
     inputs = _input_bytes(rows)
@@ -118,6 +138,16 @@ def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S
     fix, flag = _lost_tag_fix(config) if lost else ("see each value's cause (`memprobe show RUN --wide`)", None)
     times = f", {total / inputs:.1f}x their inputs" if inputs else ""
     what = f"{_op(top)}() {_where(top)}".strip()
+    ours = config.ac == AcMode.FULL
+    regions = "checkpointed blocks" if ours else "regions your code checkpoints"
+    why = (
+        "--ac full checkpoints every block, so each block's compiled forward should save only its inputs (and the RNG "
+        "states of random ops)"
+        if ours
+        else "a region your code checkpoints (torch.utils.checkpoint, checkpoint_wrapper or a class of its own) asks for "
+        "everything inside it to be recomputed, so its compiled forward should save only the region's inputs (and the "
+        "RNG states of random ops)"
+    )
     return [
         _finding(
             kind=FindingKind.CHECKPOINT_SAVES_MORE,
@@ -126,17 +156,16 @@ def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S
             label=items[0].label,
             count=len(extra),
             items=items,
-            what=f"what the checkpointed blocks save beyond their inputs ({what})",
+            what=f"what the {regions} save beyond their inputs ({what})",
             summary=(
                 f"{fmt_bytes(total)} of the {fmt_bytes(totals.graph_bytes or 0)} saved for backward per step are saved by "
-                f"checkpointed blocks beyond their inputs and RNG states ({len(blocks)} block{_plural(len(blocks))}"
+                f"{regions} beyond their inputs and RNG states ({len(blocks)} block{_plural(len(blocks))}"
                 f"{times}); the largest is {what}: {top.cause.text}"
             ),
             fix=fix,
             **_flag_field(flag),
             message=(
-                f"--ac full checkpoints every block, so each block's compiled forward should save only its inputs (and the "
-                f"RNG states of random ops): {', '.join(blocks) or 'the blocks'} save {fmt_bytes(total)} more{times}. "
+                f"{why}: {', '.join(blocks) or 'the blocks'} save {fmt_bytes(total)} more{times}. "
                 f"The largest part, {fmt_bytes(sum(r.bytes for r in part))}: {what}, {top.cause.text}."
             ),
             detail="A value a checkpointed region saves although the region asked for recompute is memory checkpointing was "
@@ -255,10 +284,12 @@ def uneven_blocks(
     invocations: list[S.Invocation],
     policy: S.Policy | None,
     model: S.ModelShape | None,
+    broken: set[str] = frozenset(),
 ) -> list[S.Finding]:
     """A value some blocks save and others, whose graphs compute it too, do not: with the difference between their
-    graphs that explains it (an input that requires no grad, another tag, the policy's rule)."""
-    graph_of = _graph_of_block(invocations)
+    graphs that explains it (an input that requires no grad, another tag, the policy's rule). A block Dynamo graph-broke
+    on (``broken``) is left out: its graphs hold part of its code, and the break is its own finding."""
+    graph_of = {b: g for b, g in _graph_of_block(invocations).items() if b not in broken}
     if len(set(graph_of.values())) < 2:
         return []  # one graph for every block: the blocks decide alike
     arguments = model.block_arguments if model else None
@@ -344,9 +375,11 @@ def decision_findings(
     invocations: list[S.Invocation] | None = None,
     policy: S.Policy | None = None,
     model: S.ModelShape | None = None,
+    broken: set[str] = frozenset(),
 ) -> list[S.Finding]:
-    """The findings of this module for one run (the uneven blocks' only where the graphs are given)."""
+    """The findings of this module for one run (the uneven blocks' only where the graphs are given; ``broken``: the
+    blocks Dynamo graph-broke on)."""
     found = checkpoint_saves_more(rows, config, totals) + unrecomputable_saved(rows, config, totals)
     if pairs is not None and invocations is not None:
-        found += uneven_blocks(rows, pairs, invocations, policy, model)
+        found += uneven_blocks(rows, pairs, invocations, policy, model, broken)
     return found

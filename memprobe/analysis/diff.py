@@ -244,7 +244,24 @@ def _totals(a: Side, b: Side, items: list[S.DiffItem]) -> S.DiffTotals:
         saved_runtime_bytes=pair("runtime_bytes"),
         parameter_saved_bytes=pair("parameter_graph_bytes"),
         items_delta_bytes=sum(g.delta_bytes for g in items),
+        step_saved_bytes=_step_saved(a, b),
     )
+
+
+def step_saved_bytes(side: Side) -> int | None:
+    """What a side saves for backward per step in all: derived from its compiled graphs, plus what autograd saved
+    outside them (measured at run time); None where it recorded neither."""
+    graph = side.saved_totals.graph_bytes if side.saved_totals else None
+    outside = getattr(side, "saved_outside", None)
+    if outside is None:
+        return graph
+    return (graph or 0) + outside.total_bytes
+
+
+def _step_saved(a: Side, b: Side) -> S.Delta | None:
+    if getattr(a, "saved_outside", None) is None or getattr(b, "saved_outside", None) is None:
+        return None
+    return _ab(step_saved_bytes(a), step_saved_bytes(b))
 
 
 def diff_reports(a: Side, b: Side) -> S.DiffResult:
@@ -266,7 +283,21 @@ def diff_reports(a: Side, b: Side) -> S.DiffResult:
         float8=_float8_compared(a, b),
         findings=_side_findings(a, b),
         saved_outside=_saved_outside_delta(a, b),
+        compile_coverage=_coverage_delta(a, b),
     )
+
+
+def _coverage_delta(a: Side, b: Side) -> S.CoverageDelta | None:
+    """The graph breaks one side hit and the other did not, by module, reason and place (None: the same)."""
+    ca, cb = getattr(a, "compile_coverage", None), getattr(b, "compile_coverage", None)
+
+    def keyed(c: S.CompileCoverage | None) -> dict[tuple, S.GraphBreak]:
+        return {(g.module, g.reason, g.file, g.line): g for g in (c.graph_breaks if c else [])}
+
+    ka, kb = keyed(ca), keyed(cb)
+    only_b = [g for k, g in kb.items() if k not in ka]
+    only_a = [g for k, g in ka.items() if k not in kb]
+    return S.CoverageDelta(only_b=only_b, only_a=only_a) if only_a or only_b else None
 
 
 def _saved_outside_delta(a: Side, b: Side) -> S.SavedOutsideDelta | None:

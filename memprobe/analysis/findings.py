@@ -17,6 +17,7 @@ from ..rundir import schema as S
 from ..units import fmt_bytes
 from ..vocab import AcMode, AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SaveCause, SavedKind
 from .causes import cause_key
+from .coverage import broken_modules, coverage_findings
 from .decisions import RECOMPUTE_ALL, decision_findings, finding_items
 from .output_code import DTYPE_BYTES
 from .saved import MODULE_STATE, group_rows, layer_pattern, short_op
@@ -30,9 +31,13 @@ CHECKS = (
     (FindingKind.FLOAT32_ACTIVATION, "float32 activations saved in a low-precision step"),
     (FindingKind.ACCOUNTING_MISMATCH, "graph-derived against run-time saved bytes"),
     (FindingKind.FLOAT8_COVERAGE, "the share of the blocks' matmul weights (linears, experts) a float8 recipe converted"),
-    (FindingKind.CHECKPOINT_SAVES_MORE, "checkpointed blocks (--ac full) that save more than their inputs and RNG states"),
+    (
+        FindingKind.CHECKPOINT_SAVES_MORE,
+        "checkpointed regions (--ac full, or the model's own) that save more than their inputs and RNG states",
+    ),
     (FindingKind.UNRECOMPUTABLE_SAVED, "untagged ops inside a checkpointed region saved because they may not be recomputed"),
     (FindingKind.UNEVEN_BLOCKS, "values some blocks save and others, computing them too, do not"),
+    (FindingKind.CHECKPOINT_RAN_EAGERLY, "checkpointed regions torch.compile was asked to compile that ran eagerly"),
 )
 
 LOW_PRECISION = ("bfloat16", "float16")
@@ -534,10 +539,12 @@ def find(
     pairs: dict | None = None,
     invocations: list[S.Invocation] | None = None,
     model: S.ModelShape | None = None,
+    coverage: S.CompileCoverage | None = None,
+    saved_outside: S.SavedOutside | None = None,
 ) -> list[S.Finding]:
     """Ranked findings for a run: its saved table and totals, its configuration and policy, what the attribution
-    measured, which linears float8 converted, and (given the run's graph ``pairs`` and ``invocations``) how its blocks'
-    graphs differ.
+    measured, which linears float8 converted, (given the run's graph ``pairs`` and ``invocations``) how its blocks'
+    graphs differ, and what of it torch.compile ran eagerly.
 
     Values of one kind and one cause (the op that made them, why they were kept) are one finding, its
     values listed (``items``), so a fix is said once."""
@@ -549,7 +556,17 @@ def find(
         + _float32_activations(rows, totals)
         + _accounting(totals)
         + _float8_coverage(float8)
-        + decision_findings(rows, totals, config, pairs=pairs, invocations=invocations, policy=policy, model=model)
+        + decision_findings(
+            rows,
+            totals,
+            config,
+            pairs=pairs,
+            invocations=invocations,
+            policy=policy,
+            model=model,
+            broken=broken_modules(coverage),
+        )
+        + coverage_findings(coverage, saved_outside, runs_itself=config.target.runs_itself)
     )
     findings.sort(key=lambda f: (bool(f.by_design), -f.bytes))  # what a library does by design below the rest
     return findings

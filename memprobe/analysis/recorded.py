@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 from ..errors import RunDirError
@@ -15,6 +17,29 @@ _RESULTS = (
     ("bisect", "bisect.json", load_bisect),
     ("sweep", "sweep.json", load_sweep),
 )
+
+
+def _identity(python: str) -> tuple[str, str | None]:
+    """What makes two interpreter paths one interpreter: the program they run and the virtualenv they belong to
+    (``python`` and ``python3`` of one virtualenv are one; two virtualenvs of one Python are two)."""
+    path = os.path.abspath(python)
+    env = os.path.dirname(os.path.dirname(path))
+    return os.path.realpath(path), env if os.path.isfile(os.path.join(env, "pyvenv.cfg")) else None
+
+
+def same_interpreter(recorded: str | None, python: str | None = None) -> bool:
+    """Whether a run recorded with interpreter ``recorded`` ran with ``python`` (None: this process's). An unrecorded
+    one is taken for this one."""
+    if recorded is None:
+        return True
+    return _identity(recorded) == _identity(python or sys.executable)
+
+
+def other_interpreter(report: S.Report) -> str | None:
+    """The interpreter a run was recorded with, when the memprobe that started it recorded it as another than its own
+    (a side of a version diff, a run made with ``--python``): what its ``next:`` commands run with."""
+    process = report.process
+    return process.python if process is not None and process.other_interpreter else None
 
 
 def whole_config(report: S.Report) -> S.Report:

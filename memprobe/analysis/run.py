@@ -59,6 +59,8 @@ def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Repo
         pairs=pairs,
         invocations=report.invocations,
         model=report.model,
+        coverage=report.compile_coverage,
+        saved_outside=report.saved_outside,
     )
     report.checks = checks()
     return report

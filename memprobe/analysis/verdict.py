@@ -17,8 +17,10 @@ from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
 from ..vocab import AcMode, ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, SavedKind, Verdict
+from .coverage import where as break_where
 from .decisions import RECOMPUTE_ALL
 from .findings import find, names_phrase
+from .recorded import other_interpreter
 from .saved import label
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
@@ -66,7 +68,7 @@ def run_verdict(report: S.Report) -> S.Verdict:
     saved = totals.graph_bytes if totals else None
     findings = [f for f in _current_findings(report) if not f.by_design]  # a library's design is no verdict
     if findings:
-        return _finding_verdict(findings, saved, report.config.probe())
+        return _finding_verdict(findings, saved, report)
     return _no_finding_verdict(report, saved)
 
 
@@ -107,13 +109,16 @@ def _no_finding_verdict(report: S.Report, saved: int | None) -> S.Verdict:
 
     top = group_rows(rows)[0]
     checks = len(report.checks or [])
-    share = f", {100 * top.bytes / saved:.0f}%" if saved else ""
+    apart = outside.total_bytes if outside is not None else 0
+    step = (saved or 0) + apart
+    share = f", {100 * top.bytes / step:.0f}%" if step else ""
+    where = f" ({fmt_bytes(saved)} in the compiled graphs, {fmt_bytes(apart)} outside them)" if apart else ""
     return _verdict(
-        f"No finding{f' in {checks} checks' if checks else ''}: {fmt_bytes(saved)} saved for backward per step; "
+        f"No finding{f' in {checks} checks' if checks else ''}: {fmt_bytes(step)} saved for backward per step{where}; "
         f"the largest is {label(top)} ({fmt_bytes(top.bytes)}{share}, x{top.count}), {_group_why(top)}.",
         bytes_=top.bytes,
-        total=saved,
-        next_command=run_next_command(report.config.probe(), []),
+        total=step,
+        next_command=run_next_command(report.config.probe(), [], report),
     )
 
 
@@ -124,7 +129,8 @@ def _group_why(top) -> str:
     return _why(top.reason_kind, top.policy_op)
 
 
-def _finding_verdict(findings: list[S.Finding], saved: int | None, cfg: ProbeConfig) -> S.Verdict:
+def _finding_verdict(findings: list[S.Finding], saved: int | None, report: S.Report) -> S.Verdict:
+    cfg = report.config.probe()
     top = findings[0]
     text = top.summary or top.message
     if top.fix:
@@ -141,7 +147,7 @@ def _finding_verdict(findings: list[S.Finding], saved: int | None, cfg: ProbeCon
         finding=top.kind,
         fix=top.fix,
         flag=top.flag,
-        next_command=run_next_command(cfg, findings),
+        next_command=run_next_command(cfg, findings, report),
     )
 
 
@@ -163,21 +169,27 @@ def recomputing_all(cfg: ProbeConfig) -> ProbeConfig:
     return replace(cfg, ac=AcMode.OP, ac_policy="recompute-all", save_ops=(), recompute_ops=())
 
 
-def run_next_command(cfg: ProbeConfig, findings: list[S.Finding]) -> str | None:
+def run_next_command(cfg: ProbeConfig, findings: list[S.Finding], report: S.Report | None = None) -> str | None:
     """The ``memprobe run`` that checks a run's fix: its save-list ops recomputed; the top finding's other edit (a
     per-op policy that recomputes every op); else, for a float8 run, the same run in bf16 to compare with. None for a
-    user's script: its edits are in its own code."""
+    user's script: its edits are in its own code. ``report``: the run's; one recorded with another interpreter than
+    memprobe's has its fix checked there (``--python``)."""
+    import shlex
+
     if cfg.target.runs_itself:
         return None
+    recorded = other_interpreter(report) if report is not None else None
+    where = f" --python {shlex.quote(recorded)}" if recorded else ""
     ops = sorted({flag_op(f.policy_op) for f in findings if f.policy_op})
     if ops:
-        return "memprobe run " + " ".join(recomputing(cfg, ops).to_flags()) + "   # does recomputing it remove the finding?"
-    top = findings[0] if findings else None
-    if top is not None and top.flag == RECOMPUTE_ALL:
-        return "memprobe run " + " ".join(recomputing_all(cfg).to_flags()) + "   # does a per-op policy recompute it?"
-    if cfg.recipe != "bf16":
-        return "memprobe run " + " ".join(replace(cfg, recipe="bf16").to_flags()) + "   # compare with bf16"
-    return None
+        edited, why = recomputing(cfg, ops), "does recomputing it remove the finding?"
+    elif findings and findings[0].flag == RECOMPUTE_ALL:
+        edited, why = recomputing_all(cfg), "does a per-op policy recompute it?"
+    elif cfg.recipe != "bf16":
+        edited, why = replace(cfg, recipe="bf16"), "compare with bf16"
+    else:
+        return None
+    return "memprobe run " + " ".join(edited.to_flags()) + where + f"   # {why}"
 
 
 def _cause(item: S.DiffItem) -> tuple:
@@ -268,29 +280,67 @@ def _signed(n: int) -> str:
 
 def _diff_verdict(d: S.DiffResult, loaded: frozenset[str]) -> S.Verdict:
     s = d.totals.saved_bytes
-    b, delta = s.b, s.delta
+    step = d.totals.step_saved_bytes  # the compiled graphs' and what is saved outside them: the step's real bytes
+    covered = _coverage_sentence(d.compile_coverage)
     if not d.differences:
-        where = " in their compiled graphs" if d.saved_outside is not None and d.saved_outside.total.delta else ""
-        return _verdict(
-            f"No difference{where}: A and B save the same {fmt_bytes(b)} for backward per step ({d.unchanged_items} values matched).",
-            bytes_=0,
-            total=b,
-        )
-    head = _diff_head(s)
+        return _same_graphs_verdict(d, covered)
+    head = _diff_head(step, s)
+    b, delta = s.b, s.delta
     grown = [it for it in d.items if it.status in _GROWTH and it.delta_bytes > 0]
     items_of = grown or [it for it in d.items if it.status not in _GROWTH and it.delta_bytes < 0]
     if not items_of:  # the differences are in other figures than the values' bytes
-        return _verdict(_sentence(f"{head}; nothing B saves is new or larger"), bytes_=delta, total=b)
+        return _verdict(_sentence(f"{head}; nothing B saves is new or larger") + covered, bytes_=delta, total=b)
     items = _largest_cause(items_of)
     moved = sum(abs(it.delta_bytes) for it in items)
     cause, configured = _change_sentences(d.change)
-    text = _diff_moved(head, items, moved, grown=bool(grown)) + cause
+    text = _diff_moved(head, items, moved, grown=bool(grown), eager=_eager_blocks(d.compile_coverage)) + covered + cause
     if not grown:
         return _verdict(text + configured, bytes_=delta, total=b)
     fix, flag, edited = _diff_fix(d, items[0])
     next_command = diff_command(d, edited, loaded) if edited is not None else None
     text += f" Fix: {fix}." + configured
     return _verdict(text, bytes_=moved, total=delta, fix=fix, flag=flag, next_command=next_command)
+
+
+def _same_graphs_verdict(d: S.DiffResult, covered: str) -> S.Verdict:
+    """A diff whose compiled graphs save the same values: the difference, if any, is what autograd saves outside them
+    (measured: eager modules, a region one side ran eagerly); else none, in the step's bytes."""
+    step = d.totals.step_saved_bytes
+    outside = d.saved_outside.total if d.saved_outside is not None else None
+    if outside is not None and outside.delta:
+        cause, configured = _change_sentences(d.change)
+        head = _diff_head(step, d.totals.saved_bytes)
+        text = _sentence(f"{head}, all of it outside the compiled graphs") + covered + cause + configured
+        return _verdict(text, bytes_=outside.delta, total=step.b if step is not None else None)
+    total = step.b if step is not None else d.totals.saved_bytes.b
+    apart = f"; {fmt_bytes(outside.b)} of it outside the compiled graphs, the same on both sides" if outside and outside.b else ""
+    return _verdict(
+        f"No difference: A and B save the same {fmt_bytes(total)} for backward per step ({d.unchanged_items} values "
+        f"matched{apart}).",
+        bytes_=0,
+        total=total,
+    )
+
+
+def _coverage_sentence(coverage: S.CoverageDelta | None) -> str:
+    """Where one side's torch.compile ran a checkpointed region (or other code) eagerly that the other side's compiled,
+    named as the cause of the bytes that moved out of the compiled graphs (with its leading space; empty: the same)."""
+    if coverage is None:
+        return ""
+    parts = []
+    for side, other, breaks in (("B", "A", coverage.only_b), ("A", "B", coverage.only_a)):
+        regions = [g for g in breaks if g.checkpointed] or breaks
+        if not regions:
+            continue
+        first = regions[0]
+        what = "checkpointed region" if first.checkpointed else "code"
+        who = f"{first.module}'s" if first.module else "a"
+        many = f" (and {len(regions) - 1} more)" if len(regions) > 1 else ""
+        parts.append(
+            f"{side}'s torch.compile ran {who} {what} eagerly{many}, which {other}'s compiled: Dynamo refused "
+            f"`{first.reason}` at {break_where(first)}, so what it saves is outside {side}'s compiled graphs"
+        )
+    return " " + " ".join(_sentence(p) for p in parts) if parts else ""
 
 
 def _change_sentences(change: S.Change | None) -> tuple[str, str]:
@@ -306,12 +356,17 @@ def _change_sentences(change: S.Change | None) -> tuple[str, str]:
     return cause, configured
 
 
-def _diff_head(s: S.Delta) -> str:
-    """How the sides' saved bytes compare: the verdict's first clause."""
-    if s.delta is not None and s.delta != 0:
-        more = "more" if s.delta > 0 else "less"
-        return f"B saves {fmt_bytes(abs(s.delta))} {more} for backward per step than A ({fmt_bytes(s.a)} -> {fmt_bytes(s.b)})"
-    return f"B and A save the same {fmt_bytes(s.b)} for backward per step, in other values"
+def _diff_head(step: S.Delta | None, s: S.Delta) -> str:
+    """How the sides' saved bytes compare: the verdict's first clause. ``step``: the step's bytes in all (the compiled
+    graphs' and what is saved outside them) where both sides recorded both; else the compiled graphs' (``s``)."""
+    total = step if step is not None and step.delta is not None else s
+    if total.delta is not None and total.delta != 0:
+        more = "more" if total.delta > 0 else "less"
+        return (
+            f"B saves {fmt_bytes(abs(total.delta))} {more} for backward per step than A "
+            f"({fmt_bytes(total.a)} -> {fmt_bytes(total.b)})"
+        )
+    return f"B and A save the same {fmt_bytes(total.b)} for backward per step, in other values"
 
 
 def _largest_cause(items: list[S.DiffItem]) -> list[S.DiffItem]:
@@ -323,8 +378,25 @@ def _largest_cause(items: list[S.DiffItem]) -> list[S.DiffItem]:
     return largest
 
 
-def _diff_moved(head: str, items: list[S.DiffItem], moved: int, *, grown: bool) -> str:
-    """The verdict's first sentence and what each side decided: what moved, how many values, where they are."""
+def _eager_words(side: str, item: S.DiffItem, eager: dict[str, set[str]]) -> str | None:
+    """What a side did with a value its compiled graphs lack because its torch.compile ran those blocks eagerly."""
+    decision = item.b_decision if side == "B" else item.a_decision
+    blocks = set(item.blocks or [])
+    if decision is None or decision.fate != Fate.ABSENT or not blocks or not blocks <= eager.get(side, set()):
+        return None
+    return f"{side} runs {', '.join(sorted(blocks))} eagerly: none of its compiled graphs holds the value"
+
+
+def _eager_blocks(coverage: S.CoverageDelta | None) -> dict[str, set[str]]:
+    """The modules each side alone graph-broke on, by side (``A``, ``B``)."""
+    if coverage is None:
+        return {}
+    return {"B": {g.module for g in coverage.only_b if g.module}, "A": {g.module for g in coverage.only_a if g.module}}
+
+
+def _diff_moved(head: str, items: list[S.DiffItem], moved: int, *, grown: bool, eager: dict[str, set[str]]) -> str:
+    """The verdict's first sentence and what each side decided: what moved, how many values, where they are
+    (``eager``: the blocks each side alone ran eagerly)."""
     first = items[0]
     count = sum(it.count for it in items)
     larger = "larger in B" if grown else "larger in A"
@@ -332,7 +404,7 @@ def _diff_moved(head: str, items: list[S.DiffItem], moved: int, *, grown: bool) 
     where = _ONLY.get(first.status, larger) if same_status else larger
     what = _diff_what(_cause(first)[1], items)
     sides = (("A", first.a_decision), ("B", first.b_decision))
-    decided = "; ".join(_side_words(k, x) for k, x in sides if x is not None)
+    decided = "; ".join(_eager_words(k, first, eager) or _side_words(k, x) for k, x in sides if x is not None)
     nothing_grew = "" if grown else "nothing B saves is new or larger; "
     plural = count > 1
     return (
@@ -359,7 +431,8 @@ def _diff_fix(d: S.DiffResult, item: S.DiffItem) -> tuple[str, str | None, Probe
 def _b_edit(b: ProbeConfig, item: S.DiffItem) -> tuple[str | None, str | None, ProbeConfig | None]:
     """(the edit of B's configuration in words, its flag, B so edited) that stops B keeping ``item``, when there is
     one: its save-list op recomputed (or the --save-op B added dropped), or a per-op policy that tags every op it runs
-    when the op was untagged inside a region that B checkpoints whole (none for a user's script: its own code)."""
+    when the op was untagged inside a region that B checkpoints whole, or that B's model checkpoints itself (none for a
+    user's script: its own code)."""
     if b.target.runs_itself:
         return None, None, None
     cause = item.b_decision.cause if item.b_decision else None
@@ -369,7 +442,7 @@ def _b_edit(b: ProbeConfig, item: S.DiffItem) -> tuple[str | None, str | None, P
         added = op in {flag_op(o) for o in b.save_ops}
         fix = f"in B, drop --save-op {op}" if added else f"recompute it in B ({flag})"
         return fix, flag, recomputing(b, [item.policy_op])
-    if cause is not None and cause.tag is None and cause.checkpointed and b.ac == AcMode.FULL:
+    if cause is not None and cause.tag is None and cause.checkpointed and b.ac in (AcMode.FULL, AcMode.NONE):
         fix = f"in B, a per-op policy that tags every op it runs for recompute ({RECOMPUTE_ALL})"
         return fix, RECOMPUTE_ALL, recomputing_all(b)
     return None, None, None

@@ -65,6 +65,8 @@ def check_runnable(cfg: ProbeConfig, device) -> None:
     require_float8(cfg.recipe)
     if cfg.fsdp and device.type == DeviceType.CPU and (why := torch_compat.why_no_cpu_fsdp()):
         raise ConfigError(why)
+    if cfg.fake_world and (why := torch_compat.why_no_fake_world()):
+        raise ConfigError(why)
 
 
 def start_compile_workers() -> None:
@@ -98,7 +100,7 @@ def float8_step(model, target: BuiltModel, cfg: ProbeConfig, device) -> None:
     """torchao float8 training on the eligible linears and grouped experts (a model built with float8 linears already
     is left); what stays bf16 and why is said in the run's notes."""
     if not target.float8_done:
-        target.notes += stack.apply_float8(model, cfg.recipe, device)
+        target.notes += stack.apply_float8(model, cfg.recipe, device, skip=target.float8_skip)
 
 
 def ac_step(blocks, target: BuiltModel, cfg: ProbeConfig, decisions: dict) -> None:
@@ -127,11 +129,11 @@ def compile_step(blocks, cfg: ProbeConfig, backend: Callable) -> None:
 
 
 def fsdp_step(model, blocks, cfg: ProbeConfig, device) -> bool:
-    """FSDP2 per block and at the root (its process group made when there is none), or the model cast to bf16;
-    True when it created the default process group."""
+    """FSDP2 per block and at the root (its process group made when there is none: rank 0 of a fake world of
+    ``--fake-world`` ranks where asked), or the model cast to bf16; True when it created the default process group."""
     from .launch import launched_by_torchrun
 
-    created = stack.init_process_group(device) if cfg.fsdp or launched_by_torchrun() else False
+    created = stack.init_process_group(device, cfg.fake_world) if cfg.fsdp or launched_by_torchrun() else False
     if cfg.fsdp:
         stack.apply_fsdp(model, blocks, reshard_after_forward=cfg.reshard_after_forward)
     else:

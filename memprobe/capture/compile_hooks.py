@@ -250,6 +250,7 @@ class GraphCapture:
         self.invocations: list[Invocation] = []
         self.recording = False
         self.current_block: str | None = None
+        self.graphs_running = 0  # compiled graphs running now (what autograd saves then is theirs)
         # records (caches.GraphRecords): keep AOTAutograd's cache on, and the graphs of its hits from
         # memprobe's records; without them (or without a way to learn the cache's key) it stays off
         self.records = records if records is not None and _aot_key_hook() is not None else None
@@ -310,8 +311,13 @@ class GraphCapture:
         compiled_fn = self._compile(gm, example_inputs, inner_compile, dyn, compile_fx)
 
         def run(*args):
-            if not self.recording:
-                return compiled_fn(*args)
+            self.graphs_running += 1
+            try:
+                return recorded(*args) if self.recording else compiled_fn(*args)
+            finally:
+                self.graphs_running -= 1
+
+        def recorded(*args):
             measured = None
             if self.measure_calls:
                 torch.cuda.synchronize()
@@ -424,6 +430,10 @@ class GraphCapture:
                 continue
         for g in wanted:
             g.output_code_path = texts.get(g.output_code)
+
+    def graph_running(self) -> bool:
+        """Whether a compiled graph is running now."""
+        return self.graphs_running > 0
 
     # -- block tracking ----------------------------------------------------------------------
     def track_blocks(self, blocks: dict[str, torch.nn.Module]) -> list:

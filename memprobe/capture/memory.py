@@ -331,6 +331,22 @@ def persistent_bytes(model: torch.nn.Module, optimizer: torch.optim.Optimizer) -
     return R.Persistent(parameters_bytes=params, optimizer_state_bytes=count(opt_tensors))
 
 
+def gradient_bytes(optimizer: torch.optim.Optimizer) -> int:
+    """Bytes of the gradients of the optimizer's parameters, as stored (a rank's shards under FSDP2)."""
+    seen: set[int] = set()
+    total = 0
+    for group in optimizer.param_groups:
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            for address, nbytes in storages_of(grad.to_local() if hasattr(grad, "to_local") else grad):
+                if address not in seen:
+                    seen.add(address)
+                    total += nbytes
+    return total
+
+
 def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, batch) -> dict[str, R.RegistryEntry]:
     """Device addresses of the tensors alive before the measured step, by what they are.
 

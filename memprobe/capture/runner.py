@@ -43,6 +43,7 @@ class _Training:
     optimizer: object = None
     batch: tuple | None = None
     outside: object = None  # what autograd saved outside the compiled graphs in the latest recorded forward
+    gradients: int | None = None  # the bytes of the gradients the latest optimizer step was given
 
 
 class Probe:
@@ -151,6 +152,7 @@ class Probe:
 
         from .caches import GraphRecords
         from .compile_hooks import GraphCapture
+        from .coverage import Coverage
 
         torch._dynamo.reset()
         state = _Training()
@@ -162,12 +164,16 @@ class Probe:
             records=GraphRecords.here() if self.cfg.compile else None,
             decisions=decisions,
         )
+        coverage = Coverage()
+        if self.cfg.compile:  # memprobe builds this stack: a side effect in a checkpointed block is let through, said
+            coverage.skip_side_effects_in_recompute()
         built = None
         try:
             t0 = self._started()
-            built = self._build(device, capture, decisions, state)
-            self.report.timings_s.build = round(time.perf_counter() - t0, 3)
-            runtime_total = self._train(device, capture, meter, state)
+            with coverage.recording():
+                built = self._build(device, capture, decisions, state)
+                self.report.timings_s.build = round(time.perf_counter() - t0, 3)
+                runtime_total = self._train(device, capture, meter, state, coverage)
             self._recorded(meter, state, runtime_total, decisions)
             self.report.timings_s.total = round(time.perf_counter() - t0, 3)
         except BaseException as e:
@@ -225,12 +231,13 @@ class Probe:
         self.report.float8 = float8_coverage(built.model, target.blocks_attr, self.cfg.recipe, converter)
         capture.track_blocks({f"{target.blocks_attr}.{name}": block for name, block in built.blocks.named_children()})
         if torch.distributed.is_initialized():
-            self.report.distributed = rank_info()
+            self.report.distributed = rank_info(self.cfg.fake_world_line())
         state.model, state.blocks, state.batch = built.model, built.blocks, built.batch
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
+        state.optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: _count_gradients(state, optimizer))
         return built
 
-    def _train(self, device, capture, meter, state: _Training) -> int | None:
+    def _train(self, device, capture, meter, state: _Training, coverage) -> int | None:
         """The steps: the first compiles (its graphs are written), the last is measured."""
         from .caches import cache_counters
 
@@ -248,7 +255,7 @@ class Probe:
                 with meter.step() if metered else nullcontext():
                     runtime_total = self._step(state, capture, meter if metered else None, record=step > 0 or not self.measure)
                 if step == 0:
-                    self._first_step_done(device, capture, before, time.perf_counter() - ts)
+                    self._first_step_done(device, capture, before, time.perf_counter() - ts, coverage, state)
                 if last:
                     self._measured_step_done(meter, time.perf_counter() - ts)
                 self.guard.check()  # a Ctrl-C a library swallowed during the step stops the run here
@@ -265,7 +272,7 @@ class Probe:
         from .step import inspectable, train_step
 
         compiled = list(state.blocks.children()) if self.cfg.compile else []
-        state.outside = SavedOutside(state.model, compiled) if record else None
+        state.outside = SavedOutside(state.model, compiled, capture.graph_running) if record else None
 
         def enter(phase: str) -> None:
             self.current_phase = phase
@@ -286,9 +293,11 @@ class Probe:
             outside=state.outside,
         )
 
-    def _first_step_done(self, device, capture, before: R.CompileCache | None, seconds: float) -> None:
-        """What the first step compiled: the graphs written, the compile caches' part, a note on CPU attention."""
+    def _first_step_done(self, device, capture, before: R.CompileCache | None, seconds: float, coverage, state) -> None:
+        """What the first step compiled: the graphs written, the compile caches' part, what Dynamo compiled and what
+        it ran eagerly, a note on CPU attention."""
         from ..policies import cpu_attention_note
+        from .coverage import module_names, side_effect_note
         from .step import compile_cache, graph_entries
 
         timings = self.report.timings_s
@@ -296,6 +305,9 @@ class Probe:
         if self.cfg.compile:
             self.report.compile_cache, how = compile_cache(capture, before, analysis_only=self.analysis_only)
             self.progress(f"compile cache {self.report.compile_cache.state}: {how} ({timings.first_step:.1f} s)")
+            self.report.compile_coverage = coverage.record(module_names(state.model))
+            note = side_effect_note(self.report.compile_coverage)
+            self.report.notes += [note] if note else []
         self.report.graphs = graph_entries(capture, self.run_dir)
         self.record.write()
         note = cpu_attention_note(device.type, {n.original_aten for d in capture.dynamo_graphs for g in d.aot for n in g.nodes})
@@ -317,6 +329,7 @@ class Probe:
             else R.Memory(source=None, phases={}, events=None, baseline="not measured (analysis-only)")
         )
         memory.persistent = persistent_bytes(state.model, state.optimizer)
+        memory.gradients_bytes = state.gradients
         memory.autograd_saved_bytes = runtime_total
         self.report.memory = memory
         self.report.policy_decisions = decisions or None
@@ -342,10 +355,21 @@ class Probe:
             memory.snapshot.file = snapshot
 
 
-def rank_info() -> R.Distributed:
+def _count_gradients(state: _Training, optimizer) -> None:
+    """The gradients an optimizer step is given (the last step's are recorded)."""
+    from .memory import gradient_bytes
+
+    state.gradients = gradient_bytes(optimizer)
+
+
+def rank_info(faked: str | None = None) -> R.Distributed:
+    """This rank, its world and backend; ``faked``: the line that says a fake world's collectives moved no data."""
     import torch.distributed as dist
 
-    return R.Distributed(rank=dist.get_rank(), world_size=dist.get_world_size(), backend=str(dist.get_backend()))
+    out = R.Distributed(rank=dist.get_rank(), world_size=dist.get_world_size(), backend=str(dist.get_backend()))
+    if faked is not None:
+        out.faked, out.headline = True, faked
+    return out
 
 
 def _is_oom(e: BaseException) -> bool:

@@ -3,8 +3,10 @@ embedding's token ids, the final norm's input, the output projection's input and
 blocks (``--no-compile``), and any module a compiled block does not hold.
 
 A ``saved_tensors_hooks`` pack hook sees every tensor an autograd node saves while forward and the loss run; forward
-hooks on the model's modules keep which one is running. What is saved while a compiled block runs is the compiled
-graph's (its own figures, graph-derived and at run time, say it): left out here. Each storage is counted once, by the
+hooks on the model's modules keep which one is running. What is saved while a compiled graph runs is that graph's (its
+own figures, graph-derived and at run time, say it): left out here. What a compiled block saves while none of its
+graphs runs is not: a block Dynamo graph-broke on, in whole or in part, runs that code eagerly, and what it saves
+there is counted by the block. Each storage is counted once, by the
 innermost module that saved it first, among those still saved when the loss is computed (a node autograd dropped
 before then, with what it saved, is no memory backward holds); a tensor subclass (float8) by the tensors it holds; a
 parameter apart (it is alive anyway). Eager activation checkpointing saves through hooks of its own, which take the
@@ -14,6 +16,7 @@ place of these inside its regions: there only what the region's boundary keeps i
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from contextlib import ExitStack, contextmanager
 
 from ..rundir import records as R
@@ -25,29 +28,29 @@ OUTSIDE_MODULES = "(loss)"
 class SavedOutside:
     """Counts the storages autograd saves while no compiled block runs, by module."""
 
-    def __init__(self, model, compiled: list):
-        """``model``: the root module; ``compiled``: the modules torch.compile runs (the blocks; none when eager)."""
+    def __init__(self, model, compiled: list, graph_running: Callable[[], bool] | None = None):
+        """``model``: the root module; ``compiled``: the modules torch.compile runs (the blocks; none when eager);
+        ``graph_running``: whether a compiled graph is running now (the capture's; None: none ever runs)."""
         self.model, self.compiled = model, compiled
+        self.graph_running = graph_running or (lambda: False)
         self.running: list[str] = []
-        self.inside_compiled = 0
         self.packed: list[tuple[weakref.ref, str]] = []  # each tensor saved, and the module that saved it
         self.by_module: dict[str, list[int]] = {}  # module -> [bytes, storages]
         self.parameters_bytes = 0
 
     def _named_modules(self):
-        """(name, module, whether it is a compiled block) for each module whose forward the hooks follow: every module
-        of an eager model; of a compiled one, those outside its blocks and the blocks themselves (inside a compiled block
-        the hooks would run in Dynamo's trace, not here)."""
+        """(name, module) for each module whose forward the hooks follow: every module of an eager model; of a compiled
+        one, those outside its blocks and the blocks themselves (inside a compiled block the hooks would run in Dynamo's
+        trace, not here)."""
         from .compile_hooks import clean_fqn
 
-        block_ids = {id(b) for b in self.compiled}
         inside = {id(m) for b in self.compiled for m in b.modules() if id(m) != id(b)}
         for name, module in self.model.named_modules():
             if id(module) not in inside:
-                yield clean_fqn(name) or type(module).__name__, module, id(module) in block_ids
+                yield clean_fqn(name) or type(module).__name__, module
 
     def _pack(self, tensor):
-        if not self.inside_compiled:
+        if not self.graph_running():
             self.packed.append((weakref.ref(tensor), self.running[-1] if self.running else OUTSIDE_MODULES))
         return tensor
 
@@ -78,27 +81,22 @@ class SavedOutside:
         import torch
 
         with ExitStack() as stack:
-            for name, module, compiled_block in self._named_modules():
-                stack.callback(module.register_forward_pre_hook(self._enter(name, compiled_block)).remove)
-                stack.callback(module.register_forward_hook(self._leave(compiled_block), always_call=True).remove)
+            for name, module in self._named_modules():
+                stack.callback(module.register_forward_pre_hook(self._enter(name)).remove)
+                stack.callback(module.register_forward_hook(self._leave, always_call=True).remove)
             stack.enter_context(torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t))
             yield self
         self._count()  # while the loss holds the graph: what is still saved is what backward will read
 
-    def _enter(self, name: str, compiled_block: bool):
+    def _enter(self, name: str):
         def hook(_module, _args):
             self.running.append(name)
-            self.inside_compiled += compiled_block
 
         return hook
 
-    def _leave(self, compiled_block: bool):
-        def hook(_module, _args, _out):
-            if self.running:
-                self.running.pop()
-            self.inside_compiled -= compiled_block
-
-        return hook
+    def _leave(self, _module, _args, _out):
+        if self.running:
+            self.running.pop()
 
     def record(self, *, checkpointed_eager: bool) -> R.SavedOutside:
         modules = [

@@ -85,6 +85,7 @@ def boot() -> None:
     run = ScriptRun(spec)
     run.start()
     _when_imported("torch", run.torch_imported)
+    _when_imported("torch._dynamo", run.dynamo_imported)
     _when_imported("torch._inductor.compile_fx", run.inductor_imported)
 
 
@@ -134,6 +135,7 @@ class ScriptRun:
         self.steps = 0
         self.measuring: _MeasuredStep | None = None
         self.capture = None
+        self.coverage = None
         self.ended = False
         self.torch_seen = False
 
@@ -183,6 +185,13 @@ class ScriptRun:
             return backward(*args, **kwargs)
 
         torch.autograd.backward = backward_hooked
+
+    def dynamo_imported(self, _module) -> None:
+        """What Dynamo compiles of the script and where it graph-breaks: recorded from here to the process's end."""
+        from .coverage import Coverage
+
+        self.coverage = Coverage()
+        self.coverage.start()
 
     def inductor_imported(self, module) -> None:
         import functools
@@ -243,6 +252,10 @@ class ScriptRun:
 
         report.versions = R.from_data(R.Versions, versions(m.device))
         report.graphs = graph_entries(self.capture, self.run_dir) if self.capture is not None else []
+        if self.coverage is not None and m.root is not None:
+            from .coverage import module_names
+
+            report.compile_coverage = self.coverage.record(module_names(m.root))
         report.invocations = m.invocations
         report.memory = m.memory
         report.saved_outside = m.saved_outside
@@ -320,7 +333,8 @@ class _MeasuredStep:
             )
         else:
             self.meter = CpuPhases(quiet=not run.verbose)
-        self.outside = SavedOutside(self.root, list(compiled.values())) if self.root is not None else None
+        running = run.capture.graph_running if run.capture is not None else None
+        self.outside = SavedOutside(self.root, list(compiled.values()), running) if self.root is not None else None
         if run.capture is not None:
             run.capture.track_blocks(compiled)
             run.capture.invocations.clear()

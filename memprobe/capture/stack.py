@@ -24,11 +24,12 @@ def float8_filter(module: nn.Module, fqn: str, align: int = 16) -> bool:
     return isinstance(module, nn.Linear) and module.in_features % align == 0 and module.out_features % align == 0
 
 
-def apply_float8(model: nn.Module, recipe: str, device) -> list[str]:
+def apply_float8(model: nn.Module, recipe: str, device, skip: tuple[str, ...] = ()) -> list[str]:
     """torchao float8 training on every eligible Linear (``recipe``: tensorwise, rowwise, rowwise_with_gw_hp with
-    torchao.float8; blockwise and mxfp8 with torchao's prototypes), and on the grouped experts of a mixture-of-experts
-    model where torchao's MoE training conversion runs (a rowwise recipe on a CUDA GPU of compute capability 9.0 or
-    newer). Returns the notes that say what stayed in bf16 and why."""
+    torchao.float8; blockwise and mxfp8 with torchao's prototypes) but those ``skip`` names by FQN (torchtitan's
+    ``filter_fqns``), and on the grouped experts of a mixture-of-experts model where torchao's MoE training conversion
+    runs (a rowwise recipe on a CUDA GPU of compute capability 9.0 or newer). Returns the notes that say what stayed in
+    bf16 and why."""
     if recipe == Recipe.BF16:
         return []
     from ..compat.torchao import RECIPES
@@ -37,13 +38,16 @@ def apply_float8(model: nn.Module, recipe: str, device) -> list[str]:
     if how.converter == "linear":
         from torchao.float8 import Float8LinearConfig, convert_to_float8_training
 
-        convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=float8_filter)
+        def eligible(module: nn.Module, fqn: str) -> bool:
+            return float8_filter(module, fqn) and fqn not in skip
+
+        convert_to_float8_training(model, config=Float8LinearConfig.from_recipe_name(recipe), module_filter_fn=eligible)
     else:
-        _convert_prototype(model, how.converter, how.align)
+        _convert_prototype(model, how.converter, how.align, skip)
     return _convert_experts(model, recipe, device)
 
 
-def _convert_prototype(model: nn.Module, converter: str, align: int) -> None:
+def _convert_prototype(model: nn.Module, converter: str, align: int, skip: tuple[str, ...] = ()) -> None:
     """The blockwise recipe's Float8BlockwiseLinear (linears without bias, dimensions multiples of 128), or the MX
     recipe's parameter wrapper (dimensions multiples of 32), through torchao's ``quantize_``."""
     from torchao.quantization import quantize_
@@ -58,7 +62,7 @@ def _convert_prototype(model: nn.Module, converter: str, align: int) -> None:
         config = MXFP8TrainingOpConfig.from_recipe(MXFP8TrainingRecipe.MXFP8_RCEIL)
 
     def eligible(module: nn.Module, fqn: str) -> bool:
-        return float8_filter(module, fqn, align) and (converter != "blockwise" or module.bias is None)
+        return float8_filter(module, fqn, align) and fqn not in skip and (converter != "blockwise" or module.bias is None)
 
     quantize_(model, config, filter_fn=eligible)
     if converter == "blockwise":
@@ -282,16 +286,24 @@ def indexed_device(device: torch.device | str) -> torch.device:
     return device
 
 
-def init_process_group(device: torch.device) -> bool:
+def init_process_group(device: torch.device, fake_world: int = 0) -> bool:
     """The default process group (gloo on CPU, nccl on CUDA). True if this call created it.
 
     Under torchrun it joins the launcher's group (env://, N ranks); otherwise it makes a world of size 1 at an
-    explicit address, not MASTER_ADDR/MASTER_PORT: those may belong to a launcher around us.
+    explicit address, not MASTER_ADDR/MASTER_PORT: those may belong to a launcher around us. ``fake_world`` N: rank
+    0 of N over PyTorch's fake process group (``fake``: its collectives return at once and move no data, the
+    tensors they would fill keep what they held), what torchtitan's ``fake_backend`` mode and PyTorch's MemTracker
+    tests shard over to measure one rank in one process.
     """
     import torch.distributed as dist
 
     if dist.is_initialized():
         return False
+    if fake_world:
+        from torch.testing._internal.distributed.fake_pg import FakeStore  # registers the "fake" backend
+
+        dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=fake_world)
+        return True
     device = indexed_device(device)
     backend = "nccl" if device.type == "cuda" else "gloo"
     kwargs = {"device_id": device} if device.type == "cuda" else {}

@@ -20,7 +20,9 @@ from .probes import ProbeOptions, force_help, json_help, out_help, probe_options
     "--full", is_flag=True, help="Generate kernels for every run (default: analysis-only, the same saved table, faster)."
 )
 @wide_option
-@probe_options(out=out_help("explain"), force=force_help(), json=json_help("explain.json"), markdown="Print Markdown.")
+@probe_options(
+    out=out_help("explain"), force=force_help(), json=json_help("explain.json"), markdown="Print Markdown.", python=True
+)
 def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     """Try each edit that could save less for backward, re-partition, and rank the edits.
 
@@ -36,7 +38,9 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     what would change their fate. RUN_DIR takes a finished run as the base; otherwise the
     configuration flags say what to run. A finished run of a --model or --hf-config model is
     run again only when the same --model / --hf-config is given: a run directory never names
-    code to run by itself. Every run is a probe in a fresh process.
+    code to run by itself. Every run is a probe in a fresh process, with the interpreter
+    RUN_DIR was recorded with: a run recorded with another one (another torch) is refused
+    in one line naming it until --python names it (or names this one).
 
     \b
     Example:

@@ -42,6 +42,7 @@ class ProbeOptions:
     verbose: bool
     as_json: bool
     as_markdown: bool
+    python: str | None = None  # --python: the interpreter the verb's probes run with (None: this one)
 
     @property
     def document(self) -> bool:
@@ -61,6 +62,8 @@ class ProbeOptions:
             from ..orchestrate.process import slots_for
 
             kw["slots"], kw["gpus"] = slots_for(configs, self.jobs)
+        if self.python is not None:
+            kw["python"] = self.python
         return self.call(work, *args, out=self.out, force=self.force, **kw)
 
     def emit(self, result, *, markdown=None, console=None) -> None:
@@ -73,9 +76,19 @@ class ProbeOptions:
             click.echo(line)
 
 
-def probe_options(*, out: str | None, force: str, json: str | None, jobs: bool = True, markdown: str | None = None):
+PYTHON_HELP = (
+    "Run the probes with this Python interpreter: its own torch, torchao and torchtitan (a virtualenv without memprobe "
+    "will do: memprobe's code is put on its path). A probe records the interpreter it ran with; a `next:` line of a run "
+    "recorded with another names it."
+)
+
+
+def probe_options(
+    *, out: str | None, force: str, json: str | None, jobs: bool = True, markdown: str | None = None, python: bool = False
+):
     """Declare the options and hand them to the verb as ``probes``: ``out``, ``force``, ``json`` and ``markdown`` are
-    the help texts (None: the verb has no such flag); ``jobs``: whether it runs several probes at once."""
+    the help texts (None: the verb has no such flag); ``jobs``: whether it runs several probes at once; ``python``:
+    whether its probes may run with another interpreter (``--python``)."""
 
     def decorate(f):
         @functools.wraps(f)
@@ -88,6 +101,7 @@ def probe_options(*, out: str | None, force: str, json: str | None, jobs: bool =
                 verbose=kw.pop("verbose"),
                 as_json=kw.pop("as_json", False),
                 as_markdown=kw.pop("as_markdown", False),
+                python=kw.pop("python", None),
             )
             return f(*args, probes=probes, **kw)
 
@@ -109,6 +123,8 @@ def probe_options(*, out: str | None, force: str, json: str | None, jobs: bool =
             options.append(click.option("--json", "as_json", is_flag=True, help=json))
         if markdown is not None:
             options.append(click.option("--markdown", "as_markdown", is_flag=True, help=markdown))
+        if python:
+            options.append(click.option("--python", "python", metavar="PATH", default=None, help=PYTHON_HELP))
         verb = log_options(verb)
         for opt in reversed(options):
             verb = opt(verb)

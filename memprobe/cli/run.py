@@ -25,11 +25,17 @@ def write_extras(path: Path, html_path: Path | None, trace_path: Path | None, *,
         say(f"trace: {trace_path}")
 
 
-def _run_here(cfg, out: Path, *, force: bool, **kw):
+def _run_here(cfg, out: Path, *, force: bool, python: str | None = None, **kw):
     """The probe forked from a running `memprobe serve` (one rank: torch is imported there already), or else in this
-    process, whatever the model prints going to stderr; then what it recorded, analysed."""
+    process, whatever the model prints going to stderr; with ``--python``, in a process of that interpreter; then what
+    it recorded, analysed."""
     from ..rundir.write import prepare_run_dir
-    from ..verbs import run_probe, run_probe_forked
+    from ..verbs import run_probe, run_probe_forked, run_probe_in_child
+
+    if python is not None:
+        return run_probe_in_child(
+            cfg, out, force=force, analysis_only=kw["analysis_only"], progress=kw["progress"], python=python
+        )
 
     if cfg.nproc == 1 and not cfg.target.runs_itself:  # a script starts its own interpreter
         report = run_probe_forked(cfg, out, force=force, **kw)
@@ -78,6 +84,7 @@ def _run_here(cfg, out: Path, *, force: bool, **kw):
     force="Replace an existing run directory (only one memprobe wrote).",
     json=json_help("report.json"),
     jobs=False,
+    python=True,
 )
 def run(
     analysis_only: bool,
@@ -124,6 +131,8 @@ def run(
         raise ConfigError("--trace needs a measured step; --analysis-only measures none")
     if cfg.nproc == 1 and (nnodes or rdzv_endpoint):  # they are torchrun's, which runs only for several ranks
         raise ConfigError("--nnodes and --rdzv-endpoint apply with --nproc N (ranks through torchrun); one process runs here")
+    if probes.python is not None and cfg.nproc > 1:
+        raise ConfigError("--python runs one probe process with that interpreter; with --nproc, run memprobe there")
     out = (
         probes.out
         if probes.out is not None
@@ -132,6 +141,8 @@ def run(
     refuse_existing(html_path, trace_path, csv_path, parquet_path, force=probes.force)
     check_out_dir(out, probes.force)
     kw = {"force": probes.force, "analysis_only": analysis_only, "nnodes": nnodes, "rdzv_endpoint": rdzv_endpoint}
+    if probes.python is not None:
+        kw["python"] = probes.python
     report = probes.call(_run_here, cfg, out, **kw)
     probes.emit(report, console=lambda: print_run(report, out, wide=wide))
     write_extras(out, html_path, trace_path, say=probes.say)

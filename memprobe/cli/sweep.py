@@ -30,7 +30,7 @@ from .probes import ProbeOptions, force_help, json_help, out_help, probe_options
     default=None,
     help="Also write a self-contained HTML page with the plot of bytes against memory budget.",
 )
-@probe_options(out=out_help("sweep"), force=force_help(", and the --html file"), json=json_help("sweep.json"))
+@probe_options(out=out_help("sweep"), force=force_help(", and the --html file"), json=json_help("sweep.json"), python=True)
 def sweep(budgets, html_path, probes: ProbeOptions, **kw) -> None:
     """Probe one configuration at several activation memory budgets (torchtitan's MemoryBudgetAC: the
     compiler partitioner trades recompute for memory) and show, per memory budget, the bytes saved for

@@ -119,3 +119,14 @@ def why_no_cpu_fsdp() -> str | None:
         f"FSDP2 on the CPU: torch {torch.__version__}'s CPU stream has no record_event, which fully_shard uses; "
         "run on a GPU (--device cuda), without FSDP (--no-fsdp), or with a newer torch (2.7.1 has it)"
     )
+
+
+def why_no_fake_world() -> str | None:
+    """None when this torch has the fake process group ``--fake-world`` shards over (the ``fake`` backend, registered
+    by ``torch.testing._internal.distributed.fake_pg``); else one line."""
+    import torch
+
+    missing = _has("torch.testing._internal.distributed.fake_pg", "FakeStore")
+    if missing is None:
+        return None
+    return f"--fake-world: torch {torch.__version__} has no fake process group ({missing}); run real ranks with --nproc N"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..analysis.ranks import merge_ranks
+from ..analysis.recorded import same_interpreter
 from ..analysis.run import analyse
 from ..config import ProbeConfig
 from ..errors import InternalError, RunDirError
@@ -37,6 +38,9 @@ def finish_run(out: Path, cfg: ProbeConfig) -> S.Report:
 
 def _finish_one(run_dir: Path) -> tuple[S.Report, InternalError | None]:
     report = load_report(run_dir)
+    process = report.process
+    if process is not None and process.python and process.other_interpreter is None:  # this memprobe started it
+        process.other_interpreter = not same_interpreter(process.python)
     try:
         analyse(report, run_dir, trusted_snapshot=True)  # the probe's own snapshot: written by this memprobe
     except InternalError as e:

@@ -104,7 +104,8 @@ def config_bound(cfg: ProbeConfig) -> int | None:
     params, per_token, tokens = target.parameter_count(), target.activations_per_token(), target.tokens()
     if params is None or per_token is None or tokens is None or cfg.nproc > 1:
         return None
-    activations = 3 * 4 * target.layers * tokens * per_token + 4 * 4 * tokens * target.dim  # + batch and loss in fp32
+    # + batch and loss in fp32, and the logits (bf16, their fp32 copy for the loss, its gradient and their temporaries)
+    activations = 3 * 4 * target.layers * tokens * per_token + 4 * 4 * tokens * (target.dim + target.outside_per_token())
     return STATE_BYTES_PER_PARAMETER * params + activations + PROCESS_OVERHEAD_BYTES
 
 

@@ -101,10 +101,46 @@ def side_env(env_entries, python: str | None, label: str) -> SideEnv:
     asked of it before any probe runs (:func:`check_environments`)."""
     env = parse_env(env_entries or (), f"--{label}-env")
     if python is not None:
-        path = Path(python)
-        if not path.is_file() or not os.access(path, os.X_OK):
-            raise ConfigError(f"--{label}-python {python}: no such executable (give the path of a Python interpreter)")
+        _check_interpreter(python, f"--{label}-python")
     return SideEnv(env, python)
+
+
+def _check_interpreter(python: str, flag: str) -> None:
+    path = Path(python)
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise ConfigError(f"{flag} {python}: no such executable (give the path of a Python interpreter)")
+
+
+def interpreter_side(python: str | None) -> SideEnv:
+    """A verb's ``--python``: the interpreter its probes run with (None: this one). It must exist here; what it can
+    run is asked of it before any probe runs. Kept as an absolute path, as that interpreter records itself."""
+    if python is None:
+        return SideEnv()
+    _check_interpreter(python, "--python")
+    return SideEnv((), os.path.abspath(python))
+
+
+def recorded_side(report: S.Report, python: str | None, source: str) -> SideEnv:
+    """The interpreter that checks edits of a recorded run: ``--python`` when given; this one when the run was recorded
+    with it; else ConfigError, one line naming the interpreter the run was recorded with and its torch. A run directory
+    may come from anyone: the interpreter it names runs only when the user names it."""
+    from ..analysis.recorded import same_interpreter
+
+    if python is not None:
+        return interpreter_side(python)
+    recorded = report.process.python if report.process else None
+    if same_interpreter(recorded):
+        return SideEnv()
+    torch = report.versions.torch if report.versions else None
+    at = f"{recorded} (torch {torch})" if torch else str(recorded)
+    if Path(recorded).is_file():
+        use = f"pass --python {recorded} to check them there"
+    else:
+        use = f"that interpreter is gone: pass --python PATH of one with torch {torch or 'as recorded'} to check them there"
+    raise ConfigError(
+        f"{source} was recorded with {at}, not with this interpreter ({sys.executable}): its edits are checked with the "
+        f"torch that ran it; {use}, or --python {sys.executable} to check them with this one's"
+    )
 
 
 def probe_code_path() -> str:

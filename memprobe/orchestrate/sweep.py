@@ -14,7 +14,7 @@ from ..rundir.load import dump
 from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
 from ..units import decimal
 from ..vocab import AcMode, Phase
-from .process import ProbeJob, Progress, run_jobs
+from .process import ProbeJob, Progress, interpreter_side, run_jobs
 
 
 def parse_budgets(text: str) -> list[float]:
@@ -74,14 +74,18 @@ def run_sweep(
     verbose: bool = False,
     slots: int = 1,
     gpus: list[str] | None = None,
+    python: str | None = None,
 ) -> tuple[S.SweepResult, Path]:
-    """Sweep ``budgets``: writes sweep.json and returns its record with its directory."""
+    """Sweep ``budgets`` (each probe with ``python``, ``--python``: another interpreter): writes sweep.json and returns
+    its record with its directory."""
     if not cfg.compile:
         raise ConfigError("the memory budget is the compiler partitioner's: the sweep needs --compile")
+    side = interpreter_side(python)
     out = out or default_run_dir("sweep")
     prepare_run_dir(out, force)
     jobs = [
-        ProbeJob(f"budget {b:g}", replace(cfg, ac=AcMode.MEMORY_BUDGET, memory_budget=b), out / f"budget-{b:g}") for b in budgets
+        ProbeJob(f"budget {b:g}", replace(cfg, ac=AcMode.MEMORY_BUDGET, memory_budget=b), out / f"budget-{b:g}", side=side)
+        for b in budgets
     ]
     reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
     points = [_point(b, reports[job.label], job.out) for b, job in zip(budgets, jobs)]

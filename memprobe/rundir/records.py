@@ -190,6 +190,10 @@ class ProcessRecord(Record):
     #: verb's fork server` (the verb's own, or the one MEMPROBE_FORKSERVER names); null: a fresh interpreter
     fork_server: str | None = None
 
+    #: it ran with another interpreter than the memprobe that started it (`--python`, `--a-python`/`--b-python`): what
+    #: checks its fixes runs there; recorded by that memprobe when the probe ended
+    other_interpreter: bool | None = None
+
 
 @record
 class Device(Record):
@@ -836,6 +840,9 @@ class Memory(Record):
     #: state alive across steps
     persistent: Persistent | None = None
 
+    #: the gradients the measured step's optimizer step was given, as stored (a rank's shards under FSDP) (*measured*)
+    gradients_bytes: int | None = None
+
     #: all tensors the autograd graph holds after forward, eager ones included; null when eager checkpointed regions
     #: make it unreadable
     autograd_saved_bytes: int | None = None
@@ -1160,6 +1167,120 @@ class SavedOutside(Record):
 
 
 @record
+class CompiledFrame(Record):
+    """One function torch.compile ran (a block's forward, a resume function after a graph break), as Dynamo
+    compiled it: read from its CompilationMetrics.
+    """
+
+    #: the function (its code object's name)
+    function: str
+
+    #: its file
+    file: str | None = None
+
+    #: the line it starts on
+    line: int | None = None
+
+    #: how many times Dynamo compiled it (once per set of guards: per block where they differ)
+    compiles: int
+
+    #: compiles that produced a graph with ops
+    graphs: int
+
+    #: the ops in those graphs
+    ops: int
+
+    #: compiles that produced no graph: that code ran eagerly
+    eager_compiles: int
+
+    #: why Dynamo gave up on the frame, in its words
+    failed: str | None = None
+
+
+@record
+class GraphBreak(Record):
+    """A place where Dynamo stopped tracing the user's code and ran it eagerly (no `fullgraph`)."""
+
+    #: what Dynamo refused, by its graph-break type (`HOP: Unsafe side effect`)
+    reason: str
+
+    #: Dynamo's explanation, as it says it
+    explanation: str | None = None
+
+    #: the user's file Dynamo names
+    file: str | None = None
+
+    #: the line in it
+    line: int | None = None
+
+    #: the function being compiled
+    function: str | None = None
+
+    #: the module whose forward was being compiled, by its name in the model
+    module: str | None = None
+
+    #: the higher-order op it happened inside (`torch.utils.checkpoint.checkpoint`)
+    higher_order_op: str | None = None
+
+    #: inside a checkpointed region: the whole region ran eagerly
+    checkpointed: bool
+
+    #: the frame's compile that broke produced no graph: all of it ran eagerly
+    ran_eagerly: bool
+
+    #: how many times Dynamo hit it
+    count: int
+
+
+@record
+class SideEffect(Record):
+    """An attribute a checkpointed region sets on an object from outside it, which Dynamo let the region keep
+    (``skip_fwd_side_effects_in_bwd_under_checkpoint``): the compiled forward applies it once, the backward's
+    recompute does not replay it.
+    """
+
+    #: the attribute set, by its object's type (`CompileableContextVar.global_var`)
+    mutated: str
+
+    #: where (the innermost frame)
+    file: str | None = None
+
+    #: the line
+    line: int | None = None
+
+    #: the function
+    function: str | None = None
+
+    #: the frame that called it (`file:line`)
+    called_from: str | None = None
+
+    #: how many times Dynamo traced it
+    count: int
+
+
+@record
+class CompileCoverage(Record):
+    """What torch.compile compiled of the code it was asked to run, what it ran eagerly and why (Dynamo's own
+    records: docs/how-it-works.md).
+    """
+
+    #: each function compiled, in the order Dynamo first compiled it
+    frames: list[CompiledFrame]
+
+    #: each graph break, with its reason and the user's frame
+    graph_breaks: list[GraphBreak]
+
+    #: side effects a checkpointed region kept, when memprobe let it
+    side_effects: list[SideEffect] | None = None
+
+    #: memprobe set Dynamo's `skip_fwd_side_effects_in_bwd_under_checkpoint` (it builds the stack; never in a script)
+    side_effects_skipped_in_recompute: bool | None = None
+
+    #: what this torch does not let memprobe read (a missing Dynamo method)
+    unread: list[str] | None = None
+
+
+@record
 class ModelShape(Record):
     """What the probe built."""
 
@@ -1284,6 +1405,11 @@ class Distributed(Record):
 
     #: the process group's backend
     backend: str | None = None
+
+    #: one process ran rank 0 of world_size over PyTorch's fake process group (--fake-world): what rank 0 allocates is
+    #: measured; the collectives moved no data, and NCCL's own buffers and the overlap of communication with compute
+    #: were not measured (headline says so)
+    faked: bool | None = None
 
     #: ranks on this node
     nproc_per_node: int | None = None
@@ -1478,6 +1604,9 @@ class Report(Record):
 
     #: float8 runs: which linears were converted, which skipped and why
     float8: Float8Coverage | None = None
+
+    #: compiled runs: what Dynamo compiled, where it graph-broke and what ran eagerly
+    compile_coverage: CompileCoverage | None = None
 
     #: what memprobe changed in the model to train it (the KV cache turned off, ...), said once
     notes: list[str] | None = None

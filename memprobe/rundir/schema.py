@@ -216,6 +216,10 @@ class ProcessRecord(Record):
         "which fork server: `memprobe serve` (the user's resident server), `memprobe mcp` (the MCP server's own) or"
         " `the verb's fork server` (the verb's own, or the one MEMPROBE_FORKSERVER names); null: a fresh interpreter"
     )
+    other_interpreter: Annotated[bool, Strict()] | None = optional(
+        "it ran with another interpreter than the memprobe that started it (`--python`, `--a-python`/`--b-python`): "
+        "what checks its fixes runs there; recorded by that memprobe when the probe ended"
+    )
 
 
 class Device(Record):
@@ -532,6 +536,9 @@ class Memory(Record):
     events: CpuEvents | None = optional("CPU: the profiler's memory events")
     snapshot: SnapshotMeta | None = optional("CUDA: the allocator snapshot")
     persistent: Persistent | None = optional("state alive across steps")
+    gradients_bytes: Count | None = optional(
+        "the gradients the measured step's optimizer step was given, as stored (a rank's shards under FSDP) (*measured*)"
+    )
     autograd_saved_bytes: Count | None = optional(
         "all tensors the autograd graph holds after forward, eager ones included; null when eager checkpointed regions "
         "make it unreadable"
@@ -688,6 +695,60 @@ class SavedOutside(Record):
     )
 
 
+class CompiledFrame(Record):
+    """One function torch.compile ran (a block's forward, a resume function after a graph break), as Dynamo compiled
+    it: read from its CompilationMetrics."""
+
+    function: Name = required("the function (its code object's name)")
+    file: Text | None = optional("its file")
+    line: Count | None = optional("the line it starts on")
+    compiles: Count = required("how many times Dynamo compiled it (once per set of guards: per block where they differ)")
+    graphs: Count = required("compiles that produced a graph with ops")
+    ops: Count = required("the ops in those graphs")
+    eager_compiles: Count = required("compiles that produced no graph: that code ran eagerly")
+    failed: Text | None = optional("why Dynamo gave up on the frame, in its words")
+
+
+class GraphBreak(Record):
+    """A place where Dynamo stopped tracing the user's code and ran it eagerly (no `fullgraph`)."""
+
+    reason: Text = required("what Dynamo refused, by its graph-break type (`HOP: Unsafe side effect`)")
+    explanation: Text | None = optional("Dynamo's explanation, as it says it")
+    file: Text | None = optional("the user's file Dynamo names")
+    line: Count | None = optional("the line in it")
+    function: Name | None = optional("the function being compiled")
+    module: Name | None = optional("the module whose forward was being compiled, by its name in the model")
+    higher_order_op: Name | None = optional("the higher-order op it happened inside (`torch.utils.checkpoint.checkpoint`)")
+    checkpointed: Annotated[bool, Strict()] = required("inside a checkpointed region: the whole region ran eagerly")
+    ran_eagerly: Annotated[bool, Strict()] = required("the frame's compile that broke produced no graph: all of it ran eagerly")
+    count: Count = required("how many times Dynamo hit it")
+
+
+class SideEffect(Record):
+    """An attribute a checkpointed region sets on an object from outside it, which Dynamo let the region keep (``skip_fwd_side_effects_in_bwd_under_checkpoint``):
+    the compiled forward applies it once, the backward's recompute does not replay it."""
+
+    mutated: Name = required("the attribute set, by its object's type (`CompileableContextVar.global_var`)")
+    file: Text | None = optional("where (the innermost frame)")
+    line: Count | None = optional("the line")
+    function: Name | None = optional("the function")
+    called_from: Text | None = optional("the frame that called it (`file:line`)")
+    count: Count = required("how many times Dynamo traced it")
+
+
+class CompileCoverage(Record):
+    """What torch.compile compiled of the code it was asked to run, what it ran eagerly and why (Dynamo's own
+    records: docs/how-it-works.md)."""
+
+    frames: list[CompiledFrame] = required("each function compiled, in the order Dynamo first compiled it")
+    graph_breaks: list[GraphBreak] = required("each graph break, with its reason and the user's frame")
+    side_effects: list[SideEffect] = optional("side effects a checkpointed region kept, when memprobe let it")
+    side_effects_skipped_in_recompute: Annotated[bool, Strict()] = optional(
+        "memprobe set Dynamo's `skip_fwd_side_effects_in_bwd_under_checkpoint` (it builds the stack; never in a script)"
+    )
+    unread: list[Text] = optional("what this torch does not let memprobe read (a missing Dynamo method)")
+
+
 class ModelShape(Record):
     """What the probe built."""
 
@@ -747,6 +808,11 @@ class Distributed(Record):
     rank: Count = optional("this rank")
     world_size: Annotated[int, Strict(), Ge(1), Le(10**7)] | None = optional("the ranks in all")
     backend: Name | None = optional("the process group's backend")
+    faked: Annotated[bool, Strict()] = optional(
+        "one process ran rank 0 of world_size over PyTorch's fake process group (--fake-world): what rank 0 allocates "
+        "is measured; the collectives moved no data, and NCCL's own buffers and the overlap of communication with "
+        "compute were not measured (headline says so)"
+    )
     nproc_per_node: Count = optional("ranks on this node")
     launcher: Text = optional("how the ranks were started")
     ranks: list[RankRow] = optional("per rank")
@@ -839,6 +905,9 @@ class Report(Record):
     )
     compile_cache: CompileCache | None = optional("what the compile caches gave the first step")
     float8: Float8Coverage | None = optional("float8 runs: which linears were converted, which skipped and why")
+    compile_coverage: CompileCoverage | None = optional(
+        "compiled runs: what Dynamo compiled, where it graph-broke and what ran eagerly"
+    )
     notes: list[Text] = optional("what memprobe changed in the model to train it (the KV cache turned off, ...), said once")
     distributed: Distributed | None = optional("the ranks")
     error: Text | None = optional("why the run failed")
@@ -982,6 +1051,10 @@ class DiffTotals(Record):
     saved_runtime_bytes: Delta = optional("saved for backward, measured")
     parameter_saved_bytes: Delta = optional("parameters saved as graph inputs")
     items_delta_bytes: Signed = optional("the items' deltas summed (equals `saved_bytes.delta`)")
+    step_saved_bytes: Delta | None = optional(
+        "saved for backward per step in all: `saved_bytes` plus what autograd saved outside the compiled graphs "
+        "(measured at run time), where both sides recorded it"
+    )
 
 
 class PhaseDelta(Record):
@@ -1092,6 +1165,13 @@ class SavedOutsideDelta(Record):
     modules: dict[Name, Delta] = required("by module, the modules whose bytes differ, largest difference first")
 
 
+class CoverageDelta(Record):
+    """Where the sides' compile coverage differs: the graph breaks one side hit and the other did not."""
+
+    only_b: list[GraphBreak] = required("breaks in B only")
+    only_a: list[GraphBreak] = required("breaks in A only")
+
+
 class DiffResult(Record):
     """`diff.json`: what B keeps alive for backward that A does not, and why."""
 
@@ -1112,6 +1192,9 @@ class DiffResult(Record):
     float8: Float8Compared | None = optional("each side's float8 coverage, when a side trains in float8")
     saved_outside: SavedOutsideDelta | None = optional(
         "what autograd saved outside the compiled graphs on each side (*measured*; both sides recorded it)"
+    )
+    compile_coverage: CoverageDelta | None = optional(
+        "the graph breaks one side hit and the other did not (null: the same, or not recorded)"
     )
     findings: list[Finding] = optional(
         "what a side's own run found that the comparison must not hide (a float8 recipe that converted none or a "
@@ -1326,6 +1409,8 @@ class BaselineReport(Record):
     status: RunStatus | None = optional("its status")
     saved_tensors: list[SavedRow] | None = optional("its saved table")
     saved_totals: SavedTotals | None = optional("its totals")
+    saved_outside: SavedOutside | None = optional("what autograd saved outside its compiled graphs (*measured*)")
+    compile_coverage: CompileCoverage | None = optional("what Dynamo compiled of it, and where it graph-broke")
     graph_memory: list[BaselineGraphMemory] | None = optional("its graphs' simulated figures")
     memory: BaselineMemory | None = optional("its measured phases")
     attribution: BaselineAttribution | None = optional("what was alive at its peaks")

@@ -26,14 +26,15 @@ from ..vocab import EnvNeed
 class BuiltModel:
     """What a family builds: the model in fp32 on the probe's device, the positional arguments of ``model(*batch)``,
     the attribute path of its block container (``layers``: names in the report are prefixed with it), whether its
-    linears are float8 already (torchtitan's own converter), and what memprobe changed in it (said in the run's
-    header)."""
+    linears are float8 already (torchtitan's own converter), what memprobe changed in it (said in the run's
+    header), and the linears a float8 recipe leaves in bf16 by their FQN (torchtitan's ``filter_fqns``)."""
 
     model: object  # nn.Module
     batch: tuple
     blocks_attr: str
     float8_done: bool = False
     notes: list[str] = field(default_factory=list)
+    float8_skip: tuple[str, ...] = ()
 
     @property
     def blocks(self):
@@ -96,6 +97,11 @@ class Target:
         """An upper bound on the values one block keeps per token in forward (placement's bound on a probe's
         memory before it first ran; None: not known)."""
         return None
+
+    def outside_per_token(self) -> int:
+        """The values per token the model computes outside its blocks that can outweigh a block's (its logits: the
+        vocabulary), for placement's bound on a probe's memory."""
+        return 0
 
     def full_depth(self) -> int | None:
         """The depth of the full model its fields describe (a preset's), for `memprobe estimate`."""

@@ -4,10 +4,14 @@ linears. Under --ac full each block is checkpointed whole; whether the ops insid
 recompute tag depends on the torch release (torch 2.11 leaves them untagged, and its partitioner then saves the
 matmul's output: tests/data/cpu/quantlinear-*). Probed with ``memprobe run --model tests/models/quantlinear.py:build
 --recipe bf16 --ac full --no-fsdp``.
+
+``build_checkpointed``: the same blocks, each checkpointed by the model itself (a ``CheckpointLayer`` of its own around
+``torch.utils.checkpoint.checkpoint``), probed with ``--ac none``: the user's own checkpointing.
 """
 
 import torch
 import torch.nn as nn
+import torch.utils.checkpoint
 
 
 class QuantLinearFunction(torch.autograd.Function):
@@ -42,10 +46,21 @@ class Block(nn.Module):
         return x + self.down(torch.relu(self.up(x)))
 
 
-class Net(nn.Module):
-    def __init__(self, dim=64, depth=2):
+class CheckpointLayer(nn.Module):
+    """The model's own activation checkpointing: its wrapped block recomputed in backward."""
+
+    def __init__(self, inner: nn.Module):
         super().__init__()
-        self.blocks = nn.ModuleList(Block(dim) for _ in range(depth))
+        self.inner = inner
+
+    def forward(self, x):
+        return torch.utils.checkpoint.checkpoint(self.inner, x, use_reentrant=False)
+
+
+class Net(nn.Module):
+    def __init__(self, dim=64, depth=2, checkpointed=False):
+        super().__init__()
+        self.blocks = nn.ModuleList((CheckpointLayer(Block(dim)) if checkpointed else Block(dim)) for _ in range(depth))
 
     def forward(self, x):
         for b in self.blocks:
@@ -55,3 +70,7 @@ class Net(nn.Module):
 
 def build(device):
     return Net(), torch.randn(2, 32, 64)
+
+
+def build_checkpointed(device):
+    return Net(checkpointed=True), torch.randn(2, 32, 64)

@@ -47,6 +47,8 @@ def _print_sides(con: Console, d: S.DiffResult) -> None:
             f"  {key.upper()}  {markup(side.summary)}  [dim]({markup(side.source)})[/]\n"
             f"     [dim]{markup(side_environment(side))}[/]"
         )
+        if faked := side.config.probe().fake_world_line():
+            con.print(f"     [yellow]fake world:[/] {markup(faked)}")
     if versions_line(d):
         con.print(f"  [yellow]{markup(versions_line(d))}[/]")
     if schedule_line(d):

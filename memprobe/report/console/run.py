@@ -8,8 +8,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ...analysis.coverage import coverage_line, eager_reason
 from ...analysis.diff import forked_line
 from ...analysis.findings import skipped_text
+from ...analysis.recorded import other_interpreter
 from ...analysis.saved import SavedGroup, group_rows, label, layer_pattern, value_names
 from ...analysis.verdict import run_next_command, verdict_of
 from ...rundir import schema as S
@@ -203,6 +205,7 @@ def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *
     con = console or make_console()
     _print_header(con, report)
     _print_notes(con, report)
+    _print_compile_coverage(con, report)
     _print_float8_coverage(con, report)
     _print_saved(con, report, wide)
     con.print()
@@ -215,7 +218,9 @@ def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *
     _print_run_dir(con, Path(run_dir), wide)
     verdict = verdict_of(report)
     if verdict.next_command is None and report.status == RunStatus.COMPLETE:  # recorded before verdicts held it
-        verdict = verdict.model_copy(update={"next_command": run_next_command(report.config.probe(), report.findings or [])})
+        verdict = verdict.model_copy(
+            update={"next_command": run_next_command(report.config.probe(), report.findings or [], report)}
+        )
     print_next(con, verdict)
 
 
@@ -230,6 +235,12 @@ def _print_header(con: Console, report: S.Report) -> None:
     )
     if report.process is not None and report.process.forked_from is not None:
         con.print(f"[dim]probe {markup(forked_line(report.process))}[/]")
+    elsewhere = other_interpreter(report)
+    if elsewhere is not None:
+        con.print(f"interpreter: {markup(elsewhere)} (another than the memprobe that started it)")
+    dist = report.distributed
+    if dist is not None and dist.faked:
+        con.print(f"[yellow]fake world:[/] {markup(dist.headline)}")
     if report.mode == RunMode.ANALYSIS_ONLY:
         con.print(
             "[yellow]analysis-only:[/] graphs traced and partitioned as for Inductor, run uncompiled; the saved"
@@ -247,7 +258,7 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
                 "[yellow]no compiled graph saved anything for backward[/]"
                 + (" (run with --compile to see the saved table)" if not report.config.probe().compile else "")
             )
-        _print_saved_outside(con, report.saved_outside)
+        _print_saved_outside(con, report.saved_outside, report.compile_coverage)
         return
     groups = group_rows(rows)
     con.print()
@@ -256,20 +267,25 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
     if len(groups) > len(shown):
         con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
     _print_totals(con, totals)
-    _print_saved_outside(con, report.saved_outside)
+    _print_saved_outside(con, report.saved_outside, report.compile_coverage)
 
 
 # modules of the saved-outside line shown by name before the rest is counted
 SAVED_OUTSIDE_SHOWN = 4
 
 
-def _print_saved_outside(con: Console, outside: S.SavedOutside | None) -> None:
+def _print_saved_outside(con: Console, outside: S.SavedOutside | None, coverage: S.CompileCoverage | None = None) -> None:
     """What autograd saved outside the compiled graphs (measured at run time), by module: the embedding's ids, the
-    logits the loss keeps, eager blocks."""
+    logits the loss keeps, eager blocks (a compiled one that ran eagerly with the reason Dynamo gave)."""
     if outside is None or not (outside.total_bytes or outside.parameters_bytes):
         return
     modules = outside.modules or []
-    named = [f"{markup(m.module)} {fmt_bytes(m.bytes)}" for m in modules[:SAVED_OUTSIDE_SHOWN]]
+
+    def named_module(m: S.SavedByModule) -> str:
+        why = eager_reason(coverage, m.module)
+        return f"{markup(m.module)} {fmt_bytes(m.bytes)}" + (f" ({markup(why)})" if why else "")
+
+    named = [named_module(m) for m in modules[:SAVED_OUTSIDE_SHOWN]]
     if len(modules) > SAVED_OUTSIDE_SHOWN:
         named.append(f"{len(modules) - SAVED_OUTSIDE_SHOWN} more modules in report.json (saved_outside)")
     partial = " (eager checkpointing: only its regions' boundaries seen)" if outside.partial else ""
@@ -308,6 +324,13 @@ def _print_notes(con: Console, report: S.Report) -> None:
     """What memprobe changed in the model, and where this device's figures can differ from another's: once each."""
     for note in dict.fromkeys(report.notes or []):
         con.print(f"[yellow]note:[/] {markup(note)}")
+
+
+def _print_compile_coverage(con: Console, report: S.Report) -> None:
+    """What torch.compile did not compile, in one line, when anything (report.compile_coverage)."""
+    line = coverage_line(report.compile_coverage)
+    if line:
+        con.print(f"[red]{markup(line)}[/]")
 
 
 def _print_float8_coverage(con: Console, report: S.Report) -> None:
