@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 from click.testing import CliRunner
-from conftest import TINY, run_cli, start_cli
+from conftest import TINY, run_cli, run_cli_signalled, start_cli
 
 
 def _error_line(code: int, out: str, err: str, want: int = 2) -> str:
@@ -162,13 +162,7 @@ def _model_run(
     args = ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out), *extra]
     if wait_ready is None:
         return run_cli(*args, env=env), out
-    proc = start_cli(*args, env=env)
-    while not ready.exists() and proc.poll() is None:
-        time.sleep(0.05)
-    proc.send_signal(wait_ready)
-    (tmp_path / "ready.sent").touch()
-    stdout, stderr = proc.communicate(timeout=600)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), out
+    return run_cli_signalled(*args, ready=ready, signum=wait_ready, env=env), out
 
 
 @pytest.mark.e2e

@@ -10,11 +10,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, script_truth, start_cli
+from conftest import run_cli, run_cli_signalled, script_truth
 from test_versions import lean  # noqa: F401  (the fixture: interpreters with torch and nothing of memprobe's)
 
 pytestmark = pytest.mark.e2e
@@ -234,13 +233,7 @@ def _loop(tmp_path: Path, mode: str, *command: str, wait_signal: int | None = No
     if wait_signal is None:
         proc = run_cli(*args, env=env)
     else:
-        started = start_cli(*args, env=env)
-        while not ready.exists() and started.poll() is None:
-            time.sleep(0.05)
-        started.send_signal(wait_signal)
-        (tmp_path / "ready.sent").touch()
-        stdout, stderr = started.communicate(timeout=600)
-        proc = subprocess.CompletedProcess(started.args, started.returncode, stdout, stderr)
+        proc = run_cli_signalled(*args, ready=ready, signum=wait_signal, env=env)
     report = out / "report.json"
     return proc, json.loads(report.read_text()) if report.is_file() else None
 

@@ -302,7 +302,8 @@ class ScriptRun:
             fewer = f"pass --steps {self.steps} or fewer, or let the script train longer"
             if self.steps < 2:  # the fewest memprobe measures: "pass --steps 2 or fewer" asked for what it had
                 fewer = "let the script train 2 steps at least (the fewest memprobe measures: the first compiles)"
-            why = f"the script ended after {self.steps} optimizer step(s); memprobe measures the last of --steps {self.cfg.steps}: {fewer}"
+            measured = f"memprobe measures the last of --steps {self.cfg.steps}"
+            why = f"the script ended after {self.steps} optimizer step(s); {measured}: {fewer}"
         if self.measuring is not None:
             self.measuring.abandon()
         self.record.ended(RunStatus.FAILED, why)

@@ -75,9 +75,9 @@ def gate(
     Exit codes: 0 every limit passes (or is skipped), 1 a limit is breached, 2 an invalid budget
     file, or a probe that gave no verdict (its run failed or never ran). Each probe runs in a
     fresh process; a probe that names code (command, model, hf_config) runs only from a budget
-    file named with --budget, and with --from nothing runs. A breach names what caused it: the diff against the stored baseline when
-    there is one, else the largest saved values. With $GITHUB_STEP_SUMMARY set, a Markdown
-    summary is appended to it.
+    file named with --budget, and with --from nothing runs. A breach names what caused it: the
+    diff against the stored baseline when there is one, else the largest saved values. With
+    $GITHUB_STEP_SUMMARY set, a Markdown summary is appended to it.
 
     \b
     Examples:

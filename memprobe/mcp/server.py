@@ -26,7 +26,7 @@ from pydantic import Field, Strict, StrictStr, ValidationError
 
 from .. import __version__
 from ..config import NAMES_CODE
-from ..errors import ConfigError, InternalError, exit_of
+from ..errors import ConfigError, exit_of
 from ..fields import shown
 from ..text import plain
 from .arguments import RunConfig, SideConfig, config_key_error, config_values
@@ -105,7 +105,7 @@ async def _call(ctx: Context | None, work) -> Any:
         result = await asyncio.to_thread(work, progress)
     except Exception as e:  # noqa: BLE001 - every error is one line, with its exit code (70: memprobe's own bug)
         code, message = exit_of(e)
-        kind = "internal error" if code == 70 or isinstance(e, InternalError) else "error"
+        kind = "internal error" if code == 70 else "error"
         raise ToolError(f"memprobe: {kind} (exit {code}): {plain(' '.join(message.split()))}") from None
     return dump(result)
 

@@ -12,15 +12,16 @@ Triton's installation changed. Started detached (a session of its own), it outli
 
 from __future__ import annotations
 
-import fcntl
 import os
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from ..capture.forkserver import IDLE_EXIT_S, LOCK_NAME, READY_LINE, STATUS_PROGRAM, STOP_PROGRAM, private_dir_problem
 from ..errors import ConfigError, RunFailed
+from ..rundir.write import locked
 from .forkserver import SOCKET_PATH_MAX, START_TIMEOUT_S, ServerStopped, running_server, serve_socket, server_env
 from .procfs import state_of
 
@@ -143,21 +144,6 @@ def stop(timeout: float = 60.0) -> dict | None:
     if answer is None:
         raise ConfigError(f"memprobe serve (pid {found.pid}) was not stopped: {why}; `memprobe serve --status` says more")
     deadline = time.monotonic() + timeout
-    while (os.path.lexists(found.path) or _locked(os.path.dirname(found.path))) and time.monotonic() < deadline:
+    while (os.path.lexists(found.path) or locked(Path(found.path).parent / LOCK_NAME)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return answer
-
-
-def _locked(directory: str) -> bool:
-    """Whether a server holds the lock of its directory ``directory``."""
-    try:
-        fd = os.open(os.path.join(directory, LOCK_NAME), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)
-    return False

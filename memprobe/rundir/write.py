@@ -325,8 +325,14 @@ def _in_use(path: Path) -> bool:
     """Whether another process holds the lock of run directory ``path``."""
     if str(path.resolve()) in _LOCKS:
         return False
+    return locked(path / MARKER)
+
+
+def locked(file: Path) -> bool:
+    """Whether a process holds a lock (``flock``) on ``file``: asked by taking it for a moment, never waited on (a file
+    that is not there, or a link, holds none)."""
     try:
-        fd = os.open(path / MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
     try:
