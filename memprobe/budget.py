@@ -38,7 +38,8 @@ from .analysis.verdict import limit_name
 from .config import ProbeConfig
 from .errors import ConfigError, MemprobeError
 from .rundir import schema as S
-from .rundir.read import kind_of, out_of_range, read_text
+from .rundir.read import digits, kind_of, out_of_range, read_text
+from .targets import SELECTORS
 from .vocab import DeviceType, DiffStatus, Metric, Phase, SavedKind, Verdict
 
 # the figures a limit may name (each one's meaning: its .doc), derived from the graphs or measured
@@ -65,12 +66,13 @@ _UNITS = {
     "gb": 1000**3,
     "tb": 1000**4,
 }
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
+# ASCII digits only: float() reads other scripts' digits too ("١٢ MiB"), which a budget file has no use for
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*$", re.ASCII)
 MAX_SIZE = 2**63  # bytes: 8 EiB
 MAX_RELATIVE = 1000.0  # +100000% over the baseline
 # a probe's name becomes the name of its run directory under the gate's --out: one plain word
 PROBE_NAME = re.compile(r"[^\W_][\w-]{0,99}")  # whole: PROBE_NAME.fullmatch(name)
-_RELATIVE = re.compile(r"^\s*\+\s*(\d+(?:\.\d+)?)\s*%\s*$")
+_RELATIVE = re.compile(r"^\s*\+\s*([0-9]+(?:\.[0-9]+)?)\s*%\s*$", re.ASCII)
 
 
 def parse_size(value) -> int:
@@ -81,9 +83,7 @@ def parse_size(value) -> int:
         if value < 0:
             raise ValueError(f"a size cannot be negative: {value}")
         if value > MAX_SIZE:
-            raise ValueError(
-                f"a size of at most 2**63 bytes (8 EiB), not an integer of {int(value.bit_length() * 0.30103) + 1} digits"
-            )
+            raise ValueError(f"a size of at most 2**63 bytes (8 EiB), not an integer of {digits(value)} digits")
         return value
     if not isinstance(value, str):
         raise ValueError(f"not a size: {value!r}")
@@ -252,6 +252,12 @@ def _probe(name: str, body, where: _Lines, resolve_ops: bool) -> Probe:
 def _probe_config(name: str, body: dict, where: _Lines, resolve_ops: bool) -> ProbeConfig:
     """A probe's configuration: its table's keys but ``limits``, checked (and its ops resolved, ``resolve_ops``)."""
     cfg_keys = {k: v for k, v in body.items() if k != "limits"}
+    empty = [k for k in SELECTORS if k in cfg_keys and cfg_keys[k] in ([], "")]
+    if empty:  # given, but empty: the probe would build the default repro instead, silently
+        raise BudgetError(
+            f"{where(('probes', name), empty[0])}: probe {name!r}: {empty[0]} = {toml_value(cfg_keys[empty[0]])} names "
+            f'nothing to probe: name it (command = ["python", "train.py"], model = "m.py:build") or leave the key out'
+        )
     try:
         cfg = ProbeConfig.from_dict(cfg_keys)
         if resolve_ops:

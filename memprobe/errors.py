@@ -75,3 +75,15 @@ class InternalError(MemprobeError):
 
 # the exit codes a memprobe process uses, by the error class that owns each
 EXIT_CODES = {2: ConfigError, 3: RunFailed, 4: OutOfMemory, 70: InternalError, 130: Interrupted, 143: Interrupted}
+
+
+def exit_of(exc: BaseException) -> tuple[int, str]:
+    """The exit code of an exception that ended a verb, and what it says (the door that shows it, the CLI's or an MCP
+    tool's, makes it one bounded line): a MemprobeError's own; the file system's refusal, which is the user's to fix
+    (2); anything else memprobe's bug (70), said by its type and its first line."""
+    if isinstance(exc, MemprobeError):
+        return exc.exit_code, str(exc)
+    if isinstance(exc, PermissionError):
+        return 2, f"cannot access {exc.filename or 'a file'}: permission denied"
+    first = (str(exc).splitlines() or [""])[0]
+    return 70, f"{type(exc).__name__}: {first[:500]}"

@@ -17,6 +17,7 @@ from dataclasses import MISSING, Field, dataclass, field, fields
 from enum import StrEnum
 
 from .errors import ConfigError
+from .rundir.read import digits
 
 MAX_WHOLE = 2**31  # a whole number of a configuration (a dimension, a count of steps): within 32 bits
 MAX_TEXT = 4096  # a string of a configuration (a path, a spec)
@@ -63,7 +64,10 @@ class Option:
     def words(self) -> tuple[str, ...] | None:
         return self.choices() if callable(self.choices) else self.choices
 
-    def expected(self) -> str:
+    def expected(self, value=None) -> str:
+        """What the field takes, in words; for an integer out of its range (``value``), that range."""
+        if self.kind == Kind.WHOLE and isinstance(value, int) and not isinstance(value, bool):
+            return f"an integer from {-(MAX_WHOLE - 1)} to {MAX_WHOLE - 1} (within 32 bits)"
         return _EXPECTED[self.kind]
 
     def holds(self, value, optional: bool) -> bool:
@@ -130,6 +134,17 @@ def default_of(f: Field):
     return None if f.default is MISSING else f.default
 
 
+def shown(value, limit: int = 60) -> str:
+    """A value as an error echoes it: a bounded prefix of its repr, an integer too long to print by its digits."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return f"an integer of {digits(value)} digits"
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # a list holding such an integer; a list nested past the recursion limit
+        return f"a {type(value).__name__} too long or too deep to print"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def checked(f: Field, value):
     """``value`` for the field ``f`` as the configuration holds it (a list of ops as a tuple), or ConfigError
     naming the field and what it takes."""
@@ -137,8 +152,7 @@ def checked(f: Field, value):
     if o is None:
         return value
     if not o.holds(value, optional=default_of(f) is None):
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:59] + "…"
-        raise ConfigError(f"config key {f.name!r}: expected {o.expected()}, got {shown}", field=f.name)
+        raise ConfigError(f"config key {f.name!r}: expected {o.expected(value)}, got {shown(value)}", field=f.name)
     if o.kind in (Kind.OPS, Kind.WORDS):
         return tuple(value)
     if o.kind == Kind.NUMBER:

@@ -11,8 +11,9 @@ One escaper per format, and every recorded string a renderer writes passes throu
 - Markdown: :func:`md_text` (every ASCII punctuation backslash-escaped: no HTML, link, emphasis or table
   cell boundary can form), :func:`md_code` (a code span whose fence is longer than any run of backticks
   inside it, so it cannot be closed early);
-- CSV: :func:`csv_cell` (a cell a spreadsheet would read as a formula, starting with ``= + - @``, a tab or
-  a carriage return, at its start or after a line break inside it, gets a leading apostrophe there);
+- CSV: :func:`csv_field` (a cell a spreadsheet would read as a formula, starting with ``= + - @``, a tab or
+  a carriage return, at its start or after a line or record break inside it, gets a leading apostrophe there; a cell
+  holding a break, a delimiter, a quote or an ``=`` is quoted);
 - JUnit XML: :func:`xml_text` (the characters XML 1.0 cannot hold shown as ``\\x01``; ElementTree escapes
   the rest).
 
@@ -105,19 +106,39 @@ def md_code(value, *, cell: bool = False, limit: int = MAX_TEXT) -> str:
     return f"{fence}{text}{fence}"
 
 
+# what ends a line or a record for some reader of a CSV file (Python's str.splitlines among them): CR, LF, VT, FF,
+# the file, group and record separators, NEL, and the line and paragraph separators
+CSV_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # where a spreadsheet (or a reader that splits a cell's lines) may start a formula: the cell's start, or after any
-# line break inside it (a bare CR too), before ``= + - @``, a tab or a carriage return
-_FORMULA_START = re.compile(r"(?:^|(?<=[\r\n]))(?=[=+\-@\t\r])")
+# line or record break inside it (a bare CR too), before ``= + - @``, a tab or a carriage return
+_FORMULA_START = re.compile(f"(?:^|(?<=[{CSV_BREAKS}]))(?=[=+\\-@\\t\\r])")
+# a cell holding any of these is quoted: the delimiter, the quote, a tab, a formula's ``=``, any break
+_CSV_QUOTED = re.compile(f'[,"\\t={CSV_BREAKS}]')
 
 
 def csv_cell(value):
-    """A CSV cell a spreadsheet will not run: wherever a formula could start (the cell's start, or after a CR or LF
-    inside it) before ``= + - @``, a tab or a carriage return, a leading apostrophe (OWASP's advice for CSV
-    injection); anything else is unchanged. The writer quotes every cell holding a CR, LF, comma or quote
-    (:func:`memprobe.report.tables.write_table`)."""
+    """A CSV cell a spreadsheet will not run: wherever a formula could start (the cell's start, or after any line or
+    record break inside it) before ``= + - @``, a tab or a carriage return, a leading apostrophe (OWASP's advice for
+    CSV injection); anything else is unchanged."""
     if isinstance(value, str):
         return _FORMULA_START.sub("'", value)
     return value
+
+
+def csv_field(value) -> str:
+    """One field of a CSV record as written: a number as it is; nothing for a missing value; text made inert
+    (:func:`csv_cell`) and quoted (its quotes doubled) when it holds the delimiter, a quote, a tab, an ``=``, any line
+    or record break, or was made inert: no reader, splitting lines however it does, starts a record or a formula
+    inside it."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if isinstance(value, (bool, int, float)):
+        return str(value)
+    text = value if isinstance(value, str) else str(value)
+    inert = csv_cell(text)
+    if inert != text or _CSV_QUOTED.search(inert):
+        return '"' + inert.replace('"', '""') + '"'
+    return inert
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")

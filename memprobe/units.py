@@ -1,6 +1,25 @@
-"""Byte figures: data keeps integers of bytes; these render them for people."""
+"""Byte figures: data keeps integers of bytes; these render them for people. And a number as a person writes one on
+the command line, read within bounds."""
 
 from __future__ import annotations
+
+import math
+import re
+
+# ASCII digits, a sign, a point and an exponent, each bounded: ``float`` also reads other scripts' digits ("١٢"),
+# underscores, ``nan`` and ``inf``, and a text of any length
+_DECIMAL = re.compile(r"[+-]?[0-9]{1,30}(?:\.[0-9]{1,30})?(?:[eE][+-]?[0-9]{1,3})?", re.ASCII)
+
+
+def decimal(text: str) -> float:
+    """A finite number written in ASCII digits (``1800``, ``0.5``, ``1e3``); ValueError naming a bounded prefix of
+    the text otherwise (``nan``, ``1e400``, digits of another script, 5,000 digits)."""
+    stripped = text.strip() if isinstance(text, str) else ""
+    value = float(stripped) if _DECIMAL.fullmatch(stripped) else math.nan
+    if not math.isfinite(value):
+        shown = repr(text[:40] + ("…" if len(text) > 40 else "")) if isinstance(text, str) else repr(type(text).__name__)
+        raise ValueError(f"not a finite number in ASCII digits: {shown}")
+    return value
 
 
 def fmt_bytes(n: int | float | None) -> str:

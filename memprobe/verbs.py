@@ -143,13 +143,14 @@ def run_probe_in_child(
     its report, the configuration whole."""
     from .analysis.recorded import whole_config
     from .orchestrate.process import ProbeJob, interpreter_side, run_jobs
-    from .rundir.write import MARKER, check_out_dir, default_run_dir, prepare_run_dir
+    from .rundir.write import MARKER, check_out_dir, default_run_dir, make_dir, prepare_run_dir
 
+    side = interpreter_side(python)
     out = Path(out) if out is not None else default_run_dir(cfg.recipe)
     check_out_dir(out, force)  # refused unless absent or empty, or force and memprobe's own
+    make_dir(out)  # here, before a probe starts: one the system will not make (/proc/self/x) is bad input
     if out.is_dir() and any(out.iterdir()):
         prepare_run_dir(out, force)  # an earlier memprobe run there is removed, as `memprobe run --force` does
         (out / MARKER).unlink()  # the probe process starts from an empty directory and marks it itself
-    side = interpreter_side(python)
     job = ProbeJob("run", cfg, out, side=side, analysis_only=analysis_only)
     return whole_config(run_jobs([job], progress=progress)["run"])

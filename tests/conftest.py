@@ -61,6 +61,18 @@ def run_cli(
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
 
 
+def run_cli_signalled(*args, ready: Path, signum: int, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``memprobe ARGS`` (:func:`start_cli`), sent ``signum`` once the code it runs says it is ready (it makes the file
+    ``ready``, then waits for ``ready`` + ".sent", which this makes once the signal is sent: no clock), to its end."""
+    proc = start_cli(*args, env=env)
+    while not ready.exists() and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    ready.with_name(ready.name + ".sent").touch()
+    stdout, stderr = proc.communicate(timeout=600)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr)
+
+
 def start_cli(*args, cwd: Path | None = None, env: dict[str, str] | None = None, fresh: bool = False):
     """``memprobe ARGS`` started in a process of its own, its stdout and stderr text pipes (a Popen, or as much of
     one as the tests use); ``env``: variables set for it. The process is a fork of the session's server of memprobe

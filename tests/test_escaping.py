@@ -129,18 +129,24 @@ def test_csv_cells_never_start_a_formula(tmp_path):
 CSV_HOSTILE = ["mm(x)\r=cmd|'/C calc'!A0", "a\n+SUM(1)", "b\r\n-2", 'q"uote', "com,ma", "\r\r@x", "plain"]
 
 
-def test_csv_quotes_every_line_break_and_neutralises_formulas_after_one(tmp_path):
+def _csv_of_modules(tmp_path: Path, modules: list[str]) -> tuple[Path, str]:
+    """A copy of the rowwise run whose saved values' modules are ``modules`` in turn, and its table as `show --csv`
+    writes it."""
     run = _copy(ROWWISE, tmp_path / "X")
 
     def inject(r):
         for i, row in enumerate(r["saved_tensors"]):
-            row["user"] = {"op": "x", "label": "x", **(row.get("user") or {}), "module": CSV_HOSTILE[i % len(CSV_HOSTILE)]}
+            row["user"] = {"op": "x", "label": "x", **(row.get("user") or {}), "module": modules[i % len(modules)]}
 
     _edit(run / "report.json", inject)
     table = tmp_path / "t.csv"
     proc = invoke("show", run, "--csv", table)
     assert proc.returncode == 0, proc.stderr
-    raw = table.read_bytes().decode()
+    return run, table.read_bytes().decode()
+
+
+def test_csv_quotes_every_line_break_and_neutralises_formulas_after_one(tmp_path):
+    run, raw = _csv_of_modules(tmp_path, CSV_HOSTILE)
     # a reader that starts a row at any CR or LF never sees one start with a formula ...
     assert not [piece for piece in re.split(r"\r\n|\r|\n", raw) if piece[:1] in ("=", "+", "-", "@")]
     # ... and a CSV reader reads every cell whole: as many rows as saved values, each label inert but its own
@@ -150,6 +156,23 @@ def test_csv_quotes_every_line_break_and_neutralises_formulas_after_one(tmp_path
     assert {"mm(x)\r'=cmd|'/C calc'!A0", "a\n'+SUM(1)", "b\r\n'-2", 'q"uote', "com,ma", "'\r'\r'@x"} <= cells
     for cell in ("mm(x)\r'=cmd", "a\n'+SUM(1)", 'q""uote', "com,ma"):
         assert f'"{cell}' in raw, cell  # quoted in the file itself
+
+
+# every break a CSV reader may start a line or a record at (Python's str.splitlines takes each), and a formula after it
+CSV_BREAKS = {"VT": "\x0b", "FF": "\x0c", "FS": "\x1c", "GS": "\x1d", "RS": "\x1e", "NEL": "\x85", "LS": "\u2028", "PS": "\u2029"}
+
+
+def test_csv_quotes_a_cell_after_any_line_or_record_separator(tmp_path):
+    """A label holding VT, FF, FS, GS, RS, NEL, U+2028 or U+2029 before a formula, or an ``=`` anywhere: each cell is
+    quoted, and the formula after the break neutralised (they went out unquoted, and a reader that splits lines at
+    them started a row at ``=cmd|...``)."""
+    _, raw = _csv_of_modules(tmp_path, [f"mm(x){ch}=cmd|'/C calc'!A0" for ch in CSV_BREAKS.values()] + ["a=b"])
+    assert not [line for line in raw.splitlines() if line[:1] in ("=", "+", "-", "@")]  # a row never starts a formula
+    cells = {v for row in csv.DictReader(io.StringIO(raw, newline="")) for v in row.values()}
+    for name, ch in CSV_BREAKS.items():
+        assert f"mm(x){ch}'=cmd|'/C calc'!A0" in cells, name  # read whole, inert
+        assert f"\"mm(x){ch}'=cmd" in raw, name  # quoted in the file itself
+    assert '"a=b"' in raw and "a=b" in cells
 
 
 def test_the_terminal_shows_bidi_and_zero_width_characters(tmp_path):

@@ -658,7 +658,7 @@ def test_a_probe_forked_from_memprobe_serve_measures_exactly_what_a_fresh_interp
 # memprobe's resident server without torch: its one program writes the file its argv names; its watched installation is
 # the file argv[3] names (a change to it is an installation changed)
 CHEAP_RESIDENT = """
-import sys
+import os, sys, time
 import memprobe.capture.forkserver as fs
 
 fs.STAMP_EVERY_S = 600.0  # the request that comes first finds the change
@@ -671,6 +671,8 @@ class Program:
     @staticmethod
     def main(argv):
         open(argv[0], "w").close()
+        while len(argv) > 1 and not os.path.exists(argv[1]):  # a probe that runs until the test lets it end: no clock
+            time.sleep(0.05)
         return 0
 
 
@@ -739,6 +741,71 @@ def test_memprobe_serve_ends_when_idle_when_its_installation_changes_and_when_as
         assert isinstance(refused, str) and not (tmp / "never").exists(), refused
     finally:
         verb.close()
+
+
+@needs_pidfd
+def test_serve_stop_returns_once_the_next_server_may_start(request, monkeypatch):
+    """`memprobe serve --stop; memprobe serve` was refused ("another server holds" the directory): the stopping server
+    held its directory's lock until its last probe ended. It lets it go when it stops listening, and --stop returns
+    once it has: the next server takes the directory at once, while the stopping one still waits for its probe."""
+    from memprobe.orchestrate import resident
+    from memprobe.orchestrate.forkserver import running_server, server_env
+
+    tmp = _short_tmp(request)
+    monkeypatch.setenv("MEMPROBE_CACHE_DIR", str(tmp / "cache"))
+    monkeypatch.delenv(SERVER_VAR, raising=False)
+    old, _, _ = _cheap_resident(tmp, idle=600)
+    request.addfinalizer(lambda: old.poll() is None and old.kill())  # ended by the test, or on its failure
+    go = tmp / "go"
+    probe = running_server().spawn([str(tmp / "ran"), str(go)], server_env(dict(os.environ)), sys.executable, 0, 1, 2)
+    assert not isinstance(probe, str), probe
+    try:
+        assert resident.stop()["stopping"] == old.pid
+        assert old.poll() is None  # waiting for its probe
+        new, _, _ = _cheap_resident(tmp, idle=600)  # it says it is ready: it took the directory
+        request.addfinalizer(lambda: new.poll() is None and new.kill())
+        assert resident.status()["pid"] == new.pid and resident.stop()["stopping"] == new.pid
+    finally:
+        go.touch()
+    assert probe.wait(timeout=120) == 0 and old.wait(timeout=120) == 0 and new.wait(timeout=120) == 0  # hang guards
+
+
+@needs_pidfd
+def test_serve_status_says_a_stopped_or_busy_server_is_so(request, monkeypatch):
+    """`serve --status` printed null for a live server that answered nothing: one stopped (SIGSTOP), or one whose 64
+    places for connections waiting were taken. It says which, within a bounded wait; and a probe no longer waits 60 s
+    on a stopped server before it gets a fresh interpreter."""
+    from memprobe.orchestrate import resident
+    from memprobe.orchestrate.forkserver import running_server, server_env
+
+    tmp = _short_tmp(request)
+    monkeypatch.setenv("MEMPROBE_CACHE_DIR", str(tmp / "cache"))
+    monkeypatch.delenv(SERVER_VAR, raising=False)
+    proc, path, _ = _cheap_resident(tmp, idle=600)
+    request.addfinalizer(lambda: proc.poll() is None and proc.kill())  # ended by the test, or on its failure
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        said = conftest.invoke("serve", "--status")
+        assert said.returncode == 0, said.stderr
+        stopped = json.loads(said.stdout)
+        assert (stopped["state"], stopped["pid"]) == ("stopped", proc.pid) and "is stopped" in stopped["why"], stopped
+        refused = running_server().spawn([str(tmp / "never")], server_env(dict(os.environ)), sys.executable, 0, 1, 2)
+        assert isinstance(refused, str) and "is stopped" in refused, refused
+        err = conftest.invoke("serve", "--stop")
+        assert err.returncode == 2 and f"memprobe serve (pid {proc.pid}) was not stopped: its process" in err.stderr
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+    idle = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(64)]
+    try:
+        for conn in idle:  # each sends nothing: the server holds its place until its request's deadline
+            conn.connect(str(path))
+        busy = resident.status(wait_s=1.0)
+        assert (busy["state"], busy["pid"]) == ("busy", proc.pid), busy
+    finally:
+        for conn in idle:
+            conn.close()
+    assert resident.status()["state"] == "serving"
+    assert resident.stop()["stopping"] == proc.pid and proc.wait(timeout=120) == 0  # a hang guard only
 
 
 @needs_pidfd

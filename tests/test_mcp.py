@@ -131,6 +131,31 @@ def test_mcp_paths_and_argument_types_are_one_line_errors(tmp_path):
     assert "exit 2" in dim and "config key 'dim': expected an integer, got 'wide'" in dim, dim
 
 
+def test_mcp_flags_are_true_or_false_and_errors_echo_a_bounded_prefix(tmp_path):
+    """`force: "yes"` replaced a run (pydantic's lax mode read it as true); a flag takes true or false only. A 5 MB
+    path came back whole in the error; `out: /proc/self/x` was an error with no message (exit 70)."""
+    made = tmp_path / "r"
+    made.mkdir()
+    (made / "notes.txt").write_text("mine")
+
+    async def calls(session):
+        return [
+            await session.call_tool("run", {"force": "yes", "out": str(made), "config": {"device": "cpu"}}),
+            await session.call_tool("run", {"analysis_only": 1}),
+            await session.call_tool("explain", {"full": "true"}),
+            await session.call_tool("show", {"path": "x" * 5_000_000}),
+            await session.call_tool("run", {"out": "/proc/self/x", "config": {"recipe": "bf16", "device": "cpu"}}),
+        ]
+
+    force, analysis_only, full, long_path, proc_out = (_tool_error(r) for r in mcp_session(calls))
+    assert "argument 'force' takes true or false, got 'yes'" in force, force
+    assert "argument 'analysis_only' takes true or false, got 1" in analysis_only, analysis_only
+    assert "argument 'full' takes true or false, got 'true'" in full, full
+    assert "exit 2" in long_path and "(truncated: " in long_path and len(long_path) < 2500, long_path[:300]
+    assert "exit 2" in proc_out and "cannot make the directory /proc/self/x" in proc_out, proc_out
+    assert (made / "notes.txt").read_text() == "mine"
+
+
 # -- what an agent reads: each tool's arguments typed, and what it may do ------------------------------------------------
 
 # a call each tool may be given (none runs here: validated against the published schema only)

@@ -149,3 +149,85 @@ def test_mcp_explain_of_a_run_directory_never_runs_the_code_it_names(tmp_path, m
     err = _tool_error(_mcp(calls))
     assert "exit 2" in err and f'pass config {{"model": "{tmp_path}/cases/x/evil.py:build"}}' in err, err
     assert not evil.exists() and not (tmp_path / "e").exists()
+
+
+# -- a budget file found in an artifact: `gate --from` gates the runs it is given and runs nothing ---------------------
+
+# the probe of the recorded rowwise run (matched by configuration), and two a downloaded artifact's budget adds
+ARTIFACT_BUDGET = (
+    '[probes.ffn-rowwise]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
+    'device = "cuda"\nsteps = 3\n\n[probes.ffn-rowwise.limits]\nsaved_bytes = "1 GiB"\n\n'
+    '[probes.extra]\ncommand = ["sh", "-c", "touch {marker}"]\n\n[probes.extra.limits]\nsaved_bytes = "1 GiB"\n\n'
+    '[probes.evil]\nrecipe = "bf16"\nmodel = "evil.py:build"\ndevice = "cpu"\n\n[probes.evil.limits]\nsaved_bytes = "1 GiB"\n'
+)
+
+
+def _artifact(tmp_path: Path) -> Path:
+    """tmp_path/artifact: an earlier gate's --out as a CI job uploads it (the run ffn-rowwise/), with a memprobe.toml
+    whose extra probes run a command and import evil.py beside it, each writing tmp_path/PWNED."""
+    artifact = tmp_path / "artifact"
+    _copy(ROWWISE, artifact / "ffn-rowwise")
+    (artifact / "memprobe.toml").write_text(ARTIFACT_BUDGET.format(marker=tmp_path / "PWNED"))
+    (artifact / "evil.py").write_text(f"open({str(tmp_path / 'PWNED')!r}, 'w').write('ran')\ndef build(device):\n    pass\n")
+    return artifact
+
+
+def _tree(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every entry under ``folder`` with its size and modification time."""
+    return {str(p.relative_to(folder)): (p.lstat().st_size, p.lstat().st_mtime_ns) for p in sorted(folder.rglob("*"))}
+
+
+@pytest.mark.parametrize(
+    "cwd, args",
+    [
+        ("artifact", ("--from", ".")),
+        ("artifact", ("--from", "ffn-rowwise")),
+        (".", ("--budget", "artifact/memprobe.toml", "--from", "artifact")),
+    ],
+    ids=["from-dot", "from-its-run", "budget-inside-from"],
+)
+def test_a_budget_file_found_in_an_artifact_runs_nothing(tmp_path, cwd, args):
+    """`gate --from` in a downloaded artifact whose memprobe.toml adds probes that run a command and import a model: the
+    gate runs neither (each probe without a --from run gives no verdict, in one line, exit 2) and writes nothing inside
+    the artifact (it used to run both, and make a memprobe-runs/ there)."""
+    artifact = _artifact(tmp_path)
+    before = _tree(artifact)
+    err = _one_line(invoke("gate", *args, cwd=tmp_path / cwd))
+    assert "gave no verdict: no --from run is of its configuration, and gate --from runs no probe" in err, err
+    assert not (tmp_path / "PWNED").exists() and _tree(artifact) == before
+    # the probe it has a run of is gated, and nothing else runs
+    proc = invoke("gate", *args, "--probe", "ffn-rowwise", "--json", cwd=tmp_path / cwd)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["counts"]["PASS"] == 1, proc.stderr
+    assert not (tmp_path / "PWNED").exists() and _tree(artifact) == before
+
+
+def test_a_budget_memprobe_finds_by_itself_runs_no_code_it_names(tmp_path):
+    """./memprobe.toml, not named: its probe that names a command, or a model, is refused before anything runs (one
+    line saying to name the file with --budget); named with --budget, it is the user's own and runs (tests/test_scripts.py
+    runs one)."""
+    artifact = _artifact(tmp_path)
+    for probe, what in (("extra", 'a command to run, "sh -c '), ("evil", "code to run, 'evil.py:build'")):
+        err = _one_line(invoke("gate", "--probe", probe, "--out", tmp_path / "g", cwd=artifact))
+        assert f"probe {probe!r} names {what}" in err and "pass --budget memprobe.toml if you trust it" in err, err
+    assert not (tmp_path / "PWNED").exists() and not (tmp_path / "g").exists() and not (artifact / "memprobe-runs").exists()
+
+
+def test_update_baseline_never_writes_into_a_from_directory(tmp_path):
+    artifact = _artifact(tmp_path)
+    before = _tree(artifact)
+    err = _one_line(invoke("gate", "--from", ".", "--probe", "ffn-rowwise", "--update-baseline", cwd=artifact))
+    assert "--update-baseline would write memprobe-baseline.json inside the --from directory ." in err, err
+    assert _tree(artifact) == before
+
+
+def test_mcp_gate_from_runs_runs_nothing_a_found_budget_names(tmp_path):
+    artifact = _artifact(tmp_path)
+    before = _tree(artifact)
+
+    async def calls(session):
+        args = {"budget": str(artifact / "memprobe.toml"), "from_runs": [str(artifact)]}
+        return await session.call_tool("gate", args)
+
+    err = _tool_error(_mcp(calls))
+    assert "exit 2" in err and "probe 'extra' gave no verdict" in err, err
+    assert not (tmp_path / "PWNED").exists() and _tree(artifact) == before

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 from click.testing import CliRunner
-from conftest import TINY, run_cli, start_cli
+from conftest import TINY, run_cli, run_cli_signalled, start_cli
 
 
 def _error_line(code: int, out: str, err: str, want: int = 2) -> str:
@@ -162,13 +162,7 @@ def _model_run(
     args = ["run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", str(out), *extra]
     if wait_ready is None:
         return run_cli(*args, env=env), out
-    proc = start_cli(*args, env=env)
-    while not ready.exists() and proc.poll() is None:
-        time.sleep(0.05)
-    proc.send_signal(wait_ready)
-    (tmp_path / "ready.sent").touch()
-    stdout, stderr = proc.communicate(timeout=600)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, stderr), out
+    return run_cli_signalled(*args, ready=ready, signum=wait_ready, env=env), out
 
 
 @pytest.mark.e2e
@@ -245,6 +239,13 @@ class Block(nn.Module):
     def forward(self, x):
         if MODE == "execv-in-forward":
             os.execv("/bin/true", ["true"])
+        if MODE == "fork-worker-raises" and not os.path.exists(os.environ["MEMPROBE_TEST_READY"]):
+            open(os.environ["MEMPROBE_TEST_READY"], "w").close()  # once: the first step's forward
+            probe = os.getpid()
+            if os.fork() == 0:  # a worker that raises instead of calling os._exit, once the probe has ended
+                while os.getppid() == probe:
+                    time.sleep(0.05)
+                raise ValueError("the worker failed")
         if MODE == "exit-in-thread":
             t = threading.Thread(target=os._exit, args=(0,), name="quitter")
             t.start()
@@ -278,6 +279,18 @@ def _escape_run(tmp_path: Path, mode: str, signum: int | None = None) -> tuple[s
     extra = ("--no-compile", "-q") if signum is not None else ("--no-compile", "--json", "-q")
     proc, out = _model_run(tmp_path, mode, *extra, wait_ready=signum, source=ESCAPES)
     return proc, json.loads((out / "report.json").read_text())
+
+
+@pytest.mark.e2e
+def test_a_worker_the_model_forks_records_nothing(tmp_path):
+    """A forward that forks a worker which raises (instead of calling os._exit) after the probe has ended: the run is
+    complete, and stays so; the worker's failure is said on stderr, never recorded (it rewrote report.json to failed
+    and printed "the run failed" after memprobe had exited 0)."""
+    proc, report = _escape_run(tmp_path, "fork-worker-raises")  # its output read to the end: the worker's too
+    assert proc.returncode == 0 and json.loads(proc.stdout)["status"] == "complete", proc.stderr[-2000:]
+    assert report["status"] == "complete" and "error" not in report
+    assert "raised ValueError: the worker failed; it is not the probe: nothing of it is recorded" in proc.stderr
+    assert "the run failed" not in proc.stderr and "memprobe: error" not in proc.stderr, proc.stderr
 
 
 @pytest.mark.e2e

@@ -6,12 +6,14 @@ under another interpreter without memprobe."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, script_truth
+from conftest import run_cli, run_cli_signalled, script_truth
 from test_versions import lean  # noqa: F401  (the fixture: interpreters with torch and nothing of memprobe's)
 
 pytestmark = pytest.mark.e2e
@@ -89,7 +91,8 @@ def test_the_script_against_itself_differs_in_nothing_with_side_b_in_an_interpre
         (
             "import torch\nm = torch.nn.Linear(4, 4)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
             "m(torch.randn(2, 4)).sum().backward()\nopt.step()\n",
-            "ended after 1 optimizer step(s); memprobe measures the last of --steps 3",
+            # 2 is the fewest: it used to say "pass --steps 2 or fewer"
+            "ended after 1 optimizer step(s); memprobe measures the last of --steps 3: let the script train 2 steps at least",
         ),
         (
             "import torch\nm = torch.nn.Linear(4, 4)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
@@ -180,3 +183,128 @@ def test_a_script_under_torchrun_is_measured_in_each_rank(tmp_path):
     ranks = [json.loads((out / f"rank{r}" / "report.json").read_text()) for r in (0, 1)]
     assert [r["distributed"]["rank"] for r in ranks] == [0, 1] and all(r["status"] == "complete" for r in ranks)
     assert {m["module"] for m in ranks[0]["saved_outside"]["modules"]} >= {"module.0", "module.2", "(loss)"}
+
+
+# -- a script's run has one writer, ends where the script's process ends, and is marked however it ends ---------------
+
+# a small loop, uncompiled: its optimizer's steps are what memprobe counts (MEMPROBE_TEST_MODE says what else it does)
+LOOP = """
+import json, os, subprocess, sys, time
+import torch
+
+MODE = os.environ.get("MEMPROBE_TEST_MODE", "")
+READY = os.environ.get("MEMPROBE_TEST_READY", "")
+if MODE == "helper":  # a helper that outlives the script and holds its stderr (as tensorboard would)
+    helper = subprocess.Popen([sys.executable, "-c", "import os, time\\nwhile not os.path.exists(%r): time.sleep(0.05)" % READY])
+    open(READY + ".pid", "w").write(str(helper.pid))
+m = torch.nn.Linear(4, 4)
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+for step in range(5):
+    m(torch.randn(2, 4)).sum().backward()
+    opt.step()
+    if MODE == "wait" and step == 0:  # until the test has signalled memprobe: no clock
+        open(READY, "w").close()
+        while not os.path.exists(READY + ".sent"):
+            time.sleep(0.05)
+        time.sleep(60)
+    if MODE == "os-exit":
+        os._exit(0)
+    if MODE == "execv":
+        os.execv("/bin/false", ["false"])
+    if MODE == "forge":  # the script marks its own run complete and leaves
+        path = os.path.join(sys.argv[1], "report.json")
+        report = json.load(open(path))
+        report["status"] = "complete"
+        json.dump(report, open(path, "w"))
+        os._exit(0)
+    if READY:
+        open(READY + ".steps", "w").write(str(step + 1))
+"""
+
+
+def _loop(tmp_path: Path, mode: str, *command: str, wait_signal: int | None = None):
+    """`memprobe run --steps 2 -- COMMAND` (default: python LOOP OUT) with MEMPROBE_TEST_MODE=``mode``; ``wait_signal``
+    sent to memprobe alone once the script says it is ready. The process and the run's report (None if none)."""
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP)
+    out, ready = tmp_path / "r", tmp_path / "ready"
+    env = {"MEMPROBE_TEST_MODE": mode, "MEMPROBE_TEST_READY": str(ready)}
+    args = ("run", "--steps", "2", "--out", out, "--", *(command or ("python", script, out)))
+    if wait_signal is None:
+        proc = run_cli(*args, env=env)
+    else:
+        proc = run_cli_signalled(*args, ready=ready, signum=wait_signal, env=env)
+    report = out / "report.json"
+    return proc, json.loads(report.read_text()) if report.is_file() else None
+
+
+def test_memprobe_stops_reading_a_script_once_its_process_has_ended(tmp_path):
+    """A script that starts a helper which outlives it and holds its stderr: memprobe returns once the script's own
+    process has ended (and a few seconds' grace), naming the process it left running (it waited for the helper: 49 s
+    for a `sleep 45`, and a worker stuck in a lock kept it until Ctrl-C, which made a complete run "interrupted")."""
+    try:
+        proc, report = _loop(tmp_path, "helper")  # the helper ends only when the test says so, below
+        helper = (tmp_path / "ready.pid").read_text()
+        assert proc.returncode == 0 and report["status"] == "complete", proc.stderr[-2000:]
+        assert (
+            f"[script] the script left 1 process(es) running that hold its output, which memprobe reads no more: pid {helper} ("
+            in proc.stderr
+        )
+        assert os.path.exists(f"/proc/{helper}")  # still running as memprobe returned
+    finally:
+        (tmp_path / "ready").touch()
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["sigterm", "ctrl-c"])
+def test_a_script_run_stopped_through_memprobe_is_marked_interrupted(tmp_path, signum, code):
+    """SIGTERM or Ctrl-C to memprobe alone while the script trains: memprobe stops the script and marks its run
+    interrupted (Python's SIGTERM ended the script unmarked, and report.json said "running")."""
+    proc, report = _loop(tmp_path, "wait", wait_signal=signum)
+    assert proc.returncode == code, proc.stderr[-2000:]
+    assert report["status"] == "interrupted", report.get("error")
+
+
+@pytest.mark.parametrize(
+    "mode, words",
+    [
+        ("os-exit", "the probe process exited without recording the run's end"),
+        ("execv", "the probe process exited with 1 without saying why"),
+        ("forge", "the report said complete, but memprobe's hooks did not record the run's end: the script wrote it"),
+    ],
+)
+def test_a_script_that_ends_its_process_or_forges_its_end_is_a_failed_run(tmp_path, mode, words):
+    """The script's own os._exit or execv left report.json "running"; a script that wrote "complete" into report.json
+    and called os._exit(0) was a complete run, exit 0, with nothing measured. Each is a failed run, exit 3, marked so:
+    memprobe's hooks say the run's end with a token the script never sees."""
+    proc, report = _loop(tmp_path, mode)
+    assert proc.returncode == 3 and words in proc.stderr.splitlines()[-1], proc.stderr[-2000:]
+    assert report["status"] == "failed", report
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("python", "-I", "{script}"), ("env", "-i", sys.executable, "{script}"), ("/bin/true",)],
+    ids=["python-isolated", "env-cleared", "no-python"],
+)
+def test_a_command_whose_hooks_cannot_go_in_is_a_failed_run(tmp_path, command):
+    """A command memprobe's hooks never go into ran unmeasured, then exit 2 "not a memprobe run directory"; it is a
+    failed run (exit 3), as docs/scripts.md has it: it ended without importing torch, as far as memprobe saw."""
+    script = tmp_path / "loop.py"
+    proc, report = _loop(tmp_path, "", *(w.format(script=script) for w in command))
+    err = proc.stderr.splitlines()[-1]
+    assert proc.returncode == 3 and "ended without importing torch as far as memprobe saw: its hooks never went" in err, err
+    assert report["status"] == "failed" and "hooks never went into" in report["error"]
+
+
+def test_a_python_the_script_starts_records_nothing(tmp_path):
+    """A launcher that runs the training in a child Python: the child is not the process memprobe started, so it records
+    nothing and trains to its own end (its record was overwritten by the launcher's "ended without importing torch");
+    the launcher's run fails so, in one line."""
+    train = tmp_path / "loop.py"
+    train.write_text(LOOP)
+    launcher = tmp_path / "launcher.py"
+    launcher.write_text(f"import subprocess, sys\nsubprocess.run([sys.executable, {str(train)!r}], check=True)\n")
+    proc, report = _loop(tmp_path, "", "python", str(launcher))
+    assert proc.returncode == 3 and "the command ended without importing torch" in proc.stderr.splitlines()[-1]
+    assert report["status"] == "failed"
+    assert (tmp_path / "ready.steps").read_text() == "5"  # no hooks stopped it after its measured step

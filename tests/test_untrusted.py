@@ -9,6 +9,7 @@ terminal injection, the model's prints in --json output, signals during the mode
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import pickle
@@ -399,10 +400,12 @@ HOSTILE_TEXT = [
     "g0.forward",
     "forward",
     "complete",
+    'File "m.py", line ' + "9" * 100_000 + ", in forward",  # a stack frame's line of any length
 ]
 _number = st.one_of(
     st.integers(-(2**70), 2**70),
     st.sampled_from([2**63, 2**63 + 1, -(2**63) - 1, 2**64, 10**400, -(10**400), 0, -1]),
+    st.integers(1, 100_000).map(lambda digits: 10**digits - 1),  # any length: a snapshot frame's line of 100,000 digits
     st.floats(allow_nan=False, allow_infinity=False),
 )
 _scalar = st.one_of(st.none(), st.booleans(), _number, st.text(max_size=8), st.sampled_from(HOSTILE_TEXT))
@@ -525,6 +528,18 @@ def _exit_code(work) -> tuple[int, str]:
     return 0, ""
 
 
+@contextlib.contextmanager
+def _any_digits():
+    """While a hostile file is written: integers of any length as text (Python refuses more than 4,300 digits; the
+    reader under test meets them with its own bounds)."""
+    before = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
+
+
 def _console():
     import io
 
@@ -551,7 +566,8 @@ class FuzzKind:
             if how == "file":
                 _replace_file(self.target, value, self.pristine, self.root.parent / "outside" / "report.json")
             else:
-                self.target.write_bytes(self.encode(self.fresh(), path, change))
+                with _any_digits():
+                    self.target.write_bytes(self.encode(self.fresh(), path, change))
             return _exit_code(lambda: self.renderers[renderer](self.root))
         finally:
             _restore(self.target, self.pristine)
@@ -838,7 +854,8 @@ class RequestKind(FuzzKind):
         how, value = change
         fds = 3
         if how != "file":
-            line = _changed_json(self.fresh(), path, (how, min(value, self.max_repeat)) if how == "repeat" else change)
+            with _any_digits():
+                line = _changed_json(self.fresh(), path, (how, min(value, self.max_repeat)) if how == "repeat" else change)
         else:
             line = json.dumps(self.doc).encode()
             fds = {"fifo": 0, "link-out": 1, "link-in": 4}.get(value, 3)
@@ -885,6 +902,68 @@ class RequestKind(FuzzKind):
         if "refused" in answer:
             raise ConfigError(f"refused: {answer['refused']}")
         assert "exit" in answer, answer
+
+
+class McpKind(FuzzKind):
+    """The MCP tools' arguments, fuzzed as a file is: each example calls a tool of memprobe's MCP server (built in this
+    process, no stdio) with one argument changed as a field of a file is (any JSON type, a hostile value, deleted,
+    renamed: an argument the tool does not take) from a call it takes; the answer must be a result, or one line with
+    its exit code, 2, never an internal error (an argument's type is strict: "yes" is no flag). No probe runs: a call
+    that would start one is refused by a stand-in (exit 2) once its arguments are taken."""
+
+    def __init__(self, root: Path, budget: Path):
+        from memprobe.mcp.server import build_server
+
+        root.mkdir(parents=True)
+        self.server = build_server()
+        config = {"recipe": "bf16", "device": "cpu", "dim": 64, "save_ops": ["aten.abs"]}
+        doc = {
+            "run": {"config": config, "out": str(root / "run"), "force": False, "analysis_only": True},
+            "diff": {"a": str(BF16), "b": str(ROWWISE), "out": str(root / "diff"), "force": True},
+            "explain": {"run_dir": str(BF16), "out": str(root / "explain"), "full": False},
+            "show": {"path": str(BF16)},
+            "gate": {"budget": str(budget), "probes": ["p"], "from_runs": [f"p={ROWWISE}"], "out": str(root / "gate")},
+            "policies": {},
+        }
+        self.name, self.root, self.doc, self.paths = "MCP arguments", root, doc, [p for p in _paths(doc) if p]
+        self.renderers = {"call": self._call}
+        for tool in ("policies", "run"):  # what a first call imports (seconds), imported here: no example pays for it
+            _exit_code(lambda tool=tool: self._call((tool, doc[tool])))
+
+    def run(self, path, change, renderer: str) -> tuple[int, str]:
+        how, value = change
+        if how == "file":  # the call's arguments themselves: none, or not an object
+            change = ("set", {"fifo": None, "link-out": [], "link-in": "args", "directory": 1}.get(value, {}))
+        if how == "repeat":
+            change = (how, min(value, self.max_repeat))
+        doc = _change_in(self.fresh(), path, change) if len(path) > 1 else {**self.doc, path[0]: change[1]}
+        return _exit_code(lambda: self._call((path[0], doc.get(path[0]))))
+
+    def _call(self, call) -> None:
+        import asyncio
+
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        import memprobe.orchestrate.process as process
+        from memprobe.errors import ConfigError, InternalError
+
+        class NoProbe:
+            def __init__(self, *_a, **_kw):
+                raise ConfigError("the fuzz runs no probe")
+
+        tool, arguments = call
+        with pytest.MonkeyPatch.context() as m, contextlib.chdir(self.root):
+            m.setattr(process, "ChildProbe", NoProbe)
+            try:
+                asyncio.run(self.server.call_tool(tool, arguments))
+            except ToolError as e:
+                said = str(e)
+                code = re.search(r"memprobe: (internal )?error \(exit (\d+)\): ", said)
+                assert code is not None and "\n" not in said and len(said) < 2500, said[:3000]
+                raise (InternalError if code[1] else ConfigError)(said[code.end() :], exit_code=int(code[2])) from None
+
+    def fresh(self):
+        return json.loads(json.dumps(self.doc))
 
 
 # an explain.json as `memprobe explain` writes it (tests/test_bad_files.py uses it too)
@@ -1027,9 +1106,11 @@ def fuzz_kinds(tmp_path_factory):
     (run / "snapshot.pickle").write_bytes(pickle.dumps(snap))
     kinds["snapshot"] = SnapshotKind("snapshot", run, run / "snapshot.pickle", snap, _snapshot_renderers(load_report(run)))
     kinds["fork server request"] = RequestKind(root / "request")
+    kinds["MCP arguments"] = McpKind(root / "mcp", g / "memprobe.toml")
     return kinds
 
 
+SNAPSHOT_VERBS = ("trace", "attribution", "alone", "alone-page", "alone-diff")
 FUZZ_KINDS = [
     "report.json",
     "graphs/*.json",
@@ -1041,6 +1122,7 @@ FUZZ_KINDS = [
     "budget TOML",
     "snapshot",
     "fork server request",
+    "MCP arguments",
 ]
 
 
@@ -1105,6 +1187,44 @@ def test_what_the_fuzz_found_stays_fixed(fuzz_kinds, kind, path, change, rendere
 def test_the_fuzz_reaches_shared_frame_lists_and_the_fork_servers_requests(fuzz_kinds, kind, path, change, renderer, code, said):
     got, line = fuzz_kinds[kind].run(path, change, renderer)
     assert got == code and said in line, (got, line)
+
+
+# a stack frame's line of 100,000 digits (Python prints no integer of more than 4,300): `show`, `report` and `diff` of a
+# snapshot, `report` of a run directory, and a graph's stack trace read by `explain`, each exit 70 before
+FRAME_LINE = 10**100_000 - 1
+
+
+def _every_frame_line(snapshot: dict) -> dict:
+    """``snapshot`` with the line of every stack frame in it 100,000 digits long."""
+    for events in [*snapshot["device_traces"], *[s.get("blocks", []) for s in snapshot["segments"]]]:
+        for ev in events:
+            for frame in ev.get("frames") or []:
+                frame["line"] = FRAME_LINE
+    return snapshot
+
+
+@pytest.mark.parametrize("renderer", SNAPSHOT_VERBS)
+def test_a_frame_line_of_any_length_is_never_an_internal_error(fuzz_kinds, renderer):
+    target = fuzz_kinds["snapshot"]
+    try:
+        target.target.write_bytes(pickle.dumps(_every_frame_line(target.fresh())))
+        code, said = _exit_code(lambda: target.renderers[renderer](target.root))
+    finally:
+        _restore(target.target, target.pristine)
+    assert code == 0, said
+
+
+def test_a_stack_traces_frame_line_of_any_length_is_no_frame():
+    """A graph's stack trace (graphs/*.json) whose line holds 100,000 digits, or digits of another script: that line is
+    no frame's (int() of it raised); a frame's line of ASCII digits within 64 bits is read."""
+    from memprobe.analysis.frames import parse_stack
+
+    trace = (
+        'File "a.py", line ' + "9" * 100_000 + ", in f\n    x = 1\n"
+        'File "b.py", line \u0661\u0662, in g\n    y = 2\n'
+        'File "c.py", line 42, in h\n    return z\n'
+    )
+    assert [(f.file, f.line, f.code) for f in parse_stack(trace)] == [("c.py", 42, "return z")]
 
 
 # -- 8. terminal injection ---------------------------------------------------------------------------------
@@ -1234,6 +1354,11 @@ def test_more_bad_values_exit_2_with_one_line(tmp_path, args, needle):
         ('save_ops = ["aten.abs.overloads"]', "not an op overload", 3),
         ("layers = 2.5", "config key 'layers': expected an integer, got 2.5", 3),
         ("lr = nan", "config key 'lr': expected a finite number, got nan", 3),
+        # a 64-bit integer beyond a dimension's range is named by that range (it was "expected an integer")
+        ("dim = 9223372036854775807", "'dim': expected an integer from -2147483647 to 2147483647 (within 32 bits)", 3),
+        # an empty command used to run the default repro in its place
+        ("command = []", "command = [] names nothing to probe", 3),
+        ('model = ""', 'model = "" names nothing to probe', 3),
     ],
 )
 def test_budget_values_are_checked_as_run_would_check_them(tmp_path, line, needle, lineno):
@@ -1241,3 +1366,73 @@ def test_budget_values_are_checked_as_run_would_check_them(tmp_path, line, needl
     budget.write_text(f'[probes.p]\nrecipe = "rowwise"\n{line}\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n')
     err = _one_line(invoke("gate", "--budget", budget))
     assert needle in err and f"{budget}:{lineno}" in err, err
+
+
+# -- 12. numbers read within bounds, strict arguments, errors that echo a bounded prefix -----------------------------
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        # NaN and infinity (1e400) were taken as a server's idle time
+        (["serve", "--idle-exit", "nan"], "'--idle-exit': a number of seconds from 0.1 to 31536000 (a year), not 'nan'"),
+        (["serve", "--idle-exit", "1e400"], "a number of seconds from 0.1 to 31536000 (a year), not '1e400'"),
+        (["serve", "--idle-exit", "\u0661\u0662"], "a number of seconds from 0.1"),
+        (["budget", "--headroom", "\u0661\u0660%"], "--headroom takes a percentage from 0% to 1000%"),
+        (["sweep", "--budgets", "0,\u0660.5"], "--budgets '0,\u0660.5': expected numbers between 0 and 1"),
+        (["budget", "--headroom", "9" * 100_000 + "%"], "--headroom takes a percentage from 0% to 1000%, like 10% (got '999"),
+    ],
+    ids=["idle-nan", "idle-inf", "idle-arabic-digits", "headroom-arabic-digits", "budgets-arabic-digits", "headroom-long"],
+)
+def test_numbers_are_ascii_digits_within_their_range(tmp_path, args, needle):
+    err = _one_line(invoke(*args, cwd=tmp_path))
+    assert needle in err and len(err) < 300, err
+
+
+@pytest.mark.parametrize(
+    "limit, needle",
+    [
+        ('"\u0661 MiB"', "not a size: '\u0661 MiB'"),  # float() reads digits of other scripts: a budget does not
+        ('"+\u0665%"', "a baseline limit is a percentage like"),
+        ("9223372036854775809", "an integer out of range (19 digits; at most 2**63)"),
+    ],
+    ids=["size-arabic-digits", "relative-arabic-digits", "size-past-64-bits"],
+)
+def test_a_budget_size_is_ascii_digits_within_64_bits(tmp_path, limit, needle):
+    budget = tmp_path / "memprobe.toml"
+    section = "[probes.p.limits.baseline]" if "%" in limit else "[probes.p.limits]"
+    budget.write_text(f'[probes.p]\nrecipe = "rowwise"\n\n{section}\nsaved_bytes = {limit}\n')
+    err = _one_line(invoke("gate", "--budget", budget))
+    assert needle in err and f"{budget}:5" in err, err
+
+
+@pytest.mark.parametrize("verb", [["run", "--analysis-only", *TINY], ["diff", str(BF16), str(ROWWISE)], ["gate"]])
+def test_an_out_the_system_cannot_make_is_bad_input(tmp_path, verb):
+    """``--out /proc/self/x``: no directory can be made there; it was exit 70 (FileNotFoundError)."""
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text('[probes.p]\nrecipe = "bf16"\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n')
+    err = _one_line(invoke(*verb, "--out", "/proc/self/x", cwd=tmp_path))
+    assert "cannot make the directory /proc/self/x (No such file or directory)" in err, err
+
+
+def test_ten_thousand_from_runs_read_each_run_once(tmp_path, monkeypatch):
+    """10,000 ``--from`` entries naming one run (as given, and spelt 5,000 ways) read it once (they took 49 s, one read
+    each); a second run for the same probe is refused."""
+    import memprobe.orchestrate.gate as gate
+
+    reads = []
+    real = gate.load_report
+    monkeypatch.setattr(gate, "load_report", lambda path: reads.append(path) or real(path))
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(
+        '[probes.p]\nrecipe = "rowwise"\ndim = 256\nhidden = 768\nseq = 128\nac_policy = "torchtitan-2025-01"\n'
+        'device = "cuda"\nsteps = 3\n\n[probes.p.limits]\nsaved_bytes = "1 GiB"\n'
+    )
+    spelt = [str(ROWWISE)] * 5000 + [f"{ROWWISE}{'/.' * i}" for i in range(5000)]
+    args = [x for entry in spelt for x in ("--from", entry)]
+    proc = invoke("gate", "--budget", budget, *args, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert len(reads) == 2  # matched once, then gated once
+    copy = shutil.copytree(ROWWISE, tmp_path / "copy")
+    err = _one_line(invoke("gate", "--budget", budget, "--from", ROWWISE, "--from", copy))
+    assert f"--from '{copy}': probe 'p' has a run already, '{ROWWISE}'; give one run per probe" in err, err

@@ -9,7 +9,8 @@ import os
 import re
 from dataclasses import dataclass
 
-_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)\s*$')
+# a line number of at most 18 ASCII digits (within 64 bits): a longer one is no frame's (int() refuses 100,000 digits)
+_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>[0-9]{1,18}), in (?P<func>\S+)\s*$')
 # a frame in these is the libraries' code, not the user's model
 _LIBRARY_PARTS = ("/site-packages/", "/dist-packages/", "/torch/", "/torchao/", "/torchtitan/", "/lib/python3")
 

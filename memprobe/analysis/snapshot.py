@@ -181,9 +181,9 @@ MAX_FRAME_TEXT = 4096  # characters of a frame's function or file name (a path's
 
 def _frames(ev: dict) -> list[dict]:
     """An event's or block's stack frames that have the shape memprobe reads (str name and filename of at most
-    4096 characters each, int line); anything else in a snapshot is ignored, never expanded (a crafted name could
-    be a nested list whose text is exponentially long, or a string of millions of characters shared by every
-    frame)."""
+    4096 characters each, int line within 64 bits); anything else in a snapshot is ignored, never expanded (a crafted
+    name could be a nested list whose text is exponentially long, or a string of millions of characters shared by
+    every frame; a line of 100,000 digits is no number Python prints)."""
     fr = ev.get("frames")
     if not isinstance(fr, list):
         return []
@@ -196,6 +196,7 @@ def _frames(ev: dict) -> list[dict]:
         and isinstance(f.get("name"), str)
         and isinstance(f.get("filename"), str)
         and isinstance(f.get("line", 0), int)
+        and -MAX_INT <= f.get("line", 0) <= MAX_INT
         and len(f["name"]) <= MAX_FRAME_TEXT
         and len(f["filename"]) <= MAX_FRAME_TEXT
     ]
@@ -216,7 +217,10 @@ def _well_formed(fr: list) -> bool:
         texts = list(chain.from_iterable(map(_NAME_AND_FILE, fr)))
     except KeyError:
         return False
-    if set(map(type, texts)) - {str} or set(map(type, map(_LINE, fr))) - {int}:
+    lines = list(map(_LINE, fr))
+    if set(map(type, texts)) - {str} or set(map(type, lines)) - {int}:
+        return False
+    if lines and (min(lines) < -MAX_INT or max(lines) > MAX_INT):
         return False
     return not texts or max(map(len, texts)) <= MAX_FRAME_TEXT
 

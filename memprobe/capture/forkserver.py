@@ -524,6 +524,11 @@ class _Server:
             os.unlink(self.path)
         except OSError:
             pass
+        if self.resident is not None and self.resident.kind == "serve" and self.lock is not None:
+            # its directory is free for the next `memprobe serve` now, while this one waits for its probes (`serve
+            # --stop; serve` was refused: "another server holds" it until the last probe ended)
+            os.close(self.lock)
+            self.lock = None
 
     def _accept(self) -> None:
         try:

@@ -2,7 +2,10 @@
 
 - ``memprobe: ready``: its imports are done (a held probe then waits for a line on stdin before it builds);
 - ``memprobe: progress: MSG``: a stage of the run;
-- ``memprobe: error: MSG`` and the error's exit code, or ``memprobe: internal error: ...`` and 70.
+- ``memprobe: error: MSG`` and the error's exit code, or ``memprobe: internal error: ...`` and 70;
+- ``memprobe: end: TOKEN WHERE``: a user's script's measured step is recorded in its run directory (``WHERE``: its
+  ``rank<R>`` folder under torchrun, else nothing), said with the token its parent gave memprobe's hooks alone: the
+  script's own code, which can write report.json, cannot say it (:mod:`memprobe.orchestrate.script`).
 
 Everything else on stderr (library warnings, the model's own output) is the parent's to show or drop.
 Spoken by :mod:`.child` (a verb's probe) and :mod:`.rank_main` (a rank under torchrun); heard by
@@ -17,6 +20,7 @@ READY = "memprobe: ready"
 PROGRESS = "memprobe: progress: "
 ERROR = "memprobe: error: "
 INTERNAL = "memprobe: internal error: "
+END = "memprobe: end: "
 
 
 def say(line: str) -> None:

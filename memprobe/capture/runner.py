@@ -12,6 +12,8 @@ A probe in parts: the report's lifecycle (:mod:`.record`), the build in torchtit
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -25,7 +27,7 @@ from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import DeviceType, RunStatus
 from .caches import use_compile_cache
-from .guard import RunGuard
+from .guard import RunGuard, describe_exit
 from .process_info import process_age_s, waited_s
 from .record import RunRecord
 
@@ -92,13 +94,33 @@ class Probe:
                     self.guard.check()
                     self.record.ended(RunStatus.COMPLETE)
                 except BaseException as e:
+                    self._leave_if_forked(e)
                     error = self._ended_by(e)
                     if error is e:
                         raise
                     raise error from (None if isinstance(error, Interrupted) else e)
         finally:
-            self.record.close()
+            if self.run_dir.ours():
+                self.record.close()
+        self._leave_if_forked(None)
         return self.report
+
+    def _leave_if_forked(self, e: BaseException | None) -> None:
+        """In a process the user's code forked from the probe (a worker that raised, or returned, instead of calling
+        ``os._exit``): it is not the probe, and records nothing. Its failure is said on stderr, in a line of its own
+        that is none of the probe's protocol, and the process ends here (it would go on as a second probe, and as the
+        verb after it)."""
+        if self.run_dir.ours():
+            return
+        if e is not None:
+            forked = f"memprobe (a process the model forked, pid {os.getpid()})"
+            sys.stderr.write(f"{forked} {describe_exit(e)}; it is not the probe: nothing of it is recorded\n")
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(0 if e is None else 1)
 
     def _ended_by(self, e: BaseException) -> BaseException:
         """The run's status for the exception that ended it, and the error to raise."""

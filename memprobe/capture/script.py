@@ -36,7 +36,7 @@ from ..config import ProbeConfig
 from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import DeviceType, Phase, RunStatus
-from .protocol import ERROR, INTERNAL, PROGRESS, say
+from .protocol import END, ERROR, INTERNAL, PROGRESS, say
 from .record import RunRecord
 
 SPEC_VAR = settings.SCRIPT.name  # the job, as JSON: {"config": ..., "out": ..., "verbose": ...}
@@ -80,6 +80,9 @@ def boot() -> None:
         return
     if spec.get("ranks") and "LOCAL_RANK" not in os.environ:  # torchrun's launcher: only its ranks record
         return
+    # this process records; a process it starts does not (a launcher's child Python got the job from its environment,
+    # and wrote its own "ended without importing torch" over the child's record), nor reads the token of the run's end
+    del os.environ[SPEC_VAR]
     run = ScriptRun(spec)
     run.start()
     _when_imported("torch", run.torch_imported)
@@ -119,7 +122,6 @@ class ScriptRun:
     """The run of one script (or of one rank of it): its record, its hooks, its measured step."""
 
     def __init__(self, spec: dict):
-        self.pid = os.getpid()
         self.cfg = ProbeConfig.from_dict(spec["config"])
         rank = os.environ.get("RANK") if spec.get("ranks") else None
         out = Path(spec["out"]) / (f"rank{rank}" if rank is not None else "")
@@ -127,6 +129,8 @@ class ScriptRun:
         self.run_dir = RunDir(out)
         self.record = RunRecord(self.cfg, self.run_dir, analysis_only=False)
         self.verbose = bool(spec.get("verbose"))
+        self.token = str(spec.get("token") or "")  # said with the run's end: the script's own code has it not
+        self.where = out.name if rank is not None else ""
         self.started = time.perf_counter()
         self.optimizer = None  # the first optimizer that steps: its steps are the script's
         self.steps = 0
@@ -141,8 +145,9 @@ class ScriptRun:
         return self.record.report
 
     def mine(self) -> bool:
-        """Whether this is the process memprobe started (not a worker the script forked)."""
-        return os.getpid() == self.pid and not self.ended
+        """Whether this is the process memprobe started (not a worker the script forked), and its run goes on: only
+        then does a hook act, and only its process writes the run directory (:meth:`RunDir.ours`)."""
+        return self.run_dir.ours() and not self.ended
 
     def start(self) -> None:
         self.record.write()
@@ -265,6 +270,7 @@ class ScriptRun:
         report.timings_s.total = round(time.perf_counter() - self.started, 3)
         self.record.ended(RunStatus.COMPLETE)
         self.record.close()
+        say(f"{END}{self.token} {self.where}".rstrip())
         say(PROGRESS + "the measured step is recorded: the script is stopped")
 
     def _failed(self, error: BaseException) -> None:
@@ -294,10 +300,11 @@ class ScriptRun:
         elif self.optimizer is None:
             why = "the script ended without stepping a torch.optim optimizer: memprobe measures a step between two of its step() calls"
         else:
-            why = (
-                f"the script ended after {self.steps} optimizer step(s); memprobe measures the last of --steps "
-                f"{self.cfg.steps}: pass --steps {max(2, self.steps)} or fewer, or let the script train longer"
-            )
+            fewer = f"pass --steps {self.steps} or fewer, or let the script train longer"
+            if self.steps < 2:  # the fewest memprobe measures: "pass --steps 2 or fewer" asked for what it had
+                fewer = "let the script train 2 steps at least (the fewest memprobe measures: the first compiles)"
+            measured = f"memprobe measures the last of --steps {self.cfg.steps}"
+            why = f"the script ended after {self.steps} optimizer step(s); {measured}: {fewer}"
         if self.measuring is not None:
             self.measuring.abandon()
         self.record.ended(RunStatus.FAILED, why)

@@ -7,6 +7,7 @@ import math
 import click
 
 from ..errors import ConfigError
+from ..fields import shown
 from .command import CommandAfterDashes, config_from_options_or_command
 from .options import budget_file_option, config_options
 from .output import refuse_existing
@@ -14,12 +15,14 @@ from .probes import ProbeOptions, probe_options
 
 
 def _headroom(text: str) -> float:
+    from ..units import decimal
+
     try:
-        h = float(text.strip().rstrip("%")) / 100
+        h = decimal(text.strip().removesuffix("%")) / 100
     except ValueError:
-        h = float("nan")
-    if not math.isfinite(h) or not 0 <= h <= 10:
-        raise ConfigError(f"--headroom takes a percentage from 0% to 1000%, like 10% (got {text!r})")
+        h = math.nan
+    if not 0 <= h <= 10:
+        raise ConfigError(f"--headroom takes a percentage from 0% to 1000%, like 10% (got {shown(text)})")
     return h
 
 
@@ -29,7 +32,7 @@ def _relative(text: str) -> str:
     try:
         parse_relative(text)
     except ValueError:
-        raise ConfigError(f"--relative takes a percentage like +5% (got {text!r})") from None
+        raise ConfigError(f"--relative takes a percentage like +5% (got {shown(text)})") from None
     return text
 
 

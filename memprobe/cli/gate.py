@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from ..vocab import Verdict
 from .options import budget_file_option
@@ -21,8 +22,8 @@ from .probes import ProbeOptions, force_help, out_help, probe_options
     "from_runs",
     multiple=True,
     metavar="[NAME=]RUN_DIR",
-    help="Use a finished run instead of running the probe (matched by configuration, or named); an earlier gate's "
-    "--out directory gives the run of each probe in it.",
+    help="Gate this finished run (matched by configuration, or named); an earlier gate's --out directory gives the "
+    "run of each probe in it. With --from the gate runs nothing: a probe without a run gives no verdict.",
 )
 @click.option(
     "--baseline",
@@ -73,9 +74,10 @@ def gate(
 
     Exit codes: 0 every limit passes (or is skipped), 1 a limit is breached, 2 an invalid budget
     file, or a probe that gave no verdict (its run failed or never ran). Each probe runs in a
-    fresh process. A breach names what caused it: the diff against the stored baseline when
-    there is one, else the largest saved values. With $GITHUB_STEP_SUMMARY set, a Markdown
-    summary is appended to it.
+    fresh process; a probe that names code (command, model, hf_config) runs only from a budget
+    file named with --budget, and with --from nothing runs. A breach names what caused it: the
+    diff against the stored baseline when there is one, else the largest saved values. With
+    $GITHUB_STEP_SUMMARY set, a Markdown summary is appended to it.
 
     \b
     Examples:
@@ -85,7 +87,7 @@ def gate(
       memprobe gate --update-baseline  # on the main branch
     """
     from ..budget import load_budget
-    from ..orchestrate.gate import match_finished, run_gate, select_probes
+    from ..orchestrate.gate import check_what_runs, match_finished, run_gate, select_probes
     from ..report.console.gate import print_gate_result
     from ..report.markdown import gate_markdown
     from ..report.pages import write_gate_outputs
@@ -94,6 +96,9 @@ def gate(
     budget = load_budget(budget_path)
     wanted = select_probes(budget, probe_names)
     finished = match_finished(from_runs, budget, wanted)
+    baseline_path = baseline_path or budget.path.parent / "memprobe-baseline.json"
+    named = click.get_current_context().get_parameter_source("budget_path") is not ParameterSource.DEFAULT
+    check_what_runs(budget, wanted, finished, from_runs=from_runs, named=named, writes=update_baseline and baseline_path)
     refuse_existing(junit_path, force=probes.force, ours=memprobe_wrote)  # its own JUnit of an earlier run: replaced
     refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
     result = probes.run_probes(
@@ -102,7 +107,7 @@ def gate(
         wanted,
         finished,
         configs=[p.config for n, p in wanted.items() if n not in finished],
-        baseline_path=baseline_path or budget.path.parent / "memprobe-baseline.json",
+        baseline_path=baseline_path,
         update_baseline=update_baseline,
     )
     write_gate_outputs(

@@ -16,7 +16,7 @@ import traceback
 import click
 
 from .. import __version__
-from ..errors import InternalError, MemprobeError
+from ..errors import InternalError, exit_of
 from ..rundir.write import release_locks
 from ..text import plain
 from .options import DEBUG
@@ -35,17 +35,13 @@ def outcome(exc: BaseException) -> tuple[int, str]:
         return exc.exit_code, f"memprobe: error: {_one_line(exc.format_message())}"
     if isinstance(exc, (click.exceptions.Abort, KeyboardInterrupt)):
         return 130, "memprobe: interrupted"
+    code, message = exit_of(exc)
     if isinstance(exc, InternalError):  # reported by a probe process: a bug of ours
-        return exc.exit_code, f"memprobe: internal error: {_one_line(exc)}"
-    if isinstance(exc, MemprobeError):
-        return exc.exit_code, f"memprobe: error: {_one_line(exc)}"
-    if isinstance(exc, PermissionError):  # the file system said no: the user's to fix, not a bug
-        where = _one_line(exc.filename) if exc.filename else "a file"
-        return 2, f"memprobe: error: cannot access {where}: permission denied"
-    first = (str(exc).splitlines() or [""])[0]
-    return 70, (
-        f"memprobe: internal error: {type(exc).__name__}: {_one_line(first)[:500]}"
-        + ("" if DEBUG.on else " (run again with --debug for the traceback)")
+        return code, f"memprobe: internal error: {_one_line(message)}"
+    if code != 70:
+        return code, f"memprobe: error: {_one_line(message)}"
+    return 70, f"memprobe: internal error: {_one_line(message)}" + (
+        "" if DEBUG.on else " (run again with --debug for the traceback)"
     )
 
 

@@ -14,6 +14,11 @@ def _said(status: dict, started: bool) -> str:
     """The server in one line: who it is, and how it ends."""
     idle = status.get("idle_exit_s")
     how = "started" if started else "already running"
+    if status.get("state") != "serving":  # it listens and answers nothing: a verb's probe gets a fresh interpreter
+        return (
+            f"memprobe serve {how}, but {status.get('state')}: pid {status.get('pid')} ({status.get('why')}); verbs "
+            "start their probes as fresh interpreters until it answers"
+        )
     return (
         f"memprobe serve {how}: pid {status.get('pid')}; memprobe's verbs and MCP calls of this user fork their probes "
         f"from it (CPU and CUDA); it ends after {idle:g} s idle, when memprobe's or torch's installation changes, or "
@@ -21,16 +26,43 @@ def _said(status: dict, started: bool) -> str:
     )
 
 
+IDLE_MIN_S, IDLE_MAX_S = 0.1, 365 * 86400.0  # a server's idle time: a tenth of a second to a year
+
+
+def _seconds(_ctx, _param, text: str) -> float:
+    """``--idle-exit``: a finite number of seconds within its range (``nan``, ``1e400`` and ``inf`` are none)."""
+    from ..fields import shown
+    from ..units import decimal
+
+    try:
+        value = decimal(text)
+    except ValueError:
+        value = -1.0
+    if not IDLE_MIN_S <= value <= IDLE_MAX_S:
+        raise click.BadParameter(f"a number of seconds from {IDLE_MIN_S:g} to {IDLE_MAX_S:.0f} (a year), not {shown(text)}")
+    return value
+
+
 @click.command(short_help="Keep torch imported in a server; later verbs fork their probes from it.")
-@click.option("--stop", is_flag=True, help="End the running server (it waits for the probes it runs).")
-@click.option("--status", "show_status", is_flag=True, help="Print the running server's status as JSON (null: none).")
+@click.option(
+    "--stop",
+    is_flag=True,
+    help="End the running server; returns once a new one may start (the old one waits for the probes it runs).",
+)
+@click.option(
+    "--status",
+    "show_status",
+    is_flag=True,
+    help="Print the running server's status as JSON (null: none; state serving, or busy or stopped when it listens and "
+    "answers nothing within 5 s).",
+)
 @click.option(
     "--idle-exit",
-    type=click.FloatRange(min=0.1),
-    default=IDLE_EXIT_S,
+    callback=_seconds,
+    default=str(IDLE_EXIT_S),
     show_default=True,
     metavar="SECONDS",
-    help="End the server after this long with no probe and no request.",
+    help=f"End the server after this long with no probe and no request ({IDLE_MIN_S:g} s to {IDLE_MAX_S:.0f} s, a year).",
 )
 @debug_option
 def serve(stop: bool, show_status: bool, idle_exit: float) -> None:

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, create_model
 
 from ..config import ProbeConfig
-from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, MAX_WORDS, Kind, Option, declared, default_of
+from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, MAX_WORDS, Kind, Option, declared, default_of, shown
 
 # each kind of field as JSON Schema types it (strict: "64" is no integer, true no number)
 _KINDS: dict[Kind, Any] = {
@@ -68,8 +68,7 @@ def config_key_error(argument: str, key: str, error: dict) -> str:
     """One line for a configuration key a call got wrong, naming what the field takes (as the configuration's own
     check says it: ``config key 'dim': expected an integer, got 'wide'``)."""
     options = {f.name: o for f, o in declared(ProbeConfig)}
-    got = repr(error.get("input"))
-    got = got if len(got) <= 60 else got[:59] + "…"
+    got = shown(error.get("input"))  # a bounded prefix (an integer of 100,000 digits by its count: repr() refuses it)
     if error["type"] == "extra_forbidden":
         why = _LEFT_OUT_BECAUSE.get(key, "it names no field of the configuration")
         return f"{argument} key {key!r}: unknown configuration key ({why}; the tool's input schema lists the keys)"

@@ -22,11 +22,13 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field, ValidationError
+from pydantic import Field, Strict, StrictStr, ValidationError
 
 from .. import __version__
 from ..config import NAMES_CODE
-from ..errors import ConfigError, MemprobeError
+from ..errors import ConfigError, exit_of
+from ..fields import shown
+from ..text import plain
 from .arguments import RunConfig, SideConfig, config_key_error, config_values
 
 # what each tool may do to what it is given (MCP tool annotations): `show` and `policies` read only; the others write
@@ -42,22 +44,26 @@ ConfigArgument = Annotated[
 ]
 SideConfigArgument = Annotated[SideConfig | None, Field(description="Configuration values (as `config`, without `recipe`).")]
 SideArgument = Annotated[
-    str, Field(description="A run directory (read, not re-run) or a recipe: bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8.")
+    StrictStr,
+    Field(description="A run directory (read, not re-run) or a recipe: bf16, tensorwise, rowwise, rowwise_with_gw_hp, fp8."),
 ]
 OutArgument = Annotated[
-    str | None,
+    StrictStr | None,
     Field(
         description="The directory to write (default memprobe-runs/<UTC time>-<what>, under a memprobe-runs/ that git "
         "ignores); refused if it exists and is not empty, unless force."
     ),
 ]
+# strict types: a flag is true or false, never "yes" or 1 (pydantic's lax mode read "yes" as true and replaced a run), a
+# path a string
+StrictFlag = Annotated[bool, Strict()]
 ForceArgument = Annotated[
-    bool,
+    StrictFlag,
     Field(description="Replace an existing out directory memprobe wrote: only the files it recorded writing are removed."),
 ]
-AnalysisOnlyArgument = Annotated[bool, Field(description="Partition without generating kernels: faster, no measured step.")]
+AnalysisOnlyArgument = Annotated[StrictFlag, Field(description="Partition without generating kernels: faster, no measured step.")]
 RunDirArgument = Annotated[
-    str | None, Field(description="A finished run directory to start from (otherwise `config` says what to run).")
+    StrictStr | None, Field(description="A finished run directory to start from (otherwise `config` says what to run).")
 ]
 
 INSTRUCTIONS = (
@@ -97,8 +103,10 @@ async def _call(ctx: Context | None, work) -> Any:
     progress = _Progress(ctx, asyncio.get_running_loop())
     try:
         result = await asyncio.to_thread(work, progress)
-    except MemprobeError as e:
-        raise ToolError(f"memprobe: error (exit {e.exit_code}): {' '.join(str(e).split())}") from None
+    except Exception as e:  # noqa: BLE001 - every error is one line, with its exit code (70: memprobe's own bug)
+        code, message = exit_of(e)
+        kind = "internal error" if code == 70 else "error"
+        raise ToolError(f"memprobe: {kind} (exit {code}): {plain(' '.join(message.split()))}") from None
     return dump(result)
 
 
@@ -146,8 +154,7 @@ def argument_error(tool: str, schema: dict, error: ValidationError) -> str:
         return f"memprobe: error (exit 2): {tool}: {config_key_error(name, str(first['loc'][1]), first)}"
     if first["type"] == "missing":
         return f"memprobe: error (exit 2): {tool}: argument {name!r} is required"
-    got = repr(first.get("input"))
-    got = got if len(got) <= 40 else got[:37] + "..."
+    got = shown(first.get("input"), 40)
     expected = _expected(schema.get("properties", {}).get(name, {}))
     return f"memprobe: error (exit 2): {tool}: argument {name!r} takes {expected}, got {got}"
 
@@ -161,7 +168,11 @@ class _Server(MCPServer):
         for tool in self._tool_manager.list_tools():
             tool.parameters["additionalProperties"] = False
 
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None):
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None, context: Context | None = None):
+        if arguments is None:  # a call that gives none: as {} (the SDK failed on it with no message)
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ToolError(f"memprobe: error (exit 2): {name}: its arguments are an object, got {shown(arguments, 40)}")
         tool = self._tool_manager.get_tool(name)
         unknown = sorted(set(arguments or {}) - set(tool.parameters.get("properties", {}))) if tool else []
         if unknown:
@@ -253,7 +264,7 @@ def build_server() -> MCPServer:
         config: ConfigArgument = None,
         out: OutArgument = None,
         force: ForceArgument = False,
-        full: Annotated[bool, Field(description="Generate kernels for every run (default: analysis-only).")] = False,
+        full: Annotated[StrictFlag, Field(description="Generate kernels for every run (default: analysis-only).")] = False,
         ctx: Context | None = None,
     ) -> dict[str, Any]:
         """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
@@ -283,7 +294,7 @@ def build_server() -> MCPServer:
     @server.tool(annotations=READS)
     async def show(
         path: Annotated[
-            str,
+            StrictStr,
             Field(
                 description="A run directory, or a diff / explain / bisect directory or its JSON file; or a CUDA "
                 "memory snapshot file taken elsewhere (torch.cuda.memory._dump_snapshot)."
@@ -297,10 +308,16 @@ def build_server() -> MCPServer:
 
     @server.tool(annotations=WRITES_RUNS)
     async def gate(
-        budget: Annotated[str, Field(description="The budget file: probes and their limits.")] = "memprobe.toml",
-        probes: Annotated[list[str] | None, Field(description="Check only these probes (default: every one).")] = None,
+        budget: Annotated[
+            StrictStr | None,
+            Field(
+                description="The budget file: probes and their limits (default memprobe.toml; a probe that names code, "
+                "a command or a model, runs only from a budget file the call names)."
+            ),
+        ] = None,
+        probes: Annotated[list[StrictStr] | None, Field(description="Check only these probes (default: every one).")] = None,
         from_runs: Annotated[
-            list[str] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
+            list[StrictStr] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
         ] = None,
         out: OutArgument = None,
         force: ForceArgument = False,
@@ -309,14 +326,15 @@ def build_server() -> MCPServer:
         """Check probes against the limits of a budget file (as `memprobe gate --json`): verdicts per limit, the
         breaches explained. budget: the budget file; from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
         from ..budget import load_budget
-        from ..orchestrate.gate import match_finished, run_gate, select_probes
+        from ..orchestrate.gate import check_what_runs, match_finished, run_gate, select_probes
 
         def work(progress):
-            spec = load_budget(_path(budget, "budget") or Path(budget))
+            spec = load_budget(_path(budget, "budget") or Path("memprobe.toml"))
             wanted = select_probes(spec, tuple(probes or ()))
             for entry in from_runs or ():
                 _path(entry, "from_runs")
             finished = match_finished(tuple(from_runs or ()), spec, wanted)
+            check_what_runs(spec, wanted, finished, from_runs=tuple(from_runs or ()), named=bool(budget))
             return run_gate(
                 spec,
                 wanted,

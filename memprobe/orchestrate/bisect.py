@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..config import ProbeConfig
 from ..errors import MemprobeError, RunFailed
+from ..fields import shown
 from ..rundir import schema as S
 from ..rundir.load import dump
 from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
@@ -24,7 +25,7 @@ from .process import ProbeJob, Progress, SideEnv, run_jobs
 
 METRIC = "bytes held at the end of forward (measured)"
 DEFAULT_MIN_DELTA = "25%"
-_PERCENT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%\s*$")
+_PERCENT = re.compile(r"^\s*([0-9]{1,30}(?:\.[0-9]{1,30})?)\s*%\s*$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class MinDelta:
         if m:
             share = float(m.group(1)) / 100
             if not 0 < share <= 1:
-                raise ValueError(f"a share of the gap is more than 0% and at most 100%, not {text!r}")
+                raise ValueError(f"a share of the gap is more than 0% and at most 100%, not {shown(text)}")
             return cls(text.strip(), share=share)
         from ..budget import parse_size
 

@@ -72,11 +72,21 @@ def _write(run_dir: Path, report: S.Report) -> S.Report:
 
 def mark_killed(run_dir: Path, how: str) -> None:
     """A probe's process killed by a signal could not mark its report: say so in it (status failed)."""
-    try:
-        report = load_report(run_dir)
-    except RunDirError:
-        return
-    if report.status == RunStatus.RUNNING:
-        report.status = RunStatus.FAILED
-        report.error = f"the probe process was killed by {how}"
-        _write(run_dir, report)
+    mark_ended(run_dir, RunStatus.FAILED, f"the probe process was killed by {how}")
+
+
+def mark_ended(run_dir: Path, status: RunStatus, why: str, *, was: RunStatus = RunStatus.RUNNING) -> bool:
+    """A probe's process that could not record how its run ended (killed, stopped, ended by the user's code): its
+    report, and each of its ranks', marked with ``status`` and ``why`` where it says ``was`` (still "running"; or
+    "complete" where the script's own code wrote that). Whether one was marked."""
+    marked = False
+    for folder in [Path(run_dir), *_rank_dirs(Path(run_dir))]:
+        try:
+            report = load_report(folder)
+        except RunDirError:
+            continue
+        if report.status == was:
+            report.status, report.error = status, why
+            _write(folder, report)
+            marked = True
+    return marked

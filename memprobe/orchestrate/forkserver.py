@@ -58,6 +58,7 @@ from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..vocab import DeviceChoice
 from .placement import query_gpus
+from .procfs import state_of
 
 SERVER_VAR = settings.FORKSERVER.name  # a fork server's socket, or "off"
 # CUDA probes fork from a resident server (``memprobe serve``, the MCP server's own), whose imports never start the
@@ -66,6 +67,7 @@ SERVER_VAR = settings.FORKSERVER.name  # a fork server's socket, or "off"
 FORK_CUDA_PROBES = True
 SOCKET_PATH_MAX = 107  # bytes of a Unix socket's path (Linux's sun_path, less its NUL)
 START_TIMEOUT_S = 300  # for its imports, on a loaded machine
+ANSWER_WAIT_S = 60.0  # for a running server's answer (on a loaded machine), unless its process is found stopped
 _DIR_PREFIX = "memprobe-forkserver-"
 _MAX_ANSWER = 65536  # bytes of one line a server answers
 
@@ -96,6 +98,7 @@ class ForkServer:
         kind: str = "verb",
     ):
         self.path, self.proc, self.workdir, self.lock, self.kind = path, proc, workdir, lock, kind
+        self.pid: int | None = None  # its process, as the kernel names the peer of the last connection
 
     @property
     def forks_cuda(self) -> bool:
@@ -122,15 +125,17 @@ class ForkServer:
             os.close(self.lock)
             self.lock = None
 
-    def connect(self) -> tuple[socket.socket, int]:
-        """A connection to the server and the kernel's pid of its process, once it is known to be this user's own (its
-        directory, then its peer): ConfigError, with nothing sent, otherwise; OSError when it does not answer."""
+    def connect(self, timeout: float = ANSWER_WAIT_S) -> tuple[socket.socket, int]:
+        """A connection to the server and the kernel's pid of its process (kept as ``pid``), once it is known to be this
+        user's own (its directory, then its peer): ConfigError, with nothing sent, otherwise; OSError when it does not
+        answer within ``timeout`` seconds (a stopped server's queue of connections full)."""
         check_server_dir(self.path)
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            conn.settimeout(60)
+            conn.settimeout(timeout)
             conn.connect(self.path)
             server_pid, uid = peer_credentials(conn)
+            self.pid = server_pid
         except BaseException:
             conn.close()
             raise
@@ -142,15 +147,16 @@ class ForkServer:
             )
         return conn, server_pid
 
-    def ask(self, program: str) -> dict:
+    def ask(self, program: str, wait_s: float = ANSWER_WAIT_S) -> dict:
         """A request about the server itself (its status; a resident one's stop), with /dev/null for its descriptors:
-        the server's answer. ConfigError as :meth:`connect`; OSError, ValueError or EOFError when it gives none."""
-        conn, _ = self.connect()
+        the server's answer, waited for at most ``wait_s`` seconds (:func:`awaited`). ConfigError as :meth:`connect`;
+        OSError, ValueError or EOFError when it gives none."""
+        conn, server_pid = self.connect(wait_s)
         null = os.open(os.devnull, os.O_RDWR)
         try:
             request = {"program": program, "argv": [], "env": {}, "cwd": "/", "python": sys.executable, "prefix": sys.prefix}
             socket.send_fds(conn, [json.dumps(request).encode() + b"\n"], [null, null, null])
-            return Answers(conn).next()
+            return awaited(Answers(conn), server_pid, wait_s)
         finally:
             os.close(null)
             conn.close()
@@ -193,7 +199,7 @@ class ForkServer:
                 conn.close()
                 return unsent
             answers = Answers(conn)
-            answer = answers.next()
+            answer = awaited(answers, server_pid, ANSWER_WAIT_S)
         except (OSError, ValueError, EOFError) as e:
             conn.close()
             return f"the fork server at {self.path} did not answer ({type(e).__name__}: {e})"
@@ -368,6 +374,26 @@ def _refusal_before_closing(conn: socket.socket) -> str | None:
     except (OSError, ValueError, EOFError):
         return None
     return refused if isinstance(refused, str) else None
+
+
+class ServerStopped(OSError):
+    """The server's process is stopped (SIGSTOP, a debugger): it answers only once continued."""
+
+
+def awaited(answers: Answers, server_pid: int, wait_s: float) -> dict:
+    """The server's next answer on its connection, waited for at most ``wait_s`` seconds, and no longer once its
+    process is found stopped (a stopped server added 60 s to every probe, and to ``serve --status``): ServerStopped
+    then, TimeoutError when the time is up."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        answers.conn.settimeout(max(0.01, min(1.0, deadline - time.monotonic())))
+        try:
+            return answers.next()
+        except TimeoutError:
+            if state_of(server_pid) in ("T", "t"):
+                raise ServerStopped(f"its process {server_pid} is stopped (SIGSTOP or a debugger): it answers nothing") from None
+            if time.monotonic() >= deadline:
+                raise
 
 
 class Answers:

@@ -3,13 +3,15 @@ against their limits (:mod:`memprobe.budget` holds the file format and the evalu
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import fields
 from pathlib import Path
 
 from ..analysis.verdict import gate_verdict, run_verdict
 from ..budget import PROBE_NAME, Budget, BudgetError, baseline_entry, evaluate, explain_breach, load_baseline
 from ..config import ProbeConfig
-from ..errors import MemprobeError
+from ..errors import MemprobeError, RunDirError
+from ..fields import shown
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report, run_dirs_inside
 from ..rundir.read import kind_of
@@ -30,7 +32,7 @@ def _from_entries(entries: tuple[str, ...], budget: Budget) -> list[tuple[str, s
     its folder where that is a probe of the budget."""
     out = []
     for entry in entries:
-        name, _, path = entry.rpartition("=") if "=" in entry and not Path(entry).exists() else ("", "", entry)
+        name, path = _named_path(entry)
         inner = [] if name or kind_of(Path(path) / "report.json") != "missing" else run_dirs_inside(Path(path))
         for folder in inner:
             run = str(Path(path) / folder)
@@ -40,30 +42,108 @@ def _from_entries(entries: tuple[str, ...], budget: Budget) -> list[tuple[str, s
     return out
 
 
+def _named_path(entry: str) -> tuple[str, str]:
+    """A ``--from`` entry as its probe's name ("" when unnamed) and the path it gives."""
+    name, _, path = entry.rpartition("=") if "=" in entry and not Path(entry).exists() else ("", "", entry)
+    return name, path
+
+
 def match_finished(entries: tuple[str, ...], budget: Budget, wanted: dict) -> dict[str, Path]:
-    """``--from [NAME=]RUN_DIR``: which probe each finished run stands for."""
+    """``--from [NAME=]RUN_DIR``: which probe each finished run stands for. A run given again (the same entry, or the
+    same directory however spelt) is read once, and a probe takes one run: a second one for it is refused, so however
+    many entries are given, at most one more run than the budget has probes is read."""
     out: dict[str, Path] = {}
-    for entry, name, path in _from_entries(entries, budget):
-        report = load_report(path)
-        if name:
-            if name not in budget.probes:
-                raise BudgetError(f"{budget.path}: no probe {name!r} (probes: {', '.join(budget.probes)})")
-            differ = config_difference(budget.probes[name].config, report.config.probe())
-            if differ:
-                keys = ", ".join(k for k, _, _ in differ)
-                shown = "; ".join(f"{k}: probe {a!r}, run {b!r}" for k, a, b in differ[:3])
-                raise BudgetError(
-                    f"--from {entry}: the run's configuration differs from that of probe {name!r} in {keys} ({shown}); a "
-                    "probe's limits are checked against a run of its own configuration only"
-                )
-        else:
-            cfg = report.config.probe()
-            names = [n for n, p in wanted.items() if p.config == cfg]
-            if not names:
-                raise BudgetError(f"{budget.path}: run {path} matches no probe's configuration; name it: --from NAME={path}")
-            name = names[0]
+    seen: set[tuple[str, Path | None]] = set()
+    for entry, name, path in _from_entries(tuple(dict.fromkeys(entries)), budget):
+        key = (name, _resolved(Path(path)))
+        if key in seen:
+            continue
+        seen.add(key)
+        name = _probe_of(entry, name, path, budget, wanted)
+        if name in out and _resolved(out[name]) != key[1]:
+            raise BudgetError(
+                f"--from {shown(entry, 200)}: probe {name!r} has a run already, {shown(str(out[name]), 200)}; give one "
+                "run per probe"
+            )
         out[name] = Path(path)
     return out
+
+
+def _probe_of(entry: str, name: str, path: str, budget: Budget, wanted: dict) -> str:
+    """The probe a ``--from`` run stands for: the one it names (whose configuration it must be of), or the wanted one
+    of its configuration; BudgetError otherwise."""
+    report = load_report(path)
+    if not name:
+        cfg = report.config.probe()
+        names = [n for n, p in wanted.items() if p.config == cfg]
+        if not names:
+            raise BudgetError(f"{budget.path}: run {path} matches no probe's configuration; name it: --from NAME={path}")
+        return names[0]
+    if name not in budget.probes:
+        raise BudgetError(f"{budget.path}: no probe {shown(name)} (probes: {', '.join(budget.probes)})")
+    differ = config_difference(budget.probes[name].config, report.config.probe())
+    if differ:
+        keys = ", ".join(k for k, _, _ in differ)
+        values = "; ".join(f"{k}: probe {a!r}, run {b!r}" for k, a, b in differ[:3])
+        raise BudgetError(
+            f"--from {entry}: the run's configuration differs from that of probe {name!r} in {keys} ({values}); a "
+            "probe's limits are checked against a run of its own configuration only"
+        )
+    return name
+
+
+def check_what_runs(
+    budget: Budget,
+    wanted: dict,
+    finished: dict[str, Path],
+    *,
+    from_runs: tuple[str, ...],
+    named: bool,
+    writes: Path | bool = False,
+) -> None:
+    """Before anything runs or is written: what the gate may run. ``gate --from`` gates the runs it is given and runs
+    nothing (a probe without one gives no verdict: ProbeFailed, exit 2), so a budget file found beside them (a
+    downloaded artifact's) never starts a process nor writes a ``memprobe-runs/`` there; and a probe that names code
+    (a command, a model, a Hugging Face configuration) runs only from a budget file the user ``named`` (``--budget
+    FILE``, an MCP call's ``budget``), never from one memprobe found by itself (./memprobe.toml): BudgetError
+    otherwise. ``writes``: the baseline ``--update-baseline`` writes, never inside a ``--from`` directory."""
+    if writes:  # a path, or False: no baseline written
+        check_baseline_outside(writes, from_runs)
+    unrun = [name for name in wanted if name not in finished]
+    if from_runs and unrun:
+        name = unrun[0]
+        raise ProbeFailed(
+            f"probe {name!r} gave no verdict: no --from run is of its configuration, and gate --from runs no probe (pass "
+            f"--from {name}=RUN_DIR, or choose the probes you have runs of with --probe)"
+        )
+    for name in [] if named else unrun:
+        code = wanted[name].config.target.users_code()
+        if code is not None:
+            where = f"{budget.path}:{wanted[name].line}" if wanted[name].line else str(budget.path)
+            raise BudgetError(
+                f"{where}: probe {name!r} names {code}; memprobe runs what a budget file names only from a file you name "
+                f"yourself: pass --budget {shlex.quote(str(budget.path))} if you trust it"
+            )
+
+
+def check_baseline_outside(baseline_path: Path, entries: tuple[str, ...]) -> None:
+    """``--update-baseline`` never writes into a ``--from`` directory (a run or an artifact memprobe reads): RunDirError
+    naming it otherwise (the default baseline lies beside the budget file, which may lie in it)."""
+    target = _resolved(baseline_path)
+    for path in dict.fromkeys(_named_path(entry)[1] for entry in entries):
+        folder = _resolved(Path(path))
+        if folder is not None and target is not None and target.is_relative_to(folder):
+            raise RunDirError(
+                f"--update-baseline would write {baseline_path} inside the --from directory {path}; memprobe writes "
+                "nothing into a run it reads: pass --baseline FILE elsewhere"
+            )
+
+
+def _resolved(path: Path) -> Path | None:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a NUL byte: nothing to compare
+        return None
 
 
 def config_difference(a: ProbeConfig, b: ProbeConfig) -> list[tuple[str, object, object]]:

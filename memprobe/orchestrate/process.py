@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -37,21 +38,25 @@ from pathlib import Path
 
 from ..capture.guard import on_signals
 from ..capture.process_info import COMMAND_VAR, COMPILE_THREADS_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
-from ..capture.protocol import ERROR, INTERNAL, PROGRESS, READY
+from ..capture.protocol import END, ERROR, INTERNAL, PROGRESS, READY
 from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
 from ..progress import waiting
 from ..rundir import schema as S
 from ..rundir.write import MARKER
 from ..vocab import DeviceChoice, Recipe, RunStatus
-from .finish import finish_run, mark_killed
+from .finish import finish_run, mark_ended, mark_killed
 from .forkserver import fork_probe, runs_on_cpu, server_env
 from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
-from .script import script_command, script_env
+from .procfs import pipe_holders
+from .script import script_command, script_ended, script_env
 
 Progress = Callable[[str], None]
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# how long the rest of a script's output is read once its own process has ended (what it left running may hold it)
+STOP_READING_S = 5.0
+STOPPED = "memprobe was interrupted (Ctrl-C or SIGTERM) and stopped the probe's process"
 
 
 @dataclass(frozen=True)
@@ -382,6 +387,8 @@ class ChildProbe:
         self.errors: list[tuple[str, str]] = []  # (kind, message): "error" | "internal"
         self.last_line = ""  # the last line it wrote that is not memprobe's
         self.ready = threading.Event()
+        self.stopped_reading = False
+        self.stopping = False  # memprobe stops it (interrupted itself)
         self._lock = lock or threading.Lock()
         python = job.side.python or sys.executable
         spec = {
@@ -409,9 +416,13 @@ class ChildProbe:
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         env.update(dict(job.side.env))  # the side's own settings win
         self.gpu = gpu
-        if job.cfg.target.runs_itself:  # the user's own script, its hooks first on its path
+        self.script = job.cfg.target.runs_itself
+        self.token = secrets.token_hex(16)  # a script's hooks say its run's end with it (the script cannot)
+        self.ends: set[str] = set()  # where they said it (a rank's folder, or "")
+        if self.script:  # the user's own script, its hooks first on its path
             cmd = script_command(job.cfg, job.side.python)
-            env, forked = script_env(job.cfg, job.out, env, probe_code_path(), verbose=verbose), None
+            env = script_env(job.cfg, job.out, env, probe_code_path(), verbose=verbose, token=self.token)
+            forked = None
         else:
             args = ["--job", json.dumps(spec)]
             cmd, env = probe_process(python, "memprobe.capture.child", args, env)
@@ -438,6 +449,8 @@ class ChildProbe:
 
     def _read(self) -> None:
         for line in self.proc.stderr:
+            if self.stopped_reading:  # what a process the script left running says is not the script's
+                continue
             line = line.rstrip("\n")
             if line == READY:
                 self.ready.set()
@@ -448,6 +461,10 @@ class ChildProbe:
                 self.errors.append(("error", line[len(ERROR) :]))
             elif line.startswith(INTERNAL):
                 self.errors.append(("internal", line[len(INTERNAL) :]))
+            elif line.startswith(END):
+                token, _, where = line[len(END) :].partition(" ")
+                if token == self.token:
+                    self.ends.add(where)
             elif self.verbose:
                 with self._lock:
                     sys.stderr.write(line + "\n")
@@ -468,7 +485,7 @@ class ChildProbe:
         """The child's report, analysed here once it has ended (:func:`~.finish.finish_run`: what it recorded is
         finished whatever became of it), or the error that ended it (one line, with its exit code)."""
         rc = self.proc.wait()
-        self._reader.join()
+        self._stop_reading()
         with self._lock:
             waiting(self.progress, f"[{self.job.label}] its run directory, read and analysed")
         if getattr(self.proc, "lost", None):
@@ -479,6 +496,8 @@ class ChildProbe:
             except OSError:
                 pass
         error = None if rc == 0 else self._error(rc)
+        if self.script:
+            error = script_ended(self.job.out, self.job.cfg, self.ends, self.last_line) or error
         try:
             report = finish_run(self.job.out, self.job.cfg)
         except InternalError as e:
@@ -487,13 +506,12 @@ class ChildProbe:
             if error is None:
                 raise
             raise error from None  # the child said why it recorded nothing readable
+        if report.status == RunStatus.RUNNING:  # no end recorded: not the probe's own exit, whatever its code
+            why = "the probe process exited without recording the run's end: something in it ended or replaced the process"
+            mark_ended(self.job.out, RunStatus.FAILED, why)  # in its report too, not only in the error's line
+            error = error or RunFailed(f"[{self.job.label}] {why} (os._exit, an exec); see {self.job.out}")
         if error is not None:
             raise error
-        if report.status == RunStatus.RUNNING:  # exit 0, and no end recorded: not the probe's own exit
-            raise RunFailed(
-                f"[{self.job.label}] the probe process exited without recording the run's end (status 'running'): "
-                f"something in it ended or replaced the process; see {self.job.out}"
-            )
         if report.status != RunStatus.COMPLETE:
             raise RunFailed(f"[{self.job.label}] the probe ended with status {str(report.status)!r}; see {self.job.out}")
         _record_peak(self.job, report)
@@ -514,7 +532,10 @@ class ChildProbe:
             return cls(f"[{label}] {message}", exit_code=rc if rc in EXIT_CODES else None)
         if rc < 0:
             name = signal.Signals(-rc).name if -rc in signal.Signals._value2member_map_ else f"signal {-rc}"
-            mark_killed(self.job.out, name)
+            if self.stopping:  # memprobe itself stopped it (it was interrupted): marked so, not as killed
+                mark_ended(self.job.out, RunStatus.INTERRUPTED, STOPPED)
+            else:
+                mark_killed(self.job.out, name)
             if -rc in (signal.SIGINT, signal.SIGTERM):
                 return Interrupted(
                     f"[{label}] the probe process was stopped by {name}; what it recorded is in {self.job.out}",
@@ -525,7 +546,9 @@ class ChildProbe:
         return RunFailed(f"[{label}] the probe process exited with {rc} without saying why; run with --verbose to see its output")
 
     def stop(self) -> None:
-        """Ask the child to stop (SIGTERM: it marks its run interrupted), then make sure it is gone."""
+        """Ask the child to stop (SIGTERM: a probe marks its run interrupted), then make sure it is gone; a run it could
+        not mark (a script, which Python's own SIGTERM ends at once) is marked interrupted here."""
+        self.stopping = True
         if self.proc.poll() is None:
             try:
                 self.proc.terminate()
@@ -534,6 +557,23 @@ class ChildProbe:
                 self.proc.kill()
                 self.proc.wait()
         self._reader.join(timeout=5)
+        mark_ended(self.job.out, RunStatus.INTERRUPTED, STOPPED)
+
+    def _stop_reading(self) -> None:
+        """Once the child has ended, the rest of its output: to its end, or a script's for a few seconds only (a
+        process the script started and left running holds its stderr open: a helper such as tensorboard, a worker
+        stuck in a lock; memprobe used to wait for each), naming the processes it left running."""
+        self._reader.join(timeout=STOP_READING_S if self.script else None)
+        if not self._reader.is_alive():
+            return
+        self.stopped_reading = True
+        left = pipe_holders(self.proc.stderr.fileno())
+        if left:
+            with self._lock:
+                self.progress(
+                    f"[{self.job.label}] the script left {len(left)} process(es) running that hold its output, "
+                    f"which memprobe reads no more: {', '.join(left[:5])}" + (", ..." if len(left) > 5 else "")
+                )
 
 
 def _record_peak(job: ProbeJob, report: S.Report) -> None:

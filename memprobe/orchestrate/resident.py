@@ -17,31 +17,51 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
-from ..capture.forkserver import IDLE_EXIT_S, READY_LINE, STATUS_PROGRAM, STOP_PROGRAM, private_dir_problem
+from ..capture.forkserver import IDLE_EXIT_S, LOCK_NAME, READY_LINE, STATUS_PROGRAM, STOP_PROGRAM, private_dir_problem
 from ..errors import ConfigError, RunFailed
-from .forkserver import SOCKET_PATH_MAX, START_TIMEOUT_S, running_server, serve_socket, server_env
+from ..rundir.write import locked
+from .forkserver import SOCKET_PATH_MAX, START_TIMEOUT_S, ServerStopped, running_server, serve_socket, server_env
+from .procfs import state_of
 
 LOG_NAME = "log"  # the server's own lines (why it ended), beside its socket
+STATUS_WAIT_S = 5.0  # for a running server's answer to --status or --stop (it answers at once unless busy or stopped)
 
 
-def status() -> dict | None:
-    """The running server's own account (pid, kind, uptime, idle time, probes, whether it touched CUDA), or None when
-    none runs. ConfigError when its directory or process is not this user's."""
-    _, answer = _ask_running(STATUS_PROGRAM)
-    return answer.get("status") if answer is not None and isinstance(answer.get("status"), dict) else None
+def status(wait_s: float = STATUS_WAIT_S) -> dict | None:
+    """The running server's own account (pid, kind, uptime, idle time, probes, whether it touched CUDA; ``state``
+    ``serving``), or None when none runs. A server that listens and gives no answer within ``wait_s`` seconds is said
+    as such: ``{"pid": N, "state": "stopped" | "busy", "why": ...}`` (stopped: its process is, by SIGSTOP or a debugger;
+    busy: it closed the connection or let it wait; both said ``null`` before). ConfigError when its directory or
+    process is not this user's."""
+    found, answer, why = _ask_running(STATUS_PROGRAM, wait_s)
+    if found is None:
+        return None
+    if answer is not None and isinstance(answer.get("status"), dict):
+        return {**answer["status"], "state": "serving"}
+    stopped = found.pid is not None and state_of(found.pid) in ("T", "t")
+    return {"pid": found.pid, "state": "stopped" if stopped else "busy", "why": why or "it gave no status"}
 
 
-def _ask_running(program: str):
-    """``(server, its answer to program)`` of the running server; ``(None, None)`` when none runs or it does not
-    answer. ConfigError when its directory or process is not this user's."""
+def _ask_running(program: str, wait_s: float):
+    """``(server, its answer to program, why there is none)`` of the running server, asked again until ``wait_s``
+    seconds have passed (a server with 64 connections waiting closes another at once); ``(None, None, None)`` when none
+    runs. ConfigError when its directory or process is not this user's."""
     found = running_server()
     if found is None:
-        return None, None
-    try:
-        return found, found.ask(program)
-    except (OSError, ValueError, EOFError):
-        return found, None
+        return None, None, None
+    deadline, why = time.monotonic() + wait_s, None
+    while True:
+        try:
+            return found, found.ask(program, max(0.1, deadline - time.monotonic())), None
+        except ServerStopped as e:
+            return found, None, str(e)
+        except (OSError, ValueError, EOFError) as e:
+            why = f"it did not answer within {wait_s:g} s ({type(e).__name__}: {e})"
+        if time.monotonic() >= deadline:
+            return found, None, why
+        time.sleep(0.2)
 
 
 def start(idle_exit_s: float = IDLE_EXIT_S) -> tuple[dict, bool]:
@@ -115,11 +135,15 @@ def _last_line(path) -> str:
 
 def stop(timeout: float = 60.0) -> dict | None:
     """Ask the running server to end: its answer (its pid, the probes still running, which it waits for), once its
-    socket is gone; None when none runs. ConfigError when its directory or process is not this user's."""
-    found, answer = _ask_running(STOP_PROGRAM)
-    if answer is None:
+    socket is gone and its directory's lock released (``memprobe serve`` may start the next at once; the stopping
+    one, done listening, waits for its probes); None when none runs. ConfigError when its directory or process is not
+    this user's, or when it gives no answer (stopped, or busy past ``STATUS_WAIT_S``)."""
+    found, answer, why = _ask_running(STOP_PROGRAM, STATUS_WAIT_S)
+    if found is None:
         return None
+    if answer is None:
+        raise ConfigError(f"memprobe serve (pid {found.pid}) was not stopped: {why}; `memprobe serve --status` says more")
     deadline = time.monotonic() + timeout
-    while os.path.lexists(found.path) and time.monotonic() < deadline:
+    while (os.path.lexists(found.path) or locked(Path(found.path).parent / LOCK_NAME)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return answer

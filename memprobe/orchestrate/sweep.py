@@ -8,21 +8,24 @@ from pathlib import Path
 
 from ..config import ProbeConfig
 from ..errors import ConfigError
+from ..fields import shown
 from ..rundir import schema as S
 from ..rundir.load import dump
 from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
+from ..units import decimal
 from ..vocab import AcMode, Phase
 from .process import ProbeJob, Progress, interpreter_side, run_jobs
 
 
 def parse_budgets(text: str) -> list[float]:
     """``0,0.25,0.5,0.75,1`` -> budgets, each in [0, 1], sorted and distinct."""
+    bad = ConfigError(f"--budgets {shown(text)}: expected numbers between 0 and 1, separated by commas")
     try:
-        values = sorted({float(v) for v in text.split(",") if v.strip()})
+        values = sorted({decimal(v) for v in text.split(",") if v.strip()})
     except ValueError:
-        raise ConfigError(f"--budgets {text!r}: expected numbers between 0 and 1, separated by commas") from None
+        raise bad from None
     if not values or any(not 0 <= v <= 1 for v in values):
-        raise ConfigError(f"--budgets {text!r}: expected numbers between 0 and 1, separated by commas")
+        raise bad
     return values
 
 

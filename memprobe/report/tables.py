@@ -3,8 +3,8 @@
 One row per saved value of a run (its op chain, the user's op, module and source line, kind,
 reason, bytes and the bytes held at run time), one per difference of a diff, one per limit of
 a gate, one per group alive at a snapshot's peak (or differing between two snapshots' peaks). Bytes stay integers of bytes; the grouping across layers (``group``) is the same as the
-console's. A CSV cell a spreadsheet would run as a formula is written inert
-(:func:`~memprobe.text.csv_cell`).
+console's. A CSV cell a spreadsheet would run as a formula is written inert, and one holding
+any line or record break quoted (:func:`~memprobe.text.csv_field`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..rundir import schema as S
 from ..rundir.load import dump
-from ..text import csv_cell
+from ..text import csv_field
 
 SAVED_COLUMNS = [
     "group",
@@ -134,14 +134,22 @@ def check_engine(parquet: Path | None) -> None:
 def write_table(frame, path: Path, fmt: str) -> Path:
     """``frame`` as ``fmt`` (csv or parquet) at ``path``."""
     if fmt == "csv":  # a recorded string a spreadsheet would run as a formula is written inert
-        # RFC 4180's CRLF between records: the csv module then quotes every cell holding a CR or an LF (with "\n" alone,
-        # a bare CR went out unquoted and a reader started a row there), as it quotes a comma or a quote
-        frame.map(csv_cell).to_csv(path, index=False, lineterminator="\r\n")
+        write_csv(frame, path)
     elif fmt == "parquet":
         frame.to_parquet(path, index=False)
     else:
         raise ValueError(fmt)
     return path
+
+
+def write_csv(frame, path: Path) -> None:
+    """``frame`` as CSV, each field as :func:`~memprobe.text.csv_field` writes it: RFC 4180's CRLF between records,
+    and every cell holding a break quoted, whatever a reader takes for one (the csv module quotes a CR or an LF only,
+    and a reader that splits lines as Python's ``str.splitlines`` does started a record at a VT, an FF, NEL or U+2028
+    inside an unquoted cell)."""
+    rows = [list(frame.columns), *frame.astype(object).where(frame.notna(), None).values.tolist()]
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.writelines(",".join(csv_field(v) for v in row) + "\r\n" for row in rows)
 
 
 _FRAMES = {

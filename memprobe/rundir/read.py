@@ -33,15 +33,19 @@ MAX_STR = 10_000_000
 
 def _show(value) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-        return f"an integer of {_digits(value)} digits"
+        return f"an integer of {digits(value)} digits"
     if isinstance(value, (dict, list)):
         return "an object" if isinstance(value, dict) else "a list"
     text = json.dumps(value, ensure_ascii=True, default=str) if not isinstance(value, str) else repr(value[:40])
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _digits(n: int) -> int:
-    return int(abs(n).bit_length() * 0.30103) + 1  # str() of a long integer is refused past 4,300 digits
+def digits(n: int) -> int:
+    """How many decimal digits ``n`` has: counted where Python prints it (at most 4,300), else from its bits (within
+    one: str() of a longer integer is refused)."""
+    if abs(n).bit_length() <= 14_000:
+        return len(str(abs(n)))
+    return int(abs(n).bit_length() * 0.30103) + 1
 
 
 def _no_constant(name: str):
@@ -104,7 +108,7 @@ def out_of_range(doc, *, floats: bool = True) -> tuple[str, str] | None:
         elif floats and isinstance(value, float) and not math.isfinite(value):
             return path, f"a number out of range ({value})"
         elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_INT:
-            return path, f"an integer out of range ({_digits(value)} digits; at most 2**63)"
+            return path, f"an integer out of range ({digits(value)} digits; at most 2**63)"
     return None
 
 
@@ -145,10 +149,7 @@ def work_limit(name: str) -> int:
     text = os.environ.get(var)
     if text is None:
         return default
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
+    value = int(text) if text.isascii() and text.strip().isdigit() and len(text.strip()) <= 19 else 0  # ASCII, bounded
     if not 0 < value <= MAX_INT:
         raise RunDirError(f"{var}={text[:40]!r}: a bound of memprobe's work is a positive integer (default {default})")
     return value

@@ -57,7 +57,7 @@ def default_run_dir(label: str) -> Path:
 def runs_home(home: Path = RUNS_HOME) -> Path:
     """The directory of the default run directories, with a ``.gitignore`` holding ``*``: made when missing, never
     written over (a link or a file of that name is left as it is, and so is a directory the user made a file of)."""
-    home.mkdir(parents=True, exist_ok=True)
+    make_dir(home)
     ignore = home / ".gitignore"
     if home.is_symlink() or ignore.is_symlink() or ignore.exists():
         return home
@@ -92,9 +92,12 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Write ``path`` whole or not at all (a temporary file renamed over it); inside a run directory the
     file is first recorded in its manifest, so that `--force` may remove it later."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dir(path.parent)
     _record_write(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as e:
+        raise RunDirError(f"cannot write {path} ({e.strerror or e})") from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; the file should read like any other
         with os.fdopen(fd, "w") as f:
@@ -104,6 +107,15 @@ def atomic_write_text(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def make_dir(path: Path) -> None:
+    """Directory ``path`` (and those above it) made where missing; RunDirError (exit 2, one line) when the system
+    makes none there (``--out /proc/self/x``, a file in the way, a directory the user may not write)."""
+    try:
+        Path(path).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise RunDirError(f"cannot make the directory {path} ({e.strerror or e})") from None
 
 
 def _umask() -> int:
@@ -313,8 +325,14 @@ def _in_use(path: Path) -> bool:
     """Whether another process holds the lock of run directory ``path``."""
     if str(path.resolve()) in _LOCKS:
         return False
+    return locked(path / MARKER)
+
+
+def locked(file: Path) -> bool:
+    """Whether a process holds a lock (``flock``) on ``file``: asked by taking it for a moment, never waited on (a file
+    that is not there, or a link, holds none)."""
     try:
-        fd = os.open(path / MARKER, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
     try:
@@ -430,7 +448,7 @@ def prepare_run_dir(path: Path, force: bool) -> Path:
     path = Path(path)
     existed = path.is_dir() and bool(_entries(path))
     check_out_dir(path, force)
-    path.mkdir(parents=True, exist_ok=True)
+    make_dir(path)
     fd = _lock(path, create=not existed)
     plan = check_out_dir(path, force) if existed else _Plan()  # again, now that no other memprobe can change it
     if not existed and _entries(path) != [MARKER]:
@@ -496,15 +514,31 @@ def record_data(record: R.Record) -> dict:
 
 
 class RunDir:
+    """A run directory as its probe writes it: only the process that made this (the probe's) writes through it, so a
+    process the user's code forks (a worker that raises instead of calling ``os._exit``) records nothing."""
+
     def __init__(self, path: Path):
         self.path = Path(path)
+        self.writer = os.getpid()
+
+    def ours(self) -> bool:
+        """Whether this is the probe's process (not one the user's code forked from it)."""
+        return os.getpid() == self.writer
+
+    def _writing(self) -> None:
+        if not self.ours():
+            raise RunDirError(
+                f"{self.path} is written by its probe's process {self.writer} alone, not by process {os.getpid()} forked from it"
+            )
 
     def record(self, rel: str) -> None:
         """A file written by other code than :func:`atomic_write_text` (the CUDA snapshot): into the manifest first."""
+        self._writing()
         record(self.path, rel)
 
     def write_report(self, report: R.Report) -> Path:
         """report.json as the probe recorded it so far, checked against its schema where pydantic is installed."""
+        self._writing()
         p = self.path / "report.json"
         atomic_write_json(p, record_data(report))
         return p
@@ -512,6 +546,7 @@ class RunDir:
     def write_graph(self, graph: R.GraphFile, readable: str, output_code: str | None) -> R.GraphFiles:
         """Write one partitioned graph's files: its nodes, its readable form and its output code; their paths,
         relative to the run directory."""
+        self._writing()
         files = R.GraphFiles(graph_text=f"graphs/{graph.graph_id}.txt", graph_json=f"graphs/{graph.graph_id}.json")
         atomic_write_text(self.path / files.graph_text, readable)
         atomic_write_json(self.path / files.graph_json, record_data(graph))

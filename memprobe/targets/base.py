@@ -65,6 +65,11 @@ class Target:
         """The flag that chooses it: ``--repro ffn``, ``--model``."""
         return f"--{cls.selector.replace('_', '-')}" if cls.selector else f"--repro {cls.name}"
 
+    def users_code(self) -> str | None:
+        """What of the user's it runs, in words (``a command to run, 'python train.py'``), or None for a repro of
+        memprobe's own: a file that names code runs it only when the user named that file (the gate's budget)."""
+        return None
+
     def short_name(self) -> str:
         """A name for files and budget probes (``ffn``; a user's model: its file's name)."""
         return self.name

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..fields import option
+from ..fields import option, shown
 from ..vocab import EnvNeed
 from .base import BuiltModel, Target, batch_field, block_container, blocks_field, check_at_least_one, layers_field, seq_field
 
@@ -46,6 +46,9 @@ class HuggingFace(Target):
         if not self.hf_config.strip():
             raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
         check_at_least_one(self, ("layers", "batch", "seq"))
+
+    def users_code(self) -> str | None:
+        return f"a model configuration to build, {shown(self.hf_config, 200)}"
 
     def summary(self) -> str:
         attention = f" attn={self.attn_implementation}" if self.attn_implementation else ""

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError, Interrupted
-from ..fields import option
+from ..fields import option, shown
 from .base import BuiltModel, Target, accepts_device, block_container, blocks_field
 
 
@@ -44,6 +44,9 @@ class UserModel(Target):
     def check(self) -> None:
         if ":" not in self.model:
             raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
+
+    def users_code(self) -> str | None:
+        return f"code to run, {shown(self.model, 200)}"
 
     def summary(self) -> str:
         return f"model={self.model}" + (f" blocks={self.blocks}" if self.blocks else "")

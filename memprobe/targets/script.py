@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
-from ..fields import Kind, option
+from ..fields import Kind, option, shown
 from .base import BuiltModel, Target
 
 # the interpreters a command may name first; memprobe runs the command with a side's own (--a-python/--b-python)
@@ -41,6 +41,9 @@ class Script(Target):
     def check(self) -> None:
         if not self.command or not self.command[0].strip():
             raise ConfigError("the command after -- is empty: give the script to run, e.g. -- python train.py", field="command")
+
+    def users_code(self) -> str | None:
+        return f"a command to run, {shown(shlex.join(self.command), 200)}"
 
     def summary(self) -> str:
         text = shlex.join(self.command)
