@@ -206,7 +206,7 @@ def check_environments(jobs: list[ProbeJob], progress: Progress | None = None) -
         return
     specs = {key: _env_spec(group) for key, group in groups.items()}
     groups = {key: group for key, group in groups.items() if (key, specs[key]) not in _checked}
-    waiting(progress, "each side's interpreter, asked what it can run")  # a process per other one, at once: seconds
+    waiting(progress, "the probes' interpreters, asked what they can run")  # a process per other one, at once: seconds
     answers = _ask_environments(groups, specs)
     problems = []
     for key, group in groups.items():
