@@ -172,7 +172,7 @@ def test_a_verb_starts_no_server_of_its_own_for_a_cuda_probe(monkeypatch, tmp_pa
     started = []
     monkeypatch.delenv(forkserver.SERVER_VAR, raising=False)
     monkeypatch.setenv("MEMPROBE_CACHE_DIR", str(tmp_path))  # no memprobe serve there
-    monkeypatch.setattr(forkserver, "_ours", [])
+    monkeypatch.setattr(forkserver, "_OWN", forkserver._Own())
     monkeypatch.setattr(forkserver, "start_server", lambda kind: started.append(kind))
     assert forkserver.server(cuda=True) is None and started == []
     assert forkserver.server(cuda=False) is None and started == ["verb"]
