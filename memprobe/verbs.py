@@ -8,13 +8,15 @@ prints is its JSON, :func:`memprobe.rundir.load.dump`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .config import ProbeConfig, config_from_values
+from .config import NAMES_CODE, ProbeConfig, config_from_values
 from .errors import ConfigError
 
 if TYPE_CHECKING:
+    from .budget import Budget
     from .rundir import schema as S
 
 
@@ -45,6 +47,75 @@ def policy_table() -> S.PolicyTable:
             )
         out[name] = entry
     return PolicyTable.model_validate(out)
+
+
+@dataclass(frozen=True)
+class GatePlan:
+    """What a gate checks, settled before anything runs: the budget file read, the probes wanted, the finished runs
+    that stand for some of them (``--from``), and where the baseline is read (and, with ``update_baseline``, written)."""
+
+    budget: Budget
+    wanted: dict
+    finished: dict[str, Path]
+    baseline_path: Path
+    update_baseline: bool = False
+
+    def configs(self) -> list[ProbeConfig]:
+        """The configurations of the probes that will run (those no finished run stands for)."""
+        return [p.config for name, p in self.wanted.items() if name not in self.finished]
+
+
+def plan_gate(
+    budget_path: Path,
+    probe_names: tuple[str, ...] = (),
+    from_runs: tuple[str, ...] = (),
+    *,
+    named: bool,
+    baseline_path: Path | None = None,
+    update_baseline: bool = False,
+) -> GatePlan:
+    """The gate of the budget file at ``budget_path`` (``named``: the user named that file, so its probes that name
+    code may run), checked as the CLI and the MCP tool both check it; ConfigError (or the budget file's error) when it
+    cannot be gated."""
+    from .budget import load_budget
+    from .orchestrate.gate import check_what_runs, match_finished, select_probes
+
+    budget = load_budget(budget_path)
+    wanted = select_probes(budget, tuple(probe_names))
+    finished = match_finished(tuple(from_runs), budget, wanted)
+    baseline_path = baseline_path or budget.path.parent / "memprobe-baseline.json"
+    writes = baseline_path if update_baseline else False
+    check_what_runs(budget, wanted, finished, from_runs=tuple(from_runs), named=named, writes=writes)
+    return GatePlan(budget, wanted, finished, baseline_path, update_baseline)
+
+
+def gate(plan: GatePlan, *, out: Path | None, force: bool, progress, verbose: bool = False, **slots) -> S.GateResult:
+    """Run (or read) the plan's probes and evaluate their limits: the gate's result."""
+    from .orchestrate.gate import run_gate
+
+    return run_gate(
+        plan.budget,
+        plan.wanted,
+        plan.finished,
+        baseline_path=plan.baseline_path,
+        update_baseline=plan.update_baseline,
+        out=out,
+        force=force,
+        progress=progress,
+        verbose=verbose,
+        **slots,
+    )
+
+
+def explain_base(run_dir: Path | None, values: dict, given: str, where: str) -> tuple[ProbeConfig | None, dict]:
+    """What an explain starts from: a finished run (``run_dir``: its configuration as recorded, so ``given``, the
+    configuration the user gave besides the model it may run again, as they gave it, is refused; ``where``: how they
+    named the run) or the configuration of ``values``; and the model the user named (``model``, ``hf_config``), which
+    a finished run's model is run again only when it names the same one."""
+    if run_dir is not None and given:
+        raise ConfigError(f"{given}: explain takes the configuration of {where} as recorded; without it, they say what to run")
+    cfg = None if run_dir is not None else config_from_values(values)
+    return cfg, {name: values.get(name) for name in NAMES_CODE}
 
 
 def diff_side(label: str, value: str, config: dict, overrides: dict | None = None):

@@ -236,3 +236,81 @@ def test_a_tool_refuses_configuration_it_would_not_use():
     explain, diff = (_tool_error(r) for r in mcp_session(calls))
     assert "config key(s) layers: explain takes the configuration of run_dir as recorded" in explain
     assert "config: it configures a side that runs; a and b are run directories" in diff
+
+
+GATE_BUDGET = """\
+[probes.p]
+recipe = "rowwise"
+dim = 64
+hidden = 128
+seq = 32
+layers = 1
+device = "cpu"
+
+[probes.p.limits]
+saved_bytes = "24 MiB"
+weight_derived_saved_bytes = 0
+"""
+TINY_RUN = DATA.parent / "cpu" / "tiny-rowwise"
+EXPLAIN = ("--recipe", "bf16", *TINY, "--ac", "none")
+
+
+def _without(doc, drop: tuple[str, ...]):
+    """``doc`` without the keys ``drop`` names, at any depth: what differs between two runs of one configuration."""
+    if isinstance(doc, dict):
+        return {k: _without(v, drop) for k, v in doc.items() if k not in drop}
+    if isinstance(doc, list):
+        return [_without(v, drop) for v in doc]
+    return doc
+
+
+# each verb: the CLI's arguments, the tool's, and what differs between two runs of it (paths, times, addresses)
+VERBS = {
+    "policies": (("policies",), {}, ()),
+    "show": (("show", DATA / "rowwise-legacy"), {"path": str(DATA / "rowwise-legacy")}, ()),
+    "diff": (
+        ("diff", DATA / "bf16-legacy", DATA / "rowwise-legacy"),
+        {"a": str(DATA / "bf16-legacy"), "b": str(DATA / "rowwise-legacy")},
+        (),
+    ),
+    "gate": (
+        ("gate", "--budget", "{budget}", "--from", f"p={TINY_RUN}"),
+        {"budget": "{budget}", "from_runs": [f"p={TINY_RUN}"]},
+        (),
+    ),
+    "explain": (
+        ("explain", *EXPLAIN, "--out", "{out}"),
+        {
+            "config": {"recipe": "bf16", "dim": 64, "hidden": 128, "seq": 32, "layers": 1, "device": "cpu", "ac": "none"},
+            "out": "{out}",
+        },
+        ("run", *ADDRESS_FIELDS),  # each edit's run directory and the base's
+    ),
+}
+
+
+def _filled(value, names: dict):
+    if isinstance(value, dict):
+        return {k: _filled(v, names) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_filled(v, names) for v in value)
+    return value.format(**names) if isinstance(value, str) else value
+
+
+@pytest.mark.parametrize(
+    "verb", [pytest.param(v, marks=[pytest.mark.e2e, pytest.mark.slow]) if v == "explain" else v for v in VERBS]
+)
+def test_the_tool_and_the_command_of_each_verb_give_the_same_result(verb, tmp_path):
+    """Each tool calls what the verb's command calls (memprobe.verbs): the same input gives the same JSON, but for
+    what differs between two runs of one configuration (`run`: test_an_agent_runs_and_diffs_and_gets_the_clis_json)."""
+    budget = tmp_path / "memprobe.toml"
+    budget.write_text(GATE_BUDGET)
+    cli_args, tool_args, drop = VERBS[verb]
+    cli = invoke(*_filled(cli_args, {"budget": budget, "out": tmp_path / "cli"}), "--json")
+    assert cli.returncode == 0, cli.stderr
+    tool_args = _filled(tool_args, {"budget": str(budget), "out": str(tmp_path / "tool")})
+
+    async def calls(session):
+        return await session.call_tool(verb, tool_args)
+
+    assert _without(_json(mcp_session(calls)), drop) == _without(json.loads(cli.stdout), drop)

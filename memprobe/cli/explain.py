@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..config import NAMES_CODE
-from .options import config_from_options, config_options, refuse_config_flags
+from .options import config_options, config_values, given_config_flags
 from .output import wide_option
 from .probes import ProbeOptions, force_help, json_help, out_help, probe_options
 
@@ -49,14 +49,9 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
     from ..orchestrate.explain import run_explain
     from ..report.console.explain import print_explain
     from ..report.markdown import explain_markdown
+    from ..verbs import explain_base
 
-    if run_dir is not None:  # the run's configuration is the base; only the model it may run again is the user's to name
-        refuse_config_flags(
-            kw,
-            f"explain takes the configuration of RUN_DIR {run_dir} as recorded; without RUN_DIR they say what to run",
-            keep=NAMES_CODE,
-        )
-    cfg = None if run_dir is not None else config_from_options(kw)
-    named = {name: kw[name] for name in NAMES_CODE}  # the model a finished run may run again: the user's
+    given = ", ".join(given_config_flags(kw, keep=NAMES_CODE))
+    cfg, named = explain_base(run_dir, config_values(kw), given, f"RUN_DIR {run_dir}")
     result, out = probes.run_probes(run_explain, configs=[cfg] if cfg else [], cfg=cfg, run_dir=run_dir, full=full, named=named)
     probes.emit(result, markdown=explain_markdown, console=lambda: print_explain(result, out, wide=wide))

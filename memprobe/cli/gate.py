@@ -86,30 +86,20 @@ def gate(
       memprobe gate --from memprobe-runs/20261129T150000Z-rowwise
       memprobe gate --update-baseline  # on the main branch
     """
-    from ..budget import load_budget
-    from ..orchestrate.gate import check_what_runs, match_finished, run_gate, select_probes
     from ..report.console.gate import print_gate_result
     from ..report.markdown import gate_markdown
     from ..report.pages import write_gate_outputs
     from ..rundir.write import memprobe_wrote
+    from ..verbs import gate as check_gate
+    from ..verbs import plan_gate
 
-    budget = load_budget(budget_path)
-    wanted = select_probes(budget, probe_names)
-    finished = match_finished(from_runs, budget, wanted)
-    baseline_path = baseline_path or budget.path.parent / "memprobe-baseline.json"
     named = click.get_current_context().get_parameter_source("budget_path") is not ParameterSource.DEFAULT
-    check_what_runs(budget, wanted, finished, from_runs=from_runs, named=named, writes=update_baseline and baseline_path)
+    plan = plan_gate(
+        budget_path, probe_names, from_runs, named=named, baseline_path=baseline_path, update_baseline=update_baseline
+    )
     refuse_existing(junit_path, force=probes.force, ours=memprobe_wrote)  # its own JUnit of an earlier run: replaced
     refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
-    result = probes.run_probes(
-        run_gate,
-        budget,
-        wanted,
-        finished,
-        configs=[p.config for n, p in wanted.items() if n not in finished],
-        baseline_path=baseline_path,
-        update_baseline=update_baseline,
-    )
+    result = probes.run_probes(check_gate, plan, configs=plan.configs())
     write_gate_outputs(
         result,
         junit=junit_path,

@@ -109,9 +109,14 @@ def refuse_config_flags(kw: dict, why: str, keep: tuple[str, ...] = ()) -> None:
         raise ConfigError(f"{', '.join(given)}: {why}")
 
 
+def config_values(kw: dict) -> dict:
+    """The configuration's fields among a verb's flags, as :func:`~memprobe.config.config_from_values` takes them."""
+    return {fld.name: kw[fld.name] for fld, _ in declared(ProbeConfig) if fld.name in kw}
+
+
 def config_from_options(kw: dict) -> ProbeConfig:
     """A validated config from the flags; unknown ops are caught here, before anything runs."""
-    return config_from_values({fld.name: kw[fld.name] for fld, _ in declared(ProbeConfig) if fld.name in kw})
+    return config_from_values(config_values(kw))
 
 
 class _Debug:

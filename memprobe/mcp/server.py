@@ -187,174 +187,166 @@ class _Server(MCPServer):
             raise ToolError(argument_error(name, tool.parameters, e.__cause__)) from e.__cause__
 
 
+async def run(
+    config: ConfigArgument = None,
+    out: OutArgument = None,
+    force: ForceArgument = False,
+    analysis_only: AnalysisOnlyArgument = False,
+    ctx: Context | None = None,
+) -> dict[str, Any]:
+    """Run a repro (or the user's model, config "model": "FILE:FACTORY") in a probe process and return its
+    report.json (as `memprobe run --json`): the saved-for-backward table, findings and the verdict.
+
+    config: report.json `config` fields (its schema lists them, with their types, words and defaults); out: the
+    run directory (refused if not empty unless force: then only one memprobe wrote is replaced); analysis_only:
+    partition without generating kernels (faster, no measured step).
+    """
+    from ..config import config_from_values
+    from ..verbs import run_probe_in_child
+
+    def work(progress):
+        cfg = config_from_values(config_values(config))
+        return run_probe_in_child(cfg, _path(out, "out"), force=force, analysis_only=analysis_only, progress=progress)
+
+    return await _call(ctx, work)
+
+
+async def diff(
+    a: SideArgument,
+    b: SideArgument,
+    config: SideConfigArgument = None,
+    a_config: SideConfigArgument = None,
+    b_config: SideConfigArgument = None,
+    out: OutArgument = None,
+    force: ForceArgument = False,
+    analysis_only: AnalysisOnlyArgument = False,
+    ctx: Context | None = None,
+) -> dict[str, Any]:
+    """Rank what B keeps alive for backward that A does not (as `memprobe diff A B --json`).
+
+    a, b: each a run directory (read, not re-run) or a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp,
+    fp8) run with `config` and its own `a_config` / `b_config` values (no `recipe`: a side's recipe is `a` or `b`);
+    out: where runs and diff.json go.
+    """
+    from ..orchestrate.diff import run_diff
+    from ..orchestrate.process import SideEnv
+    from ..verbs import diff_side
+
+    def work(progress):
+        shared = config_values(config)
+        sides = {
+            "a": diff_side("a", a, shared, config_values(a_config)),
+            "b": diff_side("b", b, shared, config_values(b_config)),
+        }
+        if shared and all(isinstance(side, Path) for side in sides.values()):
+            raise ConfigError("config: it configures a side that runs; a and b are run directories, read as recorded")
+        label = f"diff-{a}-vs-{b}".replace("/", "_")
+        result, _out = run_diff(
+            sides,
+            {"a": SideEnv(), "b": SideEnv()},
+            out=_path(out, "out"),
+            force=force,
+            label=label,
+            analysis_only=analysis_only,
+            progress=progress,
+        )
+        return result
+
+    return await _call(ctx, work)
+
+
+async def explain(
+    run_dir: RunDirArgument = None,
+    config: ConfigArgument = None,
+    out: OutArgument = None,
+    force: ForceArgument = False,
+    full: Annotated[StrictFlag, Field(description="Generate kernels for every run (default: analysis-only).")] = False,
+    ctx: Context | None = None,
+) -> dict[str, Any]:
+    """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
+    explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run. A finished run
+    of a user's model (its config `model` or `hf_config`) is run again only when `config` names the same one."""
+    from ..orchestrate.explain import run_explain
+    from ..verbs import explain_base
+
+    def how(name: str, value: str) -> str:
+        return f"config {json.dumps({name: value})}"
+
+    def work(progress):
+        values = config_values(config)
+        keys = ", ".join(sorted(set(values) - set(NAMES_CODE)))
+        given = f"config key(s) {keys}" if keys else ""
+        base = _path(run_dir, "run_dir")
+        cfg, named = explain_base(base, values, given, "run_dir")
+        result, _out = run_explain(
+            cfg=cfg, run_dir=base, out=_path(out, "out"), force=force, full=full, progress=progress, named=named, how=how
+        )
+        return result
+
+    return await _call(ctx, work)
+
+
+async def show(
+    path: Annotated[
+        StrictStr,
+        Field(
+            description="A run directory, or a diff / explain / bisect directory or its JSON file; or a CUDA "
+            "memory snapshot file taken elsewhere (torch.cuda.memory._dump_snapshot)."
+        ),
+    ],
+    ctx: Context | None = None,
+) -> dict[str, Any]:
+    """A recorded run (report.json) or diff / explain / bisect result, checked as it is read, or what is alive at
+    the peak of a CUDA memory snapshot (as `memprobe show PATH --json`)."""
+    return await _call(ctx, lambda _progress: _shown(_path(path, "path") or Path(path)))
+
+
+async def gate(
+    budget: Annotated[
+        StrictStr | None,
+        Field(
+            description="The budget file: probes and their limits (default memprobe.toml; a probe that names code, "
+            "a command or a model, runs only from a budget file the call names)."
+        ),
+    ] = None,
+    probes: Annotated[list[StrictStr] | None, Field(description="Check only these probes (default: every one).")] = None,
+    from_runs: Annotated[
+        list[StrictStr] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
+    ] = None,
+    out: OutArgument = None,
+    force: ForceArgument = False,
+    ctx: Context | None = None,
+) -> dict[str, Any]:
+    """Check probes against the limits of a budget file (as `memprobe gate --json`): verdicts per limit, the
+    breaches explained. budget: the budget file; from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
+    from ..verbs import gate as check_gate
+    from ..verbs import plan_gate
+
+    def work(progress):
+        for entry in from_runs or ():
+            _path(entry, "from_runs")
+        budget_path = _path(budget, "budget") or Path("memprobe.toml")
+        plan = plan_gate(budget_path, tuple(probes or ()), tuple(from_runs or ()), named=bool(budget))
+        return check_gate(plan, out=_path(out, "out"), force=force, progress=progress)
+
+    return await _call(ctx, work)
+
+
+async def policies(ctx: Context | None = None) -> dict[str, Any]:
+    """The per-op SAC policies `ac_policy` accepts, with their save lists (as `memprobe policies --json`)."""
+    from ..verbs import policy_table
+
+    return await _call(ctx, lambda _progress: policy_table())
+
+
+# the tools, each a verb (the CLI's command of the same name calls what it calls) with what it may do
+TOOLS = ((run, WRITES_RUNS), (diff, WRITES_RUNS), (explain, WRITES_RUNS), (show, READS), (gate, WRITES_RUNS), (policies, READS))
+
+
 def build_server() -> MCPServer:
     server = _Server("memprobe", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-
-    @server.tool(annotations=WRITES_RUNS)
-    async def run(
-        config: ConfigArgument = None,
-        out: OutArgument = None,
-        force: ForceArgument = False,
-        analysis_only: AnalysisOnlyArgument = False,
-        ctx: Context | None = None,
-    ) -> dict[str, Any]:
-        """Run a repro (or the user's model, config "model": "FILE:FACTORY") in a probe process and return its
-        report.json (as `memprobe run --json`): the saved-for-backward table, findings and the verdict.
-
-        config: report.json `config` fields (its schema lists them, with their types, words and defaults); out: the
-        run directory (refused if not empty unless force: then only one memprobe wrote is replaced); analysis_only:
-        partition without generating kernels (faster, no measured step).
-        """
-        from ..config import config_from_values
-        from ..verbs import run_probe_in_child
-
-        def work(progress):
-            cfg = config_from_values(config_values(config))
-            return run_probe_in_child(cfg, _path(out, "out"), force=force, analysis_only=analysis_only, progress=progress)
-
-        return await _call(ctx, work)
-
-    @server.tool(annotations=WRITES_RUNS)
-    async def diff(
-        a: SideArgument,
-        b: SideArgument,
-        config: SideConfigArgument = None,
-        a_config: SideConfigArgument = None,
-        b_config: SideConfigArgument = None,
-        out: OutArgument = None,
-        force: ForceArgument = False,
-        analysis_only: AnalysisOnlyArgument = False,
-        ctx: Context | None = None,
-    ) -> dict[str, Any]:
-        """Rank what B keeps alive for backward that A does not (as `memprobe diff A B --json`).
-
-        a, b: each a run directory (read, not re-run) or a recipe (bf16, tensorwise, rowwise, rowwise_with_gw_hp,
-        fp8) run with `config` and its own `a_config` / `b_config` values (no `recipe`: a side's recipe is `a` or `b`);
-        out: where runs and diff.json go.
-        """
-        from ..orchestrate.diff import run_diff
-        from ..orchestrate.process import SideEnv
-        from ..verbs import diff_side
-
-        def work(progress):
-            shared = config_values(config)
-            sides = {
-                "a": diff_side("a", a, shared, config_values(a_config)),
-                "b": diff_side("b", b, shared, config_values(b_config)),
-            }
-            if shared and all(isinstance(side, Path) for side in sides.values()):
-                raise ConfigError("config: it configures a side that runs; a and b are run directories, read as recorded")
-            label = f"diff-{a}-vs-{b}".replace("/", "_")
-            result, _out = run_diff(
-                sides,
-                {"a": SideEnv(), "b": SideEnv()},
-                out=_path(out, "out"),
-                force=force,
-                label=label,
-                analysis_only=analysis_only,
-                progress=progress,
-            )
-            return result
-
-        return await _call(ctx, work)
-
-    @server.tool(annotations=WRITES_RUNS)
-    async def explain(
-        run_dir: RunDirArgument = None,
-        config: ConfigArgument = None,
-        out: OutArgument = None,
-        force: ForceArgument = False,
-        full: Annotated[StrictFlag, Field(description="Generate kernels for every run (default: analysis-only).")] = False,
-        ctx: Context | None = None,
-    ) -> dict[str, Any]:
-        """Rank SAC policy edits (one save-list op recomputed each) by bytes freed per added FLOP (as `memprobe
-        explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run. A finished run
-        of a user's model (its config `model` or `hf_config`) is run again only when `config` names the same one."""
-        from ..config import config_from_values
-        from ..orchestrate.explain import run_explain
-
-        def how(name: str, value: str) -> str:
-            return f"config {json.dumps({name: value})}"
-
-        def work(progress):
-            values = config_values(config)
-            if run_dir and set(values) - set(NAMES_CODE):
-                keys = ", ".join(sorted(set(values) - set(NAMES_CODE)))
-                raise ConfigError(f"config key(s) {keys}: explain takes the configuration of run_dir as recorded")
-            cfg = None if run_dir else config_from_values(values)
-            base = _path(run_dir, "run_dir")
-            named = {k: v for k, v in values.items() if k in NAMES_CODE}
-            result, _out = run_explain(
-                cfg=cfg, run_dir=base, out=_path(out, "out"), force=force, full=full, progress=progress, named=named, how=how
-            )
-            return result
-
-        return await _call(ctx, work)
-
-    @server.tool(annotations=READS)
-    async def show(
-        path: Annotated[
-            StrictStr,
-            Field(
-                description="A run directory, or a diff / explain / bisect directory or its JSON file; or a CUDA "
-                "memory snapshot file taken elsewhere (torch.cuda.memory._dump_snapshot)."
-            ),
-        ],
-        ctx: Context | None = None,
-    ) -> dict[str, Any]:
-        """A recorded run (report.json) or diff / explain / bisect result, checked as it is read, or what is alive at
-        the peak of a CUDA memory snapshot (as `memprobe show PATH --json`)."""
-        return await _call(ctx, lambda _progress: _shown(_path(path, "path") or Path(path)))
-
-    @server.tool(annotations=WRITES_RUNS)
-    async def gate(
-        budget: Annotated[
-            StrictStr | None,
-            Field(
-                description="The budget file: probes and their limits (default memprobe.toml; a probe that names code, "
-                "a command or a model, runs only from a budget file the call names)."
-            ),
-        ] = None,
-        probes: Annotated[list[StrictStr] | None, Field(description="Check only these probes (default: every one).")] = None,
-        from_runs: Annotated[
-            list[StrictStr] | None, Field(description="Finished runs used instead of running their probes: [NAME=]RUN_DIR each.")
-        ] = None,
-        out: OutArgument = None,
-        force: ForceArgument = False,
-        ctx: Context | None = None,
-    ) -> dict[str, Any]:
-        """Check probes against the limits of a budget file (as `memprobe gate --json`): verdicts per limit, the
-        breaches explained. budget: the budget file; from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
-        from ..budget import load_budget
-        from ..orchestrate.gate import check_what_runs, match_finished, run_gate, select_probes
-
-        def work(progress):
-            spec = load_budget(_path(budget, "budget") or Path("memprobe.toml"))
-            wanted = select_probes(spec, tuple(probes or ()))
-            for entry in from_runs or ():
-                _path(entry, "from_runs")
-            finished = match_finished(tuple(from_runs or ()), spec, wanted)
-            check_what_runs(spec, wanted, finished, from_runs=tuple(from_runs or ()), named=bool(budget))
-            return run_gate(
-                spec,
-                wanted,
-                finished,
-                baseline_path=spec.path.parent / "memprobe-baseline.json",
-                update_baseline=False,
-                out=_path(out, "out"),
-                force=force,
-                progress=progress,
-            )
-
-        return await _call(ctx, work)
-
-    @server.tool(annotations=READS)
-    async def policies(ctx: Context | None = None) -> dict[str, Any]:
-        """The per-op SAC policies `ac_policy` accepts, with their save lists (as `memprobe policies --json`)."""
-        from ..verbs import policy_table
-
-        return await _call(ctx, lambda _progress: policy_table())
-
+    for tool, may in TOOLS:
+        server.tool(annotations=may)(tool)
     server.close_arguments()
     return server
 
