@@ -552,29 +552,25 @@ def limit_name(metric: str, kind: str | None, device: str | None) -> str:
     return f"{device}.{metric}" if device else (f"baseline.{metric}" if kind == "relative" else metric)
 
 
-def gate_verdict(result: dict, run_verdicts: dict[str, S.Verdict] | None = None) -> S.Verdict:
-    """PASS or FAIL with the limits breached, and for a breach, the breaching probe's own verdict. ``result``: the
-    gate's result (its ``verdicts`` per limit and their ``counts``)."""
-    verdicts = result.get("verdicts") or []
-    failed = [v for v in verdicts if v.get("verdict") == Verdict.FAIL]
-    n = result.get("counts") or {}
+def gate_verdict(
+    verdicts: list[S.LimitVerdict], counts: dict[Verdict, int], run_verdicts: dict[str, S.Verdict] | None = None
+) -> S.Verdict:
+    """PASS or FAIL with the limits breached, and for a breach, the breaching probe's own verdict: from the gate's
+    ``verdicts`` per limit and their ``counts``."""
+    failed = [v for v in verdicts if v.verdict == Verdict.FAIL]
+    passed, skipped = counts.get(Verdict.PASS, 0), counts.get(Verdict.SKIP, 0)
     if not failed:
-        return _verdict(
-            f"PASS: {n.get('PASS', 0)} limit{'s' if n.get('PASS', 0) != 1 else ''} pass"
-            + (f", {n['SKIP']} skipped." if n.get("SKIP") else ".")
-        )
+        return _verdict(f"PASS: {passed} limit{'s' if passed != 1 else ''} pass" + (f", {skipped} skipped." if skipped else "."))
     breaches = "; ".join(
-        f"{v['probe']} {limit_name(v['metric'], v.get('kind'), v.get('device'))} "
-        f"{fmt_bytes(v.get('measured'))} > {fmt_bytes(v.get('limit'))}"
-        for v in failed[:3]
+        f"{v.probe} {limit_name(v.metric, v.kind, v.device)} {fmt_bytes(v.measured)} > {fmt_bytes(v.limit)}" for v in failed[:3]
     )
     more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
     text = f"FAIL: {len(failed)} limit{'s' if len(failed) > 1 else ''} breached ({breaches}{more})."
-    first = (run_verdicts or {}).get(failed[0]["probe"])
+    first = (run_verdicts or {}).get(failed[0].probe)
     if first is None:
         return _verdict(text)
     return _verdict(
-        f"{text} {failed[0]['probe']}: {first.text}",
+        f"{text} {failed[0].probe}: {first.text}",
         bytes_=first.bytes,
         total=first.total_bytes,
         finding=first.finding,

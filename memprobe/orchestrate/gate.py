@@ -8,7 +8,17 @@ from dataclasses import fields
 from pathlib import Path
 
 from ..analysis.verdict import gate_verdict, run_verdict
-from ..budget import PROBE_NAME, Budget, BudgetError, baseline_entry, evaluate, explain_breach, load_baseline
+from ..budget import (
+    PROBE_NAME,
+    Budget,
+    BudgetError,
+    baseline_entry,
+    evaluate,
+    explain_breach,
+    load_baseline,
+    nothing_checked,
+    same_measurement,
+)
 from ..config import ProbeConfig
 from ..errors import MemprobeError, RunDirError
 from ..fields import shown
@@ -177,20 +187,20 @@ def run_gate(
     ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus, keep_going=True)
     reports = _gate_reports(wanted, finished, ran, progress)
     verdicts, explanations = _evaluate_probes(wanted, reports, baseline)
-    counts = {str(k): sum(v["verdict"] == k for v in verdicts) for k in Verdict}
-    result = {
-        "budget": str(budget.path),
-        "baseline": str(baseline_path),
-        "verdicts": verdicts,
-        "explanations": explanations,
-        "counts": counts,
-        "runs": {n: str(finished.get(n) or out / n) for n in reports},
-    }
-    result["verdict"] = dump(gate_verdict(result, {n: r.verdict or run_verdict(r) for n, r in reports.items()}))
+    counts = {k: sum(v.verdict == k for v in verdicts) for k in Verdict}
+    result = S.GateResult(
+        budget=str(budget.path),
+        baseline=str(baseline_path),
+        verdicts=verdicts,
+        explanations=explanations,
+        counts=counts,
+        runs={n: str(finished.get(n) or out / n) for n in reports},
+        verdict=gate_verdict(verdicts, counts, {n: r.verdict or run_verdict(r) for n, r in reports.items()}),
+    )
     if update_baseline:
         _store_baseline(baseline, reports, baseline_path)
-        result["baseline_updated"] = True
-    return S.GateResult.model_validate(result)
+        result.baseline_updated = True
+    return result
 
 
 def _check_probe_names(budget: Budget, wanted: dict) -> None:
@@ -210,15 +220,6 @@ def _store_baseline(baseline: S.Baseline, reports: dict[str, S.Report], baseline
         if not same_measurement(baseline.probes.get(name), entry):
             baseline.probes[name] = entry
     atomic_write_json(baseline_path, dump(baseline))
-
-
-def same_measurement(old: S.BaselineProbe | None, new: S.BaselineProbe) -> bool:
-    """Whether two baseline entries hold the same figures of the same configuration, measured with the same
-    software on the same device (what a relative limit compares against, and when)."""
-    if old is None or old.report is None or new.report is None:
-        return False
-    measured = lambda e: (e.figures, e.versions, e.device, e.report.config)  # noqa: E731
-    return measured(old) == measured(new)
 
 
 def _gate_reports(wanted: dict, finished: dict[str, Path], ran: dict, progress: Progress) -> dict[str, S.Report]:
@@ -241,7 +242,9 @@ def _gate_reports(wanted: dict, finished: dict[str, Path], ran: dict, progress: 
     return reports
 
 
-def _evaluate_probes(wanted: dict, reports: dict[str, S.Report], baseline: S.Baseline) -> tuple[list[dict], dict]:
+def _evaluate_probes(
+    wanted: dict, reports: dict[str, S.Report], baseline: S.Baseline
+) -> tuple[list[S.LimitVerdict], dict[str, S.BreachExplanation]]:
     """Every probe's limits evaluated (its verdicts), and for each probe that breached one, why."""
     verdicts, explanations = [], {}
     for name, report in reports.items():
@@ -249,19 +252,10 @@ def _evaluate_probes(wanted: dict, reports: dict[str, S.Report], baseline: S.Bas
         vs = evaluate(wanted[name], report, entry)
         if not vs:
             raise ProbeFailed(f"probe {name!r} gave no verdict: it has no limits")
-        if any(v["verdict"] == Verdict.FAIL for v in vs):
+        if any(v.verdict == Verdict.FAIL for v in vs):
             explanations[name] = explain_breach(report, entry)
         verdicts += nothing_checked(name, vs)
     return verdicts, explanations
-
-
-def nothing_checked(name: str, verdicts: list[dict]) -> list[dict]:
-    """A probe's verdicts, failed when none of its limits was checked (every one skipped: another device, a baseline
-    not comparable, optional): a gate that checks nothing must not pass."""
-    if any(v["verdict"] != Verdict.SKIP for v in verdicts):
-        return verdicts
-    why = f"no limit of probe {name!r} was checked (every one skipped), and a gate that checks nothing fails"
-    return [{**v, "verdict": Verdict.FAIL, "notice": f"{v['notice']}; {why}"} for v in verdicts]
 
 
 def select_probes(budget: Budget, names: tuple[str, ...]) -> dict:
