@@ -43,6 +43,22 @@ def test_bad_values_exit_2_with_one_line(args, needle, tmp_path):
     assert not (tmp_path / "never").exists()
 
 
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["diff"], "memprobe diff compares two sides; A and B missing"),
+        (["diff", "bf16"], "memprobe diff compares two sides; B missing"),
+        (["bisect"], "memprobe bisect compares two sides; A and B missing"),
+        (["bisect", "bf16"], "memprobe bisect compares two sides; B missing"),
+    ],
+)
+def test_a_two_sided_verb_given_one_side_or_none_refuses_in_one_line(args, needle, tmp_path):
+    proc = invoke(*args, "--out", tmp_path / "never")
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and needle in proc.stderr, proc.stderr
+    assert not (tmp_path / "never").exists()
+
+
 def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
     import torch
 
