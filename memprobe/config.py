@@ -351,7 +351,26 @@ def config_from_values(values: dict):
 
     cfg = ProbeConfig.from_dict(values)
     resolve_ops(dict(values))  # named as the user wrote them
+    check_before_torch(cfg)
     return cfg
+
+
+# the device nodes a GPU driver makes (NVIDIA's; AMD's ROCm; WSL's): none of them, no GPU torch could use here
+GPU_DEVICE_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
+
+
+def check_before_torch(cfg) -> None:
+    """What a user named that can be checked without importing torch (seconds) or making a run directory: the files
+    (``--model``, ``--hf-config``, the script), and ``--device cuda`` on a machine with no GPU driver's device."""
+    import os
+
+    cfg.target.check_files()
+    if cfg.device == DeviceChoice.CUDA and not any(os.path.exists(node) for node in GPU_DEVICE_NODES):
+        raise ConfigError(
+            "--device cuda: no CUDA device is available (this machine has no GPU driver's device, no /dev/nvidia0); "
+            "use --device cpu",
+            field="device",
+        )
 
 
 # the fields of a configuration that name code to run (``--model``) or a file to build from (``--hf-config``)

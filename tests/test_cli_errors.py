@@ -43,6 +43,22 @@ def test_bad_values_exit_2_with_one_line(args, needle, tmp_path):
     assert not (tmp_path / "never").exists()
 
 
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["diff"], "memprobe diff compares two sides; A and B missing"),
+        (["diff", "bf16"], "memprobe diff compares two sides; B missing"),
+        (["bisect"], "memprobe bisect compares two sides; A and B missing"),
+        (["bisect", "bf16"], "memprobe bisect compares two sides; B missing"),
+    ],
+)
+def test_a_two_sided_verb_given_one_side_or_none_refuses_in_one_line(args, needle, tmp_path):
+    proc = invoke(*args, "--out", tmp_path / "never")
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr and needle in proc.stderr, proc.stderr
+    assert not (tmp_path / "never").exists()
+
+
 def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
     import torch
 
@@ -216,3 +232,46 @@ def test_debug_keeps_exit_70_for_a_bug(monkeypatch):
 def test_a_system_file_as_the_model_is_bad_input(tmp_path, flag, value, needle):
     err = _one_line(invoke("run", flag, value, "--recipe", "bf16", "--device", "cpu", "--out", tmp_path / "r", "-q"))
     assert needle in err, err
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["run", "--model", "typo.py:build"], "--model 'typo.py:build': no such file typo.py"),
+        (["run", "--model", "nosuchpackage.models:build"], "no module named 'nosuchpackage'"),
+        (["run", "--hf-config", "typo/config.json"], "--hf-config typo/config.json: no such file"),
+        (["run", "--hf-config", "notes.txt"], "--hf-config notes.txt is not valid JSON"),
+        (["run", "--", "python", "trian.py"], "the command after --: no such file trian.py"),
+        (["diff", "bf16", "rowwise", "--b", "--model typo.py:build"], "no such file typo.py"),
+    ],
+)
+def test_a_file_named_on_the_command_line_is_checked_before_torch_and_leaves_no_run_directory(args, needle, tmp_path):
+    """A typo is said in one line before torch is imported (seconds, not the 9-33 s of an import and a build) and no
+    run directory is made: memprobe-runs/ stays absent in the working directory."""
+    import subprocess
+    import sys
+
+    (tmp_path / "notes.txt").write_text("not json\n")
+    code = (
+        "import sys\nfrom memprobe.cli.main import cli\n"
+        "try:\n    cli.main(sys.argv[1:])\nexcept SystemExit as e:\n    open('seen', 'w').write(f\"{'torch' in sys.modules} {e.code}\")\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, capture_output=True, text=True)
+    assert (tmp_path / "seen").read_text().split() == ["False", "2"], proc.stderr
+    assert proc.stderr.count("\n") == 1 and needle in proc.stderr, proc.stderr
+    assert not (tmp_path / "memprobe-runs").exists()
+
+
+def test_cuda_on_a_machine_without_a_gpu_is_refused_before_torch(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from memprobe.config import GPU_DEVICE_NODES
+
+    if any(os.path.exists(node) for node in GPU_DEVICE_NODES):
+        pytest.skip("this machine has a GPU driver's device")
+    code = "import sys\nfrom memprobe.cli.main import cli\ntry:\n    cli.main(sys.argv[1:])\nexcept SystemExit as e:\n    open('seen', 'w').write(f\"{'torch' in sys.modules} {e.code}\")\n"
+    proc = subprocess.run([sys.executable, "-c", code, "run", "--device", "cuda"], cwd=tmp_path, capture_output=True, text=True)
+    assert (tmp_path / "seen").read_text().split() == ["False", "2"], proc.stderr
+    assert "no CUDA device" in proc.stderr and not (tmp_path / "memprobe-runs").exists()

@@ -8,14 +8,15 @@ import click
 
 from ..errors import ConfigError
 from ..orchestrate.bisect import DEFAULT_MIN_DELTA
+from .command import two_sides
 from .options import config_options
 from .probes import ProbeOptions, force_help, json_help, out_help, probe_options
 from .sides import SIDE_NAMED, SIDE_NAMED_BECAUSE, SideOptions, side_options
 
 
 @click.command(short_help="Find the features a regression needs, and a minimal configuration.")
-@click.argument("a")
-@click.argument("b")
+@click.argument("a", required=False)
+@click.argument("b", required=False)
 @config_options(leave_out=SIDE_NAMED, because=SIDE_NAMED_BECAUSE)
 @side_options
 @click.option(
@@ -47,6 +48,7 @@ def bisect(a, b, sides: SideOptions, min_delta, probes: ProbeOptions, **shared) 
     from ..report.console.bisect import print_bisect
     from ..report.markdown import bisect_markdown
 
+    a, b = two_sides("bisect", a, b, "a recipe each, with its flags)")
     try:
         min_delta = MinDelta.parse(min_delta)
     except ValueError as e:

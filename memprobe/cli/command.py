@@ -44,3 +44,11 @@ def config_from_options_or_command(kw: dict) -> ProbeConfig:
     flags'."""
     command = command_after_dashes()
     return script_config(kw, command) if command else config_from_options(kw)
+
+
+def two_sides(verb: str, a: str | None, b: str | None, each: str) -> tuple[str, str]:
+    """A and B of a two-sided verb, or one line (exit 2) naming the side missing, before either side is read."""
+    if a is None or b is None:
+        missing = "A and B" if a is None else "B"
+        raise click.UsageError(f"memprobe {verb} compares two sides; {missing} missing: give two sides, A and B ({each}")
+    return a, b

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .command import CommandAfterDashes, command_after_dashes
+from .command import CommandAfterDashes, command_after_dashes, two_sides
 from .options import config_options
 from .output import refuse_existing, table_options, wide_option
 from .probes import ProbeOptions, json_help, probe_options
@@ -95,10 +95,11 @@ def diff(
     from ..report.tables import export
 
     command = command_after_dashes()
+    a, b = (a, b) if command else two_sides("diff", a, b, "a recipe, a run directory or a snapshot each), or a command after --")
     if not command and (is_snapshot_file(a) or is_snapshot_file(b)):
         outputs = {"html": html_path, "csv": csv_path, "parquet": parquet_path}
-        return _diff_snapshots(*_both(a, b), sides, parallel, analysis_only, outputs, wide, probes, shared)
-    resolved = sides.resolve_script(a, b, shared, command) if command else sides.resolve(*_both(a, b), shared)
+        return _diff_snapshots(a, b, sides, parallel, analysis_only, outputs, wide, probes, shared)
+    resolved = sides.resolve_script(a, b, shared, command) if command else sides.resolve(a, b, shared)
     envs = sides.envs()
     label = f"diff-{resolved['a'].target.short_name()}" if command else f"diff-{a}-vs-{b}".replace("/", "_")
     refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
@@ -108,12 +109,6 @@ def diff(
     if html_path is not None:
         write_diff_html(result, out, html_path)
         probes.say(f"html report: {html_path}")
-
-
-def _both(a: str | None, b: str | None) -> tuple[str, str]:
-    if a is None or b is None:
-        raise click.UsageError("give two sides, A and B (a recipe, a run directory or a snapshot each), or a command after --")
-    return a, b
 
 
 def _diff_snapshots(a, b, sides: SideOptions, parallel, analysis_only, outputs: dict, wide, probes, shared) -> None:

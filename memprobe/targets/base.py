@@ -56,6 +56,11 @@ class Target:
     def check(self) -> None:
         """ConfigError (naming its field) when the fields do not fit together. Called at construction."""
 
+    def check_files(self) -> None:
+        """ConfigError when a file the user named (``--model x.py:build``, ``--hf-config``, the script) is missing or
+        not of its kind: cheap, without torch, before anything is made; called on a configuration the user gives
+        (``config_from_values``), never on one a run directory recorded (its files may be gone, and it is read)."""
+
     def summary(self) -> str:
         """One line a person reads: what is built (``ffn dim=512 hidden=2048 layers=2 batch=2 seq=256``)."""
         raise NotImplementedError

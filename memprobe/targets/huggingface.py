@@ -47,6 +47,11 @@ class HuggingFace(Target):
             raise ConfigError("--hf-config needs the path of a config.json (or of a directory holding one)", field="hf_config")
         check_at_least_one(self, ("layers", "batch", "seq"))
 
+    def check_files(self) -> None:
+        from ..integrations.huggingface import read_config
+
+        read_config(self.hf_config)  # the file, its size and its JSON: what a typo gets wrong
+
     def users_code(self) -> str | None:
         return f"a model configuration to build, {shown(self.hf_config, 200)}"
 

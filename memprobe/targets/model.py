@@ -45,6 +45,16 @@ class UserModel(Target):
         if ":" not in self.model:
             raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build", field="model")
 
+    def check_files(self) -> None:
+        where = self.model.rpartition(":")[0]
+        if where.endswith(".py") or "/" in where:
+            if not Path(where).resolve().is_file():
+                raise ConfigError(f"--model {self.model!r}: no such file {where}", field="model")
+            if not where.endswith(".py"):
+                raise ConfigError(f"--model {self.model!r}: {where} is not a Python file (a model module is a .py file)")
+        elif where and importlib.util.find_spec(where.partition(".")[0]) is None:  # its top package, imported by none
+            raise ConfigError(f"--model {self.model!r}: no module named {where.partition('.')[0]!r}", field="model")
+
     def users_code(self) -> str | None:
         return f"code to run, {shown(self.model, 200)}"
 

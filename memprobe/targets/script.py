@@ -42,6 +42,12 @@ class Script(Target):
         if not self.command or not self.command[0].strip():
             raise ConfigError("the command after -- is empty: give the script to run, e.g. -- python train.py", field="command")
 
+    def check_files(self) -> None:
+        """``python train.py``: the script file is there (a typo is said now, not after torch imports)."""
+        if Path(self.command[0]).name in PYTHONS and len(self.command) > 1 and self.command[1].endswith(".py"):
+            if not Path(self.command[1]).is_file():
+                raise ConfigError(f"the command after --: no such file {self.command[1]}", field="command")
+
     def users_code(self) -> str | None:
         return f"a command to run, {shown(shlex.join(self.command), 200)}"
 
