@@ -14,6 +14,7 @@ embeds those runs' figures.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -173,10 +174,13 @@ def minimize_diff(
     record = S.ReproMinimized(
         difference=difference.label,
         given=_pair(given["a"], given["b"]),
+        recorded_by=shlex.join(reports["a"].command or []),
         minimal=_pair(search.ca, search.cb),
         steps=search.steps,
-        given_seconds=_seconds(reports),
-        minimal_seconds=_seconds(final),
+        given_seconds=_seconds(reports, "total"),
+        minimal_seconds=_seconds(final, "total"),
+        given_step_seconds=_seconds(reports, "measured_step"),
+        minimal_step_seconds=_seconds(final, "measured_step"),
         given_parameters=given["b"].target.parameter_count(),
         minimal_parameters=search.cb.target.parameter_count(),
         run=str(where),
@@ -188,6 +192,7 @@ def _pair(a: ProbeConfig, b: ProbeConfig) -> S.Minimal:
     return S.Minimal(a=a.summary(), b=b.summary(), a_flags=a.to_flags(), b_flags=b.to_flags())
 
 
-def _seconds(reports: dict[str, S.Report]) -> float | None:
-    times = [r.timings_s.total for r in reports.values() if r.timings_s is not None]
-    return round(sum(t for t in times if t is not None), 3) if times and all(t is not None for t in times) else None
+def _seconds(reports: dict[str, S.Report], timing: str) -> float | None:
+    """A timing of the sides' runs, summed (None: a side lacks it)."""
+    times = [getattr(r.timings_s, timing, None) if r.timings_s is not None else None for r in reports.values()]
+    return round(sum(times), 3) if times and None not in times else None

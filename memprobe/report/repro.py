@@ -134,7 +134,7 @@ def stack_words(cfg: ProbeConfig) -> str:
     """The stack a configuration applies, in torchtitan's order, in words."""
     parts = [f"float8 {cfg.recipe} (torchao)" if cfg.recipe != Recipe.BF16 else "bf16 linears"]
     if cfg.ac == AcMode.OP:
-        parts.append(f"per-op SAC ({get_policy(cfg.ac_policy).description})")
+        parts.append(f"per-op SAC [{get_policy(cfg.ac_policy).description}]")
     elif cfg.ac == AcMode.FULL:
         parts.append("full activation checkpointing per block")
     elif cfg.ac == AcMode.MEMORY_BUDGET:
@@ -193,7 +193,11 @@ def _run_header(side: Side, out_name: str) -> str:
 
 
 def _docstring(lines: list[str]) -> str:
-    return '"""' + "\n".join(lines).rstrip() + '\n"""\n'
+    """The header: prose wrapped at 110 characters (a line indented by four spaces, a command, kept whole)."""
+    import textwrap
+
+    wrapped = [line if line.startswith("    ") or len(line) <= 110 else textwrap.fill(line, 110) for line in lines]
+    return '"""' + "\n".join(wrapped).rstrip() + '\n"""\n'
 
 
 # -- the code --------------------------------------------------------------------------------------------------------
@@ -274,13 +278,29 @@ _COMMENTS = {
 }
 
 
-def _settings_literal(settings: dict, indent: int = 0) -> str:
+def _settings_literal(settings: dict, indent: int = 0, first: str | None = None) -> str:
+    """A settings dict, one key a line with what it means (``first``: a line before them, ``**COMMON``)."""
     pad = " " * (indent + 4)
-    lines = []
+    lines = [f"{pad}{first},"] if first else []
     for key, value in settings.items():
         text = literal(value, indent + 4) if not isinstance(value, list) else _list_literal(value, indent + 4)
         lines.append(f"{pad}{json.dumps(key)}: {text},  # {_COMMENTS[key]}")
     return "{\n" + "\n".join(lines) + "\n" + " " * indent + "}"
+
+
+def _diff_settings(sides: list[Side]) -> str:
+    """Both sides' settings: what they share once (``COMMON``), then each side's own: where they differ at a glance."""
+    each = [_settings(s) for s in sides]
+    keys = list(dict.fromkeys(k for e in each for k in e))
+    common = {k: each[0][k] for k in keys if all(k in e and e[k] == each[0][k] for e in each)}
+    own = [{k: v for k, v in e.items() if k not in common} for e in each]
+    rows = "".join(f'    "{s.key}": {_settings_literal(o, 4, first="**COMMON")},\n' for s, o in zip(sides, own))
+    return (
+        "# what both sides share\n"
+        f"COMMON = {_settings_literal(common)}\n\n"
+        "# each side: the shared settings, and its own\n"
+        "SETTINGS = {\n" + rows + "}"
+    )
 
 
 def _list_literal(values: list, indent: int) -> str:
@@ -424,7 +444,9 @@ def _minimized_lines(minimized: S.ReproMinimized | None) -> list[str]:
         return []
     lines = [
         "",
-        "Made smaller first (memprobe repro --minimize), each step checked to keep " + py_text(minimized.difference) + ":",
+        "Made smaller first (memprobe repro --minimize), each step checked to keep " + py_text(minimized.difference) + ",",
+        "from the diff recorded by:",
+        "    " + py_text(minimized.recorded_by, limit=400),
     ]
     lines += ["    as recorded:  A " + py_text(minimized.given.a), "                  B " + py_text(minimized.given.b)]
     lines += ["    minimal:      A " + py_text(minimized.minimal.a), "                  B " + py_text(minimized.minimal.b)]
@@ -494,7 +516,6 @@ def diff_script(
     same_build = sides[0].model.build == sides[1].model.build
     names = ["build", "build"] if same_build else ["build_a", "build_b"]
     builds = "{" + ", ".join(f'"{s.key}": {n}' for s, n in zip(sides, names)) + "}"
-    settings = "{\n" + "".join(f'    "{s.key}": {_settings_literal(_settings(s), 4)},\n' for s in sides) + "}"
     figures = {s.key: expected(s.report, s.where) for s in sides}
     recorded = {s.key: _versions(s.report, _libraries(sides)) for s in sides}
     parts = [
@@ -507,7 +528,7 @@ def diff_script(
         "",
         "# -- the configurations as recorded, by side " + "-" * 10,
         "",
-        f"SETTINGS = {settings}",
+        _diff_settings(sides),
         "",
         "# what each side measured in its last step, and the versions it ran with",
         f"EXPECTED = {literal(figures)}",

@@ -40,7 +40,9 @@ def _print_minimized(con: Console, m: S.ReproMinimized) -> None:
     if m.given_parameters is not None and m.minimal_parameters is not None:
         sizes.append(f"parameters {m.given_parameters:,} -> {m.minimal_parameters:,}")
     if m.given_seconds is not None and m.minimal_seconds is not None:
-        sizes.append(f"run time {m.given_seconds:.1f} s -> {m.minimal_seconds:.1f} s (both sides)")
+        sizes.append(f"run time {m.given_seconds:.1f} s -> {m.minimal_seconds:.1f} s (both sides, compile included)")
+    if m.given_step_seconds is not None and m.minimal_step_seconds is not None:
+        sizes.append(f"measured steps {m.given_step_seconds:.3f} s -> {m.minimal_step_seconds:.3f} s")
     if sizes:
         con.print("  " + "; ".join(sizes))
     con.print(f"  the minimal runs: {markup(m.run)}")
