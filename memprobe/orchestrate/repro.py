@@ -57,7 +57,7 @@ def _recorded(path: Path, named: dict, *, minimize: bool, check: bool, script: P
             _this_interpreter(report, where, "--check", f"run `{_python(report)} {script} --check` yourself instead")
         if minimize:
             _this_interpreter(report, where, "--minimize", "minimize a diff of configurations recorded here")
-    if check and kind == "diff" and not diff_together(record.change):
+    if check and kind == "diff" and not diff_together(record.change, reports):
         raise ConfigError(
             f"{path}: the sides ran with different software: --check runs one interpreter; run the script under each "
             "side's interpreter yourself (its header says how)"
@@ -100,7 +100,7 @@ def make_repro(
         script=str(script),
         source=str(source),
         sides={key: S.ReproFigures(**expected(r, str(source))) for key, r in reports.items()},
-        together=kind == "run" or diff_together(record.change),
+        together=kind == "run" or diff_together(record.change, reports),
         minimized=minimized,
         check=run_check(script, progress) if check else None,
     )

@@ -23,15 +23,12 @@ from pathlib import Path
 
 from ..config import ProbeConfig
 from ..errors import ConfigError, RunDirError
-from ..policies import INSTALLED, get_policy, normalize_op_name
+from ..policies import normalize_op_name
 from ..rundir import schema as S
 from ..targets.base import ModelSource, literal
 from ..text import py_text
-from ..vocab import AcMode, ChangeKind, DeviceType, MemorySource, PolicyDefault, Recipe, RunMode, RunStatus
+from ..vocab import ChangeKind, DeviceType, MemorySource, PolicyDefault, Recipe, RunMode, RunStatus
 from .repro_code import MAIN_APART, MAIN_RUN, MAIN_TOGETHER, MEASURE, stack_code
-
-# the recorded figures a script checks, by its words
-FIGURES = ("saved_bytes", "parameter_bytes", "peak_bytes")
 
 
 @dataclass(frozen=True)
@@ -68,11 +65,8 @@ def _check_writable(report: S.Report, cfg: ProbeConfig, where: str) -> None:
             f"{where} ran {cfg.nproc} ranks; a standalone script runs one process: record rank 0 of that world in one "
             f"process with --fake-world {cfg.nproc} and write the repro of that run"
         )
-    if cfg.ac == AcMode.OP and cfg.ac_policy == INSTALLED:
-        raise ConfigError(
-            f"{where} checkpointed with the installed torchtitan's own SelectiveAC (--ac-policy {INSTALLED}); a repro "
-            "writes memprobe's per-op policies out: record the run with --ac-policy torchtitan (or another named policy)"
-        )
+    if why := cfg.mode.unscriptable(cfg):
+        raise ConfigError(f"{where} {why}")
     if report.float8 is not None and any(x.converted and len(x.weight_shape) == 3 for x in report.float8.linears):
         raise ConfigError(f"{where} trained grouped experts in float8 (torchao's MoE conversion): a repro does not write it yet")
 
@@ -133,12 +127,8 @@ def _command(report: S.Report) -> str:
 def stack_words(cfg: ProbeConfig) -> str:
     """The stack a configuration applies, in torchtitan's order, in words."""
     parts = [f"float8 {cfg.recipe} (torchao)" if cfg.recipe != Recipe.BF16 else "bf16 linears"]
-    if cfg.ac == AcMode.OP:
-        parts.append(f"per-op SAC [{get_policy(cfg.ac_policy).description}]")
-    elif cfg.ac == AcMode.FULL:
-        parts.append("full activation checkpointing per block")
-    elif cfg.ac == AcMode.MEMORY_BUDGET:
-        parts.append(f"the partitioner's activation memory budget {cfg.memory_budget:g}")
+    if words := cfg.mode.script_words(cfg):
+        parts.append(words)
     parts.append("torch.compile per block" if cfg.compile else "eager")
     if cfg.fsdp:
         world = f"rank 0 of a fake world of {cfg.fake_world}" if cfg.fake_world else "one process"
@@ -174,8 +164,9 @@ def _model_lines(sides: list[Side], libraries: list[str]) -> list[str]:
 def _run_header(side: Side, out_name: str) -> str:
     libraries = _libraries([side])
     lines = [
-        f"Reproduces what autograd saves for backward in one training step of {py_text(side.model.about)}.",
+        "Reproduces what autograd saves for backward in one training step, with torch alone.",
         "",
+        f"The model: {py_text(side.model.about)}.",
         "The stack, in torchtitan's order: " + py_text(stack_words(side.cfg)) + ".",
         f"The run trained {side.cfg.steps} steps; the last is measured.",
         "",
@@ -211,10 +202,9 @@ def _settings(side: Side) -> dict:
         "float8": None if cfg.recipe == Recipe.BF16 else cfg.recipe,
         "ac": cfg.ac,
     }
-    if cfg.ac == AcMode.OP:
+    if cfg.mode.policy:
         settings.update(_policy_settings(side))
-    if cfg.ac == AcMode.MEMORY_BUDGET:
-        settings["memory_budget"] = cfg.memory_budget
+    settings.update(cfg.mode.script_settings(cfg))
     settings.update(
         compile=cfg.compile,
         fsdp=cfg.fsdp,
@@ -346,11 +336,8 @@ def _wrapped(line: str) -> str:
 
 def _build_function(name: str, model: ModelSource) -> str:
     body = "\n".join(f"    {line}" for line in model.build)
-    return f'def {name}(device):\n    """{_build_doc(model)}"""\n{body}\n    return model, batch\n'
-
-
-def _build_doc(model: ModelSource) -> str:
-    return "The model in fp32 on ``device``, and the batch ``model(*batch)`` runs."
+    doc = "The model in fp32 on ``device``, and the batch ``model(*batch)`` runs."
+    return f'def {name}(device):\n    """{doc}"""\n{body}\n    return model, batch\n'
 
 
 def _model_section(sides: list[Side], names: list[str]) -> str:
@@ -367,12 +354,8 @@ def _model_section(sides: list[Side], names: list[str]) -> str:
     about = sides[0].model.about if len({s.model.about for s in sides}) == 1 else "one model per side"
     head = f"# -- the model: {py_text(about)} " + "-" * 10 + "\n\n"
     code = (definitions[0] + "\n\n\n") if definitions else ""
-    builds = []
-    for s, name in zip(sides, names):
-        function = _build_function(name, s.model)
-        if function.replace(name, "build") not in [b.replace(n, "build") for b, n in builds]:
-            builds.append((function, name))
-    return head + code + "\n\n".join(b for b, _ in builds)
+    builds = {name: _build_function(name, s.model) for s, name in zip(sides, names)}  # one when the sides share it
+    return head + code + "\n\n".join(builds.values())
 
 
 def _float8_skip(sides: list[Side]) -> tuple[str, ...]:
@@ -391,10 +374,8 @@ def _features(sides: list[Side]) -> set[str]:
             name
             for name, on in (
                 ("float8", c.recipe != Recipe.BF16),
-                ("op", c.ac == AcMode.OP),
-                ("full", c.ac == AcMode.FULL),
-                ("budget", c.ac == AcMode.MEMORY_BUDGET),
-                ("save_all", c.ac == AcMode.OP and c.policy().default == PolicyDefault.SAVE),
+                (c.mode.script_step, c.mode.script_step is not None),  # full, op, budget: the mode's step
+                ("save_all", c.mode.policy and c.policy().default == PolicyDefault.SAVE),
                 ("compile", c.compile),
                 ("fsdp", c.fsdp),
                 ("cast", not c.fsdp),
@@ -434,9 +415,12 @@ def run_script(report: S.Report, where: str, out_name: str = "repro.py") -> str:
 # -- a diff ----------------------------------------------------------------------------------------------------------
 
 
-def diff_together(change: S.Change | None) -> bool:
-    """Whether both sides of a diff run from one interpreter: only their configuration differs (or nothing)."""
-    return change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.NONE)
+def diff_together(change: S.Change | None, reports: dict[str, S.Report]) -> bool:
+    """Whether both sides of a diff run from one interpreter: only their configuration differs (or nothing), and
+    both ran with the same interpreter (sides of two interpreters with the same versions may still differ in what
+    else they hold)."""
+    same_python = len({_python(r) for r in reports.values()}) == 1
+    return same_python and change is not None and change.kind in (ChangeKind.CONFIGURATION, ChangeKind.NONE)
 
 
 def _minimized_lines(minimized: S.ReproMinimized | None) -> list[str]:
@@ -456,12 +440,13 @@ def _minimized_lines(minimized: S.ReproMinimized | None) -> list[str]:
 def _diff_header(diff: S.DiffResult, sides: list[Side], out_name: str, minimized: S.ReproMinimized | None) -> str:
     libraries = _libraries(sides)
     a, b = sides
-    together = diff_together(diff.change)
+    together = diff_together(diff.change, {s.key: s.report for s in sides})
     ea, eb = (expected(s.report, s.where) for s in sides)
     delta = eb["saved_bytes"] - ea["saved_bytes"]
     lines = [
-        f"Reproduces a difference in what autograd saves for backward in one training step of {py_text(a.model.about)}.",
+        "Reproduces a difference in what autograd saves for backward in one training step, with torch alone.",
         "",
+        f"The model: {py_text(a.model.about)}.",
         "What differs: " + py_text(diff.change.text if diff.change else "not recorded") + ".",
     ]
     for s in sides:
@@ -510,7 +495,7 @@ def diff_script(
 ) -> str:
     """The standalone script of a diff: both sides' configurations, each side's figures, and the difference."""
     sides = [side_of(reports[k], f"{where}/{k}", k) for k in ("a", "b")]
-    together = diff_together(diff.change)
+    together = diff_together(diff.change, reports)
     features = _features(sides)
     code, imports = stack_code(features, _float8_skip(sides))
     same_build = sides[0].model.build == sides[1].model.build
