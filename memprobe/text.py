@@ -15,7 +15,9 @@ One escaper per format, and every recorded string a renderer writes passes throu
   a carriage return, at its start or after a line or record break inside it, gets a leading apostrophe there; a cell
   holding a break, a delimiter, a quote or an ``=`` is quoted);
 - JUnit XML: :func:`xml_text` (the characters XML 1.0 cannot hold shown as ``\\x01``; ElementTree escapes
-  the rest).
+  the rest);
+- Python source: :func:`py_text` (a line of a comment or a docstring that stays one: newlines and control
+  characters shown as in :func:`plain`, backslashes doubled, no run of three quotes).
 
 Every escaper bounds the text to ``limit`` characters with a visible "truncated" mark.
 """
@@ -149,3 +151,11 @@ def xml_text(value) -> str:
     it forbids, lone surrogates and U+FFFE/U+FFFF shown as ``\\x01``."""
     text = value if isinstance(value, str) else str(value)
     return _NOT_XML.sub(_visible, text)
+
+
+def py_text(value, *, limit: int = MAX_TEXT) -> str:
+    """``value`` as one line of a Python comment or docstring that cannot end it or become code: :func:`plain` (a
+    newline shown as ``\\n``, control and invisible characters escaped), every backslash doubled (a docstring reads
+    them as escapes), and a quote that would begin a run of three escaped."""
+    text = plain(value, limit=limit).replace("\\", "\\\\")
+    return re.sub(r'"(?="")', r'\\"', text)

@@ -68,3 +68,33 @@ def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain"
     if inner:  # a gate's directory: its probes' runs
         raise RunDirError(f"{path} holds no {names}, but runs: {inner}")
     raise RunDirError(f"{path} holds no {names}")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    path, root = path.resolve(), root.resolve()
+    return path == root or root in path.parents
+
+
+def side_dir(side: S.DiffSide, key: str, diff_dir: Path | None, sides_anywhere: bool) -> Path | None:
+    """Where a side's run directory is: as recorded, where it may be read; else the diff directory's own ``a/`` or
+    ``b/`` (a diff directory moved or copied elsewhere, or committed, still finds its runs); else none."""
+    src = Path(side.source) if side.source else None
+    if src is not None and (sides_anywhere or (diff_dir is not None and _inside(src, diff_dir))) and src.is_dir():
+        return src
+    own = diff_dir / key if diff_dir is not None else None
+    return own if own is not None and own.is_dir() and _inside(own, diff_dir) else None
+
+
+def diff_sides(path: Path, diff: S.DiffResult) -> dict[str, S.Report]:
+    """A diff's sides (``a``, ``b``), read only where they lie inside the diff directory, whatever its ``source`` says;
+    RunDirError naming a side that is not there."""
+    reports = {}
+    for key, side in (("a", diff.a), ("b", diff.b)):
+        src = side_dir(side, key, path, sides_anywhere=False)
+        if src is None:
+            raise RunDirError(
+                f"{path}/diff.json: side {key.upper()}'s run is not inside the diff directory ({side.source}); memprobe "
+                "reads a side only there: name each run directory instead"
+            )
+        reports[key] = load_run(src)
+    return reports

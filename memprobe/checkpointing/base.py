@@ -43,7 +43,9 @@ class Mode:
       run records it and its decisions, and a value a region's tag did not reach is unrecomputable-saved's;
     - ``own_regions_judged``: memprobe applies no checkpointing, and regions the model or script checkpoints itself
       are judged as whole regions are (``none``);
-    - ``needs_compile``: it is the compiler's (``memory-budget``).
+    - ``needs_compile``: it is the compiler's (``memory-budget``);
+    - ``script_step``: the part of a standalone repro script's stack it takes (``memprobe repro``:
+      :mod:`memprobe.report.repro_code` writes ``full``, ``op`` and ``budget``; None: nothing).
     """
 
     name: str = ""
@@ -52,6 +54,7 @@ class Mode:
     policy: bool = False
     own_regions_judged: bool = False
     needs_compile: bool = False
+    script_step: str | None = None
 
     def check(self, cfg) -> None:
         """ConfigError where ``cfg``'s fields do not fit this mode."""
@@ -79,6 +82,19 @@ class Mode:
     def edits(self, cfg, facts: Facts) -> list[Edit]:
         """The edits explain tries on a run of this mode."""
         return []
+
+    def script_words(self, cfg) -> str | None:
+        """What a standalone repro script's header says of it (None: nothing: no checkpointing)."""
+        return None
+
+    def script_settings(self, cfg) -> dict:
+        """The settings of its ``script_step`` a standalone repro script writes out (a per-op policy's are the run's
+        recorded policy, written by the script's renderer)."""
+        return {}
+
+    def unscriptable(self, cfg) -> str | None:
+        """Why a standalone repro script cannot write it (None: it can)."""
+        return None
 
 
 def recompute_all(where: str) -> Edit:

@@ -10,12 +10,16 @@ class WholeBlocks(Mode):
     name = AcMode.FULL.value
     regions = True
     whole_regions = True
+    script_step = "full"
 
     def apply(self, blocks, target, cfg, decisions: dict) -> None:
         wrap_blocks(blocks, context_fn=None)
 
     def edits(self, cfg, facts: Facts) -> list[Edit]:
         return [recompute_all("in place of the whole-block checkpoint")]
+
+    def script_words(self, cfg) -> str:
+        return "full activation checkpointing per block"
 
 
 def wrap_blocks(blocks, context_fn) -> None:

@@ -11,6 +11,7 @@ from .base import Mode
 class MemoryBudget(Mode):
     name = AcMode.MEMORY_BUDGET.value
     needs_compile = True
+    script_step = "budget"
 
     def check(self, cfg) -> None:
         if not 0 <= cfg.memory_budget <= 1:
@@ -26,6 +27,12 @@ class MemoryBudget(Mode):
         import torch._functorch.config
 
         torch._functorch.config.activation_memory_budget = cfg.memory_budget
+
+    def script_words(self, cfg) -> str:
+        return f"the partitioner's activation memory budget {cfg.memory_budget:g}"
+
+    def script_settings(self, cfg) -> dict:
+        return {"memory_budget": cfg.memory_budget}
 
     def unexplainable(self, cfg) -> str | None:
         return (

@@ -12,6 +12,7 @@ class PerOp(Mode):
     name = AcMode.OP.value
     regions = True
     policy = True
+    script_step = "op"
 
     def summary(self, cfg) -> str:
         return f"{self.name}/{cfg.ac_policy}"
@@ -34,6 +35,21 @@ class PerOp(Mode):
             apply_selective_ac(blocks, add, drop, base_fqn=target.blocks_attr, parity=cpu_attention_ops())
             return
         wrap_blocks(blocks, context_fn=make_context_fn(cfg.policy(), decisions))
+
+    def script_words(self, cfg) -> str:
+        from ..policies import get_policy
+
+        return f"per-op SAC [{get_policy(cfg.ac_policy).description}]"
+
+    def unscriptable(self, cfg) -> str | None:
+        from ..policies import INSTALLED
+
+        if cfg.ac_policy != INSTALLED:
+            return None
+        return (
+            f"checkpointed with the installed torchtitan's own SelectiveAC (--ac-policy {INSTALLED}); a repro writes "
+            "memprobe's per-op policies out: record the run with --ac-policy torchtitan (or another named policy)"
+        )
 
     def edits(self, cfg, facts: Facts) -> list[Edit]:
         """Each save-list op that saved something, recomputed."""

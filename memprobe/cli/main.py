@@ -112,9 +112,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import bisect, budget, diff, estimate, explain, gate, mcp, policies, report, run, serve, show, sweep
+    from . import bisect, budget, diff, estimate, explain, gate, mcp, policies, report, repro, run, serve, show, sweep
 
-    for verb in (run, diff, explain, bisect, estimate, sweep, gate, budget, policies, show, report, mcp, serve):
+    for verb in (run, diff, explain, bisect, repro, estimate, sweep, gate, budget, policies, show, report, mcp, serve):
         cli.add_command(getattr(verb, verb.__name__.rpartition(".")[2]))  # each module's command has its name
 
 

@@ -76,6 +76,20 @@ def make_config(doc: dict, layers: int, seq: int, where: str):
     """The transformers configuration of ``doc`` with ``layers`` decoder blocks and no KV cache, and the notes
     that say what memprobe changed. ConfigError for a model type transformers does not know, too few layers,
     or a sequence longer than the model's positions."""
+    config_class = _config_class(doc, where)
+    doc, notes = edited_doc(doc, layers, where)
+    doc.pop("model_type")
+    try:
+        config = config_class.from_dict(doc)
+    except Exception as e:  # transformers validates the values (heads dividing the width, ...)
+        raise ConfigError(f"--hf-config {where}: transformers refuses this configuration: {type(e).__name__}: {e}") from None
+    limit = getattr(config, "max_position_embeddings", None)
+    if isinstance(limit, int) and seq > limit:
+        raise ConfigError(f"--seq {seq}: the model of {where} has {limit} positions (max_position_embeddings)")
+    return config, notes
+
+
+def _config_class(doc: dict, where: str):
     _require()
     from transformers import CONFIG_MAPPING
 
@@ -85,7 +99,13 @@ def make_config(doc: dict, layers: int, seq: int, where: str):
             f"--hf-config {where}: transformers {transformers_version()} has no model type {model_type!r} "
             "(memprobe runs no remote code): upgrade transformers, or build the model in a --model factory"
         )
-    config_class = CONFIG_MAPPING[model_type]
+    return CONFIG_MAPPING[model_type]
+
+
+def edited_doc(doc: dict, layers: int, where: str) -> tuple[dict, list[str]]:
+    """``doc`` (its ``model_type`` kept) as the model is built from it: the keys that would fetch or run code dropped,
+    ``layers`` decoder blocks (and as many layer types), no KV cache; and the notes that say so."""
+    config_class = _config_class(doc, where)
     doc = dict(doc)
     notes = []
     for key, why in _DROPPED_KEYS.items():
@@ -103,15 +123,7 @@ def make_config(doc: dict, layers: int, seq: int, where: str):
     if doc.get("use_cache", True):
         notes.append("KV cache turned off (use_cache=False): training does not use it")
     doc["use_cache"] = False
-    doc.pop("model_type")
-    try:
-        config = config_class.from_dict(doc)
-    except Exception as e:  # transformers validates the values (heads dividing the width, ...)
-        raise ConfigError(f"--hf-config {where}: transformers refuses this configuration: {type(e).__name__}: {e}") from None
-    limit = getattr(config, "max_position_embeddings", None)
-    if isinstance(limit, int) and seq > limit:
-        raise ConfigError(f"--seq {seq}: the model of {where} has {limit} positions (max_position_embeddings)")
-    return config, notes
+    return doc, notes
 
 
 def causal_lm_class(config, where: str):
@@ -146,12 +158,9 @@ def build_causal_lm(path: str, layers: int, device, batch: int, seq: int, seed: 
     (transformers' ``attn_implementation``; default: SDPA where the model supports it, else eager)."""
     import torch
 
-    doc = read_config(path)
-    config, notes = make_config(doc, layers, seq, path)
+    config, implementation, vocab, notes = _planned(path, layers, seq, attention)
     from transformers import AutoModelForCausalLM
 
-    implementation, said = attention_for(causal_lm_class(config, path), attention)
-    notes += said
     torch.manual_seed(seed)
     try:
         with torch.device(device):
@@ -164,12 +173,29 @@ def build_causal_lm(path: str, layers: int, device, batch: int, seq: int, seed: 
             f"--hf-config {path}: --attn-implementation {implementation}: transformers refuses it: {first}"
         ) from None
     model.train()
-    vocab = getattr(config.get_text_config(), "vocab_size", None)
-    if not isinstance(vocab, int) or vocab < 1:
-        raise ConfigError(f"--hf-config {path}: no vocab_size to draw token ids from")
     g = torch.Generator(device="cpu").manual_seed(seed + 1)
     tokens = torch.randint(0, vocab, (batch, seq), generator=g).to(device)
     return model, (tokens,), notes
+
+
+def _planned(path: str, layers: int, seq: int, attention: str | None):
+    """What :func:`build_causal_lm` builds from the ``config.json`` at ``path``: the configuration, the attention
+    implementation, the vocabulary its token ids are drawn from, the notes."""
+    config, notes = make_config(read_config(path), layers, seq, path)
+    implementation, said = attention_for(causal_lm_class(config, path), attention)
+    vocab = getattr(config.get_text_config(), "vocab_size", None)
+    if not isinstance(vocab, int) or vocab < 1:
+        raise ConfigError(f"--hf-config {path}: no vocab_size to draw token ids from")
+    return config, implementation, vocab, notes + said
+
+
+def script_plan(path: str, layers: int, seq: int, attention: str | None) -> tuple[dict, str, int]:
+    """What a standalone script builds the model of :func:`build_causal_lm` from: the ``config.json`` at ``path`` as
+    edited (:func:`edited_doc`; ``transformers.AutoConfig.for_model(**doc)`` makes its configuration), the attention
+    implementation, the vocabulary."""
+    _, implementation, vocab, _ = _planned(path, layers, seq, attention)
+    doc, _ = edited_doc(read_config(path), layers, path)
+    return doc, implementation, vocab
 
 
 def is_transformers_model(model) -> bool:

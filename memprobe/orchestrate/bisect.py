@@ -190,7 +190,8 @@ def _only_building(progress: Progress) -> Progress:
     return lambda msg: progress(msg) if "] building " in msg else None
 
 
-def _removed(feature: Feature, ca: ProbeConfig, cb: ProbeConfig) -> tuple[ProbeConfig, ProbeConfig]:
+def removed(feature: Feature, ca: ProbeConfig, cb: ProbeConfig) -> tuple[ProbeConfig, ProbeConfig]:
+    """The two configurations without ``feature`` (B alone loses one that is B's only)."""
     ca = feature.remove(ca) if feature.both_sides else ca
     return ca, feature.remove(cb)
 
@@ -258,7 +259,7 @@ def _bisect(trials: Trials, cfg_a: ProbeConfig, cfg_b: ProbeConfig, found: _Foun
     singles = []
     for feature in FEATURES:
         if feature.applies(cfg_a, cfg_b):
-            singles.append((feature, *_removed(feature, cfg_a, cfg_b)))
+            singles.append((feature, *removed(feature, cfg_a, cfg_b)))
         else:
             found.not_applicable.append(feature.name)
     trials.measure([(c, side, f.name) for f, ca, cb in singles for c, side in ((ca, "a"), (cb, "b"))])
@@ -273,7 +274,7 @@ def _bisect(trials: Trials, cfg_a: ProbeConfig, cfg_b: ProbeConfig, found: _Foun
     for feature in FEATURES:
         if feature.name not in found.unnecessary:
             continue
-        ca, cb = _removed(feature, cfg_a, cfg_b)
+        ca, cb = removed(feature, cfg_a, cfg_b)
         trials.measure([(ca, "a", f"+ {feature.name}"), (cb, "b", f"+ {feature.name}")])
         row = trials.row(f"+ {feature.name}", ca, cb, BisectPass.CUMULATIVE)
         found.rows.append(row)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.recorded import load_recorded
+from ..analysis.recorded import load_recorded, side_dir
 from ..analysis.timeline import timeline
 from ..errors import RunDirError
 from ..rundir import schema as S
@@ -25,11 +25,6 @@ def write_html(path: Path, out: Path) -> Path:
     return out
 
 
-def _inside(path: Path, root: Path) -> bool:
-    path, root = path.resolve(), root.resolve()
-    return path == root or root in path.parents
-
-
 def diff_html(result: S.DiffResult, diff_dir: Path | None = None, *, sides_anywhere: bool = True) -> str:
     """The HTML page of a diff result; each side's timeline is read from its run directory. ``sides_anywhere``:
     the result was just computed here, so its sides' directories are the ones it read; otherwise (a diff.json
@@ -38,23 +33,13 @@ def diff_html(result: S.DiffResult, diff_dir: Path | None = None, *, sides_anywh
 
     sides = []
     for key, side in (("a", result.a), ("b", result.b)):
-        src = _side_dir(side, key, diff_dir, sides_anywhere)
+        src = side_dir(side, key, diff_dir, sides_anywhere)
         try:
             rep = load_report(src) if src else None
             sides.append(timeline(rep, src) if rep else None)
         except RunDirError:
             sides.append(None)  # a side's run directory moved away: the diff table still renders
     return render_diff(result, *sides)
-
-
-def _side_dir(side: S.DiffSide, key: str, diff_dir: Path | None, sides_anywhere: bool) -> Path | None:
-    """Where a side's run directory is: as recorded, where it may be read; else the diff directory's own ``a/`` or
-    ``b/`` (a diff directory moved or copied elsewhere, or committed, still finds its runs); else none."""
-    src = Path(side.source) if side.source else None
-    if src is not None and (sides_anywhere or (diff_dir is not None and _inside(src, diff_dir))) and src.is_dir():
-        return src
-    own = diff_dir / key if diff_dir is not None else None
-    return own if own is not None and own.is_dir() and _inside(own, diff_dir) else None
 
 
 def write_diff_html(result: S.DiffResult, diff_dir: Path | None, out: Path) -> Path:

@@ -1345,6 +1345,61 @@ class BisectResult(Record):
     conclusion: Text = required("in words")
 
 
+# -- memprobe repro -------------------------------------------------------------------------------------------
+
+
+class ReproFigures(Record):
+    """What a side of a repro script measures in its last step, as its run recorded it (the script checks itself
+    against these)."""
+
+    saved_bytes: Count = required(
+        "saved for backward, each storage once: the compiled graphs' at run time plus what autograd saved outside them"
+    )
+    parameter_bytes: Count = required("parameters saved for backward, apart")
+    peak_bytes: Count | None = optional("the step's peak on CUDA (null on the CPU)")
+
+
+class ReproStep(Record):
+    """One step of `memprobe repro --minimize`: what was removed or made smaller, and whether the difference stayed."""
+
+    tried: Text = required("what was removed, or the size made smaller (`--dim 512 -> 16`)")
+    kept: Annotated[bool, Strict()] | None = required("the difference remained, so the change was kept (null: it could not run)")
+    a: Text = required("side A in one line")
+    b: Text = required("side B in one line")
+    runs: list[Text] = optional("the trial's run directories")
+    error: Text | None = optional("why it could not run")
+
+
+class ReproMinimized(Record):
+    """What `memprobe repro --minimize` made smaller."""
+
+    difference: Text = required("the saved value whose difference every step kept (the diff's first item)")
+    given: Minimal = required("the configurations as recorded")
+    recorded_by: Text = optional("the command that recorded them")
+    minimal: Minimal = required("the smallest that still showed the difference")
+    steps: list[ReproStep] = required("every change tried, in order")
+    given_seconds: NonNegative | None = optional("the recorded sides' run time, compile included, summed (`timings_s.total`)")
+    minimal_seconds: NonNegative | None = optional("the minimal sides' run time, summed")
+    given_step_seconds: NonNegative | None = optional("the recorded sides' measured steps, summed (`timings_s.measured_step`)")
+    minimal_step_seconds: NonNegative | None = optional("the minimal sides' measured steps, summed")
+    given_parameters: Count | None = optional("side B's parameters as recorded")
+    minimal_parameters: Count | None = optional("side B's parameters, minimal")
+    run: Text = required("the minimal sides' diff directory (full runs: the script's figures)")
+
+
+class ReproResult(Record):
+    """What `memprobe repro` wrote: a standalone script that reproduces a run, or both sides of a diff."""
+
+    script: FilePath = required("the script written")
+    source: FilePath = required("the run or diff directory it reproduces")
+    sides: dict[Name, ReproFigures] = required("the figures the script checks itself against: `run`, or `a` and `b`")
+    together: Annotated[bool, Strict()] = required(
+        "both sides run from one interpreter (`python repro.py`); else each side under its own (`--side a|b`)"
+    )
+    minimized: ReproMinimized | None = optional("`--minimize`: what was made smaller first")
+    check: Text | None = optional("`--check`: what the script printed when run with this interpreter")
+
+
 # -- sweep.json --------------------------------------------------------------------------------------------
 
 
@@ -1786,6 +1841,7 @@ OUTPUTS: dict[str, tuple[type[BaseModel], str]] = {
         "`memprobe show SNAPSHOT.pickle --json`, the MCP tool `show` of a snapshot; rendered to the console, CSV and "
         "the HTML page of `memprobe report SNAPSHOT.pickle`",
     ),
+    "memprobe repro --json": (ReproResult, "`memprobe repro --json`: the script written, its figures, what was minimized"),
     "memprobe diff A.pickle B.pickle --json": (
         SnapshotDiff,
         "`memprobe diff A.pickle B.pickle --json`; rendered to the console, Markdown and CSV",

@@ -13,8 +13,11 @@ command line, the schema and a probe's process in another interpreter import eve
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import inspect
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 from ..errors import ConfigError
@@ -39,6 +42,24 @@ class BuiltModel:
     @property
     def blocks(self):
         return attribute(self.model, self.blocks_attr)
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """What a family builds, as Python source that builds it without memprobe (``memprobe repro`` writes it into a
+    standalone script): ``about`` (what the script's header calls it), ``build`` (the lines of ``build(device)``: they
+    assign ``model``, in fp32 on ``device``, and ``batch``, the positional arguments of ``model(*batch)``), the
+    ``imports`` and module-level ``definitions`` those lines use (the model's classes, or the loader of the user's
+    file), the libraries besides torch it imports (``transformers``), the linears float8 leaves in bf16 by FQN, and
+    the files of the user's it runs (said in the header: the user's own code, referenced by path)."""
+
+    about: str
+    build: tuple[str, ...]
+    imports: tuple[str, ...] = ()
+    definitions: str = ""
+    libraries: tuple[str, ...] = ()
+    float8_skip: tuple[str, ...] = ()
+    runs_files: tuple[str, ...] = ()
 
 
 class Target:
@@ -117,6 +138,17 @@ class Target:
         trains with (a family whose own converter applies it says so in :attr:`BuiltModel.float8_done`)."""
         raise NotImplementedError
 
+    def source(self, seed: int) -> ModelSource:
+        """What :meth:`build` builds from ``seed``, as source a standalone script runs without memprobe; ConfigError
+        for a family that has none."""
+        raise ConfigError(f"memprobe repro writes no standalone script of a {self.named_by()} run")
+
+    def shrinkable(self) -> tuple[tuple[str, int], ...]:
+        """The size fields a minimal repro may make smaller, in the order to try them (depth, batch, sequence, then
+        widths), each with the multiple its smallest value is taken in: 1, or 0 for a width a float8 recipe needs a
+        multiple of its own for (16 for torch._scaled_mm)."""
+        return ()
+
 
 def attribute(obj, path: str):
     for part in path.split("."):
@@ -184,6 +216,70 @@ def token_batch(vocab: int, batch: int, seq: int, device, seed: int):
 
     g = torch.Generator(device="cpu").manual_seed(seed + 1)
     return torch.randint(0, vocab, (batch, seq), generator=g).to(device)
+
+
+def repro_code(module: str, names: tuple[str, ...] | None = None) -> tuple[tuple[str, ...], str]:
+    """The code of ``repros/<module>.py`` a standalone script can hold: its import lines, and its definitions (all of
+    them, or those ``names``) without its docstring; what it imports from a sibling repro (``from .ffn import
+    FeedForward``) comes first. Read as text: nothing is imported."""
+    text = Path(importlib.util.find_spec(f"repros.{module}").origin).read_text()
+    lines = text.splitlines()
+    imports: list[str] = []
+    parts: list[str] = []
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.ImportFrom) and node.level:  # a sibling repro's definitions
+            more, code = repro_code(node.module, tuple(a.name for a in node.names))
+            imports += [i for i in more if i not in imports]
+            parts.append(code)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            if getattr(node, "module", None) != "__future__":
+                imports.append(ast.get_source_segment(text, node))
+        elif isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.Assign)) and (names is None or _defines(node, names)):
+            start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+            parts.append("\n".join(lines[start - 1 : node.end_lineno]))
+    return tuple(imports), "\n\n\n".join(parts)
+
+
+def _defines(node: ast.stmt, names: tuple[str, ...]) -> bool:
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+        return node.name in names
+    return any(getattr(t, "id", None) in names for t in node.targets)
+
+
+def literal(value, indent: int = 0) -> str:
+    """JSON data as a Python literal a person reads: a dict or list one item a line when it is long, strings in
+    double quotes."""
+    import json
+
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if not isinstance(value, (dict, list)):
+        return json.dumps(value)
+    flat = json.dumps(value)
+    if len(flat) + indent <= 100 and "true" not in flat and "false" not in flat and "null" not in flat:
+        return flat
+    pad = " " * (indent + 4)
+    if isinstance(value, dict):
+        items = [f"{pad}{json.dumps(str(k))}: {literal(v, indent + 4)}," for k, v in value.items()]
+        return "{\n" + "\n".join(items) + "\n" + " " * indent + "}"
+    items = [f"{pad}{literal(v, indent + 4)}," for v in value]
+    return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
+
+
+def embedding_batch_source(batch: int, seq: int, dim: int, seed: int) -> tuple[str, ...]:
+    """:func:`embedding_batch` as the lines of a standalone script."""
+    return (
+        f'g = torch.Generator(device="cpu").manual_seed({seed + 1})',
+        f"batch = (torch.randn({batch}, {seq}, {dim}, generator=g, dtype=torch.float32).to(device),)",
+    )
+
+
+def token_batch_source(vocab: int, batch: int, seq: int, seed: int) -> tuple[str, ...]:
+    """:func:`token_batch` as the lines of a standalone script."""
+    return (
+        f'g = torch.Generator(device="cpu").manual_seed({seed + 1})',
+        f"batch = (torch.randint(0, {vocab}, ({batch}, {seq}), generator=g).to(device),)",
+    )
 
 
 def embedding_batch(batch: int, seq: int, dim: int, device, seed: int):

@@ -7,7 +7,19 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 from ..fields import option
-from .base import BuiltModel, Target, batch_field, blocks_field, check_at_least_one, embedding_batch, layers_field, seq_field
+from .base import (
+    BuiltModel,
+    ModelSource,
+    Target,
+    batch_field,
+    blocks_field,
+    check_at_least_one,
+    embedding_batch,
+    embedding_batch_source,
+    layers_field,
+    repro_code,
+    seq_field,
+)
 from .presets import PRESETS, preset_depth, preset_names
 
 
@@ -27,6 +39,10 @@ def unaligned(target, names: tuple[str, ...], align: int) -> list[str]:
 def check_preset(name: str | None) -> None:
     if name is not None and name not in PRESETS:
         raise ConfigError(f"unknown --preset {name!r}; choose one of: {', '.join(PRESETS)}", field="preset")
+
+
+# the sizes a minimal repro may make smaller: depth, batch and sequence, then the widths (float8 aligned)
+SHRINKABLE = (("layers", 1), ("batch", 1), ("seq", 1), ("dim", 0), ("hidden", 0))
 
 
 def preset_field():
@@ -89,3 +105,16 @@ class FFN(Target):
 
         model = ffn.build_model(self.dim, self.hidden, self.layers, seed=seed, device=device)
         return BuiltModel(model, (embedding_batch(self.batch, self.seq, self.dim, device, seed),), self.blocks or "layers")
+
+    def source(self, seed: int) -> ModelSource:
+        imports, code = repro_code("ffn")
+        build = (f"model = build_model({self.dim}, {self.hidden}, {self.layers}, seed={seed}, device=device)",)
+        return ModelSource(
+            about=f"SwiGLU FFN blocks ({self.dims()} layers={self.layers} batch={self.batch} seq={self.seq})",
+            build=build + embedding_batch_source(self.batch, self.seq, self.dim, seed),
+            imports=imports,
+            definitions=code,
+        )
+
+    def shrinkable(self) -> tuple[tuple[str, int], ...]:
+        return SHRINKABLE

@@ -9,7 +9,19 @@ from pathlib import Path
 from ..errors import ConfigError
 from ..fields import option, shown
 from ..vocab import EnvNeed
-from .base import BuiltModel, Target, batch_field, block_container, blocks_field, check_at_least_one, layers_field, seq_field
+from .base import (
+    BuiltModel,
+    ModelSource,
+    Target,
+    batch_field,
+    block_container,
+    blocks_field,
+    check_at_least_one,
+    layers_field,
+    literal,
+    seq_field,
+    token_batch_source,
+)
 
 
 @dataclass(frozen=True)
@@ -74,3 +86,33 @@ class HuggingFace(Target):
             self.hf_config, self.layers, device, self.batch, self.seq, seed, attention=self.attn_implementation
         )
         return BuiltModel(model, batch, block_container(model, self.blocks or decoder_blocks(model)), notes=notes)
+
+    def source(self, seed: int) -> ModelSource:
+        """The config.json, as edited to build the model (its depth, no KV cache), written into the script: reading it
+        runs nothing of it."""
+        from ..integrations.huggingface import script_plan
+
+        doc, attention, vocab = script_plan(self.hf_config, self.layers, self.seq, self.attn_implementation)
+        definitions = (
+            f"# the model's config.json as it was built from it ({self.layers} decoder block(s), no KV cache)\n"
+            f"CONFIG = {literal(doc)}"
+        )
+        build = (
+            "config = AutoConfig.for_model(**CONFIG)",
+            f"torch.manual_seed({seed})",
+            "with torch.device(device):",
+            "    model = AutoModelForCausalLM.from_config(",
+            f'        config, dtype=torch.float32, attn_implementation="{attention}", trust_remote_code=False',
+            "    )",
+            "model.train()",
+        )
+        return ModelSource(
+            about=f"a transformers {doc['model_type']} causal LM ({self.summary()})",
+            build=build + token_batch_source(vocab, self.batch, self.seq, seed),
+            imports=("from transformers import AutoConfig, AutoModelForCausalLM",),
+            definitions=definitions,
+            libraries=("transformers",),
+        )
+
+    def shrinkable(self) -> tuple[tuple[str, int], ...]:
+        return (("layers", 1), ("batch", 1), ("seq", 1))

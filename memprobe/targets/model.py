@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, Interrupted
 from ..fields import option, shown
-from .base import BuiltModel, Target, accepts_device, block_container, blocks_field
+from .base import BuiltModel, ModelSource, Target, accepts_device, block_container, blocks_field
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,56 @@ class UserModel(Target):
         batch = tuple(t.to(device) if isinstance(t, torch.Tensor) else t for t in batch)
         notes = turn_off_kv_cache(model)
         return BuiltModel(model, batch, block_container(model, self.blocks or decoder_blocks(model)), notes=notes)
+
+    def source(self, seed: int) -> ModelSource:
+        """The user's factory, imported by the script from the file (or module) the run named: their own code, run
+        when they run the script; nothing of it is read here."""
+        import json
+
+        where, _, name = self.model.rpartition(":")
+        if not where or not name.isidentifier():
+            raise ConfigError(f"--model {self.model!r}: expected MODULE_OR_FILE:FACTORY, e.g. mymodels.py:build")
+        if where.endswith(".py") or "/" in where:
+            definitions = (
+                f"MODEL_FILE = {json.dumps(where)}  # your model's file, as the run named it (relative to where you run this)\n\n\n"
+                "def load_factory():\n"
+                '    """The model factory of MODEL_FILE: FACTORY(device) returns (model, batch)."""\n'
+                '    spec = importlib.util.spec_from_file_location("model_under_test", MODEL_FILE)\n'
+                "    module = importlib.util.module_from_spec(spec)\n"
+                "    sys.modules[spec.name] = module\n"
+                "    spec.loader.exec_module(module)\n"
+                f"    return module.{name}"
+            )
+            imports, runs = ("import importlib.util", "import sys"), (where,)
+        else:
+            definitions = (
+                "def load_factory():\n"
+                '    """The model factory: FACTORY(device) returns (model, batch)."""\n'
+                f"    return importlib.import_module({json.dumps(where)}).{name}"
+            )
+            imports, runs = ("import importlib",), (f"the module {where}",)
+        build = (
+            "factory = load_factory()",
+            f"torch.manual_seed({seed})",
+            "with torch.device(device):",
+            "    model, batch = factory(device) if inspect.signature(factory).parameters else factory()",
+            "batch = tuple(batch) if isinstance(batch, (tuple, list)) else (batch,)",
+            "model = model.to(device)",
+            "batch = tuple(t.to(device) if isinstance(t, torch.Tensor) else t for t in batch)",
+            'config = getattr(model, "config", None)',
+            'if getattr(config, "use_cache", False):  # a transformers model: training does not use its KV cache',
+            "    config.use_cache = False",
+            '    for part in (getattr(config, "text_config", None), getattr(config, "decoder", None)):',
+            '        if getattr(part, "use_cache", False):',
+            "            part.use_cache = False",
+        )
+        return ModelSource(
+            about=f"your model, {self.model}",
+            build=build,
+            imports=(*imports, "import inspect"),
+            definitions=definitions,
+            runs_files=runs,
+        )
 
 
 def load_factory(spec: str):

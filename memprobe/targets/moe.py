@@ -7,8 +7,20 @@ from dataclasses import dataclass
 
 from ..errors import ConfigError
 from ..fields import option
-from .base import BuiltModel, Target, batch_field, blocks_field, check_at_least_one, embedding_batch, layers_field, seq_field
-from .ffn import check_preset, dim_field, hidden_field, preset_field, unaligned
+from .base import (
+    BuiltModel,
+    ModelSource,
+    Target,
+    batch_field,
+    blocks_field,
+    check_at_least_one,
+    embedding_batch,
+    embedding_batch_source,
+    layers_field,
+    repro_code,
+    seq_field,
+)
+from .ffn import SHRINKABLE, check_preset, dim_field, hidden_field, preset_field, unaligned
 from .presets import preset_depth
 
 
@@ -61,3 +73,17 @@ class MoE(Target):
             self.dim, self.hidden, self.layers, experts=self.experts, top_k=self.top_k, seed=seed, device=device
         )
         return BuiltModel(model, (embedding_batch(self.batch, self.seq, self.dim, device, seed),), self.blocks or "layers")
+
+    def source(self, seed: int) -> ModelSource:
+        imports, code = repro_code("moe")
+        experts = f"experts={self.experts}, top_k={self.top_k}"
+        build = (f"model = build_model({self.dim}, {self.hidden}, {self.layers}, {experts}, seed={seed}, device=device)",)
+        return ModelSource(
+            about=f"mixture-of-experts blocks ({self.summary().partition(' ')[2]})",
+            build=build + embedding_batch_source(self.batch, self.seq, self.dim, seed),
+            imports=imports,
+            definitions=code,
+        )
+
+    def shrinkable(self) -> tuple[tuple[str, int], ...]:
+        return SHRINKABLE

@@ -10,16 +10,29 @@ from ..errors import ConfigError
 from ..fields import Kind, option
 from .base import (
     BuiltModel,
+    ModelSource,
     Target,
     batch_field,
     blocks_field,
     check_at_least_one,
     embedding_batch,
+    embedding_batch_source,
     layers_field,
+    repro_code,
     seq_field,
     token_batch,
+    token_batch_source,
 )
-from .ffn import check_preset, dim_field, hidden_field, preset_field, swiglu_activations, swiglu_parameters, unaligned
+from .ffn import (
+    SHRINKABLE,
+    check_preset,
+    dim_field,
+    hidden_field,
+    preset_field,
+    swiglu_activations,
+    swiglu_parameters,
+    unaligned,
+)
 from .presets import preset_depth
 
 
@@ -110,3 +123,22 @@ class Transformer(Target):
             return BuiltModel(model, (embedding_batch(self.batch, self.seq, self.dim, device, seed),), self.blocks or "layers")
         batch = (token_batch(self.vocab, self.batch, self.seq, device, seed),)
         return BuiltModel(model, batch, self.blocks or "layers", float8_skip=("output",))
+
+    def source(self, seed: int) -> ModelSource:
+        imports, code = repro_code("transformer")
+        heads = f"heads={self.heads}, kv_heads={self.kv_heads}, vocab={self.vocab or 0}"
+        build = (f"model = build_model({self.dim}, {self.hidden}, {self.layers}, {heads}, seed={seed}, device=device)",)
+        if self.vocab:
+            batch = token_batch_source(self.vocab, self.batch, self.seq, seed)
+        else:
+            batch = embedding_batch_source(self.batch, self.seq, self.dim, seed)
+        return ModelSource(
+            about=f"Llama-3-style transformer blocks ({self.summary().partition(' ')[2]})",
+            build=build + batch,
+            imports=imports,
+            definitions=code,
+            float8_skip=("output",) if self.vocab else (),
+        )
+
+    def shrinkable(self) -> tuple[tuple[str, int], ...]:
+        return SHRINKABLE
