@@ -20,6 +20,7 @@ from ..rundir.load import load_graph
 from ..vocab import GraphKind, InputKind, NodeOp, Reason, RootKind, SavedKind
 from .causes import REASON_OF, cause_key, save_cause, short_op
 from .frames import frame_text, is_library, parse_stack
+from .names import block_prefix
 
 MAX_EXPR_CHARS = 160
 _WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))
@@ -513,13 +514,15 @@ def build_saved_table(
             continue
         prov = provs[inv.dynamo_graph]
         runtime = inv.runtime_saved or []
-        rows += _call_rows(call_index, inv, pair, prov, users[inv.dynamo_graph], saved, policy, runtime)
+        prefix = block_prefix(inv.block, model.whole_model if model else None)
+        rows += _call_rows(call_index, inv, prefix, pair, prov, users[inv.dynamo_graph], saved, policy, runtime)
     return rows
 
 
 def _call_rows(
     call_index: int,
     inv: S.Invocation,
+    prefix: str | None,
     pair: GraphPair,
     prov: Provenance,
     users: UserView,
@@ -527,7 +530,8 @@ def _call_rows(
     policy: S.Policy | None,
     runtime: list[S.RuntimeSaved],
 ) -> list[S.SavedRow]:
-    """The rows of one compiled call: one per value its forward saved, in the graph's output order."""
+    """The rows of one compiled call: one per value its forward saved, in the graph's output order, named under
+    ``prefix`` (the block's path; None for the whole model: :func:`~.names.block_prefix`)."""
     block = inv.block
     runtime_ok = len(runtime) == len(saved)
     occurrences: dict[str, int] = defaultdict(int)
@@ -550,10 +554,10 @@ def _call_rows(
                 shape=node.shape,
                 dtype=node.dtype,
                 bytes=(node.storage_bytes if node.storage_bytes is not None else node.bytes) or 0,  # a broadcast view: its base's
-                expr=prov.expr(name, block),
+                expr=prov.expr(name, prefix),
                 op=short_op(node.original_aten or node.target) if node.op != NodeOp.PLACEHOLDER else "input",
                 root=_root_kind(root_kinds),
-                roots=[prov.root_label(r, block) for r in root_names],
+                roots=[prov.root_label(r, prefix) for r in root_names],
                 root_dtypes=_root_dtypes(prov, root_names, root_inputs),
                 kind=kind,
                 reason_kind=REASON_OF.get(cause.kind, Reason.PARTITIONER),
@@ -561,7 +565,7 @@ def _call_rows(
                 policy_op=cause.policy_op,
                 recompute_tag=node.recompute,
                 cause=cause,
-                user=users.describe(name, block),
+                user=users.describe(name, prefix),
                 runtime_storage_bytes=runtime[pos].storage_bytes if runtime_ok else None,
                 runtime_storage_id=runtime[pos].storage_id if runtime_ok else None,
                 value_id=_numbered(prov.identity(name), occurrences),

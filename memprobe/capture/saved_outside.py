@@ -42,12 +42,12 @@ class SavedOutside:
         """(name, module) for each module whose forward the hooks follow: every module of an eager model; of a compiled
         one, those outside its blocks and the blocks themselves (inside a compiled block the hooks would run in Dynamo's
         trace, not here)."""
-        from .compile_hooks import clean_fqn
+        from ..analysis.names import class_name, user_name
 
         inside = {id(m) for b in self.compiled for m in b.modules() if id(m) != id(b)}
         for name, module in self.model.named_modules():
             if id(module) not in inside:
-                yield clean_fqn(name) or type(module).__name__, module
+                yield user_name(name) or class_name(module), module
 
     def _pack(self, tensor):
         if not self.graph_running():

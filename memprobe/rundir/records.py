@@ -1305,6 +1305,10 @@ class ModelShape(Record):
     #: the model's own source files (its --model file, or its library's modeling files)
     code_files: list[str] | None = None
 
+    #: the block that is the whole model (a script's `torch.compile(model)`), named by the model's class: its values
+    #: are named from the model's root, as the user names them
+    whole_model: str | None = None
+
 
 @record
 class Float8Linear(Record):

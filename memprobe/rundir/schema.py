@@ -784,6 +784,10 @@ class ModelShape(Record):
     )
     block_arguments: list[Name] = optional("the names of a block's forward arguments, in order (they name its graph inputs)")
     code_files: list[FilePath] = optional("the model's own source files (its --model file, or its library's modeling files)")
+    whole_model: Name | None = optional(
+        "the block that is the whole model (a script's `torch.compile(model)`), named by the model's class: its values"
+        " are named from the model's root, as the user names them"
+    )
 
 
 class Float8Linear(Record):
