@@ -10,7 +10,6 @@ import pytest
 from conftest import LEGACY_ROWWISE
 
 from memprobe.analysis.findings import find
-from memprobe.analysis.names import block_prefix, module_path, source_to_fqn, user_name
 from memprobe.analysis.recorded import load_recorded
 from memprobe.analysis.saved import (
     build_saved_table,
@@ -22,6 +21,7 @@ from memprobe.analysis.saved import (
     short_op,
 )
 from memprobe.errors import RunDirError
+from memprobe.names import block_prefix, module_path, source_to_fqn, user_name
 from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump, load_report
 

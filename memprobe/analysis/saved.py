@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import RunDirError
+from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.load import load_graph
 from ..vocab import GraphKind, InputKind, NodeOp, Reason, RootKind, SavedKind
 from .causes import REASON_OF, cause_key, save_cause, short_op
 from .frames import frame_text, is_library, parse_stack
-from .names import block_prefix
 
 MAX_EXPR_CHARS = 160
 _WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))

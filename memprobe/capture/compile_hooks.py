@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 # the user's names of modules and graph inputs, where torch.compile, checkpointing and FSDP add levels to them
-from ..analysis.names import module_path, source_to_fqn
+from ..names import module_path, source_to_fqn
 from ..rundir import records as R
 from ..vocab import SourceFnKind
 from .partition import FunctionIndex, PartitionRecorder

@@ -304,7 +304,7 @@ def _wrap(coverage: Coverage, module: str, cls: str, method: str, hook) -> Calla
 def module_names(root) -> dict[int, str]:
     """The model's modules by ``id``, by their names in it (compile and checkpoint wrappers left out; a wrapper and
     the module it wraps share the name)."""
-    from ..analysis.names import class_name, user_name
+    from ..names import class_name, user_name
 
     names: dict[int, str] = {}
     for name, module in root.named_modules():

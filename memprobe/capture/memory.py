@@ -353,7 +353,7 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
     Keys are data pointers as decimal strings (JSON keys); a snapshot block whose address
     is one of them is that tensor's storage.
     """
-    from ..analysis.names import user_name
+    from ..names import user_name
 
     reg: dict[str, R.RegistryEntry] = {}
 

@@ -42,7 +42,7 @@ class SavedOutside:
         """(name, module) for each module whose forward the hooks follow: every module of an eager model; of a compiled
         one, those outside its blocks and the blocks themselves (inside a compiled block the hooks would run in Dynamo's
         trace, not here)."""
-        from ..analysis.names import class_name, user_name
+        from ..names import class_name, user_name
 
         inside = {id(m) for b in self.compiled for m in b.modules() if id(m) != id(b)}
         for name, module in self.model.named_modules():

@@ -414,7 +414,7 @@ def _models(params: list) -> tuple[object, dict[str, object]]:
 
     import torch
 
-    from ..analysis.names import class_name, user_name
+    from ..names import class_name, user_name
 
     wanted = {id(p) for p in params}
     modules = [o for o in gc.get_objects() if _is_module(o, torch.nn.Module)]

@@ -2,14 +2,14 @@
 to a name is taken off, so every family and a script read as the user's model does (``transformer.h.0.mlp.c_fc``,
 never ``OptimizedModule.transformer.h.0...`` or ``fn._modules.0._modules.fc1._parameters.bias``).
 
-Pure string functions over what a probe recorded: capture/ names graph inputs, nodes' modules and a script's blocks
-with them, and analysis/ names a whole-model block's values with them."""
+Pure string functions (no torch, nothing of the schema: a probe's process uses them): capture/ names graph inputs,
+nodes' modules and a script's blocks with them, and analysis/ names a whole-model block's values with them."""
 
 from __future__ import annotations
 
 import re
 
-from ..vocab import InputKind
+from .vocab import InputKind
 
 # modules that wrap another without adding a level of its own to the user's names: torch.compile's OptimizedModule
 # (``_orig_mod``), torch.distributed's checkpoint wrapper, FSDP1's FullyShardedDataParallel
