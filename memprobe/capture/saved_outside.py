@@ -35,7 +35,7 @@ class SavedOutside:
         self.graph_running = graph_running or (lambda: False)
         self.running: list[str] = []
         self.packed: list[tuple[weakref.ref, str]] = []  # each tensor saved, and the module that saved it
-        self.by_module: dict[str, list[int]] = {}  # module -> [bytes, storages]
+        self.by_module: dict[str, list] = {}  # module -> [bytes, storages, their addresses]
         self.parameters_bytes = 0
 
     def _named_modules(self):
@@ -70,9 +70,10 @@ class SavedOutside:
                 if parameter:
                     self.parameters_bytes += nbytes
                     continue
-                entry = self.by_module.setdefault(module, [0, 0])
+                entry = self.by_module.setdefault(module, [0, 0, []])
                 entry[0] += nbytes
                 entry[1] += 1
+                entry[2].append(key)
         self.packed.clear()
 
     @contextmanager
@@ -100,8 +101,8 @@ class SavedOutside:
 
     def record(self, *, checkpointed_eager: bool) -> R.SavedOutside:
         modules = [
-            R.SavedByModule(module=name, bytes=b, storages=n)
-            for name, (b, n) in sorted(self.by_module.items(), key=lambda kv: (-kv[1][0], kv[0]))
+            R.SavedByModule(module=name, bytes=b, storages=n, addresses=sorted(addresses))
+            for name, (b, n, addresses) in sorted(self.by_module.items(), key=lambda kv: (-kv[1][0], kv[0]))
         ]
         return R.SavedOutside(
             total_bytes=sum(m.bytes for m in modules),

@@ -1145,6 +1145,10 @@ class SavedByModule(Record):
     #: how many storages
     storages: int
 
+    #: each storage's address in the measured process (an address, not a figure): what names an allocation the
+    #: profiler saw alive at a peak saved-for-backward in an eager step
+    addresses: list[int] | None = None
+
 
 @record
 class SavedOutside(Record):

@@ -704,6 +704,10 @@ class SavedByModule(Record):
     module: Name = required("the module, by its name in the model (`(loss)`: the stand-in loss, outside any module)")
     bytes: Count = required("the bytes of the storages it saved first")
     storages: Count = required("how many storages")
+    addresses: list[Count] = optional(
+        "each storage's address in the measured process (an address, not a figure): what names an allocation the "
+        "profiler saw alive at a peak saved-for-backward in an eager step"
+    )
 
 
 class SavedOutside(Record):
