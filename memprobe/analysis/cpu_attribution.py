@@ -100,16 +100,19 @@ def name_cpu_events(report: S.Report) -> CpuEvents | None:
         return None
     annotations = [a for a in ev.annotations or [] if _kept_region(a[0])]
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
-    outside = report.saved_outside
-    saved = {a: m.module for m in (outside.modules if outside else []) for a in m.addresses or []}
     forward = (ev.phase_windows_us or {}).get(Phase.FORWARD)
     return CpuEvents(
         ev.rows,
         annotations,
         _graph_call_names(report, ev.rows, calls),
-        saved_outside=saved,
+        saved_outside=_saved_outside_addresses(report.saved_outside),
         forward_end_us=forward[1] if forward else None,
     )
+
+
+def _saved_outside_addresses(outside: S.SavedOutside | None) -> dict[int, str]:
+    """The module that saved each storage autograd saved outside the compiled graphs, by its address."""
+    return {a: m.module for m in (outside.modules if outside else []) for a in m.addresses or []}
 
 
 def _kept_region(name: str) -> bool:
@@ -238,7 +241,11 @@ def attribute_cpu(report: S.Report, top: int = 15) -> S.Attribution | None:
         measured=["allocation sizes, addresses and times (profiler memory events)"],
         inferred=[
             "categories from the annotated region an allocation happened in (FSDP::*, Optimizer.*, memprobe::call gN)",
-            "saved-for-backward outside the graphs: a forward allocation at the address of a storage autograd saved",
+            *(
+                ["saved-for-backward outside the graphs: a forward allocation at the address of a storage autograd saved"]
+                if events.saved_outside
+                else []
+            ),
             "saved-for-backward / graph-output / temporary: allocations in a graph call matched in order and size"
             " to the output code's empty_strided statements",
         ],
