@@ -265,6 +265,14 @@ class _Configuration:
                 d[fld.name] = list(d[fld.name])
         return d
 
+    def recorded(self) -> dict:
+        """What a run records of its configuration: the fields that apply to its family (a script: its command and
+        --steps, none of the stack's defaults), every field for the others. Read back, the rest take their
+        defaults."""
+        d = self.to_dict()
+        applies = self.target.applies
+        return d if applies is None else {k: v for k, v in d.items() if k in applies}
+
     @classmethod
     def from_dict(cls, d: dict):
         """A configuration from its fields by name (the flags, an MCP call's ``config``, a budget file's probe, a

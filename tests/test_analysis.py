@@ -20,8 +20,8 @@ from memprobe.analysis.saved import (
     saved_totals,
     short_op,
 )
-from memprobe.capture.compile_hooks import source_to_fqn
 from memprobe.errors import RunDirError
+from memprobe.names import block_prefix, module_path, source_to_fqn, user_name
 from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump, load_report
 
@@ -31,6 +31,18 @@ def test_source_to_fqn():
     assert source_to_fqn(src) == ("parameter", "ffn.w3.weight")
     assert source_to_fqn("L['args'][0]") == ("input", "args[0]")
     assert source_to_fqn("L['self']._modules['norm']._buffers['scale']") == ("buffer", "norm.scale")
+    # torch.compile(nn.Sequential(...)): Dynamo traces the module as ``fn`` (eval_frame's wrap_inline)
+    assert source_to_fqn("L['fn']._modules['0']._modules['fc1']._parameters['bias']") == ("parameter", "0.fc1.bias")
+
+
+def test_the_users_names_carry_no_wrapper():
+    """What torch.compile, checkpoint_wrapper and FSDP1 add to a name is no level of the user's model; a global the
+    traced code calls (a library function) is no module of it."""
+    assert user_name("transformer.h.0._orig_mod._checkpoint_wrapped_module.mlp.c_fc.weight") == "transformer.h.0.mlp.c_fc.weight"
+    assert user_name("_fsdp_wrapped_module.layers.1._fsdp_wrapped_module.attn") == "layers.1.attn"
+    assert module_path("L['fn']._modules['1']._modules['fc2']") == "1.fc2"
+    assert module_path("G['__import_transformers_dot_models_dot_llama_dot_modeling_llama'].apply_rotary_pos_emb") is None
+    assert block_prefix("Net", "Net") is None and block_prefix("layers.0._orig_mod", None) == "layers.0"
 
 
 def test_small_helpers():

@@ -110,7 +110,7 @@ def test_one_module_per_verb():
 # imports too). A package named here holds its modules unless one of them is named in another layer.
 LAYERS = (
     ("repros",),  # the models: plain PyTorch
-    ("memprobe", "memprobe.errors", "memprobe.vocab", "memprobe.units", "memprobe.text", "memprobe.settings"),
+    ("memprobe", "memprobe.errors", "memprobe.vocab", "memprobe.units", "memprobe.text", "memprobe.settings", "memprobe.names"),
     ("memprobe.progress", "memprobe.fields", "memprobe.rundir.read"),
     ("memprobe.integrations",),  # adapters to other projects' code
     ("memprobe.compat", "memprobe.policies"),

@@ -54,6 +54,80 @@ def test_a_scripts_values_are_named_by_its_modules_and_lines(made):
         assert r["user"]["source"].startswith("tests/scripts/plain_loop.py:"), r["user"]
 
 
+COMPILED = ROOT / "tests" / "scripts" / "compiled_model.py"
+
+
+def test_a_script_that_compiles_its_whole_model_reads_in_its_own_names_and_counts_each_byte_once(made, tmp_path):
+    """`model = torch.compile(Net())`, 2 layers, a plain loop: its values are named as its model names them (no
+    OptimizedModule, _orig_mod or Dynamo path segments), one row per value with its layer count, the small
+    position-embedding gather it saves is listed but does not lead the verdict, and what the compiled graph saves is
+    not counted again outside it: saved table + outside = the script's own saved_tensors_hooks count."""
+    from memprobe.analysis.saved import MODULE_STATE, group_rows, label
+    from memprobe.rundir.load import load_report
+
+    run = made("run", "--steps", "2", "--", "python", COMPILED, "--steps", "5")
+    report = _report(run)
+    assert report["status"] == "complete" and report["model"]["whole_model"] == "Net"
+    assert set(report["config"]) == {"command", "steps"}  # none of the stack's defaults (recipe, repro, dim)
+    # each byte once: the compiled graph's saved values are not the (wrapped) model's saved outside it
+    totals, outside = report["saved_totals"], report["saved_outside"]
+    assert {m["module"] for m in outside["modules"]} == {"(loss)"}
+    assert totals["agree"] and totals["runtime_bytes"] + outside["total_bytes"] == script_truth(COMPILED, tmp_path)
+    # the user's names: every module and parameter is the model's own path
+    rows = load_report(run.path).saved_tensors
+    modules = {r.user.module for r in rows if r.user and r.user.module}
+    assert modules and all(m.startswith("transformer.") for m in modules), modules
+    params = {label(r) for r in rows if r.kind in MODULE_STATE}
+    assert {"transformer.h.*.fc1.weight", "transformer.h.*.fc2.weight", "transformer.wte.weight"} <= params, params
+    # one row per value, its layer count: no two groups read alike where they are made (ln_f's normalization of the
+    # last block and block 1's of block 0 are two values, one text: their modules tell them apart), and each layer's
+    # fc1 output is one row x2
+    groups = group_rows(rows)
+    seen = [(label(g), g.user.module if g.user else None, g.user.source if g.user else None) for g in groups]
+    assert len(seen) == len(set(seen)), seen
+    fc1 = [g for g in groups if g.user and g.user.module == "transformer.h.*.fc1" and g.kind not in MODULE_STATE]
+    assert fc1 and all(g.count == 2 for g in fc1), [(label(g), g.count) for g in fc1]
+    # the gather of the position embedding is weight-derived, 8 KiB of ~750 KiB: listed, not the verdict's lead
+    (gather,) = [f for f in report["findings"] if f["kind"] == "weight-derived-saved"]
+    assert gather["bytes"] < 0.05 * (totals["graph_bytes"] + outside["total_bytes"])
+    assert report["verdict"]["finding"] is None and "1 smaller finding listed below" in report["verdict"]["text"]
+
+
+def test_an_eager_scripts_saved_activations_alive_at_its_peak_are_saved_for_backward(made):
+    """The same script uncompiled: what autograd saved, alive at the step's peak in backward, is counted as
+    saved-for-backward by the module that saved it, not "other" (each storage the pack hook saw, by its address; a
+    scalar allocated before forward began is not an allocation the profiler saw in it: 791,808 of 791,812 B)."""
+    report = _report(made("run", "--steps", "2", "--", "python", COMPILED, "--eager", "--steps", "5"))
+    attribution, outside = report["attribution"], report["saved_outside"]
+    assert attribution["source"] == "cpu-profiler" and attribution["peak_phase"] == "backward"
+    saved = attribution["by_category_bytes"]["saved-for-backward"]
+    assert 0.99 * outside["total_bytes"] <= saved <= outside["total_bytes"], (saved, outside["total_bytes"])
+    assert attribution["by_category_bytes"].get("other", 0) < 0.1 * saved
+    assert {i["item"] for i in attribution["top_items"]} >= {"saved by transformer.h.0.fc2", "saved by (loss)"}
+
+
+def test_a_diff_of_a_compiled_script_and_its_eager_run_compares_the_steps_saved_bytes(made, tmp_path):
+    """What the compiled side's graph saves, the eager side saves outside compiled graphs: the verdict compares the
+    step's bytes (inside + outside) and says the values moved, as the body's first line does; it said "B saves 2.26 MiB
+    less ... B neither saves nor recomputes it" and offered a fix. A/A: zero."""
+    compiled = made("run", "--steps", "2", "--", "python", COMPILED, "--steps", "5")
+    eager = made("run", "--steps", "2", "--", "python", COMPILED, "--eager", "--steps", "5")
+    step = {}
+    for side, run in (("a", compiled), ("b", eager)):
+        r = _report(run)
+        step[side] = r["saved_totals"]["graph_bytes"] + r["saved_outside"]["total_bytes"]
+    proc = run_cli("diff", compiled.path, eager.path, "--out", tmp_path / "d", "--json", "-q")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    d = json.loads(proc.stdout)
+    total, verdict = d["totals"]["step_saved_bytes"], d["verdict"]
+    assert (total["a"], total["b"]) == (step["a"], step["b"]) and verdict["bytes"] == step["b"] - step["a"]
+    assert "saves outside compiled graphs" in verdict["text"] and "the step's change is" in verdict["text"]
+    assert "neither saves nor recomputes" not in verdict["text"] and verdict["fix"] is None
+    same = run_cli("diff", compiled.path, compiled.path, "--out", tmp_path / "aa", "--json", "-q")
+    aa = json.loads(same.stdout)
+    assert aa["differences"] == 0 and aa["totals"]["step_saved_bytes"]["delta"] == 0 and aa["verdict"]["bytes"] == 0
+
+
 def test_a_diff_of_two_runs_of_a_script_names_the_argument_that_differs(made, tmp_path):
     a = made("run", "--steps", "2", "--", *SCRIPT)
     b = made("run", "--steps", "2", "--", *SCRIPT, "--no-checkpoint")
@@ -78,6 +152,30 @@ def test_the_script_against_itself_differs_in_nothing_with_side_b_in_an_interpre
     assert d["differences"] == 0 and d["change"]["kind"] == "versions" and "-> none" in d["change"]["text"]
     assert d["saved_outside"]["total"]["delta"] == 0 and not d["saved_outside"]["modules"]
     assert all(p["peak_bytes"]["delta"] == 0 and p["end_bytes"]["delta"] == 0 for p in d["phases"]["phases"].values())
+
+
+def test_a_script_diffs_sides_run_as_its_timing_line_says(tmp_path):
+    """A script cannot be held, ready, until its turn (memprobe's own probes wait so while the other side runs): B's
+    script was started beside A's, both trained at once, and the diff said "sides ran one after the other". Each
+    side's script writes when it trained: the two spans do not overlap, as the diff's schedule says; A/A: zero."""
+    script = tmp_path / "stamped.py"
+    script.write_text(
+        "import os, sys, time\nimport torch\nstart = time.time()\nm = torch.nn.Linear(4, 4)\n"
+        "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nfor _ in range(3):\n"
+        "    m(torch.randn(2, 4)).sum().backward()\n    opt.step()\n"
+        "    with open(sys.argv[1], 'a') as f:\n        f.write(f'{os.getpid()} {start} {time.time()}\\n')\n"
+    )
+    stamps = tmp_path / "stamps"
+    proc = run_cli("diff", "--steps", "2", "--out", tmp_path / "d", "--json", "-q", "--", "python", script, stamps)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    d = json.loads(proc.stdout)
+    assert d["schedule"]["at_once"] is False and d["differences"] == 0
+    spans: dict[str, list[float]] = {}
+    for line in stamps.read_text().splitlines():
+        pid, start, end = line.split()
+        spans.setdefault(pid, [float(start), 0.0])[1] = float(end)
+    (a0, a1), (b0, b1) = sorted(spans.values())
+    assert a1 <= b0, spans  # B's script began after A's last step
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..rundir import schema as S
 from ..rundir.read import check_work
-from ..vocab import AttributionSource, Category, ReturnRole
+from ..vocab import AttributionSource, Category, Phase, ReturnRole
 from .peaks import Alive, step_attribution, summarize_alive
 from .saved import prefix_block
 
@@ -73,12 +73,21 @@ class CpuEvents:
     annotations: list[tuple]  # (name, start_us, end_us)
     names: dict[int, Named]
     innermost: list[str | None] | None = field(default=None, repr=False)  # each row's innermost region, once asked
+    # what autograd saved outside the compiled graphs, by its storage's address (the module that saved it), and when
+    # forward ended: an allocation there in forward is that storage
+    saved_outside: dict[int, str] = field(default_factory=dict)
+    forward_end_us: float | None = None
 
     def category_of(self, index: int) -> Named:
-        """The name of allocation event ``index``: from a graph call, else from its innermost region."""
+        """The name of allocation event ``index``: from a graph call; a storage autograd saved outside the graphs
+        (allocated in forward at its address: an eager step's saved activations); else from its innermost region."""
         named = self.names.get(index)
         if named is not None:
             return named
+        ts, _bytes, _total, addr = self.rows[index][:4]
+        module = self.saved_outside.get(addr)
+        if module is not None and self.forward_end_us is not None and ts <= self.forward_end_us:
+            return Named(Category.SAVED_FOR_BACKWARD, f"saved by {module}")
         if self.innermost is None:
             self.innermost = _innermost(self.annotations, [row[0] for row in self.rows])
         return Named(_category_for(self.innermost[index]), None)
@@ -91,7 +100,19 @@ def name_cpu_events(report: S.Report) -> CpuEvents | None:
         return None
     annotations = [a for a in ev.annotations or [] if _kept_region(a[0])]
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
-    return CpuEvents(ev.rows, annotations, _graph_call_names(report, ev.rows, calls))
+    forward = (ev.phase_windows_us or {}).get(Phase.FORWARD)
+    return CpuEvents(
+        ev.rows,
+        annotations,
+        _graph_call_names(report, ev.rows, calls),
+        saved_outside=_saved_outside_addresses(report.saved_outside),
+        forward_end_us=forward[1] if forward else None,
+    )
+
+
+def _saved_outside_addresses(outside: S.SavedOutside | None) -> dict[int, str]:
+    """The module that saved each storage autograd saved outside the compiled graphs, by its address."""
+    return {a: m.module for m in (outside.modules if outside else []) for a in m.addresses or []}
 
 
 def _kept_region(name: str) -> bool:
@@ -220,6 +241,11 @@ def attribute_cpu(report: S.Report, top: int = 15) -> S.Attribution | None:
         measured=["allocation sizes, addresses and times (profiler memory events)"],
         inferred=[
             "categories from the annotated region an allocation happened in (FSDP::*, Optimizer.*, memprobe::call gN)",
+            *(
+                ["saved-for-backward outside the graphs: a forward allocation at the address of a storage autograd saved"]
+                if events.saved_outside
+                else []
+            ),
             "saved-for-backward / graph-output / temporary: allocations in a graph call matched in order and size"
             " to the output code's empty_strided statements",
         ],

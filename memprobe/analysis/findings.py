@@ -40,6 +40,20 @@ CHECKS = (
     (FindingKind.CHECKPOINT_RAN_EAGERLY, "checkpointed regions torch.compile was asked to compile that ran eagerly"),
 )
 
+# the kinds whose bytes are saved values of the step (a share of what it saves for backward: weighed before one
+# leads the verdict, memprobe.analysis.verdict.weighs)
+SAVED_VALUE_KINDS = frozenset(
+    (
+        FindingKind.WEIGHT_DERIVED_SAVED,
+        FindingKind.SAVE_OP_COSTS_MORE,
+        FindingKind.WIDE_WEIGHT_COPY,
+        FindingKind.FLOAT32_ACTIVATION,
+        FindingKind.CHECKPOINT_SAVES_MORE,
+        FindingKind.UNRECOMPUTABLE_SAVED,
+        FindingKind.UNEVEN_BLOCKS,
+    )
+)
+
 LOW_PRECISION = ("bfloat16", "float16")
 # a float32 activation group smaller than this share of the saved bytes is not worth a finding (float8 scales)
 FLOAT32_MIN_SHARE = 0.01

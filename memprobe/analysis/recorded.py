@@ -43,9 +43,9 @@ def other_interpreter(report: S.Report) -> str | None:
 
 
 def whole_config(report: S.Report) -> S.Report:
-    """The report with its configuration whole: every field present, as memprobe runs it (an older report lacks the
-    newer fields). What a verb shows of a run, and prints of it with ``--json``."""
-    return report.model_copy(update={"config": S.Config.model_validate(report.config.probe().to_dict())})
+    """The report with its configuration whole: every field that applies to its family present, as memprobe runs it
+    (an older report lacks the newer fields; a script's records its own, none of the stack's). What a verb shows of a run, and prints of it with ``--json``."""
+    return report.model_copy(update={"config": S.Config.model_validate(report.config.probe().recorded())})
 
 
 def load_run(run_dir: str | Path) -> S.Report:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import RunDirError
+from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.load import load_graph
 from ..vocab import GraphKind, InputKind, NodeOp, Reason, RootKind, SavedKind
@@ -127,12 +128,18 @@ class RngState:
     op_node: S.Node | None
 
 
+_ANOTHER_LAYER = "<another layer>"  # no node's name: fx names are identifiers
+
+
 class Provenance:
     """Op chains and roots of the nodes of one forward graph. ``arguments``: the names of the blocks' forward
     parameters (a block's ``args[2]`` is named by them)."""
 
-    def __init__(self, pair: GraphPair, arguments: list[str] | None = None):
+    def __init__(self, pair: GraphPair, arguments: list[str] | None = None, layered: bool = False):
         self.pair = pair
+        # a graph of several of the model's layers (the whole model compiled): a value's identity stops at what another
+        # layer computed, so layer 0's and layer 1's copies of one value are one value
+        self.layered = layered
         self.nodes = _nodes_by_name(pair.forward)
         self.inputs = primal_inputs(pair)
         self.input_index = {name: i for i, name in enumerate(self.inputs)}  # primals_i -> the Dynamo input's index
@@ -164,14 +171,36 @@ class Provenance:
                 memo[cur] = _digest(f"input|{inp.kind}|{layer_pattern(self.root_label(cur, None))}" if inp else f"input|{cur}")
                 stack.pop()
                 continue
-            missing = [i for i in node.inputs if i not in memo]
+            inputs = [self._from_another_layer(i, node) or i for i in node.inputs]
+            missing = [i for i in inputs if i not in memo]
             if missing:
                 stack.extend(missing)
                 continue
             module = layer_pattern(node.module or "")
-            memo[cur] = _digest(f"{node.target}|{node.index}|{module}|" + ",".join(memo[i] for i in node.inputs))
+            memo[cur] = _digest(f"{node.target}|{node.index}|{module}|" + ",".join(memo[i] for i in inputs))
             stack.pop()
         return memo[name]
+
+    def layer_of(self, name: str) -> str | None:
+        """The layer index of the module that computed a node in a graph of several layers (None: outside them, or a
+        graph of one)."""
+        if not self.layered or name not in self.nodes:
+            return None
+        inp = self.inputs.get(name)
+        module = inp.fqn if inp is not None else self.nodes[name].module
+        return layer_index(module) if module else None
+
+    def _from_another_layer(self, name: str, user: S.Node) -> str | None:
+        """For an input of ``user`` another layer (or the model around the layers) computed, in a graph of several
+        layers: the key standing for any such input in the identities (a layer's value is what the layer computes
+        from what it was given); else None."""
+        if not self.layered:
+            return None
+        node = self.nodes.get(name)
+        if node is None or node.op == NodeOp.PLACEHOLDER or self.layer_of(name) == layer_index(user.module or ""):
+            return None
+        self._identity.setdefault(_ANOTHER_LAYER, _digest(_ANOTHER_LAYER))
+        return _ANOTHER_LAYER
 
     def rng_state_of(self, name: str) -> RngState | None:
         """For the RNG state a random op's recompute replays (``getitem(run_and_save_rng_state(...))``, uint8): the
@@ -503,7 +532,9 @@ def build_saved_table(
     name the inputs and the user's frames).
     """
     code_files = frozenset((model.code_files if model else None) or ())
-    provs = {i: Provenance(p, model.block_arguments if model else None) for i, p in pairs.items()}
+    whole = model.whole_model if model else None
+    layered = {inv.dynamo_graph for inv in invocations if whole is not None and inv.block == whole}
+    provs = {i: Provenance(p, model.block_arguments if model else None, i in layered) for i, p in pairs.items()}
     users = {i: UserView(p, code_files) for i, p in provs.items()}
     rows: list[S.SavedRow] = []
     for call_index, inv in enumerate(invocations):
@@ -513,13 +544,15 @@ def build_saved_table(
             continue
         prov = provs[inv.dynamo_graph]
         runtime = inv.runtime_saved or []
-        rows += _call_rows(call_index, inv, pair, prov, users[inv.dynamo_graph], saved, policy, runtime)
+        prefix = block_prefix(inv.block, model.whole_model if model else None)
+        rows += _call_rows(call_index, inv, prefix, pair, prov, users[inv.dynamo_graph], saved, policy, runtime)
     return rows
 
 
 def _call_rows(
     call_index: int,
     inv: S.Invocation,
+    prefix: str | None,
     pair: GraphPair,
     prov: Provenance,
     users: UserView,
@@ -527,10 +560,11 @@ def _call_rows(
     policy: S.Policy | None,
     runtime: list[S.RuntimeSaved],
 ) -> list[S.SavedRow]:
-    """The rows of one compiled call: one per value its forward saved, in the graph's output order."""
+    """The rows of one compiled call: one per value its forward saved, in the graph's output order, named under
+    ``prefix`` (the block's path; None for the whole model: :func:`~.names.block_prefix`)."""
     block = inv.block
     runtime_ok = len(runtime) == len(saved)
-    occurrences: dict[str, int] = defaultdict(int)
+    occurrences: dict[tuple, int] = defaultdict(int)
     saved_names = set(saved)
     rows = []
     for pos, name in enumerate(saved):
@@ -550,10 +584,10 @@ def _call_rows(
                 shape=node.shape,
                 dtype=node.dtype,
                 bytes=(node.storage_bytes if node.storage_bytes is not None else node.bytes) or 0,  # a broadcast view: its base's
-                expr=prov.expr(name, block),
+                expr=prov.expr(name, prefix),
                 op=short_op(node.original_aten or node.target) if node.op != NodeOp.PLACEHOLDER else "input",
                 root=_root_kind(root_kinds),
-                roots=[prov.root_label(r, block) for r in root_names],
+                roots=[prov.root_label(r, prefix) for r in root_names],
                 root_dtypes=_root_dtypes(prov, root_names, root_inputs),
                 kind=kind,
                 reason_kind=REASON_OF.get(cause.kind, Reason.PARTITIONER),
@@ -561,10 +595,10 @@ def _call_rows(
                 policy_op=cause.policy_op,
                 recompute_tag=node.recompute,
                 cause=cause,
-                user=users.describe(name, block),
+                user=users.describe(name, prefix),
                 runtime_storage_bytes=runtime[pos].storage_bytes if runtime_ok else None,
                 runtime_storage_id=runtime[pos].storage_id if runtime_ok else None,
-                value_id=_numbered(prov.identity(name), occurrences),
+                value_id=_numbered(prov.identity(name), prov.layer_of(name), occurrences),
                 input_id=_input_id(inv, prov, name, kind),
             )
         )
@@ -581,11 +615,13 @@ def _root_dtypes(prov: Provenance, root_names: list[str], root_inputs: list) -> 
     return sorted(dtypes)
 
 
-def _numbered(value_id: str, occurrences: dict[str, int]) -> str:
+def _numbered(value_id: str, layer: str | None, occurrences: dict[tuple, int]) -> str:
     """Values a graph computes alike (ops that differ only in a constant argument) told apart by their order:
-    the second is ``ID#1`` (``occurrences`` counts each identity seen so far in the call)."""
-    occurrences[value_id] += 1
-    return f"{value_id}#{occurrences[value_id] - 1}" if occurrences[value_id] > 1 else value_id
+    the second is ``ID#1`` (``occurrences`` counts each identity seen so far in the call, per layer: in a graph of
+    several layers, each layer's copy of a value is that value)."""
+    occurrences[value_id, layer] += 1
+    n = occurrences[value_id, layer]
+    return f"{value_id}#{n - 1}" if n > 1 else value_id
 
 
 def _input_id(inv: S.Invocation, prov: Provenance, name: str, kind: SavedKind) -> int | None:
@@ -661,14 +697,21 @@ def prefix_block(expr: str, block: str) -> str:
 
 
 # a block index: the first all-digit component of a dotted name (``layers.3.``, ``model.blocks.12.``, a block
-# itself: ``transformer.h.0``; not the 1 in ``w1``, nor a Sequential index inside the block, ``channel_mlp.0.weight``)
-_NAME_RE = re.compile(r"[A-Za-z_][\w.]*")
-_INDEX_RE = re.compile(r"(?<=[A-Za-z_])\.\d+(?=\.|$)")
+# itself: ``transformer.h.0``, a compiled Sequential's ``0.fc1``; not the 1 in ``w1``, nor a Sequential index inside
+# the block, ``channel_mlp.0.weight``)
+_NAME_RE = re.compile(r"[A-Za-z_][\w.]*|(?<![\w.])\d+\.[A-Za-z_][\w.]*")
+_INDEX_RE = re.compile(r"(?:(?<=[A-Za-z_])\.|^)\d+(?=\.|$)")
+
+
+def layer_index(name: str) -> str | None:
+    """The block index of a dotted name (``blocks.1.fc1`` -> ``1``), None if it has none."""
+    m = _INDEX_RE.search(name)
+    return m.group(0).lstrip(".") if m else None
 
 
 def layer_pattern(expr: str) -> str:
     """``abs(layers.3.ffn.w1.weight)`` -> ``abs(layers.*.ffn.w1.weight)`` (any block container name)."""
-    return _NAME_RE.sub(lambda m: _INDEX_RE.sub(".*", m.group(0), count=1), expr)
+    return _NAME_RE.sub(lambda m: _INDEX_RE.sub(lambda i: ".*" if i.group(0)[0] == "." else "*", m.group(0), count=1), expr)
 
 
 def value_names(item) -> tuple[str, str | None]:

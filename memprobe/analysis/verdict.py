@@ -17,12 +17,13 @@ from ..config import ProbeConfig
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
-from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, SavedKind, Verdict
+from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus, SaveCause, Verdict
 from .coverage import where as break_where
 from .decisions import RECOMPUTE_ALL
-from .findings import find, names_phrase
+from .diff import step_saved_bytes
+from .findings import SAVED_VALUE_KINDS, find, names_phrase
 from .recorded import other_interpreter
-from .saved import label
+from .saved import MODULE_STATE, label
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
 # the kinds whose findings are grouped by cause (a recorded run with one of them ungrouped is re-derived)
@@ -68,9 +69,30 @@ def run_verdict(report: S.Report) -> S.Verdict:
     totals = report.saved_totals
     saved = totals.graph_bytes if totals else None
     findings = [f for f in _current_findings(report) if not f.by_design]  # a library's design is no verdict
-    if findings:
-        return _finding_verdict(findings, saved, report)
-    return _no_finding_verdict(report, saved)
+    step = step_saved_bytes(report) or 0
+    leading = [f for f in findings if weighs(f, step)]
+    if leading:
+        return _finding_verdict(leading, saved, report)
+    verdict = _no_finding_verdict(report, saved)
+    if findings:  # each too small to lead: listed below, named here
+        kinds = ", ".join(dict.fromkeys(f.kind for f in findings))
+        small = f"{len(findings)} smaller finding{'s' if len(findings) > 1 else ''}"
+        head = verdict.text.replace("No finding", f"No finding of {LEAD_SHARE:.0%} of the step's saved bytes", 1)
+        text = f"{head} {small} listed below ({kinds})."
+        verdict = verdict.model_copy(update={"text": S.clip(text)})
+    return verdict
+
+
+# a finding leads the verdict when its bytes are at least this share of what the step saves for backward (in the
+# compiled graphs and outside them): a 16 KiB gather of a 2.26 MiB step is listed, not headlined (docs/findings.md)
+LEAD_SHARE = 0.05
+
+
+def weighs(finding: S.Finding, step: int) -> bool:
+    """Whether a finding may lead the verdict: one about saved values when its bytes are LEAD_SHARE of the step's
+    saved bytes at least (any, in a step that saves nothing: there is nothing to weigh it against); one of another
+    kind (the figures disagree, float8 or compile coverage, what the attribution measured) always."""
+    return finding.kind not in SAVED_VALUE_KINDS or step <= 0 or abs(finding.bytes) >= LEAD_SHARE * step
 
 
 def _current_findings(report: S.Report) -> list[S.Finding]:
@@ -90,7 +112,7 @@ def _current_findings(report: S.Report) -> list[S.Finding]:
 
 def _no_finding_verdict(report: S.Report, saved: int | None) -> S.Verdict:
     """A run without a finding: what it saves, and the largest of it."""
-    rows = [r for r in report.saved_tensors if r.kind != SavedKind.PARAMETER]
+    rows = [r for r in report.saved_tensors if r.kind not in MODULE_STATE]  # shares against a total that holds them
     outside = report.saved_outside
     if not rows and outside is not None and outside.modules:  # eager code saved it: named by module
         top = outside.modules[0]
@@ -286,6 +308,9 @@ def _diff_verdict(d: S.DiffResult, loaded: frozenset[str]) -> S.Verdict:
     if not d.differences:
         return _same_graphs_verdict(d, covered)
     head = _diff_head(step, s)
+    moved = _moved_outside(d, head)
+    if moved is not None:
+        return moved
     b, delta = s.b, s.delta
     grown = [it for it in d.items if it.status in _GROWTH and it.delta_bytes > 0]
     items_of = grown or [it for it in d.items if it.status not in _GROWTH and it.delta_bytes < 0]
@@ -301,6 +326,28 @@ def _diff_verdict(d: S.DiffResult, loaded: frozenset[str]) -> S.Verdict:
     next_command = diff_command(d, edited, loaded) if edited is not None else None
     text += f" Fix: {fix}." + configured
     return _verdict(text, bytes_=moved, total=delta, fix=fix, flag=flag, next_command=next_command)
+
+
+def _moved_outside(d: S.DiffResult, head: str) -> S.Verdict | None:
+    """A diff where what one side's compiled graphs save the other saves outside them (a compiled script against its
+    eager run, a block one side compiles): the values are the same values, moved, and the step's change is what is
+    left (the verdict named A's graph values "only in A", "B neither saves nor recomputes it", while B saved them
+    eagerly). None when the change outside the graphs does not offset the graphs' change."""
+    s, step = d.totals.saved_bytes, d.totals.step_saved_bytes
+    outside = d.saved_outside.total if d.saved_outside is not None else None
+    if step is None or step.delta is None or outside is None or not s.delta or not outside.delta:
+        return None
+    if (s.delta > 0) == (outside.delta > 0) or abs(step.delta) >= abs(s.delta):
+        return None
+    inside, eager = ("A", "B") if s.delta < 0 else ("B", "A")
+    rest = f"the step's change is {_signed(step.delta)}" if step.delta else "the step saves the same bytes"
+    text = (
+        f"{head}: {fmt_bytes(abs(s.delta))} {inside} saves in its compiled graphs, {eager} saves outside compiled "
+        f"graphs ({fmt_bytes(abs(outside.delta))} more there, measured); {rest}."
+    )
+    cause, configured = _change_sentences(d.change)
+    text += _coverage_sentence(d.compile_coverage) + cause + configured
+    return _verdict(text, bytes_=step.delta, total=step.b)
 
 
 def _same_graphs_verdict(d: S.DiffResult, covered: str) -> S.Verdict:

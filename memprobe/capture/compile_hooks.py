@@ -13,56 +13,17 @@ from __future__ import annotations
 
 import functools
 import operator
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
+# the user's names of modules and graph inputs, where torch.compile, checkpointing and FSDP add levels to them
+from ..names import module_path, source_to_fqn
 from ..rundir import records as R
-from ..vocab import InputKind, SourceFnKind
+from ..vocab import SourceFnKind
 from .partition import FunctionIndex, PartitionRecorder
-
-# L['self'].__dict__['_modules']['_checkpoint_wrapped_module']._modules['ffn']._modules['w1']._parameters['weight']
-_SOURCE_ITEM = re.compile(r"\.(\w+)|\[['\"]([^'\"]+)['\"]\]|\[(\d+)\]")
-# modules that wrap a block without adding a level of its own to a parameter's name
-_WRAPPERS = {"_checkpoint_wrapped_module", "_orig_mod", "_fsdp_wrapped_module"}
-
-
-def clean_fqn(name: str) -> str:
-    """``layers.0._orig_mod._checkpoint_wrapped_module.ffn.w1.weight`` -> ``layers.0.ffn.w1.weight``."""
-    return ".".join(p for p in name.split(".") if p not in _WRAPPERS)
-
-
-def _source_items(source: str) -> list[str]:
-    """The names and indices of a Dynamo source, in order: ``L['self']._modules['ffn']`` -> ``['self', '_modules',
-    'ffn']``."""
-    return [next(g for g in m.groups() if g is not None) for m in _SOURCE_ITEM.finditer(source)]
-
-
-def source_to_fqn(source: str) -> tuple[str, str]:
-    """(kind, name) for a Dynamo input source.
-
-    kind is ``parameter``, ``buffer`` or ``input``; name is the module-relative FQN
-    (``ffn.w1.weight``) or the argument (``args[0]``).
-    """
-    if not source.startswith("L["):
-        return InputKind.INPUT, source
-    items = _source_items(source)
-    # items like ['self', '_modules', '_checkpoint_wrapped_module', '_modules', 'ffn', ..., '_parameters', 'weight']
-    if items and items[0] == "self":
-        return _module_input(items)
-    if items and items[0] == "args":
-        return InputKind.INPUT, f"args[{items[1]}]" + "".join(f"[{i}]" for i in items[2:]) if len(items) > 1 else "args"
-    return InputKind.INPUT, ".".join(items)
-
-
-def _module_input(items: list[str]) -> tuple[str, str]:
-    """A parameter, buffer or other attribute of the compiled module, by its path below it (wrappers dropped)."""
-    kind = InputKind.PARAMETER if "_parameters" in items else InputKind.BUFFER if "_buffers" in items else InputKind.INPUT
-    parts = [i for i in items[1:] if i not in ("__dict__", "_modules", "_parameters", "_buffers") and i not in _WRAPPERS]
-    return kind, ".".join(parts)
 
 
 def _plain_int(x) -> int | str:
@@ -122,22 +83,15 @@ def _target_name(node: torch.fx.Node) -> str:
     return str(t) if isinstance(t, torch._ops.OpOverload) else getattr(t, "__name__", str(t))
 
 
-def _module_path(source: str) -> str:
-    """``L['self'].ffn.w1`` / ``L['s']._modules['ffn']`` (Dynamo's name of a module) -> ``ffn.w1`` (relative to the
-    compiled block, wrappers dropped)."""
-    if not source.startswith("L["):
-        return clean_fqn(source)
-    parts = [i for i in _source_items(source)[1:] if i not in ("__dict__", "_modules") and i not in _WRAPPERS]
-    return ".".join(parts)
-
-
 def _user_meta(node: R.Node, meta: dict) -> None:
     """What the user wrote that made a node: the innermost module (``nn_module_stack``), the Python call
     (``source_fn_stack``: a function such as ``silu`` or a module class such as ``Linear``)."""
-    stack = meta.get("nn_module_stack") or {}
-    if stack:
-        path, cls = list(stack.values())[-1]
-        node.module = _module_path(str(path))
+    # the innermost module of the model (a global the traced code calls, such as a function a library made a module
+    # of, is no module of the model: the module calling it names the node)
+    stack = [(path, module_path(str(path)), cls) for path, cls in (meta.get("nn_module_stack") or {}).values()]
+    modules = [(name, cls) for _, name, cls in stack if name is not None]
+    if modules:
+        node.module, cls = modules[-1]
         node.module_type = getattr(cls, "__name__", str(cls))
     if meta.get("partitioner_tag") == "is_backward":
         node.backward_work = True  # the joint graph's backward part (in a forward graph: hoisted there to be saved)

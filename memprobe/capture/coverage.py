@@ -304,9 +304,9 @@ def _wrap(coverage: Coverage, module: str, cls: str, method: str, hook) -> Calla
 def module_names(root) -> dict[int, str]:
     """The model's modules by ``id``, by their names in it (compile and checkpoint wrappers left out; a wrapper and
     the module it wraps share the name)."""
-    from .compile_hooks import clean_fqn
+    from ..names import class_name, user_name
 
     names: dict[int, str] = {}
     for name, module in root.named_modules():
-        names.setdefault(id(module), clean_fqn(name) or type(module).__name__)
+        names.setdefault(id(module), user_name(name) or class_name(module))
     return names

@@ -353,7 +353,7 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
     Keys are data pointers as decimal strings (JSON keys); a snapshot block whose address
     is one of them is that tensor's storage.
     """
-    from .compile_hooks import clean_fqn
+    from ..names import user_name
 
     reg: dict[str, R.RegistryEntry] = {}
 
@@ -363,7 +363,7 @@ def tensor_registry(model: torch.nn.Module, optimizer: torch.optim.Optimizer, ba
             if address and str(address) not in reg:
                 reg[str(address)] = R.RegistryEntry(category=category, name=name, bytes=nbytes)
 
-    names = {id(p): clean_fqn(n) for n, p in model.named_parameters()}
+    names = {id(p): user_name(n) for n, p in model.named_parameters()}
     for p in model.parameters():
         add(p, Category.SHARDED_PARAMETER, names[id(p)])
     for p, state in optimizer.state.items():

@@ -53,7 +53,7 @@ class RunRecord:
             created_utc=now_utc(),
             command=user_command(),
             process=process_record(),
-            config=cfg.to_dict(),  # every field: ProbeConfig's own record
+            config=cfg.recorded(),  # the fields that apply to its family: ProbeConfig's own record
             # analysis-only: graphs traced and partitioned as for Inductor, then run uncompiled (no output
             # code); the saved table is the full run's, measured temporaries are not the kernels'
             mode=RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL,

@@ -35,19 +35,19 @@ class SavedOutside:
         self.graph_running = graph_running or (lambda: False)
         self.running: list[str] = []
         self.packed: list[tuple[weakref.ref, str]] = []  # each tensor saved, and the module that saved it
-        self.by_module: dict[str, list[int]] = {}  # module -> [bytes, storages]
+        self.by_module: dict[str, list] = {}  # module -> [bytes, storages, their addresses]
         self.parameters_bytes = 0
 
     def _named_modules(self):
         """(name, module) for each module whose forward the hooks follow: every module of an eager model; of a compiled
         one, those outside its blocks and the blocks themselves (inside a compiled block the hooks would run in Dynamo's
         trace, not here)."""
-        from .compile_hooks import clean_fqn
+        from ..names import class_name, user_name
 
         inside = {id(m) for b in self.compiled for m in b.modules() if id(m) != id(b)}
         for name, module in self.model.named_modules():
             if id(module) not in inside:
-                yield clean_fqn(name) or type(module).__name__, module
+                yield user_name(name) or class_name(module), module
 
     def _pack(self, tensor):
         if not self.graph_running():
@@ -70,9 +70,10 @@ class SavedOutside:
                 if parameter:
                     self.parameters_bytes += nbytes
                     continue
-                entry = self.by_module.setdefault(module, [0, 0])
+                entry = self.by_module.setdefault(module, [0, 0, []])
                 entry[0] += nbytes
                 entry[1] += 1
+                entry[2].append(key)
         self.packed.clear()
 
     @contextmanager
@@ -100,8 +101,8 @@ class SavedOutside:
 
     def record(self, *, checkpointed_eager: bool) -> R.SavedOutside:
         modules = [
-            R.SavedByModule(module=name, bytes=b, storages=n)
-            for name, (b, n) in sorted(self.by_module.items(), key=lambda kv: (-kv[1][0], kv[0]))
+            R.SavedByModule(module=name, bytes=b, storages=n, addresses=sorted(addresses))
+            for name, (b, n, addresses) in sorted(self.by_module.items(), key=lambda kv: (-kv[1][0], kv[0]))
         ]
         return R.SavedOutside(
             total_bytes=sum(m.bytes for m in modules),

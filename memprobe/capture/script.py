@@ -414,20 +414,29 @@ def _models(params: list) -> tuple[object, dict[str, object]]:
 
     import torch
 
-    from .compile_hooks import clean_fqn
+    from ..names import class_name, user_name
 
     wanted = {id(p) for p in params}
     modules = [o for o in gc.get_objects() if _is_module(o, torch.nn.Module)]
     holding = [m for m in modules if any(id(p) in wanted for p in m.parameters())]
     if not holding:
         return None, {}
-    root = max(holding, key=lambda m: (sum(1 for p in m.parameters() if id(p) in wanted), -len(list(m.children()))))
+    root = _wrapped(
+        max(holding, key=lambda m: (sum(1 for p in m.parameters() if id(p) in wanted), -len(list(m.children())))), holding, torch
+    )
     compiled = {}
     for name, m in root.named_modules():
-        fqn = clean_fqn(name)
+        fqn = user_name(name)
         if _compiled(m, torch) and not any(fqn.startswith(f"{other}.") for other in compiled):
-            compiled[fqn or type(m).__name__] = m
+            compiled[fqn or class_name(m)] = m
     return root, compiled
+
+
+def _wrapped(root, holding: list, torch):
+    """`model = torch.compile(Net())`: the root is the wrapper, whose model's saved values are the compiled graph's
+    (the model itself, the root, counted them again as saved outside it)."""
+    wrapper = next((m for m in holding if getattr(m, "_orig_mod", None) is root), None)
+    return wrapper if wrapper is not None and _compiled(wrapper, torch) else root
 
 
 def _compiled(m, torch) -> bool:
@@ -455,4 +464,5 @@ def _model_shape(root, compiled: dict) -> R.ModelShape | None:
         block_parameters={fqn: sum(p.numel() for p in m.parameters()) for fqn, m in compiled.items()},
         other_parameters=sum(others),
         other_parameter_numels=others,
+        whole_model=next((name for name, m in compiled.items() if m is root), None),
     )

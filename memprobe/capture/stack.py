@@ -189,9 +189,9 @@ def float8_coverage(model: nn.Module, blocks_attr: str, recipe: str, converter: 
 
 
 def _float8_weight(module: nn.Module, name: str, pname: str, weight, blocks_attr: str, converted_linears) -> R.Float8Linear:
-    from .compile_hooks import clean_fqn
+    from ..names import user_name
 
-    fqn = clean_fqn(name if pname == "weight" else f"{name}.{pname}")
+    fqn = user_name(name if pname == "weight" else f"{name}.{pname}")
     skipped = _float8_skip(module, weight, converted_linears)
     return R.Float8Linear(
         fqn=fqn,

@@ -673,8 +673,10 @@ class _Schedule:
                 child = self._start(job, hold=False)
             self.running[child.job.label] = child
             threading.Thread(target=self._wait_for, args=(child,), daemon=True).start()
-        if self.slots == 1 and self.held is None and self.pending:
-            self.held = self._start(self.pending.pop(0), hold=True)  # imports while the current probe runs
+        # imports while the current probe runs; never a user's script, which cannot be held: started, it trains at
+        # once (a script diff's sides ran side by side while the diff said "one after the other")
+        if self.slots == 1 and self.held is None and self.pending and not self.pending[0].cfg.target.runs_itself:
+            self.held = self._start(self.pending.pop(0), hold=True)
 
     def _starting(self, job: ProbeJob) -> None:
         """Said before a probe starts: until it speaks (its imports, a fork server's start), its start is what is

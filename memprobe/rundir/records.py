@@ -1145,6 +1145,10 @@ class SavedByModule(Record):
     #: how many storages
     storages: int
 
+    #: each storage's address in the measured process (an address, not a figure): what names an allocation the
+    #: profiler saw alive at a peak saved-for-backward in an eager step
+    addresses: list[int] | None = None
+
 
 @record
 class SavedOutside(Record):
@@ -1304,6 +1308,10 @@ class ModelShape(Record):
 
     #: the model's own source files (its --model file, or its library's modeling files)
     code_files: list[str] | None = None
+
+    #: the block that is the whole model (a script's `torch.compile(model)`), named by the model's class: its values
+    #: are named from the model's root, as the user names them
+    whole_model: str | None = None
 
 
 @record

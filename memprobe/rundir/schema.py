@@ -704,6 +704,10 @@ class SavedByModule(Record):
     module: Name = required("the module, by its name in the model (`(loss)`: the stand-in loss, outside any module)")
     bytes: Count = required("the bytes of the storages it saved first")
     storages: Count = required("how many storages")
+    addresses: list[Count] = optional(
+        "each storage's address in the measured process (an address, not a figure): what names an allocation the "
+        "profiler saw alive at a peak saved-for-backward in an eager step"
+    )
 
 
 class SavedOutside(Record):
@@ -784,6 +788,10 @@ class ModelShape(Record):
     )
     block_arguments: list[Name] = optional("the names of a block's forward arguments, in order (they name its graph inputs)")
     code_files: list[FilePath] = optional("the model's own source files (its --model file, or its library's modeling files)")
+    whole_model: Name | None = optional(
+        "the block that is the whole model (a script's `torch.compile(model)`), named by the model's class: its values"
+        " are named from the model's root, as the user names them"
+    )
 
 
 class Float8Linear(Record):

@@ -73,6 +73,8 @@ class Target:
     selector: ClassVar[str | None] = None
     # the family runs itself (a user's script): memprobe applies no stack, and its flags do not apply
     runs_itself: ClassVar[bool] = False
+    # the configuration fields that apply to the family (what a run of it records); None: every field
+    applies: ClassVar[tuple[str, ...] | None] = None
 
     def check(self) -> None:
         """ConfigError (naming its field) when the fields do not fit together. Called at construction."""

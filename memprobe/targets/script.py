@@ -28,6 +28,8 @@ class Script(Target):
     about = "your own training script, after --"
     selector = "command"
     runs_itself = True
+    # the script builds its own model and stack: its command and the optimizer steps memprobe lets it take apply
+    applies = ("command", "steps")
 
     command: tuple[str, ...] = option(
         (),

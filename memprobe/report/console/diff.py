@@ -57,15 +57,30 @@ def _print_sides(con: Console, d: S.DiffResult) -> None:
 
 def _print_items(con: Console, d: S.DiffResult, wide: bool) -> None:
     s = d.totals.saved_bytes
+    outside = d.saved_outside.total if d.saved_outside is not None else None
+    apart = (
+        f"; outside them (measured): {fmt_bytes(outside.a)} -> {fmt_bytes(outside.b)} ([bold]{fmt_delta(outside.delta)}[/])"
+        if outside is not None and outside.delta
+        else ""
+    )
     if d.differences == 0:
         con.print(
-            f"[green]No difference[/] in saved-for-backward values ({d.unchanged_items} matched, {fmt_bytes(s.a)} each side)."
+            f"[green]No difference[/] in the compiled graphs' saved-for-backward values ({d.unchanged_items} matched, "
+            f"{fmt_bytes(s.a)} each side){apart}."
         )
         return
-    con.print(
-        f"saved for backward per step: {fmt_bytes(s.a)} -> {fmt_bytes(s.b)} "
-        f"([bold]{fmt_delta(s.delta)}[/]); {d.differences} difference(s), {d.unchanged_items} unchanged"
-    )
+    step = d.totals.step_saved_bytes
+    if apart and step is not None and step.delta is not None:  # the step's total first: what the verdict compares
+        con.print(
+            f"saved for backward per step: {fmt_bytes(step.a)} -> {fmt_bytes(step.b)} ([bold]{fmt_delta(step.delta)}[/]); "
+            f"in the compiled graphs {fmt_bytes(s.a)} -> {fmt_bytes(s.b)} ({fmt_delta(s.delta)}){apart}; "
+            f"{d.differences} difference(s), {d.unchanged_items} unchanged"
+        )
+    else:
+        con.print(
+            f"saved for backward per step: {fmt_bytes(s.a)} -> {fmt_bytes(s.b)} "
+            f"([bold]{fmt_delta(s.delta)}[/]); {d.differences} difference(s), {d.unchanged_items} unchanged"
+        )
     if wide:
         _print_items_wide(con, d.items)
         return

@@ -12,7 +12,7 @@ from ...analysis.coverage import coverage_line, eager_reason
 from ...analysis.diff import forked_line
 from ...analysis.findings import skipped_text
 from ...analysis.recorded import other_interpreter
-from ...analysis.saved import SavedGroup, group_rows, label, layer_pattern, value_names
+from ...analysis.saved import MODULE_STATE, SavedGroup, group_rows, label, layer_pattern, value_names
 from ...analysis.verdict import run_next_command, verdict_of
 from ...rundir import schema as S
 from ...rundir.load import dump
@@ -98,7 +98,7 @@ def _print_saved_wide(con: Console, groups: list[SavedGroup], total: int) -> Non
         t.add_row(
             str(i),
             fmt_bytes(g.bytes),
-            _share(g.bytes, total) if g.kind != SavedKind.PARAMETER else "-",
+            _share(g.bytes, total) if g.kind not in MODULE_STATE else "-",
             _count(g),
             markup(g.kind),
             saved_value(g),
@@ -124,7 +124,7 @@ def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> 
             [
                 str(i),
                 fmt_bytes(g.bytes),
-                _share(g.bytes, total) if g.kind != SavedKind.PARAMETER else "-",
+                _share(g.bytes, total) if g.kind not in MODULE_STATE else "-",
                 _count(g),
                 name_cell(label(g)),
                 *([path_cell(source_forms(g))] if where else []),
