@@ -37,6 +37,7 @@ class progress_printer:
         self.console = Console(stderr=True, highlight=False, soft_wrap=False)
         self.live = enabled and self.console.is_terminal
         self._stage: tuple[str, float] | None = None  # what is being waited on, since when
+        self._tail: str | None = None  # the last line the user's script printed, said with what is waited on
         self._said = self.t0  # when a line was last printed (plain lines)
         self._status = None
         self._lock = threading.RLock()  # the probes' reader threads and the heartbeat print through one printer
@@ -75,6 +76,20 @@ class progress_printer:
             else:
                 self._stage = (what, now)
 
+    def tail(self, line: str) -> None:
+        """The last line the user's own script printed (its step, its loss): said with what is being waited on, on
+        the spinner's line on a terminal, in the plain still-waiting line elsewhere; never a line of its own (a
+        script that prints every batch would bury memprobe's own lines)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            self._tail = line
+            if self.live and self._status is not None and self._stage is not None:
+                self._status.update(self._with_tail(markup(self._stage[0]), markup))
+
+    def _with_tail(self, text: str, quote: Callable[[str], str]) -> str:
+        return text if self._tail is None else f"{text}; the script printed: {quote(self._tail)}"
+
     def _start_stage(self, msg: str, now: float) -> None:
         """On a terminal: the previous stage's line with its duration, and the spinner on this one."""
         self._finish_stage()
@@ -100,9 +115,9 @@ class progress_printer:
             waited = now - started
             if self.live:
                 if self._status is not None and waited >= TICK_S:
-                    self._status.update(f"{markup(msg)} [dim]({waited:.0f}s)[/]")
+                    self._status.update(self._with_tail(f"{markup(msg)} [dim]({waited:.0f}s)[/]", markup))
             elif now - self._said >= HEARTBEAT_S and waited >= HEARTBEAT_S:
-                self._print_plain(now, f"still waiting on {plain(msg)}: {waited:.0f}s")
+                self._print_plain(now, self._with_tail(f"still waiting on {plain(msg)}: {waited:.0f}s", plain))
 
     def _beat_until_closed(self) -> None:
         while not self._stop.wait(TICK_S):
@@ -125,6 +140,14 @@ class progress_printer:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def tail(progress, line: str) -> None:
+    """Tell ``progress`` the last line the user's script printed (:meth:`progress_printer.tail`); nothing for a
+    callable that only takes lines."""
+    said = getattr(progress, "tail", None)
+    if said is not None:
+        said(line)
 
 
 def waiting(progress, what: str) -> None:

@@ -7,7 +7,7 @@ import re
 
 from rich.console import Console
 
-from memprobe.progress import progress_printer
+from memprobe.progress import progress_printer, waiting
 
 
 def test_terminal_progress_reports_each_finished_stage_with_its_duration():
@@ -91,6 +91,30 @@ def test_a_wait_is_said_only_when_it_takes_long(capsys):
     assert capsys.readouterr().err.endswith("s still waiting on each side's interpreter, asked what it can run: 10s\n")
     waiting(print, "a callable that only takes lines is told nothing")  # (MCP's progress, bisect's filter)
     assert capsys.readouterr().out == ""
+
+
+def test_a_scripts_last_printed_line_is_said_with_what_is_waited_on(capsys):
+    """A script that prints its steps: the last line it printed rides on the still-waiting line (and the spinner's),
+    never a line of its own; markup in it is shown, not rendered."""
+    from memprobe.progress import HEARTBEAT_S, tail
+
+    clock = _Clock()
+    p = _plain(clock)
+    waiting(p, "[script] running python train.py")
+    tail(p, "step 3 loss 2.1")
+    tail(p, "step 4 loss 1.9 [/]")
+    assert capsys.readouterr().err == ""  # a printed line alone prints nothing
+    clock.now += HEARTBEAT_S
+    p.beat()
+    err = capsys.readouterr().err
+    assert err.endswith("still waiting on [script] running python train.py: 10s; the script printed: step 4 loss 1.9 [/]\n")
+    terminal = progress_printer(enabled=True, clock=clock, heartbeat=False)
+    terminal.console = Console(file=io.StringIO(), force_terminal=True, width=200, highlight=False)
+    terminal.live = True
+    terminal("[script] step 1/2 (compiling)")
+    tail(terminal, "epoch 0 batch 7")
+    assert terminal._status.renderable.text.plain == "[script] step 1/2 (compiling); the script printed: epoch 0 batch 7"
+    terminal.close()
 
 
 def test_on_a_terminal_the_spinners_line_counts_the_seconds():

@@ -128,6 +128,25 @@ def test_a_diff_of_a_compiled_script_and_its_eager_run_compares_the_steps_saved_
     assert aa["differences"] == 0 and aa["totals"]["step_saved_bytes"]["delta"] == 0 and aa["verdict"]["bytes"] == 0
 
 
+def test_what_a_script_prints_is_said_on_the_progress_line(tmp_path):
+    """A script that prints where it is (here before its first step, then a pause longer than memprobe's heartbeat, as
+    a data loader's warm-up makes): the still-waiting line says what it printed last; its output is not memprobe's."""
+    from memprobe.progress import HEARTBEAT_S
+
+    script = tmp_path / "chatty.py"
+    script.write_text(
+        "import sys, time\nimport torch\nprint('epoch 0 batch 7 loss 4.20', flush=True)\n"
+        f"time.sleep({HEARTBEAT_S + 3})\nm = torch.nn.Linear(4, 4)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+        "for step in range(3):\n    m(torch.randn(2, 4)).sum().backward()\n    opt.step()\n"
+        "    print(f'step {step}', flush=True)\n"
+    )
+    proc = run_cli("run", "--steps", "2", "--out", tmp_path / "r", "--", "python", script)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    waited = [line for line in proc.stderr.splitlines() if "still waiting on" in line]
+    assert any(line.endswith("; the script printed: epoch 0 batch 7 loss 4.20") for line in waited), proc.stderr[-3000:]
+    assert "epoch 0 batch 7" not in proc.stdout
+
+
 def test_a_diff_of_two_runs_of_a_script_names_the_argument_that_differs(made, tmp_path):
     a = made("run", "--steps", "2", "--", *SCRIPT)
     b = made("run", "--steps", "2", "--", *SCRIPT, "--no-checkpoint")

@@ -41,7 +41,7 @@ from ..capture.process_info import COMMAND_VAR, COMPILE_THREADS_VAR, GPU_PROBES_
 from ..capture.protocol import END, ERROR, INTERNAL, PROGRESS, READY
 from ..config import ProbeConfig
 from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
-from ..progress import waiting
+from ..progress import tail, waiting
 from ..rundir import schema as S
 from ..rundir.write import MARKER
 from ..vocab import DeviceChoice, Recipe, RunStatus
@@ -56,6 +56,8 @@ Progress = Callable[[str], None]
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # how long the rest of a script's output is read once its own process has ended (what it left running may hold it)
 STOP_READING_S = 5.0
+# the characters of a script's last printed line said on the progress line
+TAIL_CHARS = 160
 STOPPED = "memprobe was interrupted (Ctrl-C or SIGTERM) and stopped the probe's process"
 
 
@@ -434,8 +436,9 @@ class ChildProbe:
             self.proc = forked or subprocess.Popen(
                 cmd,
                 stdin=subprocess.PIPE if hold else subprocess.DEVNULL,
-                # the model's own prints never reach our stdout (it may carry --json)
-                stdout=sys.stderr if verbose else subprocess.DEVNULL,
+                # the model's own prints never reach our stdout (it may carry --json); a script's are read, its last
+                # line said on the progress line
+                stdout=sys.stderr if verbose else _stdout_of(self.script),
                 stderr=subprocess.PIPE,
                 text=True,
                 errors="replace",  # another interpreter may print anything, bytes that are not UTF-8 too
@@ -444,8 +447,24 @@ class ChildProbe:
             )
         except OSError as e:
             raise ConfigError(f"[{job.label}] cannot start {python}: {e}") from None
-        self._reader = threading.Thread(target=self._read, name=f"memprobe-{job.label}", daemon=True)
+        self._start_readers()
+
+    def _start_readers(self) -> None:
+        """A thread reading its stderr (memprobe's protocol), and one reading a script's stdout when it is piped."""
+        label = self.job.label
+        self._reader = threading.Thread(target=self._read, name=f"memprobe-{label}", daemon=True)
         self._reader.start()
+        self._printed = None  # a script's stdout, read for its last line
+        if self.script and not self.verbose:
+            self._printed = threading.Thread(target=self._read_printed, name=f"memprobe-{label}-out", daemon=True)
+            self._printed.start()
+
+    def _read_printed(self) -> None:
+        """What the script prints (its steps, its loss): the last line on the progress line, nothing kept."""
+        for line in self.proc.stdout:
+            if not self.stopped_reading and line.strip():
+                with self._lock:
+                    tail(self.progress, line.strip()[:TAIL_CHARS])
 
     def _read(self) -> None:
         for line in self.proc.stderr:
@@ -470,6 +489,9 @@ class ChildProbe:
                     sys.stderr.write(line + "\n")
             elif line.strip():
                 self.last_line = line.strip()  # a script's own last words, for its failure's line
+                if self.script:  # its logging, its progress bar: said as what it printed last
+                    with self._lock:
+                        tail(self.progress, self.last_line[:TAIL_CHARS])
         self.ready.set()
 
     def release(self) -> None:
@@ -564,16 +586,25 @@ class ChildProbe:
         process the script started and left running holds its stderr open: a helper such as tensorboard, a worker
         stuck in a lock; memprobe used to wait for each), naming the processes it left running."""
         self._reader.join(timeout=STOP_READING_S if self.script else None)
-        if not self._reader.is_alive():
+        if self._printed is not None:
+            self._printed.join(timeout=STOP_READING_S)
+        if not self._reader.is_alive() and not (self._printed is not None and self._printed.is_alive()):
             return
         self.stopped_reading = True
-        left = pipe_holders(self.proc.stderr.fileno())
+        pipes = [self.proc.stderr] + ([self.proc.stdout] if self._printed is not None else [])
+        left = list(dict.fromkeys(p for pipe in pipes for p in pipe_holders(pipe.fileno())))
         if left:
             with self._lock:
                 self.progress(
                     f"[{self.job.label}] the script left {len(left)} process(es) running that hold its output, "
                     f"which memprobe reads no more: {', '.join(left[:5])}" + (", ..." if len(left) > 5 else "")
                 )
+
+
+def _stdout_of(script: bool) -> int:
+    """Where a probe's stdout goes (without --verbose): a script's to memprobe, which says its last line; a model's
+    nowhere."""
+    return subprocess.PIPE if script else subprocess.DEVNULL
 
 
 def _record_peak(job: ProbeJob, report: S.Report) -> None:

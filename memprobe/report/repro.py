@@ -454,8 +454,13 @@ def _diff_header(diff: S.DiffResult, sides: list[Side], out_name: str, minimized
         lines.append(f"    recorded with {_versions_text(s.report, libraries)}")
     lines += [f"Each side trains {a.cfg.steps} steps; the last is measured.", "", "Recorded by:", f"    {_command(a.report)}"]
     lines += _minimized_lines(minimized)
-    lines += ["", "B saves " + f"{delta:+,} bytes for backward against A; what differs most:"]
-    for item in diff.items[:3]:
+    differing = [item for item in diff.items if item.delta_bytes][:3]
+    if differing:
+        lines += ["", "B saves " + f"{delta:+,} bytes for backward against A; what differs most:"]
+    else:  # no compiled graph's value differs (an A/A, a version that changed nothing, a change outside them)
+        where = "outside the compiled graphs, whose values are the same" if delta else "no saved value differs"
+        lines += ["", f"B saves {delta:+,} bytes for backward against A; {where}."]
+    for item in differing:
         lines.append(f"    {item.delta_bytes:+,} bytes  " + py_text(item.label or item.expr, limit=200))
     for s, e in ((a, ea), (b, eb)):
         lines += [f"Side {s.key.upper()} measured:", *_figures_text(e)]
