@@ -178,6 +178,13 @@ def test_cuda_limits_skip_on_cpu_and_update_baseline(runs, tmp_path):
     assert entry["device"] == "cpu" and entry["versions"]["torch"] == today.report["versions"]["torch"]
     step = today.report["saved_totals"]["graph_bytes"] + today.report["saved_outside"]["total_bytes"]
     assert entry["figures"]["saved_bytes"] == step
+    # the same run again: nothing new to store, said so, and the file's bytes as they were
+    written = (tmp_path / "memprobe-baseline.json").read_bytes()
+    again = invoke("gate", "--budget", path, "--from", f"p={today.path}", "--update-baseline", "--json")
+    assert json.loads(again.stdout)["baseline_updated"] is False
+    assert (tmp_path / "memprobe-baseline.json").read_bytes() == written
+    said = invoke("gate", "--budget", path, "--from", f"p={today.path}", "--update-baseline")
+    assert "baseline unchanged:" in said.stdout and "baseline updated" not in said.stdout
     result = json.loads(invoke("gate", "--budget", path, "--from", f"p={today.path}", "--json").stdout)
     rel = next(v for v in result["verdicts"] if v["kind"] == "relative")
     assert rel["verdict"] == "PASS" and rel["headroom"] == int(rel["baseline"] * 0.05)

@@ -90,7 +90,7 @@ def test_a_script_that_compiles_its_whole_model_reads_in_its_own_names_and_count
     # the gather of the position embedding is weight-derived, 8 KiB of ~750 KiB: listed, not the verdict's lead
     (gather,) = [f for f in report["findings"] if f["kind"] == "weight-derived-saved"]
     assert gather["bytes"] < 0.05 * (totals["graph_bytes"] + outside["total_bytes"])
-    assert report["verdict"]["finding"] is None and "1 smaller finding listed below" in report["verdict"]["text"]
+    assert report["verdict"]["finding"] is None and "1 smaller finding (weight-derived-saved)" in report["verdict"]["text"]
 
 
 def test_an_eager_scripts_saved_activations_alive_at_its_peak_are_saved_for_backward(made):

@@ -165,7 +165,7 @@ def test_a_diff_of_two_snapshots_ranks_what_b_holds_that_a_does_not(tmp_path):
     deltas = [it["delta_bytes"] for it in d["items"]]
     assert deltas == sorted(deltas, reverse=True) and all(it["delta_bytes"] for it in d["items"])  # B's excess first
     # rowwise's larger cuBLAS workspace (its float8 matmuls) is what differs at the peaks
-    assert d["verdict"]["text"].startswith("B's peak is +2.00 MiB against A's") and "library-workspace" in d["verdict"]["text"]
+    assert d["verdict"]["text"].startswith("B's peak is 2.00 MiB higher than A's") and "library-workspace" in d["verdict"]["text"]
     rows = (tmp_path / "d.csv").read_text().splitlines()
     assert rows[0].startswith("status,category,frame,bytes_a,bytes_b,delta_bytes") and len(rows) == 1 + len(d["items"])
 

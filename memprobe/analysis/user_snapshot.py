@@ -524,7 +524,8 @@ def snapshot_diff_verdict(d: S.SnapshotDiff) -> S.Verdict:
         lead.status, f"{fmt_bytes(lead.bytes_a)} -> {fmt_bytes(lead.bytes_b)}"
     )
     head = (
-        f"B's peak is {fmt_delta(pk.delta)} against A's ({fmt_bytes(pk.a)} -> {fmt_bytes(pk.b)})"
+        f"B's peak is {fmt_bytes(abs(pk.delta))} {'higher' if pk.delta > 0 else 'lower'} than A's"
+        f" ({fmt_bytes(pk.a)} -> {fmt_bytes(pk.b)})"
         if pk.delta
         else f"The peaks are the same ({fmt_bytes(pk.a)})"
     )

@@ -60,12 +60,23 @@ def _why(reason_kind: str, policy_op: str | None, whose: str = "the") -> str:
     return f"kept by {whose} min-cut partitioner"
 
 
+# how a run that is not complete ended, as a sentence says it
+_ENDED = {
+    RunStatus.RUNNING: "is still running or was killed without a word",
+    RunStatus.FAILED: "failed",
+    RunStatus.INTERRUPTED: "was interrupted",
+    RunStatus.OOM: "ran out of device memory",
+}
+
+
 def run_verdict(report: S.Report) -> S.Verdict:
     """What a run's step saves for backward, and the first thing to fix."""
     status = report.status
     if status and status != RunStatus.COMPLETE:
         why = report.error or report.analysis_error or "see report.json"
-        return _verdict(f"The run is {status}, not complete: {why}. What it recorded is in its run directory.")
+        return _verdict(
+            f"The run {_ENDED.get(status, f'ended {status}')}, not complete: {why}. What it recorded is in its run directory."
+        )
     totals = report.saved_totals
     saved = totals.graph_bytes if totals else None
     findings = [f for f in _current_findings(report) if not f.by_design]  # a library's design is no verdict
@@ -74,11 +85,11 @@ def run_verdict(report: S.Report) -> S.Verdict:
     if leading:
         return _finding_verdict(leading, saved, report)
     verdict = _no_finding_verdict(report, saved)
-    if findings:  # each too small to lead: listed below, named here
+    if findings:  # each too small to lead: named here, listed in the findings
         kinds = ", ".join(dict.fromkeys(f.kind for f in findings))
         small = f"{len(findings)} smaller finding{'s' if len(findings) > 1 else ''}"
         head = verdict.text.replace("No finding", f"No finding of {LEAD_SHARE:.0%} of the step's saved bytes", 1)
-        text = f"{head} {small} listed below ({kinds})."
+        text = f"{head} {small} ({kinds})."
         verdict = verdict.model_copy(update={"text": S.clip(text)})
     return verdict
 
@@ -162,7 +173,7 @@ def _finding_verdict(findings: list[S.Finding], saved: int | None, report: S.Rep
     rest = findings[1:]
     if rest:
         kinds = ", ".join(dict.fromkeys(f.kind for f in rest))
-        text += f" {len(rest)} more finding{'s' if len(rest) > 1 else ''} below ({kinds})."
+        text += f" {len(rest)} more finding{'s' if len(rest) > 1 else ''} ({kinds})."
     return _verdict(
         text,
         bytes_=top.bytes,

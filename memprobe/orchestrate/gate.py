@@ -198,8 +198,7 @@ def run_gate(
         verdict=gate_verdict(verdicts, counts, {n: r.verdict or run_verdict(r) for n, r in reports.items()}),
     )
     if update_baseline:
-        _store_baseline(baseline, reports, baseline_path)
-        result.baseline_updated = True
+        result.baseline_updated = _store_baseline(baseline, reports, baseline_path)
     return result
 
 
@@ -210,16 +209,21 @@ def _check_probe_names(budget: Budget, wanted: dict) -> None:
             raise BudgetError(f"{budget.path}: probe name {name!r} is not one word of letters, digits, - and _")
 
 
-def _store_baseline(baseline: S.Baseline, reports: dict[str, S.Report], baseline_path: Path) -> None:
-    """--update-baseline: each probe's entry replaced by its run's, and the baseline file written. An entry whose
-    figures, versions, device and configuration the run measured again as they are is kept whole (its time too), so
-    that a refresh that measured the same leaves the file as it was: a CI job commits the baseline only when it
-    changed."""
+def _store_baseline(baseline: S.Baseline, reports: dict[str, S.Report], baseline_path: Path) -> bool:
+    """--update-baseline: each probe's entry replaced by its run's, and the baseline file written; whether it changed.
+    An entry whose figures, versions, device and configuration the run measured again as they are is kept whole (its
+    time too), so that a refresh that measured the same leaves the file untouched: a CI job commits the baseline only
+    when it changed, and the gate says which."""
+    changed = False
     for name, report in reports.items():
         entry = baseline_entry(report)
         if not same_measurement(baseline.probes.get(name), entry):
             baseline.probes[name] = entry
-    atomic_write_json(baseline_path, dump(baseline))
+            changed = True
+    if changed or not baseline_path.is_file():
+        atomic_write_json(baseline_path, dump(baseline))
+        return True
+    return False
 
 
 def _gate_reports(wanted: dict, finished: dict[str, Path], ran: dict, progress: Progress) -> dict[str, S.Report]:

@@ -1601,7 +1601,10 @@ class GateResult(Record):
     counts: dict[vocab.Verdict, Count] = required("how many limits got each verdict")
     runs: dict[Name, FilePath] = required("by probe: the run directory its limits were checked against")
     verdict: Verdict = required("the answer first: PASS, or the limits breached and the first breaching probe's verdict")
-    baseline_updated: Annotated[bool, Strict()] = optional("`true`: this gate stored its runs' figures as the baseline")
+    baseline_updated: Annotated[bool, Strict()] = optional(
+        "`true`: this gate stored its runs' figures as the baseline; `false`: --update-baseline found them there "
+        "already and left the file untouched"
+    )
 
 
 class EstimateScale(Record):

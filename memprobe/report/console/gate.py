@@ -57,6 +57,8 @@ def print_gate(result: S.GateResult, console: Console) -> None:
     )
     if result.baseline_updated:
         console.print(f"baseline updated: {markup(result.baseline)}")
+    elif result.baseline_updated is False:
+        console.print(f"baseline unchanged: {markup(result.baseline)} (the runs measured what it holds)")
 
 
 def _print_notices(result: S.GateResult, console: Console) -> None:
