@@ -147,6 +147,52 @@ def test_what_a_script_prints_is_said_on_the_progress_line(tmp_path):
     assert "epoch 0 batch 7" not in proc.stdout
 
 
+OUT_OF_MEMORY = """\
+import json, sys
+import torch
+m = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 64))
+opt = torch.optim.SGD(m.parameters(), lr=0.1)
+at = int(sys.argv[1])
+for step in range(1, 6):
+    x = torch.randn(32, 64)
+    if step == at:  # what this forward saves, counted without memprobe in a forward of its own (a pack hook of the
+        packed = []  # script's would hide memprobe's): each storage once, parameters apart
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            m(x).square().mean()
+        params = {p.untyped_storage().data_ptr() for p in m.parameters()}
+        held = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in packed}
+        json.dump(sum(n for k, n in held.items() if k not in params), open(sys.argv[2], "w"))
+        del packed
+    loss = m(x).square().mean()
+    if step == at:
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has 79 GiB (a test's)")
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+"""
+
+
+@pytest.mark.parametrize("at, phase", [(2, "forward"), (1, None)], ids=["in-the-measured-step", "before-it"])
+def test_a_script_that_runs_out_of_memory_leaves_what_it_held(tmp_path, at, phase):
+    """A script whose step raises torch.OutOfMemoryError: exit 4 in one line saying where, a run directory whose status
+    is oom; in the measured step, what autograd had saved so far equals the script's own count at the error, and the
+    verdict says it (it was exit 3, status failed, nothing of what the step held)."""
+    script, truth = tmp_path / "oom.py", tmp_path / "held.json"
+    script.write_text(OUT_OF_MEMORY)
+    proc = run_cli("run", "--steps", "2", "--out", tmp_path / "r", "-q", "--", "python", script, str(at), truth)
+    assert proc.returncode == 4, proc.stderr[-3000:]
+    where = f"{phase} of step {at}" if phase else f"step {at} (before the measured step: nothing measured)"
+    assert proc.stderr.count("\n") == 1 and f"[script] out of memory during {where}: CUDA out of memory" in proc.stderr
+    assert proc.stderr.rstrip().endswith("(status: oom)"), proc.stderr
+    report = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert report["status"] == "oom" and report["oom"] == ({"phase": phase, "step": at} if phase else {"step": at})
+    if phase:
+        assert report["saved_outside"]["total_bytes"] == json.loads(truth.read_text()) > 0
+        assert "When it stopped, the step had saved" in report["verdict"]["text"]
+    else:
+        assert "saved_outside" not in report
+
+
 def test_a_diff_of_two_runs_of_a_script_names_the_argument_that_differs(made, tmp_path):
     a = made("run", "--steps", "2", "--", *SCRIPT)
     b = made("run", "--steps", "2", "--", *SCRIPT, "--no-checkpoint")

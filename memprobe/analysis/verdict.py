@@ -69,14 +69,34 @@ _ENDED = {
 }
 
 
+def _incomplete_verdict(report: S.Report) -> S.Verdict:
+    """A run that did not complete: how it ended, why, and (out of memory) what its step held then."""
+    status = report.status
+    why = report.error or report.analysis_error or "see report.json"
+    ended = f"The run {_ENDED.get(status, f'ended {status}')}, not complete: {why}."
+    held = _held_when_it_stopped(report) if status == RunStatus.OOM else ""
+    return _verdict(f"{ended}{held} What it recorded is in its run directory.")
+
+
+def _held_when_it_stopped(report: S.Report) -> str:
+    """What the step had saved for backward when it ran out of memory (its compiled graphs' values and what autograd
+    saved outside them, as far as the measured step got), and the largest of it; nothing when it stopped before."""
+    held = step_saved_bytes(report)
+    if not held:
+        return ""
+    outside = report.saved_outside.modules if report.saved_outside else []
+    largest = [(m.bytes, m.module if m.module.startswith("(") else f"module {m.module}") for m in outside]
+    largest += [(r.bytes, label(r)) for r in report.saved_tensors if r.kind not in MODULE_STATE]
+    size, name = max(largest, default=(0, ""))
+    most = f", the most by {name} ({fmt_bytes(size)})" if size else ""
+    return f" When it stopped, the step had saved {fmt_bytes(held)} for backward{most}."
+
+
 def run_verdict(report: S.Report) -> S.Verdict:
     """What a run's step saves for backward, and the first thing to fix."""
     status = report.status
     if status and status != RunStatus.COMPLETE:
-        why = report.error or report.analysis_error or "see report.json"
-        return _verdict(
-            f"The run {_ENDED.get(status, f'ended {status}')}, not complete: {why}. What it recorded is in its run directory."
-        )
+        return _incomplete_verdict(report)
     totals = report.saved_totals
     saved = totals.graph_bytes if totals else None
     findings = [f for f in _current_findings(report) if not f.by_design]  # a library's design is no verdict

@@ -131,7 +131,7 @@ class Probe:
             return Interrupted(
                 f"{stop}; what was recorded is in {self.run_dir.path} (status: interrupted)", exit_code=stop.exit_code
             )
-        return self.record.failed(e, getattr(e, "phase", None) or self.current_phase, _is_oom(e))
+        return self.record.failed(e, getattr(e, "phase", None) or self.current_phase, is_oom(e))
 
     def _device(self):
         from ..compat import versions
@@ -339,7 +339,7 @@ class Probe:
         """Keep what a failure left: where it happened, the phases measured so far, and the allocator history up to
         the failure (CUDA). The reader derives the saved table of the last recorded forward."""
         stopped = R.FailurePoint(phase=self.current_phase, step=self.current_step)
-        if _is_oom(e):
+        if is_oom(e):
             self.report.oom = stopped
         else:
             self.report.failed_at = stopped
@@ -370,7 +370,7 @@ def rank_info(faked: str | None = None) -> R.Distributed:
     return out
 
 
-def _is_oom(e: BaseException) -> bool:
+def is_oom(e: BaseException) -> bool:
     import torch
 
     oom = getattr(torch, "OutOfMemoryError", None) or getattr(torch.cuda, "OutOfMemoryError", None)

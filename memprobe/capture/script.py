@@ -243,24 +243,10 @@ class ScriptRun:
 
     # -- the run's end ---------------------------------------------------------------------------------
     def _complete(self) -> None:
-        from .step import graph_entries
-
         self.ended = True
         m = self.measuring
         report = self.report
-        report.device = R.Device(type=m.device.type)
-        from ..compat import versions
-
-        report.versions = R.from_data(R.Versions, versions(m.device))
-        report.graphs = graph_entries(self.capture, self.run_dir) if self.capture is not None else []
-        if self.coverage is not None and m.root is not None:
-            from .coverage import module_names
-
-            report.compile_coverage = self.coverage.record(module_names(m.root))
-        report.invocations = m.invocations
-        report.memory = m.memory
-        report.saved_outside = m.saved_outside
-        report.model = m.model_shape
+        self._keep(m)
         import torch.distributed as dist
 
         if dist.is_available() and dist.is_initialized():
@@ -273,11 +259,35 @@ class ScriptRun:
         say(f"{END}{self.token} {self.where}".rstrip())
         say(PROGRESS + "the measured step is recorded: the script is stopped")
 
+    def _keep(self, m: _MeasuredStep) -> None:
+        """What the measured step recorded, into the report: its graphs, the values they and eager code saved, its
+        memory and the model's shape (at its end, or at the out-of-memory error that stopped it)."""
+        from ..compat import versions
+        from .step import graph_entries
+
+        report = self.report
+        report.device = R.Device(type=m.device.type)
+        report.versions = R.from_data(R.Versions, versions(m.device))
+        report.graphs = graph_entries(self.capture, self.run_dir) if self.capture is not None else []
+        if self.coverage is not None and m.root is not None:
+            from .coverage import module_names
+
+            report.compile_coverage = self.coverage.record(module_names(m.root))
+        report.invocations = m.invocations
+        report.memory = m.memory
+        report.saved_outside = m.saved_outside
+        report.model = m.model_shape
+
     def _failed(self, error: BaseException) -> None:
         """The script raised (or was interrupted): the run failed, as far as it got."""
         if isinstance(error, _Measured):
             return
         self.ended = True
+        from .runner import is_oom
+
+        if not isinstance(error, KeyboardInterrupt) and is_oom(error):
+            self._out_of_memory(error)
+            return
         if self.measuring is not None:
             self.measuring.abandon()
         if isinstance(error, KeyboardInterrupt):
@@ -290,6 +300,23 @@ class ScriptRun:
         self.record.ended(RunStatus.FAILED, cause)
         self.record.close()
         say(ERROR + f"the script failed after {self.steps} optimizer step(s): {cause}; partial report in {self.run_dir.path}")
+
+    def _out_of_memory(self, error: BaseException) -> None:
+        """The script ran out of memory: the run is ``oom``, with where (the phase of the measured step, or the step
+        it was in before) and, inside the measured step, what it held there: the values its compiled graphs and eager
+        code had saved so far, each phase's peak so far, on CUDA the allocator's history to the error."""
+        m, step = self.measuring, self.steps + 1
+        phase = m.phase if m is not None else None
+        if m is not None:
+            m.stopped()
+            self._keep(m)
+        self.report.oom = R.FailurePoint(phase=phase, step=step) if phase else R.FailurePoint(step=step)
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        self.record.ended(RunStatus.OOM, f"{type(error).__name__}: {first}")
+        self.record.close()
+        short = ". ".join(first.split(". ")[:2]).rstrip(".")  # "CUDA out of memory. Tried to allocate 8.00 GiB"
+        at = f"{phase} of step {step}" if phase else f"step {step} (before the measured step: nothing measured)"
+        say(ERROR + f"out of memory during {at}: {short}; partial report in {self.run_dir.path} (status: oom)")
 
     def _at_exit(self) -> None:
         if not self.mine():
@@ -394,6 +421,15 @@ class _MeasuredStep:
 
         if self.root is not None:
             self.memory.persistent = persistent_bytes(self.root, self.run.optimizer)
+
+    def stopped(self) -> None:
+        """An out-of-memory error stopped the step: what it had saved so far is kept (the compiled graphs' values of
+        a forward it was in, the eager count while the error's frames still hold them), then the measuring stops."""
+        if self.phase == Phase.FORWARD:
+            self._forward_ends()
+        self.abandon()
+        if self.outside is not None:
+            self.saved_outside = self.outside.record(checkpointed_eager=False)
 
     def abandon(self) -> None:
         """The script failed inside the measured step: stop measuring (the CUDA history is written as far as it got)."""

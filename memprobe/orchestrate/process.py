@@ -40,7 +40,16 @@ from ..capture.guard import on_signals
 from ..capture.process_info import COMMAND_VAR, COMPILE_THREADS_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
 from ..capture.protocol import END, ERROR, INTERNAL, PROGRESS, READY
 from ..config import ProbeConfig
-from ..errors import EXIT_CODES, ConfigError, InternalError, Interrupted, MemprobeError, RunDirError, RunFailed
+from ..errors import (
+    EXIT_CODES,
+    ConfigError,
+    InternalError,
+    Interrupted,
+    MemprobeError,
+    OutOfMemory,
+    RunDirError,
+    RunFailed,
+)
 from ..progress import tail, waiting
 from ..rundir import schema as S
 from ..rundir.write import MARKER
@@ -528,6 +537,8 @@ class ChildProbe:
             if error is None:
                 raise
             raise error from None  # the child said why it recorded nothing readable
+        if self.script:
+            error = self._script_oom(error, report)
         if report.status == RunStatus.RUNNING:  # no end recorded: not the probe's own exit, whatever its code
             why = "the probe process exited without recording the run's end: something in it ended or replaced the process"
             mark_ended(self.job.out, RunStatus.FAILED, why)  # in its report too, not only in the error's line
@@ -538,6 +549,13 @@ class ChildProbe:
             raise RunFailed(f"[{self.job.label}] the probe ended with status {str(report.status)!r}; see {self.job.out}")
         _record_peak(self.job, report)
         return report
+
+    def _script_oom(self, error: MemprobeError | None, report: S.Report) -> MemprobeError | None:
+        """A script's failure that its run recorded as out of memory: exit 4 (the script's own exit code is Python's
+        1), in the line its hooks said (where, and the error's first sentences)."""
+        if not isinstance(error, RunFailed) or report.status != RunStatus.OOM:
+            return error
+        return OutOfMemory(f"[{self.job.label}] {self.errors[-1][1]}" if self.errors else str(error))
 
     def _error(self, rc: int) -> MemprobeError:
         """What ended the child with ``rc``: the error it said, the signal that killed it, or its exit code."""
