@@ -111,6 +111,10 @@ def test_policies_lists_every_policy_with_its_ops():
     assert "aten.max.default" in pol["torchtitan"]["save_ops"]
     text = invoke("policies").stdout
     assert "torchtitan-2025-01" in text and "aten.abs.default" in text
+    # every op a user copies into --save-op is printed whole, however narrow the terminal (a table cut them)
+    narrow = invoke("policies", env={"COLUMNS": "60"}).stdout
+    ops = {op for p in pol.values() for op in p["save_ops"] or []}
+    assert all(f" {op}\n" in narrow for op in ops) and "…" not in narrow
 
 
 def _invoke(*args) -> tuple[int, str]:

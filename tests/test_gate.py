@@ -316,6 +316,12 @@ def test_a_complete_run_without_its_figures_fails_the_gate(tmp_path):
     assert code == 1, (out, err)
     notices = [v["notice"] for v in json.loads(out)["verdicts"] if v["verdict"] == "FAIL"]
     assert len(notices) == 4 and all("(optional); no limit of probe 'p' was checked" in n for n in notices), notices
+    # the names a user copies under `optional` are printed whole in the table, however narrow the terminal
+    from conftest import invoke
+
+    table = invoke("gate", "--budget", budget, "--from", f"p={run}", env={"COLUMNS": "60"}).stdout
+    metrics = [f"{v['device']}.{v['metric']}" if v["device"] else v["metric"] for v in json.loads(out)["verdicts"]]
+    assert all(f" {m} " in table for m in metrics) and " FAIL " in table, table
 
 
 def test_optional_names_a_limit_of_its_probe(tmp_path):

@@ -168,6 +168,11 @@ def test_a_diff_of_two_snapshots_ranks_what_b_holds_that_a_does_not(tmp_path):
     assert d["verdict"]["text"].startswith("B's peak is 2.00 MiB higher than A's") and "library-workspace" in d["verdict"]["text"]
     rows = (tmp_path / "d.csv").read_text().splitlines()
     assert rows[0].startswith("status,category,frame,bytes_a,bytes_b,delta_bytes") and len(rows) == 1 + len(d["items"])
+    # at 80 columns each frame a user looks up keeps its file, line and function (it was cut at the right)
+    table = invoke("diff", BF16, ROWWISE, env={"COLUMNS": "80"}).stdout
+    for it in d["items"][:3]:
+        frame = it["frame"]
+        assert frame in table or f"  {frame[frame.rfind('/') + 1 :]}" in table, (frame, table)
 
 
 @pytest.mark.parametrize("path", [BF16, ROWWISE], ids=["bf16", "rowwise"])

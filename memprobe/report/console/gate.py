@@ -26,6 +26,12 @@ def print_gate_result(result: S.GateResult, console: Console | None = None) -> N
 def print_gate(result: S.GateResult, console: Console) -> None:
     """The verdicts, one row per limit, then the skipped and failed limits' notices and each breach explained."""
     t = Table(title=f"memprobe gate: {markup(result.budget)}", title_justify="left")
+    # a probe's and a metric's names are what a user copies into the budget file (`optional`): never cut
+    names = {
+        "probe": max((len(v.probe) for v in result.verdicts), default=0),
+        "metric": max((len(limit_metric(v)) for v in result.verdicts), default=0),
+        "verdict": 0,
+    }
     for col, just in (
         ("probe", "left"),
         ("metric", "left"),
@@ -34,7 +40,10 @@ def print_gate(result: S.GateResult, console: Console) -> None:
         ("headroom", "right"),
         ("verdict", "left"),
     ):
-        t.add_column(col, justify=just)
+        if col in names:
+            t.add_column(col, justify=just, no_wrap=True, min_width=max(names[col], len(col)))
+        else:
+            t.add_column(col, justify=just, overflow="fold")
     for v in result.verdicts:
         t.add_row(
             markup(v.probe),

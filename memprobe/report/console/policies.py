@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rich.table import Table
-
 from ...rundir import schema as S
 from ...text import markup
 from ...vocab import PolicyDefault
@@ -11,17 +9,20 @@ from .shared import make_console
 
 
 def print_policies(policies: S.PolicyTable) -> None:
+    """Each policy as a block: its name and notes (wrapped), then its save list one op a line, never cut (the names a
+    user copies into --save-op, --recompute-op and --ac-policy: a table cut them at 80 columns)."""
     con = make_console()
-    t = Table(title="Per-op SAC policies (--ac-policy)", title_justify="left", show_lines=True)
-    t.add_column("name", style="bold")
-    t.add_column("MUST_SAVE ops")
-    t.add_column("notes", overflow="fold")
+    con.print("[bold]Per-op SAC policies (--ac-policy)[/]")
     for name, p in policies.root.items():
-        if p.available is False:
-            ops = f"unavailable: {p.unavailable_because}"
-        else:
-            ops = "\n".join(p.save_ops) if p.save_ops else ("every op" if p.default == PolicyDefault.SAVE else "none")
         source = p.source + (f" (torchtitan {p.torchtitan})" if p.torchtitan else "")
-        t.add_row(name, markup(ops, lines=True), markup(p.description + (f"\nsource: {source}" if source else ""), lines=True))
-    con.print(t)
+        con.print()
+        con.print(f"[bold]{markup(name)}[/]  {markup(p.description)}", soft_wrap=False)
+        if source:
+            con.print(f"  source: {markup(source)}")
+        if p.available is False:
+            con.print(f"  unavailable: {markup(p.unavailable_because)}")
+            continue
+        ops = p.save_ops or ["every op" if p.default == PolicyDefault.SAVE else "none"]
+        for i, op in enumerate(ops):
+            con.print(f"  {'MUST_SAVE: ' if i == 0 else ' ' * 11}{markup(op)}", soft_wrap=True)
     con.print("Edit one for a run: --save-op aten.abs / --recompute-op aten.abs (repeatable).")

@@ -10,7 +10,7 @@ from ...rundir import schema as S
 from ...text import markup
 from ...units import fmt_bytes, fmt_delta
 from ..words import STATUS_LABEL
-from .shared import TOP_ROWS, compact_table, make_console, print_verdict
+from .shared import TOP_ROWS, Cell, compact_table, make_console, print_verdict
 
 
 def _scope(con: Console, scope: str) -> None:
@@ -37,12 +37,24 @@ def print_snapshot(s: S.SnapshotSummary, console: Console | None = None, *, wide
     items = s.top_items if wide else s.top_items[:TOP_ROWS]
     columns = [("bytes", "right", 0), ("blocks", "right", 0), ("category", "left", 1), ("your code (innermost frame)", "left", 3)]
     compact_table(
-        con, "\nby your code", columns, [([fmt_bytes(it.bytes), str(it.blocks), it.category, it.item], None) for it in items]
+        con,
+        "\nby your code",
+        columns,
+        [([fmt_bytes(it.bytes), str(it.blocks), it.category, _frame_cell(it.item)], None) for it in items],
     )
     if len(s.top_items) > len(items):
         con.print(f"[dim]… {len(s.top_items) - len(items)} more in --json (top_items); --wide shows them[/]")
     if s.groups > len(s.top_items):
         con.print(f"[dim]… and {s.groups - len(s.top_items)} smaller groups, not listed[/]")
+
+
+def _frame_cell(frame: str) -> Cell:
+    """A frame (``/path/to/train.py:42 in forward``) cut, where it must be, from its left: its file, line and function
+    are what a user looks up."""
+    short = frame[frame.rfind("/") + 1 :]  # its file's name, line and function
+    if frame.startswith("(") and not short.startswith("("):  # a library's frame, in parentheses
+        short = "(" + short
+    return Cell((frame, short) if short != frame else (frame,), left=True)
 
 
 def _share(n: int, total: int) -> str:
@@ -91,7 +103,7 @@ def print_snapshot_diff(d: S.SnapshotDiff, console: Console | None = None, *, wi
                 fmt_bytes(it.bytes_b),
                 fmt_delta(it.delta_bytes),
                 it.category,
-                it.frame,
+                _frame_cell(it.frame),
             ],
             None,
         )
