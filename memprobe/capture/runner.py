@@ -218,6 +218,7 @@ class Probe:
         import torch
 
         from .build import build
+        from .fits import check_fits
         from .stack import float8_coverage
 
         self.progress(f"building {self.cfg.summary()} on {device.type}")
@@ -232,6 +233,7 @@ class Probe:
         if torch.distributed.is_initialized():
             self.report.distributed = rank_info(self.cfg.fake_world_line())
         state.model, state.blocks, state.batch = built.model, built.blocks, built.batch
+        check_fits(built.model, built.blocks, device, has_layers=getattr(self.cfg.target, "layers", None) is not None)
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
         state.optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: _count_gradients(state, optimizer))
         return built
