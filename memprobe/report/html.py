@@ -433,7 +433,7 @@ def render_sweep(result: S.SweepResult) -> str:
     )
 
 
-_SNAPSHOT_AXIS = "ms from the first event of the recorded history"
+_SNAPSHOT_AXIS = "the history's moments in order, one step each (events at one moment share it; a quiet stretch takes no room)"
 
 
 def _snapshot_categories(s: S.SnapshotSummary) -> dict:

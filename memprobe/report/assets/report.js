@@ -98,6 +98,15 @@ function ms(us){var v=us/1000;if(v>=1000)return (v/1000).toFixed(2)+' s';return 
 function clockAxis(t,xlabel){return {map:function(us){return us/1000;},
  bands:t.phases.map(function(p,i){return {labels:[p.name,p.name.slice(0,3)],title:p.name+' '+ms(p.end_us-p.start_us),x0:p.start_us/1000,x1:p.end_us/1000,phase:p.name,shade:i};}),
  xlabel:(xlabel||'ms from the start of the measured step')+' ('+t.source+'; '+t.baseline+'); stacked by category'};}
+// a snapshot taken elsewhere: its history's moments in order, one step of the axis each, so that a long quiet start (the
+// model built, the data loaded) takes no more room than its few events and the steps and the peak can be read
+function eventAxis(t,xlabel){var seen={};function add(ps){ps.forEach(function(p){seen[p[0]]=1;});}
+ add(t.total);Object.keys(t.categories).forEach(function(c){add(t.categories[c]);});
+ var order=Object.keys(seen).map(Number).sort(function(a,b){return a-b;});
+ function map(us){var lo=0,hi=order.length-1;if(hi<0)return 0;
+  while(lo<hi){var mid=(lo+hi+1)>>1;if(order[mid]<=us)lo=mid;else hi=mid-1;}return lo;}
+ return {map:map,bands:t.phases.map(function(p,i){return {labels:[p.name,p.name.slice(0,3)],title:p.name+' '+ms(p.end_us-p.start_us),x0:map(p.start_us),x1:map(p.end_us),phase:p.name,shade:i};}),
+  xmin:0,xmax:Math.max(1,order.length-1),xlabel:xlabel+' ('+t.source+'; '+t.baseline+'); stacked by category'};}
 // the axis a diff shares: each phase one equal span, each side's phase stretched onto it, so A's and B's phases align
 function phaseNames(ts){var names=[];ts.forEach(function(t){if(t)t.phases.forEach(function(p){if(names.indexOf(p.name)<0)names.push(p.name);});});return names;}
 function phaseAxis(t,side,names){
@@ -170,7 +179,7 @@ function drawSweep(){var host=document.getElementById('sweep');while(host.firstC
 function drawAll(){
  if(D.kind==='sweep')drawSweep();
  else if(D.kind==='run'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&clockAxis(t));drawGraphs(document.getElementById('graphs'),D.graph_memory||[]);}
- else if(D.kind==='snapshot'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&clockAxis(t,D.xlabel));}
+ else if(D.kind==='snapshot'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&eventAxis(t,D.xlabel));}
  else if(D.kind==='diff'||D.kind==='snapshot-diff')drawDiff();
  document.body.setAttribute('data-rendered',String(document.querySelectorAll('svg.chart').length));}
 try{
