@@ -193,6 +193,22 @@ def test_a_script_that_runs_out_of_memory_leaves_what_it_held(tmp_path, at, phas
         assert "saved_outside" not in report
 
 
+def test_memprobes_own_look_at_the_scripts_objects_raises_no_warning_in_it(tmp_path):
+    """memprobe finds the script's model among its objects; an object whose ``__class__`` warns when asked (a
+    deprecated alias) warned inside the script, and memprobe quoted the warning as the script's last line. Under
+    ``-W error::FutureWarning`` that warning would end the script: the run completes, and nothing was said."""
+    script = tmp_path / "alias.py"
+    script.write_text(
+        "import warnings\nimport torch\n\nclass Alias:\n    @property\n    def __class__(self):\n"
+        "        warnings.warn('Alias is deprecated', FutureWarning)\n        return Alias\n\nalias = Alias()\n"
+        "m = torch.nn.Linear(4, 4)\nopt = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+        "for step in range(3):\n    m(torch.randn(2, 4)).sum().backward()\n    opt.step()\n"
+    )
+    proc = run_cli("run", "--steps", "2", "--out", tmp_path / "r", "-q", "--", "python", "-W", "error::FutureWarning", script)
+    assert proc.returncode == 0 and "deprecated" not in proc.stderr, proc.stderr[-3000:]
+    assert json.loads((tmp_path / "r" / "report.json").read_text())["status"] == "complete"
+
+
 def test_a_diff_of_two_runs_of_a_script_names_the_argument_that_differs(made, tmp_path):
     a = made("run", "--steps", "2", "--", *SCRIPT)
     b = made("run", "--steps", "2", "--", *SCRIPT, "--no-checkpoint")

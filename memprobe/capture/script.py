@@ -447,13 +447,16 @@ def _models(params: list) -> tuple[object, dict[str, object]]:
     """The root module of the optimizer's parameters (the module holding most of them that no other such module
     holds), and the modules torch.compile runs within it, by their names in it."""
     import gc
+    import warnings
 
     import torch
 
     from ..names import class_name, user_name
 
     wanted = {id(p) for p in params}
-    modules = [o for o in gc.get_objects() if _is_module(o, torch.nn.Module)]
+    with warnings.catch_warnings():  # an object's __class__ may warn when asked (a deprecated alias): not the script's
+        warnings.simplefilter("ignore")
+        modules = [o for o in gc.get_objects() if _is_module(o, torch.nn.Module)]
     holding = [m for m in modules if any(id(p) in wanted for p in m.parameters())]
     if not holding:
         return None, {}
