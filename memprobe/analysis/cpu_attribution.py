@@ -73,10 +73,9 @@ class CpuEvents:
     annotations: list[tuple]  # (name, start_us, end_us)
     names: dict[int, Named]
     innermost: list[str | None] | None = field(default=None, repr=False)  # each row's innermost region, once asked
-    # what autograd saved outside the compiled graphs, by its storage's address (the module that saved it), and when
-    # forward ended: an allocation there in forward is that storage
+    # what autograd saved outside the compiled graphs: the allocation event of each such storage (the last one in
+    # forward at its address and not freed before forward ended), and the module that saved it
     saved_outside: dict[int, str] = field(default_factory=dict)
-    forward_end_us: float | None = None
 
     def category_of(self, index: int) -> Named:
         """The name of allocation event ``index``: from a graph call; a storage autograd saved outside the graphs
@@ -84,9 +83,8 @@ class CpuEvents:
         named = self.names.get(index)
         if named is not None:
             return named
-        ts, _bytes, _total, addr = self.rows[index][:4]
-        module = self.saved_outside.get(addr)
-        if module is not None and self.forward_end_us is not None and ts <= self.forward_end_us:
+        module = self.saved_outside.get(index)
+        if module is not None:
             return Named(Category.SAVED_FOR_BACKWARD, f"saved by {module}")
         if self.innermost is None:
             self.innermost = _innermost(self.annotations, [row[0] for row in self.rows])
@@ -101,18 +99,36 @@ def name_cpu_events(report: S.Report) -> CpuEvents | None:
     annotations = [a for a in ev.annotations or [] if _kept_region(a[0])]
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
     forward = (ev.phase_windows_us or {}).get(Phase.FORWARD)
+    saved = _saved_outside_addresses(report.saved_outside)
     return CpuEvents(
         ev.rows,
         annotations,
         _graph_call_names(report, ev.rows, calls),
-        saved_outside=_saved_outside_addresses(report.saved_outside),
-        forward_end_us=forward[1] if forward else None,
+        saved_outside=_saved_allocations(ev.rows, saved, forward[1]) if forward and saved else {},
     )
 
 
 def _saved_outside_addresses(outside: S.SavedOutside | None) -> dict[int, str]:
     """The module that saved each storage autograd saved outside the compiled graphs, by its address."""
     return {a: m.module for m in (outside.modules if outside else []) for a in m.addresses or []}
+
+
+def _saved_allocations(rows: list[tuple], saved: dict[int, str], forward_end_us: float) -> dict[int, str]:
+    """The allocation event of each saved storage, by its address: the last allocation there up to forward's end that
+    was not freed before it (an earlier block at a reused address, an unsharded parameter freed in forward, is not
+    it), with the module that saved it."""
+    alive: dict[int, int] = {}
+    for i, row in enumerate(rows):
+        ts, nbytes, _total, addr = row[:4]
+        if ts > forward_end_us:
+            break
+        if addr not in saved:
+            continue
+        if nbytes > 0:
+            alive[addr] = i
+        elif nbytes < 0:
+            alive.pop(addr, None)
+    return {i: saved[addr] for addr, i in alive.items()}
 
 
 def _kept_region(name: str) -> bool:
