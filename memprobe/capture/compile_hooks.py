@@ -179,6 +179,7 @@ def _node(n: torch.fx.Node, partition: dict[str, R.NodePartition], functions) ->
     _value_of(node, n.meta.get("val"))
     _user_meta(node, n.meta)
     _traced_inside(node, _hops(n.meta), functions)
+    _remat_region(node, n.meta.get("custom"))
     if n.name in partition and n.op in ("placeholder", "call_function"):
         node.partition = partition[n.name]
     if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[1], int):
@@ -187,6 +188,20 @@ def _node(n: torch.fx.Node, partition: dict[str, R.NodePartition], functions) ->
         outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
         node.outputs = [a.name if isinstance(a, torch.fx.Node) else None for a in outs]
     return node
+
+
+def _remat_region(node: R.Node, custom) -> None:
+    """The torch_remat region and checkpoint a node was traced in, from the annotation the probe puts on their calls
+    (:mod:`.remat_names`)."""
+    if not isinstance(custom, dict):
+        return
+    from .remat_names import CHECKPOINT, RECOMPUTE, REGION
+
+    if isinstance(custom.get(REGION), str):
+        node.remat_region = custom[REGION]
+        node.remat_recompute = bool(custom.get(RECOMPUTE))
+    if isinstance(custom.get(CHECKPOINT), str):
+        node.remat_checkpoint = custom[CHECKPOINT]
 
 
 def _traced_inside(node: R.Node, hops: list[str], functions) -> None:

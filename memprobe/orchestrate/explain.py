@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.decisions import RECOMPUTE_ALL
-from ..analysis.explain import EditSpec, candidate_ops, explain_runs
+from ..analysis.explain import EditSpec, candidate_ops, candidate_regions, explain_runs
 from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
 from ..checkpointing import Facts
@@ -38,7 +38,7 @@ def _facts(base: S.Report) -> Facts:
     lost = base.config.probe().mode.own_regions_judged and any(
         f.kind == FindingKind.CHECKPOINT_SAVES_MORE and f.flag == RECOMPUTE_ALL for f in base.findings or []
     )
-    return Facts(saved_ops=tuple(candidate_ops(base)), lost_tags=lost)
+    return Facts(saved_ops=tuple(candidate_ops(base)), lost_tags=lost, saved_regions=tuple(candidate_regions(base)))
 
 
 def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:

@@ -444,6 +444,15 @@ class Cause(Record):
     #: the save-list op that tagged it (policy-tag)
     policy_op: str | None = None
 
+    #: the torch_remat region (`remat.region`) its op was traced in
+    region: str | None = None
+
+    #: that region's recompute flag
+    region_recompute: bool | None = None
+
+    #: the torch_remat checkpoint (`remat.checkpoint`) its op was traced in
+    region_checkpoint: str | None = None
+
     #: for min-cut: the ops recomputing it needs that may not be recomputed
     blocked_by: list[Blocker] | None = None
 
@@ -1724,6 +1733,15 @@ class Node(Record):
 
     #: the custom autograd.Function whose forward made it (its qualified name)
     autograd_function: str | None = None
+
+    #: the torch_remat region (`remat.region`) it was traced in: its name, as the call gave it (`ffn.up`)
+    remat_region: str | None = None
+
+    #: that region's recompute flag
+    remat_recompute: bool | None = None
+
+    #: the torch_remat checkpoint (`remat.checkpoint`) it was traced in: its region_name (`layers.0`; absent: unnamed)
+    remat_checkpoint: str | None = None
 
     #: what the partitioner decided about it (absent: not recorded)
     partition: NodePartition | None = None

@@ -371,6 +371,9 @@ class Cause(Record):
         "the partitioner's rule that banned its recomputation (not-recomputable), or the pass that tagged it (pass-tag)"
     )
     policy_op: Name | None = optional("the save-list op that tagged it (policy-tag)")
+    region: Text | None = optional("the torch_remat region (`remat.region`) its op was traced in")
+    region_recompute: Annotated[bool, Strict()] | None = optional("that region's recompute flag")
+    region_checkpoint: Text | None = optional("the torch_remat checkpoint (`remat.checkpoint`) its op was traced in")
     blocked_by: list[Blocker] = optional("for min-cut: the ops recomputing it needs that may not be recomputed")
     text: Text = required("the cause in words")
 
@@ -990,6 +993,13 @@ class Node(Record):
         "region; `autograd.function`: a custom autograd.Function)"
     )
     autograd_function: Name | None = optional("the custom autograd.Function whose forward made it (its qualified name)")
+    remat_region: Text | None = optional(
+        "the torch_remat region (`remat.region`) it was traced in: its name, as the call gave it (`ffn.up`)"
+    )
+    remat_recompute: Annotated[bool, Strict()] | None = optional("that region's recompute flag")
+    remat_checkpoint: Text | None = optional(
+        "the torch_remat checkpoint (`remat.checkpoint`) it was traced in: its region_name (`layers.0`; absent: unnamed)"
+    )
     partition: NodePartition | None = optional("what the partitioner decided about it (absent: not recorded)")
 
 
