@@ -316,8 +316,9 @@ class _Configuration:
             flag = flag_of(f)
             if o.after_dashes:
                 after = ["--", *value] if value else []
-            elif isinstance(value, tuple):
-                flags += [x for op in value for x in (flag, flag_op(op))]
+            elif isinstance(value, tuple):  # ops as --save-op takes them; patterns as they are
+                word = flag_op if f.name in ("save_ops", "recompute_ops") else str
+                flags += [x for item in value for x in (flag, word(item))]
             elif isinstance(value, bool):
                 if value != default:
                     flags.append(flag if value else "--no-" + flag[2:])
