@@ -1156,6 +1156,28 @@ class SavedByModule(Record):
 
 
 @record
+class SavedView(Record):
+    """A saved value that is a view keeping a larger storage alive: autograd holds all of its base for the view's
+    part (measured).
+    """
+
+    #: the module that saved it (as in `modules`)
+    module: str
+
+    #: the view's shape
+    shape: list[int | str]
+
+    #: its dtype
+    dtype: str
+
+    #: the view's own bytes (its elements)
+    bytes: int
+
+    #: the bytes of the storage it keeps alive (its base's), counted in `modules`
+    storage_bytes: int
+
+
+@record
 class SavedOutside(Record):
     """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time
     by a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters
@@ -1173,6 +1195,10 @@ class SavedOutside(Record):
 
     #: eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen
     partial: bool | None = None
+
+    #: the saved values that are views of a larger storage, each with its own bytes and the storage's, largest storage
+    #: first
+    views: list[SavedView] | None = None
 
 
 @record

@@ -709,6 +709,17 @@ class SavedByModule(Record):
     storages: Count = required("how many storages")
 
 
+class SavedView(Record):
+    """A saved value that is a view keeping a larger storage alive: autograd holds all of its base for the view's
+    part (measured)."""
+
+    module: Name = required("the module that saved it (as in `modules`)")
+    shape: Shape = required("the view's shape")
+    dtype: Name = required("its dtype")
+    bytes: Count = required("the view's own bytes (its elements)")
+    storage_bytes: Count = required("the bytes of the storage it keeps alive (its base's), counted in `modules`")
+
+
 class SavedOutside(Record):
     """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time by
     a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters apart."""
@@ -718,6 +729,9 @@ class SavedOutside(Record):
     modules: list[SavedByModule] = required("by module, largest first")
     partial: Annotated[bool, Strict()] = optional(
         "eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen"
+    )
+    views: list[SavedView] = optional(
+        "the saved values that are views of a larger storage, each with its own bytes and the storage's, largest storage first"
     )
 
 
