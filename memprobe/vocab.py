@@ -157,6 +157,10 @@ class FindingKind(_Documented):
         "checkpoint-ran-eagerly",
         "a checkpointed region torch.compile was asked to compile ran eagerly: Dynamo graph-broke inside it",
     )
+    BACKWARD_TRANSIENT_PEAK = (
+        "backward-transient-peak",
+        "a compiled backward's own working set (its temporaries and recomputed values) is most of backward's peak",
+    )
 
 
 class Float8Skip(_Documented):

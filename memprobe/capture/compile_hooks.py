@@ -161,6 +161,13 @@ def serialize_graph(gm: torch.fx.GraphModule, partition: dict | None = None, fun
     return [_node(n, partition or {}, functions) for n in gm.graph.nodes]
 
 
+def _from_node(meta: dict) -> str | None:
+    """The name of the Dynamo graph's node a node was traced from (the first of its provenance), as Inductor's output
+    code names a kernel's source nodes."""
+    chain = meta.get("from_node") or []
+    return getattr(chain[0], "name", None) if chain else None
+
+
 _CALLS = ("call_function", "call_method", "call_module", "get_attr")  # the opcodes that name a target
 
 
@@ -175,6 +182,7 @@ def _node(n: torch.fx.Node, partition: dict[str, R.NodePartition], functions) ->
         recompute=recompute.name if recompute is not None else None,
         original_aten=str(original) if original is not None else None,
         stack_trace=n.meta.get("stack_trace"),
+        from_node=_from_node(n.meta),
     )
     _value_of(node, n.meta.get("val"))
     _user_meta(node, n.meta)
@@ -347,7 +355,9 @@ class GraphCapture:
                     peak_increase_bytes=torch.cuda.max_memory_allocated() - before,
                     end_increase_bytes=torch.cuda.memory_allocated() - before,
                 )
-            self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out), measured, _storage_ids(args)))
+            grad_fn = _compiled_grad_fn(out)
+            _annotate_backward(grad_fn, f"memprobe::call g{index}.backward {len(self.invocations)}")
+            self.invocations.append(Invocation(index, self.current_block, grad_fn, measured, _storage_ids(args)))
             return out
 
         return run
@@ -594,6 +604,25 @@ def _storage_ids(args) -> list[int | None]:
         except (RuntimeError, NotImplementedError):  # a tensor subclass without a storage of its own
             ids.append(None)
     return ids
+
+
+def _annotate_backward(grad_fn, name: str) -> None:
+    """Bracket the backward of one compiled call (its CompiledFunction node's run) with a profiler range ``name``, as
+    a forward call is: what the compiled backward allocates is then told from the rest of backward."""
+    if grad_fn is None:
+        return
+    ranges: list = []
+
+    def enter(_grad_outputs):
+        ranges.append(torch.autograd.profiler.record_function(name))
+        ranges[-1].__enter__()
+
+    def leave(_grad_inputs, _grad_outputs):
+        if ranges:
+            ranges.pop().__exit__(None, None, None)
+
+    grad_fn.register_prehook(enter)
+    grad_fn.register_hook(leave)
 
 
 def _compiled_grad_fn(out):

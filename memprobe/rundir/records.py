@@ -1092,6 +1092,82 @@ class AttributionPhase(Record):
 
 
 @record
+class TransientBuffer(Record):
+    """A buffer of a compiled backward graph's output code alive at the backward phase's peak: its allocation
+    (*measured*) matched in order and size to the output code's.
+    """
+
+    #: the backward graph (`g0.backward`)
+    graph: str
+
+    #: the invocation whose backward it is (`invocations[call]`)
+    call: int
+
+    #: the block that call ran
+    block: str | None = None
+
+    #: the output code's buffer (`buf3`)
+    storage: str
+
+    #: its allocation's bytes (*measured*)
+    bytes: int
+
+    #: temporary (freed before the graph returns) or output (a gradient it returns)
+    role: LiveRole
+
+    #: the kernel that wrote it
+    kernel: str | None = None
+
+    #: the backward graph's FX nodes the kernels writing and reading it compute (their source nodes, by name or the
+    #: Dynamo node they were traced from)
+    nodes: list[str] | None = None
+
+    #: those nodes' ops
+    ops: list[str] | None = None
+
+    #: the user's source lines that made them
+    lines: list[str] | None = None
+
+    #: one of those nodes is a value the backward recomputes from what forward saved (report.json `recomputed`)
+    recomputed: bool
+
+
+@record
+class BackwardPeak(Record):
+    """What is alive at the backward phase's peak inside the compiled backward graphs: their buffers named, and the
+    figures they add up to.
+    """
+
+    #: the backward phase's measured peak
+    peak_bytes: int
+
+    #: the event of the peak
+    event_index: int
+
+    #: the backward graphs' temporaries alive there (`recomputed_bytes` + `temporary_bytes`)
+    transient_bytes: int
+
+    #: those of them holding a recomputed value
+    recomputed_bytes: int
+
+    #: the rest of them
+    temporary_bytes: int
+
+    #: the backward graphs' outputs alive there (gradients they returned)
+    gradient_bytes: int
+
+    #: everything else alive there
+    other_bytes: int
+
+    #: how far `transient_bytes + gradient_bytes + other_bytes` may be from `peak_bytes`: 0 for the CPU profiler's
+    #: events (every allocation and free is seen)
+    tolerance_bytes: int
+
+    #: the backward graphs' buffers alive there, largest first
+    buffers: list[TransientBuffer] | None = None
+
+
+@record
 class Attribution(Record):
     """What is alive at the peaks, by category and item."""
 
@@ -1139,6 +1215,9 @@ class Attribution(Record):
 
     #: which parts were inferred, and how
     inferred: list[str] | None = None
+
+    #: CPU: the compiled backward graphs' buffers alive at backward's peak
+    backward_peak: BackwardPeak | None = None
 
 
 @record
@@ -1731,6 +1810,9 @@ class Node(Record):
 
     #: the Python stack that made it
     stack_trace: str | None = None
+
+    #: the node of the Dynamo graph it was traced from (Inductor's output code names kernels' source nodes so)
+    from_node: str | None = None
 
     #: the output node's values, in order
     outputs: list[str | None] | None = None

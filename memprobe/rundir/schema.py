@@ -681,6 +681,46 @@ class AttributionPhase(Record):
     at_end: AliveAtEnd = optional("what is alive when the phase ends")
 
 
+class TransientBuffer(Record):
+    """A buffer of a compiled backward graph's output code alive at the backward phase's peak: its allocation
+    (*measured*) matched in order and size to the output code's."""
+
+    graph: Name = required("the backward graph (`g0.backward`)")
+    call: Count = required("the invocation whose backward it is (`invocations[call]`)")
+    block: Name | None = optional("the block that call ran")
+    storage: Name = required("the output code's buffer (`buf3`)")
+    bytes: Count = required("its allocation's bytes (*measured*)")
+    role: LiveRole = required("temporary (freed before the graph returns) or output (a gradient it returns)")
+    kernel: Text | None = optional("the kernel that wrote it")
+    nodes: list[Name] = optional(
+        "the backward graph's FX nodes the kernels writing and reading it compute (their source nodes, by name or the "
+        "Dynamo node they were traced from)"
+    )
+    ops: list[Name] = optional("those nodes' ops")
+    lines: list[Text] = optional("the user's source lines that made them")
+    recomputed: Annotated[bool, Strict()] = required(
+        "one of those nodes is a value the backward recomputes from what forward saved (report.json `recomputed`)"
+    )
+
+
+class BackwardPeak(Record):
+    """What is alive at the backward phase's peak inside the compiled backward graphs: their buffers named, and the
+    figures they add up to."""
+
+    peak_bytes: Signed = required("the backward phase's measured peak")
+    event_index: Signed = required("the event of the peak")
+    transient_bytes: Signed = required("the backward graphs' temporaries alive there (`recomputed_bytes` + `temporary_bytes`)")
+    recomputed_bytes: Signed = required("those of them holding a recomputed value")
+    temporary_bytes: Signed = required("the rest of them")
+    gradient_bytes: Signed = required("the backward graphs' outputs alive there (gradients they returned)")
+    other_bytes: Signed = required("everything else alive there")
+    tolerance_bytes: Count = required(
+        "how far `transient_bytes + gradient_bytes + other_bytes` may be from `peak_bytes`: 0 for the CPU profiler's "
+        "events (every allocation and free is seen)"
+    )
+    buffers: list[TransientBuffer] = optional("the backward graphs' buffers alive there, largest first")
+
+
 class Attribution(Record):
     """What is alive at the peaks, by category and item."""
 
@@ -699,6 +739,7 @@ class Attribution(Record):
     baseline: Text = optional("CPU: what the figures are relative to")
     measured: list[Text] = optional("which parts were measured")
     inferred: list[Text] = optional("which parts were inferred, and how")
+    backward_peak: BackwardPeak | None = optional("CPU: the compiled backward graphs' buffers alive at backward's peak")
 
 
 class SavedByModule(Record):
@@ -993,6 +1034,9 @@ class Node(Record):
     recompute: CheckpointDecision | None = optional("its SAC tag")
     original_aten: Text | None = optional("the aten op it was decomposed from")
     stack_trace: Text | None = optional("the Python stack that made it")
+    from_node: Name | None = optional(
+        "the node of the Dynamo graph it was traced from (Inductor's output code names kernels' source nodes so)"
+    )
     outputs: list[Name | None] = optional("the output node's values, in order")
     module: Text | None = optional("the innermost module, relative to the compiled block")
     module_type: Name | None = optional("that module's class")
