@@ -50,8 +50,9 @@ def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Repo
         report.attribution = attribute_peak(load_snapshot(snapshot, trusted=trusted_snapshot), report)
     elif report.memory is not None and report.memory.source == MemorySource.CPU_PROFILER:
         report.attribution = attribute_cpu(report)
-        if report.attribution is not None:
-            report.attribution.backward_peak = backward_peak(report, pairs)
+        named = backward_peak(report, pairs) if report.attribution is not None else None
+        if named is not None:  # absent, not null, where no compiled backward's buffer is alive at the peak
+            report.attribution.backward_peak = named
     report.findings = find(
         rows,
         totals,
