@@ -21,7 +21,7 @@
 
 PYTHON ?= python
 # the extras users install; the test extra brings pytest, hypothesis, ruff, pytest-xdist
-EXTRAS ?= test,hf,mcp,torchtitan
+EXTRAS ?= test,hf,mcp,torchtitan,remat
 FUZZ_EXAMPLES ?= 10000
 # two workers on the 2-core machine: a probe process leaves a core partly idle (docs/benchmarks.md measures it)
 WORKERS ?= 2
@@ -34,6 +34,7 @@ PYTEST = $(PYTHON) -m pytest -n $(WORKERS) --dist worksteal $(PYTEST_ARGS)
 check: export MEMPROBE_REQUIRE_BROWSER = 1
 check: export MEMPROBE_REQUIRE_TORCHTITAN = 1
 check: export MEMPROBE_REQUIRE_HF = 1
+check: export MEMPROBE_REQUIRE_REMAT = 1
 check: install lint test fuzz gate
 
 # install byte-compiles once: an editable install leaves the sources as they are, and where PYTHONDONTWRITEBYTECODE is

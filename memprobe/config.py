@@ -89,9 +89,9 @@ _HOW = [
         str,
         option(
             AcMode.OP.value,
-            "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), or memory-budget (the "
+            "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), memory-budget (the "
             "compiler partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC; "
-            "budget is accepted for it).",
+            "budget is accepted for it), or remat (torch_remat regions, --save-region / --recompute-region).",
             choices=AC_MODES + tuple(AC_ALIASES),
         ),
     ),
@@ -119,6 +119,28 @@ _HOW = [
         "recompute_ops",
         tuple[str, ...],
         option((), "Remove OP from the save list: recompute it in backward (repeatable).", flag="--recompute-op", metavar="OP"),
+    ),
+    (
+        "save_regions",
+        tuple[str, ...],
+        option(
+            (),
+            "With --ac remat: keep the submodules whose name in the block matches PATTERN (an fnmatch pattern: "
+            "attn.wqkv, ffn.*), each a torch_remat region with recompute=False (repeatable).",
+            flag="--save-region",
+            metavar="PATTERN",
+        ),
+    ),
+    (
+        "recompute_regions",
+        tuple[str, ...],
+        option(
+            (),
+            "With --ac remat: recompute the submodules whose name matches PATTERN even where a --save-region pattern "
+            "matches them too (applied after the save patterns; repeatable).",
+            flag="--recompute-region",
+            metavar="PATTERN",
+        ),
     ),
     ("compile", bool, option(True, "torch.compile each block.")),
     (
@@ -302,8 +324,9 @@ class _Configuration:
             flag = flag_of(f)
             if o.after_dashes:
                 after = ["--", *value] if value else []
-            elif isinstance(value, tuple):
-                flags += [x for op in value for x in (flag, flag_op(op))]
+            elif isinstance(value, tuple):  # ops as --save-op takes them; patterns as they are
+                word = flag_op if f.name in ("save_ops", "recompute_ops") else str
+                flags += [x for item in value for x in (flag, word(item))]
             elif isinstance(value, bool):
                 if value != default:
                     flags.append(flag if value else "--no-" + flag[2:])
@@ -330,6 +353,10 @@ class _Configuration:
             parts.append("+save " + ",".join(self.save_ops))
         if self.recompute_ops:
             parts.append("+recompute " + ",".join(self.recompute_ops))
+        if self.save_regions:
+            parts.append("+save-region " + ",".join(self.save_regions))
+        if self.recompute_regions:
+            parts.append("+recompute-region " + ",".join(self.recompute_regions))
         parts.append("compile" if self.compile else "eager")
         parts.append(("fsdp" + ("" if self.reshard_after_forward else "(no-reshard)")) if self.fsdp else "no-fsdp")
         if self.nproc > 1:

@@ -56,6 +56,12 @@ COMPILE_THREADS = Setting(
     "how many compile workers a probe's Inductor may start when probes compile at once (set after its imports: "
     "TORCHINDUCTOR_COMPILE_THREADS is read at import)",
 )
+SNAPSHOT_STACKS = Setting(
+    "MEMPROBE_SNAPSHOT_STACKS",
+    True,
+    "`all`: a CUDA probe's snapshot records C++ stacks beside the Python ones (names a library's workspace by its C++ "
+    "frame; slow to dump, and torch's C++ unwinder has crashed on compiler-generated frames); default `python`",
+)
 
 SETTINGS: tuple[Setting, ...] = (
     CACHE_DIR,
@@ -68,4 +74,5 @@ SETTINGS: tuple[Setting, ...] = (
     COMMAND,
     GPU_PROBES,
     COMPILE_THREADS,
+    SNAPSHOT_STACKS,
 )

@@ -53,6 +53,11 @@ class SaveCause(_Documented):
     (docs/how-it-works.md, "Why a value is saved")."""
 
     POLICY_TAG = "policy-tag", "the SAC policy tagged its op MUST_SAVE (an op of its save list, or one of its rules)"
+    REGION_TAG = (
+        "region-tag",
+        "torch_remat tagged its op MUST_SAVE: it is inside a remat.region with recompute=False (a region the model "
+        "saves by name)",
+    )
     PASS_TAG = (
         "pass-tag",
         "a pass of the partitioner tagged it MUST_SAVE before the cut (the output of a checkpointed region that feeds "
@@ -151,6 +156,10 @@ class FindingKind(_Documented):
     CHECKPOINT_RAN_EAGERLY = (
         "checkpoint-ran-eagerly",
         "a checkpointed region torch.compile was asked to compile ran eagerly: Dynamo graph-broke inside it",
+    )
+    BACKWARD_TRANSIENT_PEAK = (
+        "backward-transient-peak",
+        "a compiled backward's own working set (its temporaries and recomputed values) is most of backward's peak",
     )
 
 
@@ -273,6 +282,11 @@ class AcMode(_Documented):
     MEMORY_BUDGET = (
         "memory-budget",
         "the compiler partitioner's activation memory budget (--memory-budget); budget, its earlier name, reads as it",
+    )
+    REMAT = (
+        "remat",
+        "region rematerialization with torch_remat: every block a remat.checkpoint that recomputes by default, the "
+        "submodules --save-region names kept (remat.region, recompute=False)",
     )
 
     @classmethod
@@ -402,6 +416,7 @@ class EnvNeed(_Documented):
         "torchtitan's own Llama 3: its model args, model class and float8 filter (--repro torchtitan)",
     )
     TRANSFORMERS = "transformers", "Hugging Face transformers, to build a causal LM from its config.json (--hf-config)"
+    TORCH_REMAT = "torch-remat", "torch_remat's region rematerialization: remat.checkpoint and remat.region (--ac remat)"
 
 
 class CacheState(_Documented):

@@ -219,3 +219,17 @@ def test_a_stack_is_derived_once_per_distinct_frames_and_odd_frames_are_checked_
     long = {"filename": "a.py", "line": 1, "name": "x" * (MAX_FRAME_TEXT + 1)}
     assert per({"frames": [long, {"filename": "a.py", "line": 1, "name": "h"}]}) == 3 and derived[-1] == ["h"]
     assert per({"frames": [{"filename": "a.py", "name": "k"}]}) == 4 and derived[-1] == ["k"]  # no line: kept
+
+
+def test_a_probes_snapshot_records_python_stacks_unless_told_all(monkeypatch):
+    """torchtitan's reasons (PR #2991: the C++ unwinder crashing on compiler-generated frames; PR #3628: ~461 s to dump
+    against ~4 s): Python stacks by default, C++ ones beside them only when MEMPROBE_SNAPSHOT_STACKS says all."""
+    from memprobe.capture.memory import snapshot_stacks
+    from memprobe.settings import SNAPSHOT_STACKS
+
+    monkeypatch.delenv(SNAPSHOT_STACKS.name, raising=False)
+    assert snapshot_stacks() == "python"
+    monkeypatch.setenv(SNAPSHOT_STACKS.name, "all")
+    assert snapshot_stacks() == "all"
+    monkeypatch.setenv(SNAPSHOT_STACKS.name, "cpp")  # anything else: the default
+    assert snapshot_stacks() == "python"

@@ -8,6 +8,8 @@ partitioner decided about it (:mod:`memprobe.capture.partition`). From those alo
 - ``input``, ``rng-state``, ``backward-work``: what the value is (a graph input, an RNG state, backward work the
   partitioner moved into forward);
 - ``policy-tag``: the SAC policy tagged its op MUST_SAVE; ``pass-tag``: a partitioner pass did, before the cut;
+  ``region-tag``: torch_remat did, the op being inside a ``remat.region`` with ``recompute=False`` (the region's name
+  and choice on the node, :mod:`memprobe.capture.remat_names`);
 - ``not-recomputable``: the partitioner may not recompute its op (its rule, in the installed torch's words), and
   no recompute tag overrode that (the op was untagged: outside any checkpointed region, or inside one whose tag
   did not reach it);
@@ -25,6 +27,8 @@ from ..rundir import schema as S
 from ..vocab import CheckpointDecision, NodeOp, PolicyDefault, Reason, SaveCause
 
 CHECKPOINT_HOP = "tag_activation_checkpoint"
+# the higher-order op torch_remat routes a recompute=False region's body through under compile
+REMAT_HOP = "dynamo_bypassing_wrapper"
 
 
 def short_op(target: str | None) -> str:
@@ -103,7 +107,7 @@ def save_cause(name: str, nodes: dict[str, S.Node], policy: S.Policy | None, sav
     the value is an RNG state a random op's recompute replays)."""
     node = nodes[name]
     tag, region, function = traced_tag(node), checkpointed(node), node.autograd_function
-    base = {"tag": tag, "checkpointed": region, "function": function}
+    base = {"tag": tag, "checkpointed": region, "function": function, **_remat_fields(node)}
     if node.op == NodeOp.PLACEHOLDER:
         return S.Cause(kind=SaveCause.INPUT, text="a graph input: backward reads it as it is", **base)
     if rng_state or short_op(node.target) == "inductor_seeds":
@@ -117,16 +121,8 @@ def save_cause(name: str, nodes: dict[str, S.Node], policy: S.Policy | None, sav
     op = node.original_aten or node.target
     p = node.partition
     if node.recompute == CheckpointDecision.MUST_SAVE:
-        if p is not None and p.retagged_by:
-            was = f" (traced {p.traced_tag})" if p.traced_tag else " (traced untagged)"
-            return S.Cause(
-                kind=SaveCause.PASS_TAG,
-                rule=p.retagged_by,
-                text=f"tagged MUST_SAVE by the partitioner's {p.retagged_by} pass before the cut{was}",
-                **base,
-            )
-        return _policy_cause(op, policy, base)
-    words = tag_words(tag, region, function)
+        return _tagged_cause(op, node, policy, base)
+    words = tag_words(tag, region, function) + _checkpoint_words(node)
     if p is None:
         return S.Cause(
             kind=SaveCause.UNRECORDED,
@@ -156,6 +152,57 @@ def save_cause(name: str, nodes: dict[str, S.Node], policy: S.Policy | None, sav
     return S.Cause(kind=SaveCause.MIN_CUT, blocked_by=blockers, text=text, **base)
 
 
+def _tagged_cause(op: str | None, node: S.Node, policy: S.Policy | None, base: dict) -> S.Cause:
+    """A value whose op carries MUST_SAVE: tagged by a partitioner pass, a torch_remat region or the SAC policy."""
+    p = node.partition
+    if p is not None and p.retagged_by:
+        was = f" (traced {p.traced_tag})" if p.traced_tag else " (traced untagged)"
+        return S.Cause(
+            kind=SaveCause.PASS_TAG,
+            rule=p.retagged_by,
+            text=f"tagged MUST_SAVE by the partitioner's {p.retagged_by} pass before the cut{was}",
+            **base,
+        )
+    if node.remat_region is not None and node.remat_recompute is False:
+        return _region_cause(op, node, base)
+    return _policy_cause(op, policy, base)
+
+
+def _remat_fields(node: S.Node) -> dict:
+    """The torch_remat region and checkpoint the node was traced in, as a cause's fields (none: outside them)."""
+    out: dict = {}
+    if node.remat_region is not None:
+        out["region"], out["region_recompute"] = node.remat_region, node.remat_recompute
+    if node.remat_checkpoint is not None:
+        out["region_checkpoint"] = node.remat_checkpoint
+    return out
+
+
+def _checkpoint_words(node: S.Node) -> str:
+    """Where a value not kept by a region's tag was traced, in torch_remat's terms (empty outside its regions)."""
+    if node.remat_region is not None:
+        choice = "recompute=True" if node.remat_recompute else "recompute=False"
+        inside = f" of checkpoint '{node.remat_checkpoint}'" if node.remat_checkpoint else ""
+        return f", in torch_remat region '{node.remat_region}'{inside} ({choice})"
+    if node.remat_checkpoint is not None:
+        return f", in torch_remat checkpoint '{node.remat_checkpoint}' (which recomputes by default)"
+    return ""
+
+
+def _region_cause(op: str | None, node: S.Node, base: dict) -> S.Cause:
+    """A value a torch_remat region kept: its ``recompute=False`` made torch_remat tag the region's ops MUST_SAVE."""
+    inside = f" of checkpoint '{node.remat_checkpoint}'" if node.remat_checkpoint else ""
+    said = flag_op(op) if op else "its op"
+    return S.Cause(
+        kind=SaveCause.REGION_TAG,
+        text=(
+            f"saved because torch_remat region '{node.remat_region}'{inside} is recompute=False "
+            f"(torch_remat tagged {said} MUST_SAVE)"
+        ),
+        **base,
+    )
+
+
 def _policy_cause(op: str | None, policy: S.Policy | None, base: dict) -> S.Cause:
     name, said = (policy.name if policy else "?"), (flag_op(op) if op else op)
     in_list = policy is not None and (policy.default == PolicyDefault.SAVE or op in (policy.save_ops or []))
@@ -177,7 +224,17 @@ def cause_key(cause: S.Cause | None) -> tuple | None:
     """What tells two causes apart (their words apart): values kept for different reasons are never one group."""
     if cause is None:
         return None
-    return (cause.kind, cause.rule, cause.tag, cause.checkpointed, cause.function, cause.policy_op)
+    return (
+        cause.kind,
+        cause.rule,
+        cause.tag,
+        cause.checkpointed,
+        cause.function,
+        cause.policy_op,
+        cause.region,
+        cause.region_recompute,
+        cause.region_checkpoint,
+    )
 
 
 def cause_brief(cause: S.Cause | None) -> str | None:
@@ -188,6 +245,8 @@ def cause_brief(cause: S.Cause | None) -> str | None:
     kind = cause.kind
     if kind == SaveCause.POLICY_TAG:
         return "policy " + (flag_op(cause.policy_op) if cause.policy_op else "MUST_SAVE")
+    if kind == SaveCause.REGION_TAG:
+        return f"region {cause.region}"
     if kind == SaveCause.PASS_TAG:
         return f"pass {cause.rule}"
     if kind == SaveCause.NOT_RECOMPUTABLE:

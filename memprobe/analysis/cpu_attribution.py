@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..rundir import schema as S
 from ..rundir.read import check_work
@@ -62,6 +62,9 @@ class Named:
 
     category: str
     item: str | None
+    graph: str | None = None  # the compiled graph whose output code allocated it (matched to a statement)
+    storage: str | None = None  # that statement's buffer
+    call: int | None = None  # the invocation it belongs to
 
 
 @dataclass
@@ -148,11 +151,23 @@ def _graph_call_names(report: S.Report, rows: list[tuple], calls: list[tuple]) -
     spanned = sum(max(0, hi - lo) for lo, hi in spans)
     what = "memory events spanned by the graph calls of memory.events.annotations (an event counted for each call)"
     check_work("report.json", "events", spanned, what)
-    for k, ((name, _t0, _t1), (lo, hi)) in enumerate(zip(calls, spans)):
-        graph = f"{name.split()[-1]}.forward"
-        block = report.invocations[k].block if k < len(report.invocations) else None
-        names.update(_call_names(rows, sorted(by_time[lo:hi]), graph, gm.get(graph), block))
+    forward_calls = 0
+    for (name, _t0, _t1), (lo, hi) in zip(calls, spans):
+        graph, k = call_of(name, forward_calls)
+        forward_calls += graph.endswith(".forward")
+        block = report.invocations[k].block if 0 <= k < len(report.invocations) else None
+        named = _call_names(rows, sorted(by_time[lo:hi]), graph, gm.get(graph), block)
+        names.update({i: replace(n, call=k) if n.storage else n for i, n in named.items()})
     return names
+
+
+def call_of(annotation: str, forward_calls: int) -> tuple[str, int]:
+    """The graph and invocation of a graph call's range: ``memprobe::call g1`` is the forward of the next call
+    (``forward_calls`` came before it), ``memprobe::call g1.backward 3`` the backward of call 3."""
+    words = annotation.split()
+    if words[1].endswith(".backward") and len(words) == 3 and words[2].isdigit():
+        return words[1], int(words[2])
+    return f"{words[1]}.forward", forward_calls
 
 
 def _call_names(rows: list[tuple], window: list[int], graph: str, sim: S.GraphMemory | None, block: str | None) -> dict:
@@ -170,7 +185,9 @@ def _call_names(rows: list[tuple], window: list[int], graph: str, sim: S.GraphMe
         j = bisect_left(candidates, pos)
         if j < len(candidates):
             pos = candidates[j] + 1
-            names[allocs[candidates[j]]] = _returned_name(roles.get(storage), storage, graph, block)
+            names[allocs[candidates[j]]] = replace(
+                _returned_name(roles.get(storage), storage, graph, block), graph=graph, storage=storage
+            )
     for i in allocs:
         names.setdefault(i, Named(Category.INDUCTOR_TEMPORARY, f"allocated inside a kernel of {graph}"))
     return names

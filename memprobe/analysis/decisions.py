@@ -113,13 +113,14 @@ def _beyond_inputs(rows: list[S.SavedRow], config: ProbeConfig) -> list[S.SavedR
     """What checkpointed regions save beyond their inputs and RNG states: under --ac full every decided value of the
     blocks memprobe checkpoints whole; without memprobe's checkpointing (--ac none, a script), the decided values the
     compiler traced inside a region the model or script checkpoints itself (whatever wrapper made it), read from each
-    value's recorded cause, never from a name. Not what the region's own SAC policy tagged MUST_SAVE (its choice), nor
+    value's recorded cause, never from a name. Not what the region's own SAC policy or torch_remat region tagged
+    MUST_SAVE (its choice), nor
     a region's output a partitioner pass kept for the next region (that region's input)."""
     if config.mode.whole_regions:
         return [r for r in rows if _decided(r)]
     if not config.mode.own_regions_judged:
         return []
-    own_choice = (SaveCause.POLICY_TAG, SaveCause.PASS_TAG)
+    own_choice = (SaveCause.POLICY_TAG, SaveCause.PASS_TAG, SaveCause.REGION_TAG)
     return [r for r in rows if _decided(r) and r.cause.checkpointed and r.cause.kind not in own_choice]
 
 

@@ -110,8 +110,14 @@ def _decision(row: S.SavedRow | None, other: S.SavedRow, recomputed: dict[tuple,
 def _hint(status: str, row: S.SavedRow) -> str:
     op = flag_op(row.policy_op) if row.policy_op else None
     weight = row.kind == SavedKind.WEIGHT_DERIVED
+    region = row.cause.region if row.cause is not None and row.cause.kind == SaveCause.REGION_TAG else None
     if status in GROWTH:
-        if row.reason_kind == Reason.POLICY and op:
+        if region is not None:
+            text = (
+                f"B's torch_remat region '{region}' is recompute=False and keeps it: recompute it in B "
+                f"(--recompute-region {region})"
+            )
+        elif row.reason_kind == Reason.POLICY and op:
             text = f"B's SAC policy saves {op}: recompute it in B (--recompute-op {op})"
         elif row.reason_kind == Reason.POLICY:
             text = "B's SAC policy tagged it MUST_SAVE (through a saved op traced into a tensor subclass)"
@@ -121,6 +127,8 @@ def _hint(status: str, row: S.SavedRow) -> str:
             text = "B's partitioner chose to save it: compare what B's policy saves and recomputes with A's"
     else:
         text = "A saves it and B does not" if status == DiffStatus.ONLY_A else "A saves more of it than B"
+        if region is not None:
+            text += f": A's torch_remat region '{region}' is recompute=False"
     if weight:
         text += "; weight-derived: it costs its bytes in every layer, whatever the batch"
     return text

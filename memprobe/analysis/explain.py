@@ -29,6 +29,16 @@ def candidate_ops(report: S.Report) -> list[str]:
     return [op for op in (report.policy.save_ops if report.policy else None) or [] if op in used or op in named]
 
 
+def candidate_regions(report: S.Report) -> list[str]:
+    """The torch_remat regions (names in their block) whose recompute=False tag kept something in this run, the one
+    that kept the most bytes first."""
+    kept: dict[str, int] = {}
+    for r in report.saved_tensors:
+        if r.cause is not None and r.cause.kind == SaveCause.REGION_TAG and r.cause.region:
+            kept[r.cause.region] = kept.get(r.cause.region, 0) + r.bytes
+    return sorted(kept, key=lambda name: (-kept[name], name))
+
+
 def _edit_item(it: S.DiffItem) -> S.EditItem:
     return S.EditItem(
         expr=it.expr,

@@ -15,7 +15,7 @@ from ..config import ProbeConfig
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes
-from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, Phase, Reason, SaveCause, SavedKind
+from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, LiveRole, Phase, Reason, SaveCause, SavedKind
 from .causes import cause_key
 from .coverage import broken_modules, coverage_findings
 from .decisions import RECOMPUTE_ALL, decision_findings, finding_items
@@ -38,7 +38,13 @@ CHECKS = (
     (FindingKind.UNRECOMPUTABLE_SAVED, "untagged ops inside a checkpointed region saved because they may not be recomputed"),
     (FindingKind.UNEVEN_BLOCKS, "values some blocks save and others, computing them too, do not"),
     (FindingKind.CHECKPOINT_RAN_EAGERLY, "checkpointed regions torch.compile was asked to compile that ran eagerly"),
+    (
+        FindingKind.BACKWARD_TRANSIENT_PEAK,
+        "compiled backwards whose own temporaries and recomputed values are most of backward's peak (measured)",
+    ),
 )
+# a compiled backward's transient working set "dominates" backward's peak above this share of it
+TRANSIENT_MIN_SHARE = 0.5
 
 # the kinds whose bytes are saved values of the step (a share of what it saves for backward: weighed before one
 # leads the verdict, memprobe.analysis.verdict.weighs)
@@ -581,6 +587,7 @@ def find(
             broken=broken_modules(coverage),
         )
         + coverage_findings(coverage, saved_outside, runs_itself=config.target.runs_itself)
+        + backward_transient(attribution, totals)
     )
     findings.sort(key=lambda f: (bool(f.by_design), -f.bytes))  # what a library does by design below the rest
     return findings
@@ -589,3 +596,45 @@ def find(
 def checks() -> list[S.Check]:
     """What :func:`find` checks, for a run to say so when nothing was found."""
     return [S.Check(kind=kind, title=title) for kind, title in CHECKS]
+
+
+def backward_transient(attribution: S.Attribution | None, totals: S.SavedTotals) -> list[S.Finding]:
+    """A compiled backward whose own working set (its output code's temporaries, recomputed values among them) alive
+    at backward's measured peak is more than ``TRANSIENT_MIN_SHARE`` of that peak: what forward saved is not what
+    makes the peak."""
+    bp = attribution.backward_peak if attribution else None
+    if bp is None or bp.peak_bytes <= 0 or bp.transient_bytes <= TRANSIENT_MIN_SHARE * bp.peak_bytes:
+        return []
+    transient = [b for b in bp.buffers if b.role == LiveRole.TEMPORARY]
+    graphs = sorted({b.graph for b in transient})
+    items = [_transient_item(b) for b in transient]
+    share = 100 * bp.transient_bytes / bp.peak_bytes
+    return [
+        _finding(
+            kind=FindingKind.BACKWARD_TRANSIENT_PEAK,
+            bytes=bp.transient_bytes,
+            message=(
+                f"At backward's measured peak ({fmt_bytes(bp.peak_bytes)}), {fmt_bytes(bp.transient_bytes)} ({share:.0f}%)"
+                f" are the compiled backward's own buffers ({', '.join(graphs)}): {fmt_bytes(bp.recomputed_bytes)}"
+                f" holding values it recomputes, {fmt_bytes(bp.temporary_bytes)} other temporaries; besides them"
+                f" {fmt_bytes(bp.gradient_bytes)} of gradients it returned and {fmt_bytes(bp.other_bytes)} else"
+                f" ({fmt_bytes(totals.graph_bytes)} saved for backward by the graphs). Largest: "
+                + "; ".join(f"{it.label} {fmt_bytes(it.bytes)}" for it in items[:3])
+                + "."
+            ),
+            detail="the excess is transient inside the compiled backward, not what forward saved: a smaller saved "
+            "table will not lower this peak",
+            hint="recompute less in backward (save the recomputed values named here), or split the checkpointed "
+            "region so each backward recomputes less at once",
+            summary=f"the compiled backward's own buffers are {share:.0f}% of backward's peak",
+            items=items,
+        )
+    ]
+
+
+def _transient_item(b: S.TransientBuffer) -> S.FindingItem:
+    ops = ", ".join(b.ops) or (b.kernel or "?")
+    where = f" at {b.lines[0]}" if b.lines else ""
+    what = "recomputed " if b.recomputed else ""
+    block = f", {b.block}" if b.block else ""
+    return S.FindingItem(label=f"{b.storage} ({b.graph}{block}): {what}{ops}{where}", bytes=b.bytes, expr=ops, module=b.block)

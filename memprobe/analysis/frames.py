@@ -11,8 +11,19 @@ from dataclasses import dataclass
 
 # a line number of at most 18 ASCII digits (within 64 bits): a longer one is no frame's (int() refuses 100,000 digits)
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>[0-9]{1,18}), in (?P<func>\S+)\s*$')
-# a frame in these is the libraries' code, not the user's model
-_LIBRARY_PARTS = ("/site-packages/", "/dist-packages/", "/torch/", "/torchao/", "/torchtitan/", "/lib/python3")
+# a frame in these is the libraries' code, not the user's model (memprobe's own wrappers around the model's calls,
+# torch_remat's regions under --ac remat and their names, included)
+_LIBRARY_PARTS = (
+    "/site-packages/",
+    "/dist-packages/",
+    "/torch/",
+    "/torchao/",
+    "/torchtitan/",
+    "/torch_remat/",
+    "/memprobe/capture/",
+    "/memprobe/checkpointing/",
+    "/lib/python3",
+)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..errors import InternalError
 from ..rundir import schema as S
 from ..vocab import MemorySource, RunMode, RunStatus
+from .backward_peak import backward_peak
 from .cpu_attribution import attribute_cpu
 from .findings import checks, find
 from .output_code import simulate_run
@@ -49,6 +50,9 @@ def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Repo
         report.attribution = attribute_peak(load_snapshot(snapshot, trusted=trusted_snapshot), report)
     elif report.memory is not None and report.memory.source == MemorySource.CPU_PROFILER:
         report.attribution = attribute_cpu(report)
+        named = backward_peak(report, pairs) if report.attribution is not None else None
+        if named is not None:  # absent, not null, where no compiled backward's buffer is alive at the peak
+            report.attribution.backward_peak = named
     report.findings = find(
         rows,
         totals,

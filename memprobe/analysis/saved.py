@@ -19,7 +19,7 @@ from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.load import load_graph
 from ..vocab import GraphKind, InputKind, NodeOp, Reason, RootKind, SavedKind
-from .causes import REASON_OF, cause_key, save_cause, short_op
+from .causes import REASON_OF, REMAT_HOP, cause_key, save_cause, short_op
 from .frames import frame_text, is_library, parse_stack
 
 MAX_EXPR_CHARS = 160
@@ -445,6 +445,8 @@ class UserView:
         call = self._call(node)
         piece = short_op(node.target) if self._is_piece(name) else None
         inside = call if not piece and self._inside_its_call(node) and call != short_op(node.target) else None
+        if node.remat_region is not None and inside == REMAT_HOP:  # torch_remat's wrapper: named by its region
+            inside = f"torch_remat region {node.remat_region}"
         if inside:
             call = short_op(node.target)
         return call, piece, inside

@@ -115,6 +115,13 @@ def serialize_graph(gm: torch.fx.GraphModule, partition: dict | None = None, fun
     return [_node(n, partition or {}, functions) for n in gm.graph.nodes]
 
 
+def _from_node(meta: dict) -> str | None:
+    """The name of the Dynamo graph's node a node was traced from (the first of its provenance), as Inductor's output
+    code names a kernel's source nodes."""
+    chain = meta.get("from_node") or []
+    return getattr(chain[0], "name", None) if chain else None
+
+
 _CALLS = ("call_function", "call_method", "call_module", "get_attr")  # the opcodes that name a target
 
 
@@ -129,10 +136,12 @@ def _node(n: torch.fx.Node, partition: dict[str, R.NodePartition], functions) ->
         recompute=recompute.name if recompute is not None else None,
         original_aten=str(original) if original is not None else None,
         stack_trace=n.meta.get("stack_trace"),
+        from_node=_from_node(n.meta),
     )
     _value_of(node, n.meta.get("val"))
     _user_meta(node, n.meta)
     _traced_inside(node, _hops(n.meta), functions)
+    _remat_region(node, n.meta.get("custom"))
     if n.name in partition and n.op in ("placeholder", "call_function"):
         node.partition = partition[n.name]
     if n.op == "call_function" and n.target is operator.getitem and isinstance(n.args[1], int):
@@ -141,6 +150,20 @@ def _node(n: torch.fx.Node, partition: dict[str, R.NodePartition], functions) ->
         outs = n.args[0] if isinstance(n.args[0], (tuple, list)) else (n.args[0],)
         node.outputs = [a.name if isinstance(a, torch.fx.Node) else None for a in outs]
     return node
+
+
+def _remat_region(node: R.Node, custom) -> None:
+    """The torch_remat region and checkpoint a node was traced in, from the annotation the probe puts on their calls
+    (:mod:`.remat_names`)."""
+    if not isinstance(custom, dict):
+        return
+    from .remat_names import CHECKPOINT, RECOMPUTE, REGION
+
+    if isinstance(custom.get(REGION), str):
+        node.remat_region = custom[REGION]
+        node.remat_recompute = bool(custom.get(RECOMPUTE))
+    if isinstance(custom.get(CHECKPOINT), str):
+        node.remat_checkpoint = custom[CHECKPOINT]
 
 
 def _traced_inside(node: R.Node, hops: list[str], functions) -> None:
@@ -286,7 +309,9 @@ class GraphCapture:
                     peak_increase_bytes=torch.cuda.max_memory_allocated() - before,
                     end_increase_bytes=torch.cuda.memory_allocated() - before,
                 )
-            self.invocations.append(Invocation(index, self.current_block, _compiled_grad_fn(out), measured, _storage_ids(args)))
+            grad_fn = _compiled_grad_fn(out)
+            _annotate_backward(grad_fn, f"memprobe::call g{index}.backward {len(self.invocations)}")
+            self.invocations.append(Invocation(index, self.current_block, grad_fn, measured, _storage_ids(args)))
             return out
 
         return run
@@ -533,6 +558,25 @@ def _storage_ids(args) -> list[int | None]:
         except (RuntimeError, NotImplementedError):  # a tensor subclass without a storage of its own
             ids.append(None)
     return ids
+
+
+def _annotate_backward(grad_fn, name: str) -> None:
+    """Bracket the backward of one compiled call (its CompiledFunction node's run) with a profiler range ``name``, as
+    a forward call is: what the compiled backward allocates is then told from the rest of backward."""
+    if grad_fn is None:
+        return
+    ranges: list = []
+
+    def enter(_grad_outputs):
+        ranges.append(torch.autograd.profiler.record_function(name))
+        ranges[-1].__enter__()
+
+    def leave(_grad_inputs, _grad_outputs):
+        if ranges:
+            ranges.pop().__exit__(None, None, None)
+
+    grad_fn.register_prehook(enter)
+    grad_fn.register_hook(leave)
 
 
 def _compiled_grad_fn(out):

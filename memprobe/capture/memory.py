@@ -28,11 +28,21 @@ PHASES = tuple(Phase)
 _PREFIX = "memprobe::"
 
 
+def snapshot_stacks() -> str:
+    """The stacks a snapshot records: ``python`` unless MEMPROBE_SNAPSHOT_STACKS says ``all``. torchtitan found that
+    ``all`` crashes torch's C++ unwinder on compiler-generated frames, leaving empty pickles (its PR #2991), and took
+    ~461 s to dump against ~4 s with ``python`` on DeepSeek-V3 16B (PR #3628)."""
+    from ..settings import SNAPSHOT_STACKS
+
+    return "all" if os.environ.get(SNAPSHOT_STACKS.name, "").strip().lower() == "all" else "python"
+
+
 class CudaPhases:
     """Allocator statistics per phase, on the current CUDA device.
 
     With ``snapshot_path`` the measured step also records the allocator's history
-    (Python and C++ stacks) and dumps it as a snapshot that pytorch.org/memory_viz opens.
+    (Python stacks; C++ ones too with MEMPROBE_SNAPSHOT_STACKS=all: :func:`snapshot_stacks`) and dumps it as a snapshot
+    that pytorch.org/memory_viz opens.
     Phase boundaries are marked in that history by one tiny allocation each, made from
     :func:`_phase_marker` (``markers`` lists them in order).
     """
@@ -63,7 +73,7 @@ class CudaPhases:
         import inspect
 
         record = torch.cuda.memory._record_memory_history
-        kwargs = {"context": "all", "stacks": "all", "max_entries": self.max_entries}
+        kwargs = {"context": "all", "stacks": snapshot_stacks(), "max_entries": self.max_entries}
         params = inspect.signature(record).parameters
         if "compile_context" in params:
             kwargs["compile_context"] = True

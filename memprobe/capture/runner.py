@@ -153,7 +153,9 @@ class Probe:
         from .caches import GraphRecords
         from .compile_hooks import GraphCapture
         from .coverage import Coverage
+        from .remat_names import when_imported
 
+        when_imported()  # torch_remat's regions (--ac remat, or the model's own) name the nodes they trace
         torch._dynamo.reset()
         state = _Training()
         meter = self._meter(device, state)

@@ -36,6 +36,7 @@ class SavedOutside:
         self.running: list[str] = []
         self.packed: list[tuple[weakref.ref, str]] = []  # each tensor saved, and the module that saved it
         self.by_module: dict[str, list] = {}  # module -> [bytes, storages, their addresses]
+        self.views: list[R.SavedView] = []  # saved views that keep a larger storage alive
         self.parameters_bytes = 0
 
     def _named_modules(self):
@@ -74,7 +75,17 @@ class SavedOutside:
                 entry[0] += nbytes
                 entry[1] += 1
                 entry[2].append(key)
+                self._view(tensor, module, nbytes)
         self.packed.clear()
+
+    def _view(self, tensor, module: str, storage_bytes: int) -> None:
+        """A plain tensor whose storage is larger than its own elements: a view that keeps its base alive."""
+        if getattr(type(tensor), "__tensor_flatten__", None) is not None:
+            return
+        own = tensor.numel() * tensor.element_size()
+        if own < storage_bytes:
+            shape, dtype = list(tensor.shape), str(tensor.dtype).replace("torch.", "")
+            self.views.append(R.SavedView(module=module, shape=shape, dtype=dtype, bytes=own, storage_bytes=storage_bytes))
 
     @contextmanager
     def counting(self):
@@ -104,12 +115,15 @@ class SavedOutside:
             R.SavedByModule(module=name, bytes=b, storages=n, addresses=sorted(addresses))
             for name, (b, n, addresses) in sorted(self.by_module.items(), key=lambda kv: (-kv[1][0], kv[0]))
         ]
-        return R.SavedOutside(
+        out = R.SavedOutside(
             total_bytes=sum(m.bytes for m in modules),
             parameters_bytes=self.parameters_bytes,
             modules=modules,
             partial=checkpointed_eager,
         )
+        if self.views:
+            out.views = sorted(self.views, key=lambda v: (-v.storage_bytes, v.module))
+        return out
 
 
 def storages_of(tensor, depth: int = 0):

@@ -36,6 +36,7 @@ from ..config import ProbeConfig
 from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import DeviceType, Phase, RunStatus
+from .imports import when_imported
 from .protocol import END, ERROR, INTERNAL, PROGRESS, say
 from .record import RunRecord
 
@@ -85,37 +86,12 @@ def boot() -> None:
     del os.environ[SPEC_VAR]
     run = ScriptRun(spec)
     run.start()
-    _when_imported("torch", run.torch_imported)
-    _when_imported("torch._dynamo", run.dynamo_imported)
-    _when_imported("torch._inductor.compile_fx", run.inductor_imported)
+    when_imported("torch", run.torch_imported)
+    when_imported("torch._dynamo", run.dynamo_imported)
+    when_imported("torch._inductor.compile_fx", run.inductor_imported)
+    from .remat_names import name_regions
 
-
-def _when_imported(name: str, then) -> None:
-    """Call ``then(module)`` once module ``name`` is imported (at once if it is already)."""
-    if name in sys.modules:
-        then(sys.modules[name])
-        return
-    import importlib.abc
-    import importlib.util
-
-    class After(importlib.abc.MetaPathFinder):
-        def find_spec(self, fullname, path, target=None):
-            if fullname != name:
-                return None
-            sys.meta_path.remove(self)
-            spec = importlib.util.find_spec(fullname)
-            if spec is None or spec.loader is None:
-                return spec
-            load = spec.loader.exec_module
-
-            def exec_module(module):
-                load(module)
-                then(module)
-
-            spec.loader.exec_module = exec_module
-            return spec
-
-    sys.meta_path.insert(0, After())
+    when_imported("torch_remat", name_regions)  # a region's name onto the nodes it traces
 
 
 class ScriptRun:

@@ -11,8 +11,9 @@ from .full import WholeBlocks
 from .memory_budget import MemoryBudget
 from .none import NoCheckpointing
 from .op import PerOp
+from .remat import RegionRemat
 
-MODES: dict[str, Mode] = {m.name: m for m in (NoCheckpointing(), WholeBlocks(), PerOp(), MemoryBudget())}
+MODES: dict[str, Mode] = {m.name: m for m in (NoCheckpointing(), WholeBlocks(), PerOp(), MemoryBudget(), RegionRemat())}
 
 __all__ = ["MODES", "RECOMPUTE_ALL_POLICY", "Edit", "Facts", "Mode", "mode_of"]
 

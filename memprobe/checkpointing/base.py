@@ -23,10 +23,11 @@ class Edit:
 class Facts:
     """What explain knows of the run whose edits it tries: the save-list ops that saved something, and whether a
     region's tag did not reach some ops of a region the model checkpoints itself (a checkpoint-saves-more finding
-    whose fix is a per-op policy)."""
+    whose fix is a per-op policy), and the torch_remat regions that kept something (their names in the block)."""
 
     saved_ops: tuple[str, ...] = ()
     lost_tags: bool = False
+    saved_regions: tuple[str, ...] = ()
 
 
 RECOMPUTE_ALL_POLICY = "recompute-all"

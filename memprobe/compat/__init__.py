@@ -81,6 +81,10 @@ def not_installed(wanted) -> dict[str, str]:
             out[EnvNeed.FLOAT8] = "a float8 recipe needs torchao>=0.9 with torchao.float8, which is not installed: " + (
                 "pip install 'torchao>=0.9' or use --recipe bf16"
             )
+    if EnvNeed.TORCH_REMAT in wanted and absent("torch_remat"):
+        from ..integrations.remat import INSTALL_HINT
+
+        out[EnvNeed.TORCH_REMAT] = f"--ac remat needs torch_remat, which is not installed: {INSTALL_HINT}"
     for need, part in ((EnvNeed.TORCHTITAN_SAC, "sac"), (EnvNeed.TORCHTITAN_LLAMA3, "llama3")):
         if need in wanted and absent("torchtitan"):
             from ..integrations.torchtitan import why_unavailable  # says "not installed" without importing it

@@ -74,7 +74,7 @@ def _float8_unavailable(recipes: list[str], cpu_recipes, auto_recipes) -> str | 
 
 def _integrations_unavailable(needs: list[str]) -> dict[str, str]:
     """``{need: why}`` for the other projects' code the probes need that this interpreter lacks (torchtitan's SAC
-    or Llama 3, transformers)."""
+    or Llama 3, transformers, torch_remat)."""
     out: dict[str, str] = {}
     if EnvNeed.TORCHTITAN_SAC in needs or EnvNeed.TORCHTITAN_LLAMA3 in needs:
         from ..integrations import torchtitan
@@ -83,6 +83,12 @@ def _integrations_unavailable(needs: list[str]) -> dict[str, str]:
             why = torchtitan.why_unavailable(part) if need in needs else None
             if why:
                 out[need] = why
+    if EnvNeed.TORCH_REMAT in needs:
+        from ..integrations import remat
+
+        why = remat.why_unavailable()
+        if why:
+            out[EnvNeed.TORCH_REMAT] = why
     if EnvNeed.TRANSFORMERS in needs:
         from ..integrations import huggingface
 

@@ -4,11 +4,13 @@ recomputed; otherwise the ways to checkpoint the blocks), each probe in its own 
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import replace
 from pathlib import Path
 
 from ..analysis.decisions import RECOMPUTE_ALL
-from ..analysis.explain import EditSpec, candidate_ops, explain_runs
+from ..analysis.explain import EditSpec, candidate_ops, candidate_regions, explain_runs
+from ..analysis.recorded import other_interpreter
 from ..analysis.saved import graph_pairs
 from ..analysis.verdict import explain_verdict
 from ..checkpointing import Facts
@@ -38,7 +40,7 @@ def _facts(base: S.Report) -> Facts:
     lost = base.config.probe().mode.own_regions_judged and any(
         f.kind == FindingKind.CHECKPOINT_SAVES_MORE and f.flag == RECOMPUTE_ALL for f in base.findings or []
     )
-    return Facts(saved_ops=tuple(candidate_ops(base)), lost_tags=lost)
+    return Facts(saved_ops=tuple(candidate_ops(base)), lost_tags=lost, saved_regions=tuple(candidate_regions(base)))
 
 
 def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
@@ -50,6 +52,17 @@ def candidate_edits(base: S.Report, cfg: ProbeConfig) -> list[EditSpec]:
         EditSpec(flag=e.flag, edit=e.edit, config=replace(cfg, **e.changes), directory=e.directory, op=e.op)
         for e in cfg.mode.edits(cfg, _facts(base))
     ]
+
+
+def _next_command(base: S.Report, edits: list[EditSpec], result: S.ExplainResult) -> str | None:
+    """The ``memprobe run`` of the top edit, as it would be run (with the base's interpreter where it was recorded
+    with another)."""
+    top = next((e for e in edits if result.edits and e.flag == result.edits[0].flag), None)
+    if top is None:
+        return None
+    recorded = other_interpreter(base)
+    words = " ".join(shlex.quote(w) for w in [*top.config.to_flags(), *(["--python", recorded] if recorded else [])])
+    return f"memprobe run {words}   # does it free what it should?"
 
 
 def run_explain(
@@ -95,5 +108,6 @@ def run_explain(
     mode = RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL
     result = explain_runs(base, base_dir, {e: (reports[e.flag], job.out) for e, job in zip(edits, jobs)}, mode)
     result.verdict = explain_verdict(result)
+    result.verdict.next_command = result.verdict.next_command or _next_command(base, edits, result)
     atomic_write_json(out / "explain.json", dump(result))
     return result, out

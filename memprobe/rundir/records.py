@@ -444,6 +444,15 @@ class Cause(Record):
     #: the save-list op that tagged it (policy-tag)
     policy_op: str | None = None
 
+    #: the torch_remat region (`remat.region`) its op was traced in
+    region: str | None = None
+
+    #: that region's recompute flag
+    region_recompute: bool | None = None
+
+    #: the torch_remat checkpoint (`remat.checkpoint`) its op was traced in
+    region_checkpoint: str | None = None
+
     #: for min-cut: the ops recomputing it needs that may not be recomputed
     blocked_by: list[Blocker] | None = None
 
@@ -1083,6 +1092,82 @@ class AttributionPhase(Record):
 
 
 @record
+class TransientBuffer(Record):
+    """A buffer of a compiled backward graph's output code alive at the backward phase's peak: its allocation
+    (*measured*) matched in order and size to the output code's.
+    """
+
+    #: the backward graph (`g0.backward`)
+    graph: str
+
+    #: the invocation whose backward it is (`invocations[call]`)
+    call: int
+
+    #: the block that call ran
+    block: str | None = None
+
+    #: the output code's buffer (`buf3`)
+    storage: str
+
+    #: its allocation's bytes (*measured*)
+    bytes: int
+
+    #: temporary (freed before the graph returns) or output (a gradient it returns)
+    role: LiveRole
+
+    #: the kernel that wrote it
+    kernel: str | None = None
+
+    #: the backward graph's FX nodes the kernels writing and reading it compute (their source nodes, by name or the
+    #: Dynamo node they were traced from)
+    nodes: list[str] | None = None
+
+    #: those nodes' ops
+    ops: list[str] | None = None
+
+    #: the user's source lines that made them
+    lines: list[str] | None = None
+
+    #: one of those nodes is a value the backward recomputes from what forward saved (report.json `recomputed`)
+    recomputed: bool
+
+
+@record
+class BackwardPeak(Record):
+    """What is alive at the backward phase's peak inside the compiled backward graphs: their buffers named, and the
+    figures they add up to.
+    """
+
+    #: the backward phase's measured peak
+    peak_bytes: int
+
+    #: the event of the peak
+    event_index: int
+
+    #: the backward graphs' temporaries alive there (`recomputed_bytes` + `temporary_bytes`)
+    transient_bytes: int
+
+    #: those of them holding a recomputed value
+    recomputed_bytes: int
+
+    #: the rest of them
+    temporary_bytes: int
+
+    #: the backward graphs' outputs alive there (gradients they returned)
+    gradient_bytes: int
+
+    #: everything else alive there
+    other_bytes: int
+
+    #: how far `transient_bytes + gradient_bytes + other_bytes` may be from `peak_bytes`: 0 for the CPU profiler's
+    #: events (every allocation and free is seen)
+    tolerance_bytes: int
+
+    #: the backward graphs' buffers alive there, largest first
+    buffers: list[TransientBuffer] | None = None
+
+
+@record
 class Attribution(Record):
     """What is alive at the peaks, by category and item."""
 
@@ -1131,6 +1216,9 @@ class Attribution(Record):
     #: which parts were inferred, and how
     inferred: list[str] | None = None
 
+    #: CPU: the compiled backward graphs' buffers alive at backward's peak
+    backward_peak: BackwardPeak | None = None
+
 
 @record
 class SavedByModule(Record):
@@ -1151,6 +1239,28 @@ class SavedByModule(Record):
 
 
 @record
+class SavedView(Record):
+    """A saved value that is a view keeping a larger storage alive: autograd holds all of its base for the view's
+    part (measured).
+    """
+
+    #: the module that saved it (as in `modules`)
+    module: str
+
+    #: the view's shape
+    shape: list[int | str]
+
+    #: its dtype
+    dtype: str
+
+    #: the view's own bytes (its elements)
+    bytes: int
+
+    #: the bytes of the storage it keeps alive (its base's), counted in `modules`
+    storage_bytes: int
+
+
+@record
 class SavedOutside(Record):
     """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time
     by a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters
@@ -1168,6 +1278,10 @@ class SavedOutside(Record):
 
     #: eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen
     partial: bool | None = None
+
+    #: the saved values that are views of a larger storage, each with its own bytes and the storage's, largest storage
+    #: first
+    views: list[SavedView] | None = None
 
 
 @record
@@ -1705,6 +1819,9 @@ class Node(Record):
     #: the Python stack that made it
     stack_trace: str | None = None
 
+    #: the node of the Dynamo graph it was traced from (Inductor's output code names kernels' source nodes so)
+    from_node: str | None = None
+
     #: the output node's values, in order
     outputs: list[str | None] | None = None
 
@@ -1732,6 +1849,15 @@ class Node(Record):
 
     #: the custom autograd.Function whose forward made it (its qualified name)
     autograd_function: str | None = None
+
+    #: the torch_remat region (`remat.region`) it was traced in: its name, as the call gave it (`ffn.up`)
+    remat_region: str | None = None
+
+    #: that region's recompute flag
+    remat_recompute: bool | None = None
+
+    #: the torch_remat checkpoint (`remat.checkpoint`) it was traced in: its region_name (`layers.0`; absent: unnamed)
+    remat_checkpoint: str | None = None
 
     #: what the partitioner decided about it (absent: not recorded)
     partition: NodePartition | None = None

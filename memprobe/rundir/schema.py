@@ -371,6 +371,9 @@ class Cause(Record):
         "the partitioner's rule that banned its recomputation (not-recomputable), or the pass that tagged it (pass-tag)"
     )
     policy_op: Name | None = optional("the save-list op that tagged it (policy-tag)")
+    region: Text | None = optional("the torch_remat region (`remat.region`) its op was traced in")
+    region_recompute: Annotated[bool, Strict()] | None = optional("that region's recompute flag")
+    region_checkpoint: Text | None = optional("the torch_remat checkpoint (`remat.checkpoint`) its op was traced in")
     blocked_by: list[Blocker] = optional("for min-cut: the ops recomputing it needs that may not be recomputed")
     text: Text = required("the cause in words")
 
@@ -678,6 +681,46 @@ class AttributionPhase(Record):
     at_end: AliveAtEnd = optional("what is alive when the phase ends")
 
 
+class TransientBuffer(Record):
+    """A buffer of a compiled backward graph's output code alive at the backward phase's peak: its allocation
+    (*measured*) matched in order and size to the output code's."""
+
+    graph: Name = required("the backward graph (`g0.backward`)")
+    call: Count = required("the invocation whose backward it is (`invocations[call]`)")
+    block: Name | None = optional("the block that call ran")
+    storage: Name = required("the output code's buffer (`buf3`)")
+    bytes: Count = required("its allocation's bytes (*measured*)")
+    role: LiveRole = required("temporary (freed before the graph returns) or output (a gradient it returns)")
+    kernel: Text | None = optional("the kernel that wrote it")
+    nodes: list[Name] = optional(
+        "the backward graph's FX nodes the kernels writing and reading it compute (their source nodes, by name or the "
+        "Dynamo node they were traced from)"
+    )
+    ops: list[Name] = optional("those nodes' ops")
+    lines: list[Text] = optional("the user's source lines that made them")
+    recomputed: Annotated[bool, Strict()] = required(
+        "one of those nodes is a value the backward recomputes from what forward saved (report.json `recomputed`)"
+    )
+
+
+class BackwardPeak(Record):
+    """What is alive at the backward phase's peak inside the compiled backward graphs: their buffers named, and the
+    figures they add up to."""
+
+    peak_bytes: Signed = required("the backward phase's measured peak")
+    event_index: Signed = required("the event of the peak")
+    transient_bytes: Signed = required("the backward graphs' temporaries alive there (`recomputed_bytes` + `temporary_bytes`)")
+    recomputed_bytes: Signed = required("those of them holding a recomputed value")
+    temporary_bytes: Signed = required("the rest of them")
+    gradient_bytes: Signed = required("the backward graphs' outputs alive there (gradients they returned)")
+    other_bytes: Signed = required("everything else alive there")
+    tolerance_bytes: Count = required(
+        "how far `transient_bytes + gradient_bytes + other_bytes` may be from `peak_bytes`: 0 for the CPU profiler's "
+        "events (every allocation and free is seen)"
+    )
+    buffers: list[TransientBuffer] = optional("the backward graphs' buffers alive there, largest first")
+
+
 class Attribution(Record):
     """What is alive at the peaks, by category and item."""
 
@@ -696,6 +739,7 @@ class Attribution(Record):
     baseline: Text = optional("CPU: what the figures are relative to")
     measured: list[Text] = optional("which parts were measured")
     inferred: list[Text] = optional("which parts were inferred, and how")
+    backward_peak: BackwardPeak | None = optional("CPU: the compiled backward graphs' buffers alive at backward's peak")
 
 
 class SavedByModule(Record):
@@ -710,6 +754,17 @@ class SavedByModule(Record):
     )
 
 
+class SavedView(Record):
+    """A saved value that is a view keeping a larger storage alive: autograd holds all of its base for the view's
+    part (measured)."""
+
+    module: Name = required("the module that saved it (as in `modules`)")
+    shape: Shape = required("the view's shape")
+    dtype: Name = required("its dtype")
+    bytes: Count = required("the view's own bytes (its elements)")
+    storage_bytes: Count = required("the bytes of the storage it keeps alive (its base's), counted in `modules`")
+
+
 class SavedOutside(Record):
     """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time by
     a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters apart."""
@@ -719,6 +774,9 @@ class SavedOutside(Record):
     modules: list[SavedByModule] = required("by module, largest first")
     partial: Annotated[bool, Strict()] = optional(
         "eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen"
+    )
+    views: list[SavedView] = optional(
+        "the saved values that are views of a larger storage, each with its own bytes and the storage's, largest storage first"
     )
 
 
@@ -984,6 +1042,9 @@ class Node(Record):
     recompute: CheckpointDecision | None = optional("its SAC tag")
     original_aten: Text | None = optional("the aten op it was decomposed from")
     stack_trace: Text | None = optional("the Python stack that made it")
+    from_node: Name | None = optional(
+        "the node of the Dynamo graph it was traced from (Inductor's output code names kernels' source nodes so)"
+    )
     outputs: list[Name | None] = optional("the output node's values, in order")
     module: Text | None = optional("the innermost module, relative to the compiled block")
     module_type: Name | None = optional("that module's class")
@@ -998,6 +1059,13 @@ class Node(Record):
         "region; `autograd.function`: a custom autograd.Function)"
     )
     autograd_function: Name | None = optional("the custom autograd.Function whose forward made it (its qualified name)")
+    remat_region: Text | None = optional(
+        "the torch_remat region (`remat.region`) it was traced in: its name, as the call gave it (`ffn.up`)"
+    )
+    remat_recompute: Annotated[bool, Strict()] | None = optional("that region's recompute flag")
+    remat_checkpoint: Text | None = optional(
+        "the torch_remat checkpoint (`remat.checkpoint`) it was traced in: its region_name (`layers.0`; absent: unnamed)"
+    )
     partition: NodePartition | None = optional("what the partitioner decided about it (absent: not recorded)")
 
 

@@ -294,6 +294,14 @@ def _print_saved_outside(con: Console, outside: S.SavedOutside | None, coverage:
         + (f": {', '.join(named)}" if named else "")
         + f"; parameters {fmt_bytes(outside.parameters_bytes)} apart"
     )
+    views = outside.views or []
+    if views:
+        shown = [
+            f"{markup(v.module)} {v.dtype}{list(v.shape)} holds {fmt_bytes(v.storage_bytes)} for its {fmt_bytes(v.bytes)}"
+            for v in views[:SAVED_OUTSIDE_SHOWN]
+        ]
+        more = f", {len(views) - SAVED_OUTSIDE_SHOWN} more in report.json" if len(views) > SAVED_OUTSIDE_SHOWN else ""
+        con.print(f"saved views that pin a larger storage: {'; '.join(shown)}{more}")
 
 
 def _print_run_dir(con: Console, run_dir: Path, wide: bool) -> None:
