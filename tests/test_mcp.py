@@ -171,7 +171,7 @@ GOOD_CALLS = {
 BAD_CALLS = {
     "run": ({"config": {"layers": "2"}}, "config key 'layers': expected an integer, got '2'"),
     "diff": ({"a": "bf16", "b": "rowwise", "a_config": {"recipe": "bf16"}}, "a_config key 'recipe': unknown configuration key"),
-    "explain": ({"config": {"ac": "sometimes"}}, "config key 'ac': expected one of none, full, op, memory-budget, budget"),
+    "explain": ({"config": {"ac": "sometimes"}}, "config key 'ac': expected one of none, full, op, memory-budget, remat, budget"),
     "show": ({"path": 3}, "argument 'path' takes a string, got 3"),
     "gate": ({"probes": "p"}, "argument 'probes' takes a list of strings or null, got 'p'"),
     "policies": ({"verbose": True}, "policies: no argument 'verbose' (it takes: none)"),

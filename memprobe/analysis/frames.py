@@ -12,7 +12,8 @@ from dataclasses import dataclass
 # a line number of at most 18 ASCII digits (within 64 bits): a longer one is no frame's (int() refuses 100,000 digits)
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>[0-9]{1,18}), in (?P<func>\S+)\s*$')
 # a frame in these is the libraries' code, not the user's model (memprobe's own wrappers around the model's calls,
-# torch_remat's regions under --ac remat and their names, included)
+# torch_remat's regions under --ac remat and their names, included; memprobe's runner, which steps the optimizer in
+# its own runs, stays the user's code of a memprobe run)
 _LIBRARY_PARTS = (
     "/site-packages/",
     "/dist-packages/",
@@ -20,7 +21,7 @@ _LIBRARY_PARTS = (
     "/torchao/",
     "/torchtitan/",
     "/torch_remat/",
-    "/memprobe/capture/",
+    "/memprobe/capture/remat_names.py",
     "/memprobe/checkpointing/",
     "/lib/python3",
 )
