@@ -117,9 +117,9 @@ def test_a_fake_rank_0_of_2_allocates_what_rank_0_of_a_real_gloo_run_does(tmp_pa
     it). The state, the gradients, what is saved for backward and the forward's figures are equal on every rank; of
     the allocations, the real rank makes the fake one's and, besides them, only the copies gloo's own collectives
     make (NCCL makes none on a GPU; the fake group makes none). When a copy is freed depends on when gloo's thread
-    finishes the collective: a backward or optimizer figure of a real rank may hold one (measured: a reduce-scatter's
-    147,968 B past the end of backward on rank 0 of one run of two), which is the timing the fake world does not
-    see."""
+    finishes the collective: a figure of a real rank may hold one (measured: a reduce-scatter's 147,968 B past the end
+    of backward on rank 0 of one run of two; a block's all-gather copy, 73,984 B, through the forward's peak and end
+    on a rank of a CI run), which is the timing the fake world does not see."""
     one_thread = {"OMP_NUM_THREADS": "1"}
     fake, real = tmp_path / "fake", tmp_path / "real"
     for out, world in ((fake, ("--fake-world", 2)), (real, ("--nproc", 2))):
@@ -140,7 +140,10 @@ def test_a_fake_rank_0_of_2_allocates_what_rank_0_of_a_real_gloo_run_does(tmp_pa
     assert set(fake) == {"forward", "backward", "optimizer"}
     for rank in ranks:
         real = _levels(rank)
-        assert real["forward"] == fake["forward"]
+        # the forward starts where the fake one does; its peak and end are the fake one's, or one of gloo's copies
+        # more, freed late
+        assert real["forward"][0] == fake["forward"][0] == 0
+        assert all(r - k in {0} | gloo_own for r, k in zip(real["forward"], fake["forward"])), (real, fake)
         for phase in ("backward", "optimizer"):  # what gloo's copies in flight added, at most the largest one
             assert all(0 <= r - k <= max(gloo_own) for r, k in zip(real[phase], fake[phase])), (phase, real, fake)
     # allocation by allocation: the fake rank's are the real rank's; the real one's others are gloo's copies
