@@ -30,8 +30,9 @@ CACHE_DIR = Setting(
 FORKSERVER = Setting(
     "MEMPROBE_FORKSERVER",
     True,
-    "`off`: every probe a fresh interpreter (no fork server, not even a running `memprobe serve`); a socket path: the "
-    "fork server CPU probes are forked from (a test harness's)",
+    "`off`: every probe a fresh interpreter (no fork server, not even a running `memprobe serve`, and none started); "
+    "`serve`: a command starts `memprobe serve` when none runs, as one typed in a terminal does, also where its output "
+    "is no terminal; a socket path: the fork server CPU probes are forked from (a test harness's)",
 )
 MAX_EVENTS = Setting(
     "MEMPROBE_MAX_EVENTS",

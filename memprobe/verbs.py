@@ -195,14 +195,22 @@ def run_script(cfg: ProbeConfig, out: Path, *, progress=None, verbose: bool = Fa
 
 
 def run_probe_forked(cfg: ProbeConfig, out: Path, *, force: bool, progress=None, verbose: bool = False, **kw) -> S.Report | None:
-    """``memprobe run`` as a fork of this user's running ``memprobe serve`` (torch imported there once): its report,
-    as :func:`run_probe_in_child`; None when none runs (or ``MEMPROBE_FORKSERVER`` names another or is off: the
-    probe then runs in this process)."""
+    """``memprobe run`` as a fork of this user's running ``memprobe serve`` (torch imported there once), or of the one
+    this command starts by default for a CPU probe (:func:`~.orchestrate.resident.serve_by_default`; a CUDA probe's
+    is started in the background for the commands after this one): its report, as :func:`run_probe_in_child`; None
+    when none serves (or ``MEMPROBE_FORKSERVER`` names another or is off: the probe then runs in this process)."""
     import os
 
-    from .orchestrate.forkserver import SERVER_VAR, running_server
+    from .orchestrate.forkserver import SERVE_BY_DEFAULT, SERVER_VAR, running_server, runs_on_cpu
+    from .orchestrate.resident import serve_by_default
 
-    if os.environ.get(SERVER_VAR) or running_server() is None:
+    named = os.environ.get(SERVER_VAR, "")
+    if named and named != SERVE_BY_DEFAULT:
+        return None
+    found = running_server()
+    if found is None:
+        found = serve_by_default(wait=runs_on_cpu(cfg, None))
+    if found is None:
         return None
     return run_probe_in_child(cfg, out, force=force, analysis_only=kw.get("analysis_only", False), progress=progress)
 

@@ -655,6 +655,89 @@ def test_a_probe_forked_from_memprobe_serve_measures_exactly_what_a_fresh_interp
         raise AssertionError("memprobe serve did not end")
 
 
+@needs_pidfd
+@pytest.mark.e2e
+def test_the_first_command_starts_memprobe_serve_and_the_next_forks_from_it(tmp_path, request):
+    """Served by default: with no server running, the first memprobe command (here under MEMPROBE_FORKSERVER=serve, as
+    a command typed in a terminal is) starts this user's `memprobe serve` and says so in one line; its probe and the
+    next command's (a diff: both sides) fork from that server, which outlives the first command; nothing is started
+    again. Then `memprobe serve --stop` ends it."""
+    tmp = _short_tmp(request)
+    env = {**_serve_env(tmp), SERVER_VAR: "serve"}
+    args = ("--recipe", "bf16", *TINY, "--no-compile")
+    try:
+        first = run_cli("run", *args, "--out", tmp_path / "r", "-q", env=env, fresh=True)
+        assert first.returncode == 0, first.stderr[-2000:]
+        second = run_cli("diff", "bf16", "bf16", *args[2:], "--out", tmp_path / "d", "-q", env=env, fresh=True)
+        assert second.returncode == 0, second.stderr[-2000:]
+        status = json.loads(run_cli("serve", "--status", env=env, fresh=True).stdout)
+    finally:
+        run_cli("serve", "--stop", env=env, fresh=True)
+    started = [line for line in first.stderr.splitlines() if "memprobe serve" in line]
+    assert started == [
+        f"memprobe: started memprobe serve (pid {status['pid']}) for your later commands: they fork their probes from "
+        "it, torch imported once; it ends after 15 min idle or with `memprobe serve --stop` (MEMPROBE_FORKSERVER=off "
+        "starts none)"
+    ], first.stderr[-2000:]
+    assert "memprobe serve" not in second.stderr
+    assert status["idle_exit_s"] == 900 and status["probes_forked"] == 3
+    forked = [load_run(p).process for p in (tmp_path / "r", tmp_path / "d" / "a", tmp_path / "d" / "b")]
+    assert {(p.forked_from, p.fork_server) for p in forked} == {(status["pid"], "memprobe serve")}
+    assert json.loads((tmp_path / "d" / "diff.json").read_text())["differences"] == 0
+
+
+@pytest.mark.parametrize(
+    "setting, terminal, kind, serves",
+    [
+        (None, True, "verb", True),
+        (None, False, "verb", False),
+        ("serve", False, "verb", True),
+        ("off", True, "verb", False),
+        ("/some/socket", True, "verb", False),
+        (None, True, "mcp", False),
+    ],
+    ids=["a-terminal", "pipes-only", "asked-for", "off", "a-named-server", "the-mcp-server"],
+)
+def test_memprobe_serve_is_started_by_default_in_a_terminal_or_when_asked(monkeypatch, setting, terminal, kind, serves):
+    """A verb starts `memprobe serve` when its output reaches a terminal (a user's shell) or MEMPROBE_FORKSERVER=serve
+    asks for it; never under `off` or a named server, in the MCP server (a resident server of its own), or where its
+    output goes only to pipes and files (CI, a test, a script: nothing outlives them)."""
+    from memprobe.orchestrate import forkserver, resident
+
+    class Stream:
+        def isatty(self):
+            return terminal
+
+    if setting is None:
+        monkeypatch.delenv(SERVER_VAR, raising=False)
+    else:
+        monkeypatch.setenv(SERVER_VAR, setting)
+    monkeypatch.setattr(forkserver, "_OWN", forkserver._Own(kind=kind))
+    monkeypatch.setattr(sys, "stderr", Stream())
+    monkeypatch.setattr(sys, "stdout", Stream())
+    assert resident.serves_by_default() is serves
+
+
+def test_a_cuda_probe_leaves_the_server_it_starts_to_the_next_command(monkeypatch, tmp_path, capsys):
+    """Served by default, a verb's CUDA probe does not wait for the server's imports (it starts as a fresh interpreter,
+    its imports hidden behind the probe before it): the server is started in the background, once, and said; a CPU
+    probe of a verb that started none waits for it and forks from it."""
+    from memprobe.orchestrate import forkserver, resident
+
+    launched, waited = [], []
+    monkeypatch.setenv(SERVER_VAR, "serve")
+    monkeypatch.setenv("MEMPROBE_CACHE_DIR", str(tmp_path))  # no memprobe serve there
+    monkeypatch.setattr(forkserver, "_OWN", forkserver._Own())
+    monkeypatch.setattr(resident, "launch", lambda idle: launched.append(idle) or 4242)
+    monkeypatch.setattr(resident, "start", lambda idle: waited.append(idle) or ({"pid": 4343}, True))
+    assert resident.serve_by_default(wait=False) is None and resident.serve_by_default(wait=False) is None
+    assert launched == [900.0] and waited == []
+    assert capsys.readouterr().err.count("memprobe: started memprobe serve (pid 4242)") == 1
+    monkeypatch.setattr(forkserver, "_OWN", forkserver._Own())
+    assert resident.serve_by_default(wait=True) is None and waited == [900.0]  # (the stand-in started none to fork from)
+    assert "memprobe: started memprobe serve (pid 4343)" in capsys.readouterr().err
+
+
 # memprobe's resident server without torch: its one program writes the file its argv names; its watched installation is
 # the file argv[3] names (a change to it is an installation changed)
 CHEAP_RESIDENT = """

@@ -486,11 +486,13 @@ def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: boo
 @dataclass
 class _Own:
     """The fork server this process starts for its own probes, once: a verb's (CPU probes), or a resident one in the
-    MCP server (:func:`keep_resident`)."""
+    MCP server (:func:`keep_resident`); ``served``: whether this process started this user's ``memprobe serve`` by
+    default (:func:`.resident.serve_by_default`)."""
 
     kind: str = "verb"
     tried: bool = False
     server: ForkServer | None = None
+    served: bool = False
 
 
 _lock = threading.Lock()
@@ -506,12 +508,13 @@ def keep_resident() -> None:
 def server(cuda: bool = False) -> ForkServer | None:
     """The fork server this process's probes ask first (see the module's docstring), or None: the one
     ``MEMPROBE_FORKSERVER`` names (CPU probes), else a running ``memprobe serve`` (:func:`running_server`), else
-    this process's own (started the first time; a verb's forks CPU probes only). ``cuda``: for a probe that may run
-    on CUDA (None unless the server forks those)."""
+    this process's own (started the first time; a verb's forks CPU probes only). ``cuda``: for a probe that may run on
+    CUDA (None unless the server forks those). A verb starts ``memprobe serve`` by default before it asks
+    (:func:`.resident.serve_by_default`)."""
     named = os.environ.get(SERVER_VAR, "")
     if named == "off":
         return None
-    if named:
+    if named and named != SERVE_BY_DEFAULT:
         return None if cuda else ForkServer(named)
     found = running_server()
     if found is not None:
@@ -526,6 +529,9 @@ def server(cuda: bool = False) -> ForkServer | None:
                 atexit.register(_OWN.server.close)
         own = _OWN.server
     return own if own is None or own.forks_cuda or not cuda else None
+
+
+SERVE_BY_DEFAULT = "serve"  # MEMPROBE_FORKSERVER's value that starts memprobe serve by default outside a terminal too
 
 
 def serve_socket(environ=None) -> Path:

@@ -58,6 +58,7 @@ from .finish import finish_run, mark_ended, mark_killed
 from .forkserver import fork_probe, runs_on_cpu, server_env
 from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
 from .procfs import pipe_holders
+from .resident import serve_by_default
 from .script import script_command, script_ended, script_env
 
 Progress = Callable[[str], None]
@@ -440,7 +441,10 @@ class ChildProbe:
             # a probe of this interpreter: a fork of the fork server when it takes it (orchestrate/forkserver.py; a
             # probe that may run on CUDA, only from a resident server)
             cuda = not runs_on_cpu(job.cfg, gpu)
-            forked = fork_probe(args, env, hold=hold, verbose=verbose, cuda=cuda) if job.side.python is None else None
+            forked = None
+            if job.side.python is None:
+                serve_by_default(wait=not cuda)  # this user's memprobe serve, started once when none runs
+                forked = fork_probe(args, env, hold=hold, verbose=verbose, cuda=cuda)
         try:
             self.proc = forked or subprocess.Popen(
                 cmd,

@@ -22,7 +22,17 @@ from pathlib import Path
 from ..capture.forkserver import IDLE_EXIT_S, LOCK_NAME, READY_LINE, STATUS_PROGRAM, STOP_PROGRAM, private_dir_problem
 from ..errors import ConfigError, RunFailed
 from ..rundir.write import locked
-from .forkserver import SOCKET_PATH_MAX, START_TIMEOUT_S, ServerStopped, running_server, serve_socket, server_env
+from . import forkserver
+from .forkserver import (
+    SERVE_BY_DEFAULT,
+    SOCKET_PATH_MAX,
+    START_TIMEOUT_S,
+    ForkServer,
+    ServerStopped,
+    running_server,
+    serve_socket,
+    server_env,
+)
 from .procfs import state_of
 
 LOG_NAME = "log"  # the server's own lines (why it ended), beside its socket
@@ -70,6 +80,26 @@ def start(idle_exit_s: float = IDLE_EXIT_S) -> tuple[dict, bool]:
     running = status()
     if running is not None:
         return running, False
+    path = _socket_path()
+    proc = _spawn(str(path), idle_exit_s)
+    if not _ready(proc):
+        running = status()  # another memprobe serve started one meanwhile: that one serves
+        if running is not None:
+            return running, False
+        raise RunFailed(f"memprobe serve did not start: {_last_line(path.parent / LOG_NAME)}")
+    return status() or {"pid": proc.pid}, True
+
+
+def launch(idle_exit_s: float) -> int:
+    """Start the server and return at once, its imports still running (a verb whose probes start as fresh
+    interpreters leaves it to the commands after it): its pid. A second server started meanwhile by another command
+    finds the first one's lock and ends; the one that serves says so in its log. ConfigError as :func:`start`."""
+    return _spawn(str(_socket_path()), idle_exit_s, ready_to=subprocess.DEVNULL).pid
+
+
+def _socket_path() -> Path:
+    """The server's socket path, its directory made this user's alone (mode 700). ConfigError when it cannot be, or
+    when the path is too long for a socket."""
     path = serve_socket()
     if len(os.fsencode(str(path))) > SOCKET_PATH_MAX:
         raise ConfigError(
@@ -85,23 +115,18 @@ def start(idle_exit_s: float = IDLE_EXIT_S) -> tuple[dict, bool]:
     problem = private_dir_problem(str(directory))
     if problem is not None:
         raise ConfigError(f"memprobe serve's directory {directory} {problem}: remove it, and memprobe makes it again")
-    proc = _spawn(str(path), idle_exit_s)
-    if not _ready(proc):
-        running = status()  # another memprobe serve started one meanwhile: that one serves
-        if running is not None:
-            return running, False
-        raise RunFailed(f"memprobe serve did not start: {_last_line(directory / LOG_NAME)}")
-    return status() or {"pid": proc.pid}, True
+    return path
 
 
-def _spawn(path: str, idle_exit_s: float) -> subprocess.Popen:
-    """The server's process, in a session of its own (no terminal's signals reach it), its stderr in its log."""
+def _spawn(path: str, idle_exit_s: float, ready_to=subprocess.PIPE) -> subprocess.Popen:
+    """The server's process, in a session of its own (no terminal's signals reach it), its stderr in its log, its
+    ready line to ``ready_to`` (a pipe :func:`_ready` reads, or nowhere)."""
     log = os.open(os.path.join(os.path.dirname(path), LOG_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         return subprocess.Popen(
             [sys.executable, "-m", "memprobe.capture.forkserver", "--kind", "serve", "--idle-exit", repr(idle_exit_s), path],
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
+            stdout=ready_to,
             stderr=log,
             env=server_env(os.environ),
             start_new_session=True,
@@ -147,3 +172,56 @@ def stop(timeout: float = 60.0) -> dict | None:
     while (os.path.lexists(found.path) or locked(Path(found.path).parent / LOCK_NAME)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return answer
+
+
+AUTO_IDLE_EXIT_S = 900.0  # a memprobe serve a verb started by default ends after this long idle
+
+
+def serves_by_default() -> bool:
+    """Whether a verb starts this user's ``memprobe serve`` when none runs: a command typed in a terminal (its stderr
+    or stdout one), or any command under ``MEMPROBE_FORKSERVER=serve``; never a verb of the MCP server (it has its
+    own), nor one whose output goes only to pipes and files (a CI job, a test, a script: no server outlives them)."""
+    named = os.environ.get(forkserver.SERVER_VAR, "")
+    if named == SERVE_BY_DEFAULT:
+        return True
+    if named or forkserver._OWN.kind != "verb":
+        return False
+    return any(_is_terminal(stream) for stream in (sys.stderr, sys.stdout))
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def serve_by_default(*, wait: bool) -> ForkServer | None:
+    """This user's ``memprobe serve``, started by this verb once when none runs and :func:`serves_by_default`: the
+    second memprobe command forks its probes from it, torch imported there already. ``wait``: until its imports are
+    done, then the server (for CPU probes, which would otherwise wait for a server of the verb's own); else started in
+    the background for the commands after this one, and None (a CUDA probe starts as a fresh interpreter, its imports
+    hidden behind the probe before it). Said in one line on stderr; None when it cannot start (the verb goes on as
+    without it)."""
+    with forkserver._lock:
+        if forkserver._OWN.served or not serves_by_default():
+            return None
+        forkserver._OWN.served = True
+    try:
+        if running_server() is not None:  # one serves already (the forks ask it themselves): none started again
+            return None
+        if wait:
+            status, started = start(AUTO_IDLE_EXIT_S)
+            pid, found = status.get("pid"), running_server()
+        else:
+            pid, found, started = launch(AUTO_IDLE_EXIT_S), None, True
+    except (ConfigError, RunFailed, OSError) as e:
+        sys.stderr.write(f"memprobe: memprobe serve was not started ({e}); this command goes on without it\n")
+        return None
+    if started:  # (else another command started it a moment before)
+        sys.stderr.write(
+            f"memprobe: started memprobe serve (pid {pid}) for your later commands: they fork their probes from it, "
+            f"torch imported once; it ends after {AUTO_IDLE_EXIT_S / 60:g} min idle or with `memprobe serve --stop` "
+            "(MEMPROBE_FORKSERVER=off starts none)\n"
+        )
+    return found if found is not None and (found.forks_cuda or wait) else None
