@@ -224,4 +224,4 @@ def serve_by_default(*, wait: bool) -> ForkServer | None:
             f"torch imported once; it ends after {AUTO_IDLE_EXIT_S / 60:g} min idle or with `memprobe serve --stop` "
             "(MEMPROBE_FORKSERVER=off starts none)\n"
         )
-    return found if found is not None and (found.forks_cuda or wait) else None
+    return found
