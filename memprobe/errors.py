@@ -20,6 +20,9 @@ exits with the same code. docs/errors.md has the table with the messages; the co
 
 from __future__ import annotations
 
+import errno
+import os
+
 
 class MemprobeError(Exception):
     """An error the user can act on. ``exit_code`` is what the CLI exits with."""
@@ -73,6 +76,12 @@ class InternalError(MemprobeError):
     exit_code = 70
 
 
+# the file system's refusals of a path the user named, theirs to fix (2): not allowed, a name too long, a link loop,
+# a read-only or full file system
+USER_FILE_ERRNOS = frozenset(
+    {errno.EACCES, errno.EPERM, errno.ENAMETOOLONG, errno.ELOOP, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
+)
+
 # the exit codes a memprobe process uses, by the error class that owns each
 EXIT_CODES = {2: ConfigError, 3: RunFailed, 4: OutOfMemory, 70: InternalError, 130: Interrupted, 143: Interrupted}
 
@@ -83,7 +92,9 @@ def exit_of(exc: BaseException) -> tuple[int, str]:
     (2); anything else memprobe's bug (70), said by its type and its first line."""
     if isinstance(exc, MemprobeError):
         return exc.exit_code, str(exc)
-    if isinstance(exc, PermissionError):
-        return 2, f"cannot access {exc.filename or 'a file'}: permission denied"
+    if isinstance(exc, OSError) and exc.errno in USER_FILE_ERRNOS:
+        name = str(exc.filename or "a file")
+        name = name if len(name) <= 80 else f"{name[:36]}...{name[-36:]} ({len(name)} characters)"
+        return 2, f"cannot access {name}: {os.strerror(exc.errno).lower()}"
     first = (str(exc).splitlines() or [""])[0]
     return 70, f"{type(exc).__name__}: {first[:500]}"

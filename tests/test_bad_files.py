@@ -161,6 +161,14 @@ def test_a_directory_memprobe_may_not_read_is_exit_2(tmp_path, monkeypatch):
     assert outcome(PermissionError(13, "Permission denied", "/x")) == (2, "memprobe: error: cannot access /x: permission denied")
 
 
+@pytest.mark.parametrize("verb", ["report", "run"])
+def test_a_path_too_long_for_the_file_system_is_a_usage_error(tmp_path, verb):
+    long_name = tmp_path / ("x" * 300)  # over NAME_MAX (255): the system's refusal, the user's to fix (2), not a bug
+    args = [verb, long_name] if verb == "report" else [verb, "--device", "cpu", "--analysis-only", "--out", long_name]
+    err = _error_line(*_invoke(*args))
+    assert f"xxx ({len(str(long_name))} characters): file name too long" in err and len(err) < 200, err
+
+
 @pytest.mark.parametrize("what", ["file", "devnull"])
 def test_a_file_given_as_a_run_directory_is_called_what_it_is(tmp_path, what):
     path = Path("/dev/null") if what == "devnull" else tmp_path / "a.txt"
