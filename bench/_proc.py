@@ -1,4 +1,5 @@
-"""Run a command as a child process and measure it: wall time and peak RSS (os.wait4)."""
+"""Run a command as a child process and measure it: wall time, CPU time (user + system: what a machine shared with
+other work changes least) and peak RSS (os.wait4)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def measure(cmd: list[str], env: dict | None = None, cwd: str | None = None) -> 
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({code}):\n{err[-2000:]}")
-    return {"seconds": wall, "peak_rss_bytes": usage.ru_maxrss * 1024}
+    return {"seconds": wall, "cpu_seconds": usage.ru_utime + usage.ru_stime, "peak_rss_bytes": usage.ru_maxrss * 1024}
 
 
 def checkout_env(root: Path, cache: Path, **extra: str) -> dict[str, str]:

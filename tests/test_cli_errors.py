@@ -155,11 +155,11 @@ def test_the_budget_file_and_the_memory_budget_are_told_apart_in_the_help():
     from memprobe.cli.main import cli
 
     def option(verb: str, flag: str):
-        return next(p for p in cli.commands[verb].params if flag in p.opts)
+        return next(p for p in cli.get_command(None, verb).params if flag in p.opts)
 
     for verb in ("gate", "budget"):
         assert "budget file" in option(verb, "--budget").help and "memory" not in option(verb, "--budget").help
-        assert "budget file" in cli.commands[verb].short_help + cli.commands[verb].help
+        assert "budget file" in cli.get_command(None, verb).short_help + cli.get_command(None, verb).help
     ac = option("run", "--ac")
     assert "memory-budget" in ac.type.choices and "memory budget" in ac.help
     assert "memory budget" in option("sweep", "--memory-budgets").help

@@ -17,7 +17,9 @@ BF16, ROWWISE = DATA / "cuda" / "bf16-legacy", DATA / "cuda" / "rowwise-legacy"
 
 def _flags(verb: str) -> set[str]:
     """The flags a verb offers (those its help lists)."""
-    return {opt for p in cli.commands[verb].params if not getattr(p, "hidden", False) for opt in (*p.opts, *p.secondary_opts)}
+    return {
+        opt for p in cli.get_command(None, verb).params if not getattr(p, "hidden", False) for opt in (*p.opts, *p.secondary_opts)
+    }
 
 
 def _one_line(proc, needle: str) -> None:
@@ -58,7 +60,7 @@ def test_configuration_flags_nothing_would_run_with_are_refused(tmp_path):
     assert invoke("diff", BF16, ROWWISE, "--json").returncode == 0
 
 
-@pytest.mark.parametrize("verb", ["", *sorted(cli.commands)])
+@pytest.mark.parametrize("verb", ["", *cli.list_commands(None)])
 def test_every_help_line_fits_an_80_column_terminal(verb):
     proc = invoke(*([verb] if verb else []), "--help", env={"COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr
@@ -67,7 +69,7 @@ def test_every_help_line_fits_an_80_column_terminal(verb):
 
 
 def _json_help(verb: str) -> str:
-    return next(p.help for p in cli.commands[verb].params if p.name == "as_json")
+    return next(p.help for p in cli.get_command(None, verb).params if p.name == "as_json")
 
 
 def test_json_says_which_document_it_prints(tmp_path):

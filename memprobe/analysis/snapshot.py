@@ -22,7 +22,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
-from operator import itemgetter, methodcaller
+from operator import is_, itemgetter, methodcaller
 from pathlib import Path
 
 from ..errors import MemprobeError
@@ -234,22 +234,43 @@ class PerStack:
 
     def __init__(self, derive):
         self.derive, self.known, self.by_frames, self.by_frame_objects = derive, {}, {}, {}
+        self.by_ends: dict[tuple, list] = {}  # (length, first and last frame objects) -> [(list, derived)]
 
     def __call__(self, ev: dict):
         fr = ev.get("frames")
-        key = id(fr)
-        if key not in self.known:
-            # a list of the very frame objects of a list seen before (torch's dump shares its frames among the
-            # events' lists): that list's, without checking and keying its frames again; those objects stay alive
-            # in the list kept below, so their identities stay theirs
-            objects = tuple(map(id, fr)) if type(fr) is list else None
-            derived = self.by_frame_objects.get(objects, _NONE)  # None (no list) is never a key
-            if derived is _NONE:
-                derived = self._derive(ev, fr)
-                if objects is not None:
-                    self.by_frame_objects[objects] = derived
-            self.known[key] = (derived, fr)  # the list kept alive with its key
-        return self.known[key][0]
+        known = self.known.get(id(fr))
+        if known is not None:
+            return known[0]
+        # a list of the very frame objects of a list seen before (torch's dump shares its frames among the events'
+        # lists): that list's, without checking and keying its frames again. Found by its length and its end
+        # frames' identities, then compared object by object (no hash of every frame: this runs once per event of
+        # a real snapshot); a few such lists per key, then by all its frames' identities (a crafted file's lists
+        # that share their ends). The lists stay alive in ``known``, so their objects' identities stay theirs.
+        derived = _NONE
+        if type(fr) is list and fr:
+            ends = (len(fr), id(fr[0]), id(fr[-1]))
+            seen = self.by_ends.setdefault(ends, [])
+            for other, other_derived in seen:
+                if all(map(is_, other, fr)):
+                    derived = other_derived
+                    break
+            else:
+                derived = self._by_objects(ev, fr)
+                if len(seen) < _SAME_ENDS:
+                    seen.append((fr, derived))
+        elif type(fr) is list:
+            derived = self._by_objects(ev, fr)
+        if derived is _NONE:
+            derived = self._derive(ev, fr)
+        self.known[id(fr)] = (derived, fr)  # the list kept alive with its key
+        return derived
+
+    def _by_objects(self, ev: dict, fr: list):
+        objects = tuple(map(id, fr))
+        derived = self.by_frame_objects.get(objects, _NONE)
+        if derived is _NONE:
+            derived = self.by_frame_objects[objects] = self._derive(ev, fr)
+        return derived
 
     def _derive(self, ev: dict, fr):
         frames = _frames(ev)
@@ -265,6 +286,7 @@ class PerStack:
 
 
 _NONE = object()  # no entry (a derived value may be anything, None too)
+_SAME_ENDS = 8  # lists of one length and end frames compared object by object, at most (PerStack)
 
 
 MARKER_BLOCK_BYTES = 512  # a 1-byte tensor: the allocator's smallest block
@@ -322,11 +344,14 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     """The events with an int (exactly: not a bool) address and size within 64 bits, a str action and a time that is
     such an int or a finite float, each block event's size made its block's (:func:`block_size`: the trace records
     what was asked for). _integer's test written out in one comprehension, names bound locally: this is the hot loop
-    of a snapshot's analysis (a call per field cost as much as the rest of the analysis); a size the allocator keeps
-    as it is (a multiple of 512 B, without power-of-two rounding) costs one test."""
+    of a snapshot's analysis (a call per field cost as much as the rest of the analysis). A size the allocator keeps
+    as it is (a multiple of 512 B, without power-of-two rounding) costs one test; a small block event's (below
+    ``exact_below``: the small pool, no power-of-two rounding) is rounded up to 512 B in place (:func:`_rounded`);
+    the rest go to :class:`_BlockSizes`, which follows the large pool's blocks."""
     get, _dict, _int, _str, top, finite = dict.get, dict, int, str, _MAX, _finite
     raw = _device_trace(snap, device)
     sizes = _BlockSizes(snap, raw)
+    exact, rounded = sizes.exact_below, _rounded
     return [
         e
         for e in raw
@@ -335,10 +360,19 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
         and type(size := get(e, "size")) is _int
         and 0 <= addr < top
         and 0 <= size < top
-        and type(get(e, "action")) is _str
+        and type(action := get(e, "action")) is _str
         and ((type(when := get(e, "time_us", 0)) is _int and 0 <= when < top) or finite(when))
-        and (not size & 511 and size <= sizes.exact_below or sizes(e))
+        and ((size <= exact and (not size & 511 or rounded(e, size, action))) or sizes(e))
     ]
+
+
+def _rounded(e: dict, size: int, action: str) -> bool:
+    """A small block event's size made its block's (:func:`block_size` without power-of-two rounding): True; False
+    for an event of another action (its size is not a block's)."""
+    if action not in _BLOCK_ACTIONS:
+        return False
+    e["size"] = size and max(-(-size // MIN_BLOCK_BYTES) * MIN_BLOCK_BYTES, MIN_BLOCK_BYTES)
+    return True
 
 
 MIN_BLOCK_BYTES = 512  # the CUDA caching allocator's smallest block, and the multiple it rounds every size up to
@@ -422,6 +456,7 @@ class _BlockSizes:
         self.split_limit = settings.get("max_split_size", -1)
         if type(self.split_limit) is not int or self.split_limit <= 0:
             self.split_limit = _MAX
+        self.rounds = any(d > 1 for d in self.divisions)  # roundup_power2_divisions set: a multiple of 512 may grow
         self.returns = _free_action(raw)
         self.blocks: dict[int, list] = {}  # start -> [size, free, segment start] (large-pool segments followed)
         self.ends: dict[int, int] = {}  # end -> start, of those blocks
@@ -431,7 +466,8 @@ class _BlockSizes:
     def __call__(self, e: dict) -> bool:
         action, size = e["action"], e["size"]
         if action in _BLOCK_ACTIONS:
-            size = block_size(size, self.divisions)
+            if size & 511 or self.rounds:  # else the request is its block's size (a multiple of 512 B, kept)
+                size = block_size(size, self.divisions)
             if size > SMALL_POOL_MAX_BYTES:
                 if action == "alloc":
                     size = self._hand(e["addr"], size)
@@ -466,14 +502,19 @@ class _BlockSizes:
         return block
 
     def _hand(self, addr: int, size: int) -> int:
+        """The block a large allocation at ``addr`` is handed: the free block there, split or whole (changed in
+        place: it keeps its start and its segment)."""
         block = self.blocks.get(addr)
         if block is not None and block[1] and block[0] >= size:
-            whole, _, segment = self._remove(addr)
+            whole, segment = block[0], block[2]
             if size < self.split_limit and whole - size > SMALL_POOL_MAX_BYTES:  # should_split, the large pool's
+                self.ends.pop(addr + whole, None)
+                self.ends[addr + size] = addr
+                block[0] = size
                 self._put(addr + size, whole - size, True, segment)
             else:
                 size = whole
-            self._put(addr, size, False, segment)
+            block[1] = False
         self.handed[addr] = size
         return size
 
