@@ -64,6 +64,14 @@ class OutOfMemory(MemprobeError):
     exit_code = 4
 
 
+def oom_headline(message: str) -> str:
+    """What an out-of-memory error asked for, without the advice after it: the first line of its message, cut to its
+    first two sentences ("CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has a total capacity of ..." ->
+    "CUDA out of memory. Tried to allocate 8.00 GiB"); a message without sentences is its first line."""
+    first = message.splitlines()[0] if message else ""
+    return ". ".join(first.split(". ")[:2]).rstrip(".")
+
+
 class Interrupted(MemprobeError):
     """Ctrl-C (130) or SIGTERM (143); the run directory was left consistent and marked interrupted."""
 

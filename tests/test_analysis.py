@@ -274,3 +274,13 @@ def test_the_fsdp_roots_own_parameters_are_unsharded_by_design_and_never_the_ver
         findings=[root],
     )
     assert run_verdict(report).finding is None  # the library's design is no verdict
+
+
+@pytest.mark.e2e
+def test_the_outputs_of_one_split_are_named_by_their_position(runs):
+    """A fused q/k/v projection split in three (a small GPT's ``c_attn``), without checkpointing: q, k and v are each
+    saved for backward, one row each, named by their position in the split (three rows printed the same text)."""
+    run = runs("--model", Path(__file__).parent / "models" / "fused_qkv.py:build", "--recipe", "bf16", "--ac", "none")
+    rows = json.loads((run.path / "report.json").read_text())["saved_tensors"]
+    labels = sorted(r["user"]["label"] for r in rows if r["op"] == "transpose")
+    assert labels == sorted(f"transpose(view(split(layers.{i}.c_attn)[{k}]))" for i in range(2) for k in range(3))

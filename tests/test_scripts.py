@@ -189,6 +189,9 @@ def test_a_script_that_runs_out_of_memory_leaves_what_it_held(tmp_path, at, phas
     if phase:
         assert report["saved_outside"]["total_bytes"] == json.loads(truth.read_text()) > 0
         assert "When it stopped, the step had saved" in report["verdict"]["text"]
+        # what was asked for, not torch's advice after it (report.json's error keeps the whole first line)
+        assert "Tried to allocate 20.00 GiB. When it stopped" in report["verdict"]["text"], report["verdict"]["text"]
+        assert "GPU 0 has 79 GiB" in report["error"] and "GPU 0 has" not in report["verdict"]["text"]
     else:
         assert "saved_outside" not in report
 

@@ -264,6 +264,19 @@ class Provenance:
 
 # Python calls that only wrap the real op (an autograd.Function's apply): name the aten op instead
 _WRAPPER_CALLS = frozenset(("trampoline_autograd_apply", "apply", "forward", "checkpoint", "_fn"))
+# aten ops that return a list of tensors (``Tensor[]`` in their schema): their outputs are one value each, told apart
+# by their position (``split(c_attn)[1]``: attention's k beside q and v)
+_LIST_OPS = frozenset(
+    ("split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes", "chunk", "unsafe_chunk", "unbind", "tensor_split")
+)
+
+
+def _element(node: S.Node) -> str:
+    """``[i]`` for the i-th output of an op that returns a list of tensors, else nothing."""
+    listed = node.target == "getitem" and node.index is not None and short_op(node.original_aten) in _LIST_OPS
+    return f"[{node.index}]" if listed else ""
+
+
 _SUFFIX = re.compile(r"_\d+$")
 
 
@@ -359,7 +372,7 @@ class UserView:
         if self._other_modules_output(node, start):
             return f"{block}.{node.module}" if block else node.module
         inner = self._producers(name, block, limit=2, depth=depth - 1) if depth > 1 else []
-        return f"{self._call(node)}({', '.join(inner) if inner else '…'})"
+        return f"{self._call(node)}({', '.join(inner) if inner else '…'}){_element(node)}"
 
     def _other_modules_output(self, node: S.Node, start: S.Node) -> bool:
         """``node`` is what another module than ``start``'s returns: a module call, a wrapper call, or a value that
@@ -474,8 +487,8 @@ def _in_block(block: str | None, module: str | None) -> str | None:
 def _user_label(call: str, of: list[str], node: S.Node, piece: str | None, inside: str | None) -> str:
     """A value's label: its call and what it was made from, then what it is besides (an output of several, an
     intermediate, inside an autograd.Function or another call, backward work done in forward)."""
-    label = f"{call}({', '.join(of)})" if of else call
-    if node.target == "getitem" and node.index:
+    label = (f"{call}({', '.join(of)})" if of else call) + _element(node)
+    if node.target == "getitem" and node.index and not _element(node):
         label += f" · output {node.index}"  # of a multi-output op: attention's logsumexp beside its output
     if piece:
         label += f" · intermediate {piece}"

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ..checkpointing.base import recompute_all
 from ..config import ProbeConfig
+from ..errors import oom_headline
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
@@ -73,6 +74,8 @@ def _incomplete_verdict(report: S.Report) -> S.Verdict:
     """A run that did not complete: how it ended, why, and (out of memory) what its step held then."""
     status = report.status
     why = report.error or report.analysis_error or "see report.json"
+    if status == RunStatus.OOM and report.error:  # torch's advice after what was asked for: in report.json
+        why = oom_headline(report.error)
     ended = f"The run {_ENDED.get(status, f'ended {status}')}, not complete: {why}."
     held = _held_when_it_stopped(report) if status == RunStatus.OOM else ""
     return _verdict(f"{ended}{held} What it recorded is in its run directory.")

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from .. import SCHEMA_VERSION, __version__
 from ..config import ProbeConfig
-from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunDirError, RunFailed
+from ..errors import ConfigError, InternalError, MemprobeError, OutOfMemory, RunDirError, RunFailed, oom_headline
 from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import RunMode, RunStatus
@@ -100,8 +100,7 @@ class RunRecord:
         first = str(e).splitlines()[0] if str(e) else ""
         if oom:
             self.ended(RunStatus.OOM, f"{type(e).__name__}: {first}")
-            # "CUDA out of memory. Tried to allocate 8.00 GiB. GPU 0 has ..." -> its first two sentences
-            short = ". ".join(first.split(". ")[:2]).rstrip(".")
+            short = oom_headline(first)
             at = self.report.oom.phase if self.report.oom else None
             return OutOfMemory(f"out of memory during {at or 'the run'}: {short}; partial report in {where} (status: oom)")
         from .model import innermost_cause

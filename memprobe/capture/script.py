@@ -33,6 +33,7 @@ from pathlib import Path
 
 from .. import settings
 from ..config import ProbeConfig
+from ..errors import oom_headline
 from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import DeviceType, Phase, RunStatus
@@ -290,7 +291,7 @@ class ScriptRun:
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         self.record.ended(RunStatus.OOM, f"{type(error).__name__}: {first}")
         self.record.close()
-        short = ". ".join(first.split(". ")[:2]).rstrip(".")  # "CUDA out of memory. Tried to allocate 8.00 GiB"
+        short = oom_headline(first)
         at = f"{phase} of step {step}" if phase else f"step {step} (before the measured step: nothing measured)"
         say(ERROR + f"out of memory during {at}: {short}; partial report in {self.run_dir.path} (status: oom)")
 
