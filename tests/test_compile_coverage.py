@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import python_over_this_environment, run_cli, script_truth
+from conftest import run_cli, script_truth
+from test_versions import lean_python
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tests" / "scripts" / "eager_checkpoint.py"
@@ -55,6 +56,10 @@ def test_a_checkpointed_block_dynamo_refuses_is_named_with_its_reason_and_line(m
     assert report["saved_totals"]["runtime_bytes"] + report["saved_outside"]["total_bytes"] == _truth(tmp_path, "--side-effect")
     finding = next(f for f in report["findings"] if f["kind"] == "checkpoint-ran-eagerly")
     assert finding["bytes"] == outside["blocks.1"] and f"eager_checkpoint.py:{CHECKPOINT_LINE}" in finding["summary"]
+    # its fix, printed once: the renderers say "fix:" (--wide printed "fix: fix:")
+    assert finding["hint"] == finding["fix"] and not finding["hint"].startswith("fix:")
+    wide = run_cli("show", run.path, "--wide").stdout
+    assert "fix: fix:" not in wide and f"fix: {finding['fix'].split()[0]}" in wide
     assert not [f for f in report["findings"] if f["kind"] == "uneven-blocks"]  # the broken block is not compared
     line = next(x for x in run.proc.stdout.splitlines() if x.startswith("did not compile"))
     assert "1 checkpointed region ran eagerly" in line and "blocks.1" in line
@@ -168,9 +173,10 @@ def test_explain_of_a_run_recorded_with_an_interpreter_that_is_gone_says_so_and_
 @pytest.mark.e2e
 @pytest.mark.slow
 def test_explain_and_next_of_a_run_recorded_with_another_interpreter_run_there(tmp_path):
-    """A run made with --python OTHER (another interpreter of this environment's packages) records it; explain then
-    checks every edit with it once the user names it; the run's next command names it and runs as printed."""
-    other = str(python_over_this_environment(tmp_path / "other"))
+    """A run made with --python OTHER (a virtualenv of torch and torchao alone: memprobe cannot be imported there)
+    records it; explain then checks every edit with it once the user names it; the run's next command names it and
+    runs as printed."""
+    other = str(lean_python(tmp_path / "other", ("torch", "torchao")))
     flags = ("--recipe", "rowwise", *TINY, "--ac", "none", "--no-fsdp")
     run = run_cli("run", *flags, "--python", other, "--out", tmp_path / "r", "--json", "-q")
     assert run.returncode == 0, run.stderr[-3000:]

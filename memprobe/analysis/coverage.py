@@ -95,7 +95,7 @@ def coverage_findings(
                 detail="Dynamo cannot split a checkpoint: a graph break inside one runs the whole region eagerly, with "
                 "eager checkpointing's memory and none of the compiled graph's fusion or partitioning.",
                 fix=fix,
-                hint=f"fix: {fix}",
+                hint=fix,
             )
         )
     return out

@@ -172,7 +172,7 @@ def checkpoint_saves_more(rows: list[S.SavedRow], config: ProbeConfig, totals: S
             ),
             detail="A value a checkpointed region saves although the region asked for recompute is memory checkpointing was "
             "meant to free; each value's cause (report.json saved_tensors[].cause) says which decision kept it.",
-            hint=f"fix: {fix}",
+            hint=fix,
         )
     ]
 
@@ -221,7 +221,7 @@ def _unrecomputable(op: str, part: list[S.SavedRow], config: ProbeConfig, totals
         **_flag_field(flag),
         message=f"{what} is saved although it is inside a checkpointed region: {top.cause.text}.",
         detail="The region's recompute tag did not reach its ops, so the partitioner judged them by its own rules.",
-        hint=f"fix: {fix}",
+        hint=fix,
     )
 
 
