@@ -121,3 +121,21 @@ def test_explain_ranks_recomputing_each_kept_region_and_its_next_command_runs(tm
     again = run_cli(*words[1:], "--out", tmp_path / "next", "--json", "-q")
     assert again.returncode == 0, again.stderr[-3000:]
     assert not _kept(json.loads(again.stdout))
+
+
+def test_eager_regions_run_only_where_torch_remat_can_recompute_them(tmp_path):
+    """torch_remat recomputes a region eagerly through a torch._C binding that CPU builds of torch 2.13 lack: there
+    ``--ac remat --no-compile`` is refused in one line before the model is built (its backward failed with an
+    AttributeError: exit 3); where the binding exists the eager run completes."""
+    import torch
+
+    from memprobe.integrations.remat import EAGER_RECOMPUTE_API
+
+    proc = run_cli("run", *SAVE_UP, "--no-compile", "--out", tmp_path / "r", "-q")
+    if hasattr(torch._C, EAGER_RECOMPUTE_API):
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr[-3000:]
+    assert f"torch._C.{EAGER_RECOMPUTE_API}" in proc.stderr and f"({torch.__version__}) lacks" in proc.stderr
+    # compiled, the same regions run: the partitioner's, not torch_remat's eager recompute
+    assert run_cli("run", *SAVE_UP, "--out", tmp_path / "c", "-q").returncode == 0

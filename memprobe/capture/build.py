@@ -67,6 +67,8 @@ def check_runnable(cfg: ProbeConfig, device) -> None:
         raise ConfigError(why)
     if cfg.fake_world and (why := torch_compat.why_no_fake_world()):
         raise ConfigError(why)
+    if why := cfg.mode.unrunnable(cfg):
+        raise ConfigError(why)
 
 
 def start_compile_workers() -> None:

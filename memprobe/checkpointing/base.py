@@ -68,6 +68,11 @@ class Mode:
         """What this mode needs of the probe's interpreter (``memprobe.vocab.EnvNeed``)."""
         return set()
 
+    def unrunnable(self, cfg) -> str | None:
+        """Why this interpreter's libraries cannot run the mode as ``cfg`` asks, checked in the probe before anything is
+        built (None: they can)."""
+        return None
+
     def apply(self, blocks, target, cfg, decisions: dict) -> None:
         """The probe's apply step on the model's blocks (after float8, before compile and FSDP2)."""
 

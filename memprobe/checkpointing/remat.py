@@ -30,6 +30,11 @@ class RegionRemat(Mode):
     def needs(self, cfg) -> set:
         return {EnvNeed.TORCH_REMAT}
 
+    def unrunnable(self, cfg) -> str | None:
+        from ..integrations.remat import why_no_eager_recompute
+
+        return None if cfg.compile else why_no_eager_recompute()
+
     def apply(self, blocks, target, cfg, decisions: dict) -> None:
         """Each block a ``remat.checkpoint``, its matching submodules ``remat.region``s: each module's class becomes a
         subclass of its own (its name kept) whose forward calls torch_remat around the class's, so the module, its
