@@ -17,6 +17,7 @@ from conftest import (
 )
 
 from memprobe.analysis.diff import diff_reports
+from memprobe.analysis.verdict import diff_verdict
 from memprobe.rundir.load import dump, load_report
 from memprobe.units import fmt_delta
 
@@ -228,3 +229,18 @@ def test_parallel_sides_give_the_sequential_answer(per_side_diff, tmp_path):
     assert (tmp_path / "p" / "b" / "report.json").is_file()
     assert parallel["items"] == sequential["items"]
     assert any(it["status"] == "only_b" and it["expr"].startswith("abs(") for it in sequential["items"])
+
+
+@pytest.mark.e2e
+def test_a_diff_of_one_layer_more_names_the_layer_the_deeper_side_has(runs):
+    """The repro at 1 and 2 layers (one graph per block): B's second block's values, its graph input included, are the
+    whole difference, named as the block A lacks, with no fix (it offered recomputing mm)."""
+    one = runs("--recipe", "bf16", *TINY)
+    deeper = [*TINY]
+    deeper[deeper.index("--layers") + 1] = "2"
+    two = runs("--recipe", "bf16", *deeper)
+    d = diff_reports(load_report(one.path), load_report(two.path))
+    assert d.items and all(it.status == "only_b" and it.added_blocks == ["layers.1"] for it in d.items)
+    assert sum(it.delta_bytes for it in d.items) == d.totals.saved_bytes.delta > 0
+    v = diff_verdict(d)
+    assert "all of it saved by layers.1, the block B has and A does not" in v.text and v.fix is None

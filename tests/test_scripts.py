@@ -128,6 +128,27 @@ def test_a_diff_of_a_compiled_script_and_its_eager_run_compares_the_steps_saved_
     assert aa["differences"] == 0 and aa["totals"]["step_saved_bytes"]["delta"] == 0 and aa["verdict"]["bytes"] == 0
 
 
+def test_a_diff_of_one_block_more_names_the_block_and_matches_the_rest(made, tmp_path):
+    """2 against 3 blocks of a script that compiles its whole model into one graph: the values both sides compute (the
+    final norm's, the output projection's input) are matched though B computes them after one more block; the rest is
+    what B's block transformer.h.2 saves, all of the difference, named so in the verdict, with no fix to look for
+    (the values of the final norm were "only in B" and "only in A", and the verdict ended "Fix: compare what B's
+    policy saves ..."). Both ways round; the A/A of the deeper side is zero."""
+    runs = {depth: made("run", "--steps", "2", "--", "python", COMPILED, "--depth", str(depth)) for depth in (2, 3)}
+    for a, b, has, lacks in ((2, 3, "B", "A"), (3, 2, "A", "B")):
+        proc = run_cli("diff", runs[a].path, runs[b].path, "--out", tmp_path / f"d{a}{b}", "--json", "-q")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        d = json.loads(proc.stdout)
+        assert {it["status"] for it in d["items"]} == {"only_b" if has == "B" else "only_a"}, d["items"]
+        assert all(it["added_blocks"] == ["transformer.h.2"] for it in d["items"])
+        assert sum(it["delta_bytes"] for it in d["items"]) == d["totals"]["saved_bytes"]["delta"] != 0
+        text = d["verdict"]["text"]
+        assert f"all of it saved by transformer.h.2, the block {has} has and {lacks} does not" in text, text
+        assert "Fix" not in text and d["verdict"]["fix"] is None
+    aa = json.loads(run_cli("diff", runs[3].path, runs[3].path, "--out", tmp_path / "aa", "--json", "-q").stdout)
+    assert aa["differences"] == 0 and aa["totals"]["step_saved_bytes"]["delta"] == 0 and aa["verdict"]["bytes"] == 0
+
+
 def test_what_a_script_prints_is_said_on_the_progress_line(tmp_path):
     """A script that prints where it is (here before its first step, then a pause longer than memprobe's heartbeat, as
     a data loader's warm-up makes): the still-waiting line says what it printed last; its output is not memprobe's."""

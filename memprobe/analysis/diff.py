@@ -2,8 +2,10 @@
 
 Saved values are matched by identity, never by Inductor's buffer names or addresses:
 the block that saved it, its op and the parameters/inputs it is computed from, shape
-and dtype (see :func:`_identity`). Values
-identical across layers are grouped (``abs(layers.*.ffn.w3.weight) x 4``).
+and dtype (see :func:`_identity`), with the module that made it; what is left, by its place
+(:func:`_place`), then by identity alone. Values identical across layers are grouped
+(``abs(layers.*.ffn.w3.weight) x 4``); those of a block one side lacks are marked
+(:func:`added_blocks`).
 Parameters saved as graph inputs are left out of the items (they are alive anyway;
 under FSDP with reshard-after-forward they cost nothing) and reported in the totals.
 """
@@ -17,7 +19,7 @@ from ..policies import flag_op
 from ..rundir import schema as S
 from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, SaveCause, SavedKind
 from .causes import cause_key, tag_words
-from .saved import MODULE_STATE, group_key, label, layer_pattern, user_pattern
+from .saved import MODULE_STATE, group_key, label, layer_index, layer_pattern, user_pattern
 
 DIFF_SCHEMA_VERSION = 1
 STATUS_ORDER = tuple(DiffStatus)  # ranked in this order
@@ -146,34 +148,96 @@ def _ab(a, b) -> S.Delta:
 Side = S.Report | S.BaselineReport
 
 
-def _pairs(a: Side, b: Side) -> list[tuple[DiffStatus | None, S.SavedRow | None, S.SavedRow | None]]:
-    """A's and B's saved values matched by identity (module state apart): (how it differs or None, A's, B's)."""
+def _place(row: S.SavedRow) -> tuple | None:
+    """Where a value was made and what it is, without what it was computed from: the module that made it (its layer
+    index kept; the model's root: none), its op, its name with layers as ``*``, shape and dtype (None: a value not
+    named in the user's terms). One graph of a whole model computes the final norm from every block before it: a side
+    one block deeper reaches the same value from one more block's parameters, so its identity differs; its place
+    does not."""
+    if row.user is None:
+        return None
+    return (row.user.module, _CANONICAL_OP.get(row.op, row.op), label(row), canonical_shape(row.shape), row.dtype)
+
+
+def _pair_by(key, rows_a: list[S.SavedRow], rows_b: list[S.SavedRow]) -> tuple[list[tuple], list, list]:
+    """A's and B's rows of one ``key`` paired in order of size: (the pairs, A's rows left, B's rows left); a row whose
+    key is None is left."""
     by_a: dict[tuple, list[S.SavedRow]] = defaultdict(list)
     by_b: dict[tuple, list[S.SavedRow]] = defaultdict(list)
-    for r in a.saved_tensors or []:
-        if r.kind not in MODULE_STATE:
-            by_a[_identity(r)].append(r)
-    for r in b.saved_tensors or []:
-        if r.kind not in MODULE_STATE:
-            by_b[_identity(r)].append(r)
+    left_a, left_b = [r for r in rows_a if key(r) is None], [r for r in rows_b if key(r) is None]
+    for rows, by in ((rows_a, by_a), (rows_b, by_b)):
+        for r in rows:
+            if (k := key(r)) is not None:
+                by[k].append(r)
     pairs = []
-    for key in list(dict.fromkeys(list(by_a) + list(by_b))):
-        la, lb = sorted(by_a.get(key, []), key=lambda r: r.bytes), sorted(by_b.get(key, []), key=lambda r: r.bytes)
-        for i in range(max(len(la), len(lb))):
-            ra = la[i] if i < len(la) else None
-            rb = lb[i] if i < len(lb) else None
-            if ra is None:
-                status = DiffStatus.ONLY_B
-            elif rb is None:
-                status = DiffStatus.ONLY_A
-            elif rb.bytes > ra.bytes:
-                status = DiffStatus.GROWN
-            elif rb.bytes < ra.bytes:
-                status = DiffStatus.SHRUNK
-            else:
-                status = None  # unchanged
-            pairs.append((status, ra, rb))
-    return pairs
+    for k in dict.fromkeys([*by_a, *by_b]):
+        la, lb = sorted(by_a.get(k, []), key=lambda r: r.bytes), sorted(by_b.get(k, []), key=lambda r: r.bytes)
+        n = min(len(la), len(lb))
+        pairs += zip(la[:n], lb[:n])
+        left_a += la[n:]
+        left_b += lb[n:]
+    return pairs, left_a, left_b
+
+
+def _status(ra: S.SavedRow | None, rb: S.SavedRow | None) -> DiffStatus | None:
+    if ra is None:
+        return DiffStatus.ONLY_B
+    if rb is None:
+        return DiffStatus.ONLY_A
+    if rb.bytes != ra.bytes:
+        return DiffStatus.GROWN if rb.bytes > ra.bytes else DiffStatus.SHRUNK
+    return None  # unchanged
+
+
+def _pairs(a: Side, b: Side) -> list[tuple[DiffStatus | None, S.SavedRow | None, S.SavedRow | None]]:
+    """A's and B's saved values (module state apart) matched by identity and the module that made them, then what is
+    left of each side by its place (:func:`_place`), then by identity alone: (how it differs or None, A's, B's). The
+    module first: in one graph of a whole model, the norm of a side's last block and the final norm of a side one
+    block shallower have one identity (the same op, computed from the same parameters)."""
+    rows_a = [r for r in a.saved_tensors or [] if r.kind not in MODULE_STATE]
+    rows_b = [r for r in b.saved_tensors or [] if r.kind not in MODULE_STATE]
+    pairs = []
+    for key in (lambda r: (_identity(r), r.user.module if r.user else None), _place, _identity):
+        matched, rows_a, rows_b = _pair_by(key, rows_a, rows_b)
+        pairs += matched
+    pairs += [(r, None) for r in rows_a] + [(None, r) for r in rows_b]
+    return [(_status(ra, rb), ra, rb) for ra, rb in pairs]
+
+
+def added_blocks(a: Side, b: Side) -> dict[str, str]:
+    """``{block: side}`` for each block only one side has (a model one block deeper: ``transformer.h.2``, "b"): a
+    block a side has is one that made a value it saves or whose parameters a value it saves is computed from (a block
+    that saves nothing on one side is still there, its parameters reached from the values after it)."""
+
+    def blocks(side: Side) -> set[str]:
+        rows = side.saved_tensors or []
+        names = [r.user.module for r in rows if r.user and r.user.module] + [x for r in rows for x in r.roots or []]
+        return {block for name in names if (block := _block_named(name)) is not None}
+
+    in_a, in_b = blocks(a), blocks(b)
+    return {**{blk: "a" for blk in sorted(in_a - in_b)}, **{blk: "b" for blk in sorted(in_b - in_a)}}
+
+
+def _block_named(name: str) -> str | None:
+    """The block a dotted name is in, through its layer index (``transformer.h.2.fc1.weight`` -> ``transformer.h.2``);
+    None outside any block."""
+    if (index := layer_index(name)) is None:
+        return None
+    parts = name.split(".")
+    return ".".join(parts[: parts.index(index) + 1])
+
+
+def _block_of(row: S.SavedRow) -> str | None:
+    """The block of the module that made a value; of a value no module made (backward work the partitioner moved
+    into forward), the block it was computed from when it names one; of a graph's input, the block its root is in
+    (``layers.1.input``); None outside any block."""
+    if row.user is None:
+        return None
+    names = [row.user.module] if row.user.module else (row.roots or []) if row.op == "input" else row.user.of or []
+    for name in names:
+        if (block := _block_named(name)) is not None:
+            return block
+    return None
 
 
 def _new_item(status: DiffStatus, ref: S.SavedRow, a_decision: S.Decision | None, b_decision: S.Decision | None) -> S.DiffItem:
@@ -205,6 +269,7 @@ def _items(pairs, a: Side, b: Side) -> tuple[list[S.DiffItem], int]:
     """The pairs that differ grouped (identical but for their layer), ranked, each with what either side did with
     it; and how many did not differ."""
     recomputed_a, recomputed_b = _recomputed_index(a), _recomputed_index(b)
+    added = added_blocks(a, b)
     groups: dict[tuple, S.DiffItem] = {}
     unchanged = 0
     for status, ra, rb in pairs:
@@ -212,8 +277,10 @@ def _items(pairs, a: Side, b: Side) -> tuple[list[S.DiffItem], int]:
             unchanged += 1
             continue
         ref = rb if rb is not None else ra
+        new = _added_block(ref, ra, rb, added)
         # never two modules' values in one item
         key = (
+            new is not None,
             status,
             group_key(ref),
             tuple(ref.shape or ()),
@@ -227,18 +294,32 @@ def _items(pairs, a: Side, b: Side) -> tuple[list[S.DiffItem], int]:
         if g is None:
             decisions = _decision(ra, ref, recomputed_a), _decision(rb, ref, recomputed_b)
             g = groups[key] = _new_item(status, ref, *decisions)
-        g.count += 1
-        if ref.block is not None:
-            g.blocks.append(ref.block)
-        g.bytes_a += ra.bytes if ra else 0
-        g.bytes_b += rb.bytes if rb else 0
-        g.delta_bytes = g.bytes_b - g.bytes_a
+        _join(g, ref, ra, rb, new)
     # by status, then largest change; on a tie, weight-derived values (the usual anomaly) first
     items = sorted(
         groups.values(),
         key=lambda g: (STATUS_ORDER.index(g.status), -abs(g.delta_bytes), g.kind != SavedKind.WEIGHT_DERIVED, g.expr),
     )
     return items, unchanged
+
+
+def _added_block(ref: S.SavedRow, ra: S.SavedRow | None, rb: S.SavedRow | None, added: dict[str, str]) -> str | None:
+    """The block only the side that alone saves ``ref`` has, that made it (:func:`added_blocks`); else None."""
+    block = _block_of(ref)
+    alone = "b" if ra is None else "a" if rb is None else None
+    return block if alone is not None and added.get(block) == alone else None
+
+
+def _join(g: S.DiffItem, ref: S.SavedRow, ra: S.SavedRow | None, rb: S.SavedRow | None, new: str | None) -> None:
+    """A pair of values joins its group: counted, its block and bytes added."""
+    g.count += 1
+    if ref.block is not None:
+        g.blocks.append(ref.block)
+    if new is not None and new not in (g.added_blocks or []):
+        g.added_blocks = [*(g.added_blocks or []), new]
+    g.bytes_a += ra.bytes if ra else 0
+    g.bytes_b += rb.bytes if rb else 0
+    g.delta_bytes = g.bytes_b - g.bytes_a
 
 
 def _totals(a: Side, b: Side, items: list[S.DiffItem]) -> S.DiffTotals:

@@ -350,6 +350,9 @@ def _diff_verdict(d: S.DiffResult, loaded: frozenset[str]) -> S.Verdict:
     items_of = grown or [it for it in d.items if it.status not in _GROWTH and it.delta_bytes < 0]
     if not items_of:  # the differences are in other figures than the values' bytes
         return _verdict(_sentence(f"{head}; nothing B saves is new or larger") + covered, bytes_=delta, total=b)
+    deeper = _deeper_verdict(d, head, items_of, grown=bool(grown))
+    if deeper is not None:
+        return deeper
     items = _largest_cause(items_of)
     moved = sum(abs(it.delta_bytes) for it in items)
     cause, configured = _change_sentences(d.change)
@@ -360,6 +363,32 @@ def _diff_verdict(d: S.DiffResult, loaded: frozenset[str]) -> S.Verdict:
     next_command = diff_command(d, edited, loaded) if edited is not None else None
     text += f" Fix: {fix}." + configured
     return _verdict(text, bytes_=moved, total=delta, fix=fix, flag=flag, next_command=next_command)
+
+
+def _deeper_verdict(d: S.DiffResult, head: str, items: list[S.DiffItem], *, grown: bool) -> S.Verdict | None:
+    """A diff whose change is values of blocks one side has and the other does not (a model one block deeper): the
+    blocks named, with their values; no fix (the configuration's change is the cause). None when some of the change
+    is elsewhere."""
+    if not all(it.added_blocks for it in items):
+        return None
+    blocks = sorted({blk for it in items for blk in it.added_blocks})
+    moved = sum(it.delta_bytes for it in items)
+    step, s = d.totals.step_saved_bytes, d.totals.saved_bytes
+    total = step.delta if step is not None and step.delta is not None else s.delta
+    has, lacks = ("B", "A") if grown else ("A", "B")
+    largest = max(items, key=lambda it: abs(it.delta_bytes))
+    values = sum(it.count for it in items)
+    which = (
+        f"the block {has} has and {lacks} does not"
+        if len(blocks) == 1
+        else f"the {len(blocks)} blocks {has} has and {lacks} does not"
+    )
+    text = (
+        f"{head}: {'all of it' if moved == total else f'{fmt_bytes(abs(moved))} of it'} saved by {', '.join(blocks)}, "
+        f"{which}: {values} values, the largest {largest.label} ({fmt_bytes(abs(largest.delta_bytes))})."
+    )
+    cause, configured = _change_sentences(d.change)
+    return _verdict(text + _coverage_sentence(d.compile_coverage) + cause + configured, bytes_=moved, total=total)
 
 
 def _moved_outside(d: S.DiffResult, head: str) -> S.Verdict | None:

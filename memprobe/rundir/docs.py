@@ -56,8 +56,9 @@ tools return it, and the console, Markdown, JUnit XML, HTML and CSV renderers re
 # what each file's section says beyond its record's docstring
 FILE_NOTES = {
     "report.json": "`schema_version` is checked first: a reader refuses other versions.",
-    "diff.json": "Saved values are matched by block, op, the inputs they are computed from, shape and dtype; "
-    "values identical across layers are grouped (`abs(layers.*.ffn.w3.weight)`).",
+    "diff.json": "Saved values are matched by block, op, the inputs they are computed from, shape, dtype and module; "
+    "what is left by module, op, name, shape and dtype; values identical across layers are grouped "
+    "(`abs(layers.*.ffn.w3.weight)`).",
     "explain.json": "Recompute figures are estimates: 2*M*N*K FLOPs per matmul, one per output element otherwise, "
     "over the backward graph's nodes that carry a SAC tag (recomputed forward ops).",
     "bisect.json": "`min_delta` is a share of the gap as given (`25%`) or a size; the metric is the bytes held at "

@@ -1133,6 +1133,10 @@ class DiffItem(Record):
     roots: list[Text] = optional("the parameters and inputs it is computed from, layers as `*`")
     a_decision: Decision | None = optional("what side A did with the value")
     b_decision: Decision | None = optional("what side B did with the value")
+    added_blocks: list[Name] = optional(
+        "the blocks these values belong to, which only the side that saves them has (a model one block deeper: "
+        "`transformer.h.2`); absent otherwise"
+    )
 
 
 class Change(Record):

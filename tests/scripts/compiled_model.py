@@ -1,6 +1,6 @@
 """A training script that compiles its whole model, the way a plain PyTorch user writes one, unmodified for
 memprobe: `model = torch.compile(Net())` (a small GPT's shape: 2 blocks, a token and a position embedding, GELU
-MLPs), AdamW, a plain loop that prints its loss each step. Run with `python tests/scripts/compiled_model.py [--steps N] [--eager] [--truth FILE]`.
+MLPs), AdamW, a plain loop that prints its loss each step. Run with `python tests/scripts/compiled_model.py [--steps N] [--eager] [--depth N] [--truth FILE]`.
 
 With --truth FILE it also writes, without memprobe, every byte autograd saves in its last step's forward (a
 saved_tensors_hooks pack hook of its own, which sees what the compiled graph saves too), parameters left out: the
@@ -54,9 +54,10 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--truth", default=None)
     ap.add_argument("--eager", action="store_true", help="the same model uncompiled")
+    ap.add_argument("--depth", type=int, default=2, help="blocks")
     args = ap.parse_args()
     torch.manual_seed(0)
-    model = Net() if args.eager else torch.compile(Net())
+    model = Net(depth=args.depth) if args.eager else torch.compile(Net(depth=args.depth))
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     packed = []  # what autograd saves in the last step, as the script counts it itself
     for step in range(args.steps):
