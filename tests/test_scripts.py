@@ -79,6 +79,13 @@ def test_a_script_that_compiles_its_whole_model_reads_in_its_own_names_and_count
     assert modules and all(m.startswith("transformer.") for m in modules), modules
     params = {label(r) for r in rows if r.kind in MODULE_STATE}
     assert {"transformer.h.*.fc1.weight", "transformer.h.*.fc2.weight", "transformer.wte.weight"} <= params, params
+    # and so are the values alive at the peaks (the attribution names them by their op chain, as the saved table's
+    # rows are: the token embedding's gather was "embedding(Net.transformer.wte.weight, tokens)")
+    exprs = {r.expr for r in rows}
+    alive = [it["item"] for ph in report["attribution"]["phases"].values() for it in ph.get("saved_for_backward") or []]
+    assert any(it.startswith("embedding(transformer.wte.weight") for it in alive), alive
+    assert not [it for it in alive if "Net." in it], alive
+    assert {it for it in alive if it.startswith("embedding(")} <= exprs
     # one row per value, its layer count: no two groups read alike where they are made (ln_f's normalization of the
     # last block and block 1's of block 0 are two values, one text: their modules tell them apart), and each layer's
     # fc1 output is one row x2

@@ -14,6 +14,7 @@ import heapq
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field, replace
 
+from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.read import check_work
 from ..vocab import AttributionSource, Category, Phase, ReturnRole
@@ -152,10 +153,12 @@ def _graph_call_names(report: S.Report, rows: list[tuple], calls: list[tuple]) -
     what = "memory events spanned by the graph calls of memory.events.annotations (an event counted for each call)"
     check_work("report.json", "events", spanned, what)
     forward_calls = 0
+    whole = report.model.whole_model if report.model else None
     for (name, _t0, _t1), (lo, hi) in zip(calls, spans):
         graph, k = call_of(name, forward_calls)
         forward_calls += graph.endswith(".forward")
-        block = report.invocations[k].block if 0 <= k < len(report.invocations) else None
+        # the names a value's op chain is under: its block's, none for the whole model's (as the saved table's)
+        block = block_prefix(report.invocations[k].block, whole) if 0 <= k < len(report.invocations) else None
         named = _call_names(rows, sorted(by_time[lo:hi]), graph, gm.get(graph), block)
         names.update({i: replace(n, call=k) if n.storage else n for i, n in named.items()})
     return names

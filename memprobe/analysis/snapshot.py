@@ -26,6 +26,7 @@ from operator import is_, itemgetter, methodcaller
 from pathlib import Path
 
 from ..errors import MemprobeError
+from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.read import MAX_INT, check_work
 from ..vocab import AttributionSource, Category, LiveRole, PhaseEdge
@@ -766,6 +767,7 @@ class Classifier:
         self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
         for inv in report.invocations:
             self.invocations[inv.dynamo_graph].append(inv)
+        self.whole_model = report.model.whole_model if report.model else None
         self.code_frame = PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
         self._named = PerStack(self._named_by)  # what a stack alone says a block is, or None: its output code does
 
@@ -800,7 +802,8 @@ class Classifier:
             return Named(Category.INDUCTOR_TEMPORARY, where, where)
         if info.role == LiveRole.SAVED:
             item = info.expr or info.fx_node
-            block_name = self._block_for(graph_id, line, block)
+            # the names of its op chain are under its block's, none for the whole model's (as the saved table's)
+            block_name = block_prefix(self._block_for(graph_id, line, block), self.whole_model)
             if block_name:
                 item = prefix_block(item, block_name)
             return Named(Category.SAVED_FOR_BACKWARD, item, f"{where} -> {info.storage} -> {info.fx_node}")
