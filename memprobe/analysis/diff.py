@@ -164,11 +164,12 @@ def _pair_by(key, rows_a: list[S.SavedRow], rows_b: list[S.SavedRow]) -> tuple[l
     key is None is left."""
     by_a: dict[tuple, list[S.SavedRow]] = defaultdict(list)
     by_b: dict[tuple, list[S.SavedRow]] = defaultdict(list)
-    left_a, left_b = [r for r in rows_a if key(r) is None], [r for r in rows_b if key(r) is None]
-    for rows, by in ((rows_a, by_a), (rows_b, by_b)):
+    left_a: list[S.SavedRow] = []
+    left_b: list[S.SavedRow] = []
+    for rows, by, left in ((rows_a, by_a, left_a), (rows_b, by_b, left_b)):
         for r in rows:
-            if (k := key(r)) is not None:
-                by[k].append(r)
+            k = key(r)
+            (left if k is None else by[k]).append(r)
     pairs = []
     for k in dict.fromkeys([*by_a, *by_b]):
         la, lb = sorted(by_a.get(k, []), key=lambda r: r.bytes), sorted(by_b.get(k, []), key=lambda r: r.bytes)
