@@ -368,11 +368,11 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
 
 
 def _rounded(e: dict, size: int, action: str) -> bool:
-    """A small block event's size made its block's (:func:`block_size` without power-of-two rounding): True; False
-    for an event of another action (its size is not a block's)."""
+    """A small block event's size made its block's (:func:`block_size`: below ``exact_below`` no power-of-two
+    division applies): True; False for an event of another action (its size is not a block's)."""
     if action not in _BLOCK_ACTIONS:
         return False
-    e["size"] = size and max(-(-size // MIN_BLOCK_BYTES) * MIN_BLOCK_BYTES, MIN_BLOCK_BYTES)
+    e["size"] = block_size(size)
     return True
 
 

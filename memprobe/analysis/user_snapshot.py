@@ -381,7 +381,7 @@ class _Levels:
     recording began); :func:`_timeline` changes them event by event (the series thinned as they come)."""
 
     def __init__(self, before: dict[int, dict], named: PerStack, per: int):
-        self.named, self.per = named, per
+        self.per = per
         self.sizes = _sizes_before(before)
         self.category = {a: named(b)[0] if b.get("frames") else UNKNOWN[0] for a, b in before.items()}
         self.level: dict[str, int] = {}
@@ -404,9 +404,10 @@ def _timeline(
     the history's levels, as :func:`_replay` finds them."""
     levels = _Levels(before, named, max(1, -(-3 * len(trace) // limit)))
     t0 = trace[0].get("time_us") if trace else None  # a time, checked as the events were (an int or a finite float)
-    # _Levels.alloc, .free and .step written out, names bound locally: the hot loop of a report's page
+    # each event's change to the levels written out, names bound locally: the hot loop of a report's page
     sizes, category_of, level, by_category, per = levels.sizes, levels.category, levels.level, levels.by_category, levels.per
-    add_total, total, peak_bytes, peak_t, peak_index = levels.series.add, levels.total, levels.peak_bytes, 0.0, -1
+    add_total, total = levels.series.add, levels.total
+    peak_bytes, peak_t, peak_index = levels.peak_bytes, levels.peak_t, levels.peak_index
     for i, ev in enumerate(trace, 1):
         action = ev["action"]
         if action == "alloc":
