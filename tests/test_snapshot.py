@@ -233,3 +233,29 @@ def test_a_probes_snapshot_records_python_stacks_unless_told_all(monkeypatch):
     assert snapshot_stacks() == "all"
     monkeypatch.setenv(SNAPSHOT_STACKS.name, "cpp")  # anything else: the default
     assert snapshot_stacks() == "python"
+
+
+def test_a_library_workspace_is_named_without_its_cpp_frames():
+    """With Python stacks (the default) cuBLAS's workspace has no C++ frame saying so: it is allocated at the
+    output-code line that calls ``extern_kernels.mm`` and allocates no buffer of the graph, and named a library's
+    workspace there too (it was an Inductor temporary: 66 MiB of one on an H100 run)."""
+    from memprobe.analysis.snapshot import Snapshot
+
+    run_dir = CUDA / "rowwise-legacy"
+    report = load_report(run_dir)
+    report.graph_memory = simulate_run(run_dir, report, graph_pairs(run_dir, report))
+    report.attribution = None
+    whole = load_snapshot(run_dir / "snapshot.pickle")
+    segments = [{**s, "blocks": _python_frames(s.get("blocks", []))} for s in whole["segments"]]
+    python_only = Snapshot({**whole, "segments": segments, "device_traces": [_python_frames(t) for t in whole["device_traces"]]})
+    with_cpp, without = attribute_peak(whole, report), attribute_peak(python_only, report)
+    assert with_cpp.by_category_bytes["library-workspace"] > 0
+    for phase, figures in with_cpp.phases.items():
+        assert without.phases[phase].by_category_bytes == figures.by_category_bytes, phase
+    items = {it.item for p in without.phases.values() for it in p.top_items if it.category == "library-workspace"}
+    assert items and all(i.startswith("workspace of extern_kernels.") for i in items), items
+
+
+def _python_frames(events: list) -> list:
+    """Trace events or a segment's blocks as ``stacks="python"`` records them: each one's Python frames alone."""
+    return [{**e, "frames": [f for f in e.get("frames", []) if f["filename"].endswith(".py")]} for e in events]

@@ -764,6 +764,9 @@ class Classifier:
             if g.output_code_loaded_from:
                 self.by_path[g.output_code_loaded_from] = g.graph_id
         self.lines = output_code_lines
+        # the library call each output-code line makes (extern_kernels.mm, a fallback aten op): a block allocated at
+        # such a line that allocates no buffer of the graph was allocated inside the library (cuBLAS's workspace)
+        self.calls = {gm.graph_id: {k.line: k.kernel for k in gm.kernels or []} for gm in report.graph_memory or []}
         self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
         for inv in report.invocations:
             self.invocations[inv.dynamo_graph].append(inv)
@@ -799,6 +802,11 @@ class Classifier:
         info = self.lines.get(graph_id, {}).get(line)
         where = f"{graph_id} output code line {line}"
         if info is None:
+            call = self.calls.get(graph_id, {}).get(line)
+            if call is not None and not call.startswith("triton"):
+                # with Python stacks only (the default) a workspace's C++ frames are not recorded: the line says it
+                why = f"{where} calls {call} and allocates no buffer of the graph"
+                return Named(Category.LIBRARY_WORKSPACE, f"workspace of {call} ({where})", why)
             return Named(Category.INDUCTOR_TEMPORARY, where, where)
         if info.role == LiveRole.SAVED:
             item = info.expr or info.fx_node
