@@ -236,7 +236,7 @@ class _Configuration:
             why = f"--fake-world {n} runs rank 0 of {n} in one process; --nproc {self.nproc} runs real ranks: give one"
         elif not self.fsdp:
             why = f"--fake-world {n} shards through FSDP2 over the fake ranks; --no-fsdp shards nothing"
-        elif self.target.runs_itself:
+        elif self.target.makes_own_process_group:
             why = "--fake-world applies to what memprobe builds; a script after -- makes its own process group"
         if why:
             raise ConfigError(why, field="fake_world")
@@ -244,7 +244,7 @@ class _Configuration:
     def _check_float8(self, target) -> None:
         """A float8 recipe needs dimensions its kernels run: multiples of 16 for torch._scaled_mm, of 128 for the
         blockwise recipe, of 32 for MX (of the dimensions the family declares, and of the tokens it feeds)."""
-        if self.recipe == Recipe.BF16 or target.selector == "model" or target.runs_itself:
+        if self.recipe == Recipe.BF16 or target.selector == "model" or not target.takes_stack:
             return
         align = FLOAT8_RECIPES[self.recipe].align
         bad = target.float8_dims(align)
@@ -274,7 +274,7 @@ class _Configuration:
     def needs(self) -> frozenset[EnvNeed]:
         """What a probe of this configuration needs of its interpreter."""
         out = {EnvNeed.TORCH} | set(self.target.needs())
-        if self.target.runs_itself:  # the script brings what it imports
+        if not self.target.takes_stack:  # the script brings what it imports
             return frozenset(out)
         if self.recipe != Recipe.BF16:
             out.add(EnvNeed.FLOAT8)
@@ -332,7 +332,7 @@ class _Configuration:
                     flags.append(flag if value else "--no-" + flag[2:])
             elif value is None:
                 continue
-            elif (f.name == "recipe" and not self.target.runs_itself) or value != default:
+            elif (f.name == "recipe" and self.target.states_recipe) or value != default:
                 flags += [flag, str(value)]
         return flags + after
 
@@ -344,7 +344,7 @@ class _Configuration:
 
     def summary(self) -> str:
         """One line a person can read: what was built (or what ran: a script)."""
-        if self.target.runs_itself:
+        if not self.target.takes_stack:
             return "  ".join(
                 [self.target.summary(), f"steps={self.steps}"] + ([f"x{self.nproc} ranks"] if self.nproc > 1 else [])
             )

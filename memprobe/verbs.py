@@ -153,7 +153,7 @@ def run_probe(
     from .orchestrate.finish import finish_run
     from .vocab import RunStatus
 
-    if cfg.target.runs_itself:  # the user's own script: its own process, as a verb's probe runs
+    if cfg.target.starts_own_interpreter:  # the user's own script: its own process, as a verb's probe runs
         return whole_config(run_script(cfg, out, progress=progress, verbose=verbose))
     from .rundir.schema import remember
 

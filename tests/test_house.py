@@ -283,6 +283,28 @@ def test_a_checkpointing_mode_is_one_registered_module_and_the_only_place_that_a
     assert not asking, asking
 
 
+def test_only_the_targets_ask_whether_a_target_runs_itself():
+    """A user's script is an execution mode of memprobe/targets/ (script.py), not a capability flag the other layers
+    test: a run directory's name, the recipe stated, a probe's own interpreter, whose code a fix edits, ... are each
+    a question the target answers. No module outside targets/ reads an attribute ``runs_itself`` (nor through
+    getattr)."""
+    asking = []
+    for p in PKG.rglob("*.py"):
+        module = ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        if _in(module, "memprobe.targets"):
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            read = isinstance(node, ast.Attribute) and node.attr == "runs_itself"
+            got = (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) in ("getattr", "hasattr")
+                and any(isinstance(a, ast.Constant) and a.value == "runs_itself" for a in node.args)
+            )
+            if read or got:
+                asking.append(f"{module}:{node.lineno}")
+    assert not asking, asking
+
+
 def _is_mode_word(node: ast.Attribute) -> bool:
     return isinstance(node.value, ast.Name) and node.value.id == "AcMode"
 

@@ -70,7 +70,7 @@ def _outside_bytes(saved_outside: S.SavedOutside | None, module: str | None) -> 
 
 
 def coverage_findings(
-    coverage: S.CompileCoverage | None, saved_outside: S.SavedOutside | None, *, runs_itself: bool
+    coverage: S.CompileCoverage | None, saved_outside: S.SavedOutside | None, *, code_owner: str
 ) -> list[S.Finding]:
     """A checkpointed region torch.compile was asked to compile that ran eagerly, one finding per module and reason:
     its bytes are what that module saved for backward outside the compiled graphs (measured)."""
@@ -78,8 +78,7 @@ def coverage_findings(
     for b in eager_regions(coverage):
         bytes_ = _outside_bytes(saved_outside, b.module)
         who = b.module or b.function or "a compiled function"
-        owner = "your script" if runs_itself else "the model's code"
-        fix = f"make the region traceable at {where(b)} in {owner} (Dynamo's reason above; TORCH_LOGS=graph_breaks prints its trace)"
+        fix = f"make the region traceable at {where(b)} in {code_owner} (Dynamo's reason above; TORCH_LOGS=graph_breaks prints its trace)"
         saved = f"; it saved {fmt_bytes(bytes_)} for backward outside the compiled graphs" if bytes_ else ""
         out.append(
             S.Finding(

@@ -66,7 +66,7 @@ def _lost_tag_fix(config: ProbeConfig) -> tuple[str, str | None]:
     """The fix for values a checkpointed region's tag did not reach: a per-op policy that tags every op as it runs (the
     SAC dispatch mode reaches ops a region's tagging does not), in place of the blocks memprobe checkpoints whole (--ac
     full) or around the regions the model checkpoints itself (--ac none); a script's is its own code to change."""
-    if config.target.runs_itself:
+    if not config.target.fixed_by_flags:
         return (
             "tag the ops for recompute in your script: a checkpoint with a context_fn that tags every op it runs "
             "(create_selective_checkpoint_contexts), or a torch whose checkpointing tags the ops inside autograd.Function",

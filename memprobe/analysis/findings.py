@@ -80,7 +80,7 @@ def _fix(
     reason_kind: str, policy_op: str | None, cause: S.Cause | None = None, config: ProbeConfig | None = None
 ) -> tuple[str, str | None]:
     """(the short fix, its flag or None): one memprobe can run on this configuration (a script's: the user's to make)."""
-    if config is not None and config.target.runs_itself:
+    if config is not None and not config.target.fixed_by_flags:
         return _script_fix(reason_kind, policy_op), None
     if reason_kind == Reason.POLICY and policy_op:
         flag = f"--recompute-op {flag_op(policy_op)}"
@@ -586,7 +586,7 @@ def find(
             model=model,
             broken=broken_modules(coverage),
         )
-        + coverage_findings(coverage, saved_outside, runs_itself=config.target.runs_itself)
+        + coverage_findings(coverage, saved_outside, code_owner=config.target.code_owner)
         + backward_transient(attribution, totals)
     )
     findings.sort(key=lambda f: (bool(f.by_design), -f.bytes))  # what a library does by design below the rest

@@ -233,7 +233,7 @@ def run_next_command(cfg: ProbeConfig, findings: list[S.Finding], report: S.Repo
     memprobe's has its fix checked there (``--python``)."""
     import shlex
 
-    if cfg.target.runs_itself:
+    if not cfg.target.fixed_by_flags:
         return None
     recorded = other_interpreter(report) if report is not None else None
     where = f" --python {shlex.quote(recorded)}" if recorded else ""
@@ -544,7 +544,7 @@ def _b_edit(b: ProbeConfig, item: S.DiffItem) -> tuple[str | None, str | None, P
     one: its save-list op recomputed (or the --save-op B added dropped), or a per-op policy that tags every op it runs
     when the op was untagged inside a region that B checkpoints whole, or that B's model checkpoints itself (none for a
     user's script: its own code)."""
-    if b.target.runs_itself:
+    if not b.target.fixed_by_flags:
         return None, None, None
     cause = item.b_decision.cause if item.b_decision else None
     if item.reason_kind == Reason.POLICY and item.policy_op:

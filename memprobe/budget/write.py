@@ -33,7 +33,7 @@ def budget_text(name: str, cfg: ProbeConfig, report: S.Report, headroom: float, 
         f"[{header}]",
     ]
     for key, value in cfg.to_dict().items():
-        if value != defaults[key] or (key == "recipe" and not cfg.target.runs_itself):
+        if value != defaults[key] or (key == "recipe" and cfg.target.states_recipe):
             lines.append(f"{key} = {toml_value(value)}")
     lines += ["", f"[{header}.limits]", f"saved_bytes = {toml_value(size_text(figs['saved_bytes'], headroom))}"]
     wd = figs["weight_derived_saved_bytes"] or 0

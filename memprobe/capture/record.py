@@ -29,7 +29,7 @@ def now_utc() -> str:
 
 def policy_record(cfg: ProbeConfig) -> R.Policy | None:
     """The effective per-op SAC policy (null unless the run's AC is memprobe's per-op SAC: a script has its own)."""
-    if not cfg.mode.policy or cfg.target.runs_itself:
+    if not cfg.mode.policy or not cfg.target.takes_sac_policy:
         return None
     p = cfg.policy()
     return R.Policy(

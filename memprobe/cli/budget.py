@@ -39,8 +39,7 @@ def _relative(text: str) -> str:
 def default_probe_name(cfg) -> str:
     """``ffn-rowwise``, ``transformer-bf16``, or the model file's name for ``--model``; a script's name alone (no
     recipe applies to it)."""
-    base = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in cfg.target.short_name()) or "model"
-    return base if cfg.target.runs_itself else f"{base}-{cfg.recipe}"
+    return cfg.target.budget_probe_name(cfg.recipe)
 
 
 @click.command(cls=CommandAfterDashes, short_help="Run once and write a starter budget file (memprobe.toml).")

@@ -37,7 +37,7 @@ def _run_here(cfg, out: Path, *, force: bool, python: str | None = None, **kw):
             cfg, out, force=force, analysis_only=kw["analysis_only"], progress=kw["progress"], python=python
         )
 
-    if cfg.nproc == 1 and not cfg.target.runs_itself:  # a script starts its own interpreter
+    if cfg.nproc == 1 and not cfg.target.starts_own_interpreter:
         report = run_probe_forked(cfg, out, force=force, **kw)
         if report is not None:
             return report
@@ -133,11 +133,7 @@ def run(
         raise ConfigError("--nnodes and --rdzv-endpoint apply with --nproc N (ranks through torchrun); one process runs here")
     if probes.python is not None and cfg.nproc > 1:
         raise ConfigError("--python runs one probe process with that interpreter; with --nproc, run memprobe there")
-    out = (
-        probes.out
-        if probes.out is not None
-        else default_run_dir(cfg.target.short_name() if cfg.target.runs_itself else cfg.recipe)
-    )
+    out = probes.out if probes.out is not None else default_run_dir(cfg.target.run_dir_name(cfg.recipe))
     refuse_existing(html_path, trace_path, csv_path, parquet_path, force=probes.force)
     check_out_dir(out, probes.force)
     kw = {"force": probes.force, "analysis_only": analysis_only, "nnodes": nnodes, "rdzv_endpoint": rdzv_endpoint}

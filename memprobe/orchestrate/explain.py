@@ -24,7 +24,7 @@ from .process import ProbeJob, Progress, interpreter_side, recorded_side, run_jo
 
 
 def check_explainable(cfg: ProbeConfig) -> None:
-    if cfg.target.runs_itself:
+    if not cfg.target.takes_sac_policy:
         raise ConfigError(
             "explain edits the SAC policy memprobe applies; a script's checkpointing is its own code: edit it, "
             "`memprobe run -- ...` each version and `memprobe diff` the two run directories"

@@ -29,7 +29,7 @@ def finish_run(out: Path, cfg: ProbeConfig) -> S.Report:
     if cfg.nproc > 1:
         return _finish_ranks(Path(out), cfg.nproc)
     ranks = _rank_dirs(Path(out))
-    if cfg.target.runs_itself and ranks and not (Path(out) / "report.json").is_file():  # a script under torchrun
+    if cfg.target.makes_own_process_group and ranks and not (Path(out) / "report.json").is_file():  # a script under torchrun
         return _finish_ranks(Path(out), len(ranks))
     report, error = _finish_one(Path(out))
     if error is not None:

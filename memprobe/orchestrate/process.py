@@ -428,7 +428,7 @@ class ChildProbe:
             env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         env.update(dict(job.side.env))  # the side's own settings win
         self.gpu = gpu
-        self.script = job.cfg.target.runs_itself
+        self.script = job.cfg.target.starts_own_interpreter
         self.token = secrets.token_hex(16)  # a script's hooks say its run's end with it (the script cannot)
         self.ends: set[str] = set()  # where they said it (a rank's folder, or "")
         if self.script:  # the user's own script, its hooks first on its path
@@ -569,7 +569,7 @@ class ChildProbe:
             return InternalError(
                 f"[{label}] internal error in the probe process: {message} (run again with --debug --verbose for the traceback)"
             )
-        if message is not None and self.job.cfg.target.runs_itself and self.last_line and self.last_line not in message:
+        if message is not None and self.script and self.last_line and self.last_line not in message:
             message += f" (its last line on stderr: {self.last_line[:200]!r}; --verbose shows its output)"
         if message is not None:
             cls = EXIT_CODES.get(rc, RunFailed)
@@ -728,7 +728,7 @@ class _Schedule:
             threading.Thread(target=self._wait_for, args=(child,), daemon=True).start()
         # imports while the current probe runs; never a user's script, which cannot be held: started, it trains at
         # once (a script diff's sides ran side by side while the diff said "one after the other")
-        if self.slots == 1 and self.held is None and self.pending and not self.pending[0].cfg.target.runs_itself:
+        if self.slots == 1 and self.held is None and self.pending and not self.pending[0].cfg.target.starts_own_interpreter:
             self.held = self._start(self.pending.pop(0), hold=True)
 
     def _starting(self, job: ProbeJob) -> None:

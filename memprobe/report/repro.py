@@ -52,7 +52,7 @@ def side_of(report: S.Report, where: str, key: str = "") -> Side:
 
 
 def _check_writable(report: S.Report, cfg: ProbeConfig, where: str) -> None:
-    if cfg.target.runs_itself:
+    if cfg.target.reproduces_itself:
         raise ConfigError(f"{where} is a run of your own script: the script itself reproduces it; run it without memprobe")
     if report.status != RunStatus.COMPLETE or report.mode == RunMode.ANALYSIS_ONLY:
         how = report.status if report.status != RunStatus.COMPLETE else "analysis-only"

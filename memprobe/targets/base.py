@@ -71,8 +71,6 @@ class Target:
     name: ClassVar[str]
     about: ClassVar[str]  # in a few words, for --help
     selector: ClassVar[str | None] = None
-    # the family runs itself (a user's script): memprobe applies no stack, and its flags do not apply
-    runs_itself: ClassVar[bool] = False
     # the configuration fields that apply to the family (what a run of it records); None: every field
     applies: ClassVar[tuple[str, ...] | None] = None
 
@@ -101,6 +99,68 @@ class Target:
     def short_name(self) -> str:
         """A name for files and budget probes (``ffn``; a user's model: its file's name)."""
         return self.name
+
+    # How a probe of it runs and what is said of it. A family is built by memprobe, which applies its stack and runs
+    # it in a probe process of memprobe's own; a user's script (script.py) answers each of these the other way.
+
+    def run_dir_name(self, recipe: str) -> str:
+        """What a run directory of it is named after when the user names none (``runs/<this>-<time>``): its
+        recipe (``bf16``); a script: its name (:meth:`short_name`)."""
+        return recipe
+
+    def budget_probe_name(self, recipe: str) -> str:
+        """The name of a budget probe of it when the user names none: its :meth:`short_name` and recipe
+        (``ffn-rowwise``); a script: its name alone (no recipe applies to it)."""
+        return f"{file_word(self.short_name())}-{recipe}"
+
+    @property
+    def takes_stack(self) -> bool:
+        """memprobe applies its training stack (the float8 recipe, AC, torch.compile, FSDP) to what it builds: the
+        stack's flags are in its summary, the recipe is checked against its dimensions, and a probe needs what they
+        need installed. A script brings its own stack (and what it imports)."""
+        return True
+
+    @property
+    def states_recipe(self) -> bool:
+        """Its recipe is written out even at the default (the flags that rebuild a configuration, a budget's probe):
+        what it ran stays what it ran if the default changes. A script's recipe is not its own: left out."""
+        return True
+
+    @property
+    def takes_sac_policy(self) -> bool:
+        """memprobe's per-op SAC policy (``--ac-policy``, ``--save-op``, ``--recompute-op``) is what checkpoints it:
+        a run records the policy, and explain edits it. A script's checkpointing is its own code."""
+        return True
+
+    @property
+    def fixed_by_flags(self) -> bool:
+        """A fix of what it saves is a change of memprobe's flags (``--recompute-op``, a per-op policy), a run
+        memprobe can make to check it; a script's fixes are edits to its own code, the user's to make."""
+        return True
+
+    @property
+    def code_owner(self) -> str:
+        """Whose code it runs, in words, for a fix to say where to edit: ``the model's code``; ``your script``."""
+        return "the model's code"
+
+    @property
+    def starts_own_interpreter(self) -> bool:
+        """A probe of it is a process that starts its own interpreter (the user's command, memprobe's hooks first):
+        never forked from a running memprobe nor run in memprobe's process, never started ahead of its turn and
+        held (it trains at once), and what it prints is its own. False: memprobe's probe process runs it."""
+        return False
+
+    @property
+    def makes_own_process_group(self) -> bool:
+        """It makes its own process group (a command under torchrun): memprobe fakes no world for it, and its run
+        directory may hold a folder per rank though memprobe started one process."""
+        return False
+
+    @property
+    def reproduces_itself(self) -> bool:
+        """A run of it is reproduced by running it again without memprobe (a user's script): ``memprobe repro``
+        writes no standalone script of it."""
+        return False
 
     def needs(self) -> frozenset[EnvNeed]:
         """What building it needs of the interpreter, besides torch."""
@@ -150,6 +210,12 @@ class Target:
         widths), each with the multiple its smallest value is taken in: 1, or 0 for a width a float8 recipe needs a
         multiple of its own for (16 for torch._scaled_mm)."""
         return ()
+
+
+def file_word(name: str) -> str:
+    """``name`` as a word for a file or a budget probe: letters, digits, ``-`` and ``_``, the rest ``-`` (``model``
+    for none)."""
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name) or "model"
 
 
 def attribute(obj, path: str):

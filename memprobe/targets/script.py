@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from ..fields import Kind, option, shown
-from .base import BuiltModel, Target
+from .base import BuiltModel, Target, file_word
 
 # the interpreters a command may name first; memprobe runs the command with a side's own (--a-python/--b-python)
 PYTHONS = ("python", "python3")
@@ -27,7 +27,6 @@ class Script(Target):
     name = "script"
     about = "your own training script, after --"
     selector = "command"
-    runs_itself = True
     # the script builds its own model and stack: its command and the optimizer steps memprobe lets it take apply
     applies = ("command", "steps")
 
@@ -64,6 +63,44 @@ class Script(Target):
         if "-m" in self.command[:-1]:
             return self.command[self.command.index("-m") + 1].rsplit(".", 1)[-1]
         return Path(self.command[0]).name
+
+    def run_dir_name(self, recipe: str) -> str:
+        return self.short_name()
+
+    def budget_probe_name(self, recipe: str) -> str:
+        return file_word(self.short_name())
+
+    @property
+    def takes_stack(self) -> bool:
+        return False
+
+    @property
+    def states_recipe(self) -> bool:
+        return False
+
+    @property
+    def takes_sac_policy(self) -> bool:
+        return False
+
+    @property
+    def fixed_by_flags(self) -> bool:
+        return False
+
+    @property
+    def code_owner(self) -> str:
+        return "your script"
+
+    @property
+    def starts_own_interpreter(self) -> bool:
+        return True
+
+    @property
+    def makes_own_process_group(self) -> bool:
+        return True
+
+    @property
+    def reproduces_itself(self) -> bool:
+        return True
 
     def launcher(self) -> str | None:
         """``torchrun`` when the command launches ranks (each rank records a run directory of its own)."""
