@@ -47,5 +47,5 @@ PY
     > "$work/aa.txt"; echo "exit $?"
   python3 -c "import json; d = json.load(open('$work/aa/diff.json')); print('  differences', d['differences'], 'saved delta', d['totals']['saved_bytes']['delta'])"
   head -5 "$work/aa.txt"
-  tar -C "$work" -czf "$OUT/backward-peak-runs.tgz" --exclude=snapshot.pickle small aa
+  tar -C "$work" -czf "$OUT/backward-peak-runs.tgz" --exclude=aa/a/snapshot.pickle --exclude=aa/b/snapshot.pickle small aa
 } 2>&1 | tee "$OUT/backward-peak.log"
