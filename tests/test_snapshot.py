@@ -259,3 +259,29 @@ def test_a_library_workspace_is_named_without_its_cpp_frames():
 def _python_frames(events: list) -> list:
     """Trace events or a segment's blocks as ``stacks="python"`` records them: each one's Python frames alone."""
     return [{**e, "frames": [f for f in e.get("frames", []) if f["filename"].endswith(".py")]} for e in events]
+
+
+@pytest.mark.parametrize("name", ["bf16-legacy", "rowwise-legacy"])
+def test_the_backward_peak_on_cuda_names_the_backward_graphs_buffers_and_adds_up(name):
+    """On CUDA the backward's peak is named from the allocator's history: the blocks a backward graph's statements
+    allocated, alive at backward's replayed peak, each traced to its graph call, block, ops and the user's line;
+    with the rest alive there they add up to the allocator's measured backward peak (the replay is exact here)."""
+    from memprobe.analysis.backward_peak import backward_peak_on_device
+    from memprobe.analysis.snapshot import attribute_snapshot
+
+    run_dir = CUDA / name
+    report = load_report(run_dir)
+    pairs = graph_pairs(run_dir, report)
+    report.graph_memory = simulate_run(run_dir, report, pairs)
+    report.attribution, live = attribute_snapshot(load_snapshot(run_dir / "snapshot.pickle"), report)
+    bp = backward_peak_on_device(report, pairs, live)
+    assert bp.peak_bytes == report.memory.phases["backward"].peak_bytes and bp.tolerance_bytes == 0
+    assert bp.transient_bytes + bp.gradient_bytes + bp.other_bytes == bp.peak_bytes
+    backward = {f"g{k}.backward" for k, p in pairs.items() if p.backward is not None}
+    for b in bp.buffers:
+        assert b.graph in backward and b.storage.startswith("buf"), b
+        assert b.block == report.invocations[b.call].block
+    # the buffers' ops and the user's line (the repro's FFN), where the kernels writing them name their nodes
+    assert any("repros/ffn.py:35" in line for b in bp.buffers for line in b.lines)
+    inductor = report.attribution.phases["backward"].by_category_bytes
+    assert bp.transient_bytes <= inductor["inductor-temporary"] and bp.gradient_bytes <= inductor["gradient"]

@@ -1,9 +1,11 @@
-"""What is alive at the backward phase's peak inside the compiled backward graphs (CPU), named.
+"""What is alive at the backward phase's peak inside the compiled backward graphs, named.
 
-Each compiled call's backward runs inside a profiler range (``memprobe::call gN.backward K``), and the allocations
-it makes are matched in order and size to its output code's ``empty_strided`` statements
-(:mod:`.cpu_attribution`). At the backward phase's measured peak, each live allocation so matched is a buffer of a
-backward graph: a temporary (freed before the graph returns) or a gradient it returned. A buffer is traced to the
+On the CPU each compiled call's backward runs inside a profiler range (``memprobe::call gN.backward K``), and the
+allocations it makes are matched in order and size to its output code's ``empty_strided`` statements
+(:mod:`.cpu_attribution`). On CUDA the allocator's history names a block by the output-code line in its stack
+(:mod:`.snapshot`); the k-th backward call of a graph is its k-th forward invocation from the last. At the backward
+phase's peak, each live allocation so matched is a buffer of a backward graph: a temporary (freed before the graph
+returns) or a gradient it returned. A buffer is traced to the
 FX nodes the kernels writing and reading it compute (Inductor's "source nodes": a backward node's own name, or the
 Dynamo node a recomputed one was traced from), their ops and the user's lines, and it is a recompute when one of
 those nodes is a value the backward recomputes (report.json ``recomputed``). Every byte is measured; the buffers,
@@ -13,34 +15,49 @@ the gradients and the rest add up to the measured peak.
 from __future__ import annotations
 
 from ..rundir import schema as S
-from ..vocab import LiveRole
+from ..vocab import LiveRole, Phase
 from .cpu_attribution import CpuEvents, name_cpu_events
 from .frames import frame_text, is_library, parse_stack
 from .saved import GraphPair
+from .snapshot import BackwardLive
 
 
 def backward_peak(report: S.Report, pairs: dict[int, GraphPair]) -> S.BackwardPeak | None:
-    """The compiled backward graphs' buffers alive at the backward phase's peak; None without a measured backward
-    peak or without a backward graph call alive there."""
+    """The compiled backward graphs' buffers alive at the backward phase's peak, from the CPU profiler's events; None
+    without a measured backward peak or without a backward graph call alive there."""
     phase = (report.attribution.phases or {}).get("backward") if report.attribution else None
     events = name_cpu_events(report)
     if phase is None or events is None or phase.event_index is None or phase.event_index < 0:
         return None
     buffers, other = _buffers_at(events, phase.event_index, _Graphs(report, pairs))
+    return _peak(phase.peak_bytes, phase.event_index, buffers, other, tolerance=0)
+
+
+def backward_peak_on_device(report: S.Report, pairs: dict[int, GraphPair], live: BackwardLive) -> S.BackwardPeak | None:
+    """The same from the allocator's history (CUDA): the blocks alive at backward's replayed peak. Its peak is the
+    allocator's measured one; the tolerance, how far the replay's peak is from it (0 where the replay is exact)."""
+    graphs = _Graphs(report, pairs)
+    buffers = [graphs.buffer(b, nbytes) for b, nbytes in live.buffers]
+    measured = report.memory.phases.get(Phase.BACKWARD) if report.memory and report.memory.phases else None
+    peak = measured.peak_bytes if measured is not None else live.peak_bytes
+    return _peak(peak, live.event_index, buffers, live.other_bytes, tolerance=abs(peak - live.peak_bytes))
+
+
+def _peak(peak_bytes: int, event_index: int, buffers: list[S.TransientBuffer], other: int, *, tolerance: int):
     if not buffers:
         return None
     transient = [b for b in buffers if b.role == LiveRole.TEMPORARY]
     recomputed = sum(b.bytes for b in transient if b.recomputed)
     temporary = sum(b.bytes for b in transient) - recomputed
     return S.BackwardPeak(
-        peak_bytes=phase.peak_bytes,
-        event_index=phase.event_index,
+        peak_bytes=peak_bytes,
+        event_index=event_index,
         transient_bytes=recomputed + temporary,
         recomputed_bytes=recomputed,
         temporary_bytes=temporary,
         gradient_bytes=sum(b.bytes for b in buffers if b.role == LiveRole.OUTPUT),
         other_bytes=other,
-        tolerance_bytes=0,
+        tolerance_bytes=tolerance,
         buffers=sorted(buffers, key=lambda b: -b.bytes),
     )
 

@@ -20,13 +20,13 @@ from pathlib import Path
 from ..errors import InternalError
 from ..rundir import schema as S
 from ..vocab import MemorySource, RunMode, RunStatus
-from .backward_peak import backward_peak
+from .backward_peak import backward_peak, backward_peak_on_device
 from .cpu_attribution import attribute_cpu
 from .findings import checks, find
 from .output_code import simulate_run
 from .recompute import recomputed_in_run
 from .saved import build_saved_table, graph_pairs, saved_totals
-from .snapshot import attribute_peak, load_snapshot
+from .snapshot import attribute_snapshot, load_snapshot
 from .verdict import run_verdict
 
 
@@ -47,7 +47,10 @@ def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Repo
     if report.mode == RunMode.ANALYSIS_ONLY:
         report.attribution = None  # the uncompiled graphs' allocations are not the kernels'
     elif snapshot.is_file():
-        report.attribution = attribute_peak(load_snapshot(snapshot, trusted=trusted_snapshot), report)
+        report.attribution, live = attribute_snapshot(load_snapshot(snapshot, trusted=trusted_snapshot), report)
+        named = backward_peak_on_device(report, pairs, live) if live is not None else None
+        if named is not None:
+            report.attribution.backward_peak = named
     elif report.memory is not None and report.memory.source == MemorySource.CPU_PROFILER:
         report.attribution = attribute_cpu(report)
         named = backward_peak(report, pairs) if report.attribution is not None else None

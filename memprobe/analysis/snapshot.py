@@ -29,7 +29,7 @@ from ..errors import MemprobeError
 from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.read import MAX_INT, check_work
-from ..vocab import AttributionSource, Category, LiveRole, PhaseEdge
+from ..vocab import AttributionSource, Category, LiveRole, Phase, PhaseEdge
 from .peaks import Alive, step_attribution, summarize_alive
 from .saved import prefix_block
 
@@ -744,6 +744,26 @@ class Named:
 
 
 @dataclass(frozen=True)
+class CodeBuffer:
+    """A block an output-code statement allocated: its graph, its buffer and the invocation that ran it."""
+
+    graph: str
+    storage: str
+    call: int
+
+
+@dataclass(frozen=True)
+class BackwardLive:
+    """The blocks alive at the backward phase's replayed peak that a backward graph's statements allocated, and the
+    bytes of all else alive there."""
+
+    event_index: int
+    peak_bytes: int
+    buffers: list[tuple[CodeBuffer, int]]
+    other_bytes: int
+
+
+@dataclass(frozen=True)
 class CodeLine:
     """What the storage allocated at one output-code line becomes."""
 
@@ -768,8 +788,10 @@ class Classifier:
         # such a line that allocates no buffer of the graph was allocated inside the library (cuBLAS's workspace)
         self.calls = {gm.graph_id: {k.line: k.kernel for k in gm.kernels or []} for gm in report.graph_memory or []}
         self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
-        for inv in report.invocations:
+        self.calls_of: dict[int, list[int]] = defaultdict(list)  # a Dynamo graph's invocations, by index
+        for i, inv in enumerate(report.invocations):
             self.invocations[inv.dynamo_graph].append(inv)
+            self.calls_of[inv.dynamo_graph].append(i)
         self.whole_model = report.model.whole_model if report.model else None
         self.code_frame = PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
         self._named = PerStack(self._named_by)  # what a stack alone says a block is, or None: its output code does
@@ -819,6 +841,18 @@ class Classifier:
             cat = Category.GRADIENT if graph_id.endswith(".backward") else Category.GRAPH_OUTPUT
             return Named(cat, info.expr or info.fx_node, f"{where} -> {info.storage}")
         return Named(Category.INDUCTOR_TEMPORARY, f"{info.storage} ({graph_id})", where)
+
+    def code_buffer(self, block: dict) -> CodeBuffer | None:
+        """The output-code buffer a block is, when a backward graph's allocation statement made it, with the
+        invocation whose backward ran: the k-th backward call of a graph is its k-th forward call from the last
+        (autograd runs the calls' backwards in the reverse of their order); None otherwise."""
+        graph_id, line = self.code_frame(block) or (None, None)
+        info = self.lines.get(graph_id, {}).get(line) if graph_id and graph_id.endswith(".backward") else None
+        order = block.get("call_ordinal")
+        calls = self.calls_of.get(int(graph_id.split(".")[0][1:])) if info is not None else None
+        if not calls or order is None or order >= len(calls):
+            return None
+        return CodeBuffer(graph=graph_id, storage=info.storage, call=calls[len(calls) - 1 - order])
 
     def _block_for(self, graph_id: str, line: int, block: dict) -> str | None:
         dyn = int(graph_id.split(".")[0][1:])
@@ -902,6 +936,12 @@ def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution
     Needs the report's ``graph_memory`` (the simulated output code) to name what Inductor allocated. The replays run
     with the cyclic collector paused (a block dict per allocation, none of them in a cycle).
     """
+    return attribute_snapshot(snap, report, top)[0]
+
+
+def attribute_snapshot(snap: dict, report: S.Report, top: int = 15) -> tuple[S.Attribution, BackwardLive | None]:
+    """:func:`attribute_peak`, and the backward graphs' buffers alive at backward's peak (None without a backward
+    phase), from the same replay."""
     meta = report.memory.snapshot if report.memory else None
     with collector_paused():
         rep = replay(snap, phase_names=(meta.phase_markers if meta else None))
@@ -910,21 +950,34 @@ def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution
         ends = [ph["end_index"] for ph in rep["phases"].values() if "end_index" in ph]
         moments = live_at(snap, [rep["peak_index"], *(ph["peak_index"] for ph in rep["phases"].values()), *ends])
 
+    def blocks(index: int):
+        for addr, block in moments[index].items():
+            yield addr, ({**block, "call_ordinal": ordinal_of_index.get(block["index"])} if "index" in block else block)
+
     def at(index: int) -> Alive:
         def named():
-            for addr, block in moments[index].items():
-                if "index" in block:
-                    block = {**block, "call_ordinal": ordinal_of_index.get(block["index"])}
+            for addr, block in blocks(index):
                 c = classifier.classify(addr, block)
                 yield c.category, c.item, block["size"], c.evidence
 
         return summarize_alive(named(), index, "snapshot.pickle (the allocator history)", top)
+
+    def backward(ph: dict) -> BackwardLive:
+        found, other = [], 0
+        for _addr, block in blocks(ph["peak_index"]):
+            buffer = classifier.code_buffer(block)
+            if buffer is None:
+                other += block["size"]
+            else:
+                found.append((buffer, block["size"]))
+        return BackwardLive(ph["peak_index"], ph["peak_bytes"], found, other)
 
     def phase(ph: dict) -> S.AttributionPhase:
         out = at(ph["peak_index"]).at_peak(ph["peak_bytes"])
         return out.model_copy(update={"at_end": at(ph["end_index"]).at_end()}) if "end_index" in ph else out
 
     step = at(rep["peak_index"])
+    backward_phase = rep["phases"].get(Phase.BACKWARD)
     return step_attribution(
         AttributionSource.CUDA_SNAPSHOT,
         step,
@@ -938,7 +991,7 @@ def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution
             "saved-for-backward / graph-output / temporary: stack line -> output-code statement -> returned position",
             "which layer: the k-th allocation from an output-code line is the k-th call of that graph",
         ],
-    )
+    ), (backward(backward_phase) if backward_phase else None)
 
 
 def call_ordinals(snap: dict, classifier: Classifier) -> dict[int, int]:

@@ -1094,7 +1094,8 @@ class AttributionPhase(Record):
 @record
 class TransientBuffer(Record):
     """A buffer of a compiled backward graph's output code alive at the backward phase's peak: its allocation
-    (*measured*) matched in order and size to the output code's.
+    (*measured*) matched in order and size to the output code's (CPU), or by the output-code line in its stack
+    (CUDA).
     """
 
     #: the backward graph (`g0.backward`)
@@ -1160,7 +1161,8 @@ class BackwardPeak(Record):
     other_bytes: int
 
     #: how far `transient_bytes + gradient_bytes + other_bytes` may be from `peak_bytes`: 0 for the CPU profiler's
-    #: events (every allocation and free is seen)
+    #: events (every allocation and free is seen); on CUDA the snapshot replay's distance from the allocator's
+    #: measured peak
     tolerance_bytes: int
 
     #: the backward graphs' buffers alive there, largest first

@@ -683,7 +683,8 @@ class AttributionPhase(Record):
 
 class TransientBuffer(Record):
     """A buffer of a compiled backward graph's output code alive at the backward phase's peak: its allocation
-    (*measured*) matched in order and size to the output code's."""
+    (*measured*) matched in order and size to the output code's (CPU), or by the output-code line in its stack
+    (CUDA)."""
 
     graph: Name = required("the backward graph (`g0.backward`)")
     call: Count = required("the invocation whose backward it is (`invocations[call]`)")
@@ -716,7 +717,8 @@ class BackwardPeak(Record):
     other_bytes: Signed = required("everything else alive there")
     tolerance_bytes: Count = required(
         "how far `transient_bytes + gradient_bytes + other_bytes` may be from `peak_bytes`: 0 for the CPU profiler's "
-        "events (every allocation and free is seen)"
+        "events (every allocation and free is seen); on CUDA the snapshot replay's distance from the allocator's "
+        "measured peak"
     )
     buffers: list[TransientBuffer] = optional("the backward graphs' buffers alive there, largest first")
 
