@@ -132,6 +132,25 @@ def fsdp_step(model, blocks, cfg: ProbeConfig, device) -> bool:
     return created
 
 
+def fsdp_shard(cfg: ProbeConfig) -> tuple[int, int] | None:
+    """The rank and world size :func:`fsdp_step` shards the parameters over, None without FSDP (the model is cast to
+    bf16): the group that exists, rank 0 of a fake world, this rank of torchrun's, or the one rank of the group it
+    makes. Known before the group is made (:mod:`.fits` reads it before the build)."""
+    from .launch import launched_by_torchrun
+
+    if not cfg.fsdp:
+        return None
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        return dist.get_rank(), dist.get_world_size()
+    if cfg.fake_world:
+        return 0, cfg.fake_world
+    if launched_by_torchrun():
+        return int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    return 0, 1
+
+
 def build(cfg: ProbeConfig, device, backend: Callable, decisions: dict) -> Built:
     """What ``cfg``'s family builds on ``device``, with the steps applied in torchtitan's order."""
     import torch

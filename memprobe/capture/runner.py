@@ -220,10 +220,14 @@ class Probe:
         import torch
 
         from .build import build
-        from .fits import check_fits
+        from .fits import check_built, check_planned
         from .stack import float8_coverage
 
         self.progress(f"building {self.cfg.summary()} on {device.type}")
+        # a model too large to train here is refused now, counted on the meta device, before its real weights are made
+        counted = check_planned(self.cfg, device)
+        self.guard.reclaim()  # the model's import and factory ran, on the meta device: as after the build, below
+        self.guard.check()  # a Ctrl-C the meta build's failure swallowed
         built = build(self.cfg, device, capture, decisions)
         self.guard.reclaim()  # the model's import and factory may have set SIGINT/SIGTERM to SIG_IGN
         target = built.target
@@ -235,7 +239,8 @@ class Probe:
         if torch.distributed.is_initialized():
             self.report.distributed = rank_info(self.cfg.fake_world_line())
         state.model, state.blocks, state.batch = built.model, built.blocks, built.batch
-        check_fits(built.model, built.blocks, device, has_layers=getattr(self.cfg.target, "layers", None) is not None)
+        if not counted:  # the meta device could not build it
+            check_built(self.cfg, built.model, built.blocks, device)
         state.optimizer = torch.optim.AdamW(built.model.parameters(), lr=self.cfg.lr)
         state.optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: _count_gradients(state, optimizer))
         return built
