@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import run_cli
@@ -30,6 +33,10 @@ REGIONS = ("--ac", "remat", "--save-region", "ffn.up")
 SAVE_UP = (*PLAIN, *REGIONS)
 # a diff's sides: the recipe is each side's argument
 DIFF = ("diff", "bf16", "bf16", "--model", "tests/models/remat_blocks.py:build_plain", "--no-fsdp", "--device", "cpu", *REGIONS)
+
+
+# torch_remat's own report of the test model, in a process of its own (no memprobe)
+TRUTH = Path(__file__).parent / "scripts" / "remat_saved_report.py"
 
 
 def _graph_nodes(run, graph: str) -> dict:
@@ -139,3 +146,57 @@ def test_eager_regions_run_only_where_torch_remat_can_recompute_them(tmp_path):
     assert f"torch._C.{EAGER_RECOMPUTE_API}" in proc.stderr and f"({torch.__version__}) lacks" in proc.stderr
     # compiled, the same regions run: the partitioner's, not torch_remat's eager recompute
     assert run_cli("run", *SAVE_UP, "--out", tmp_path / "c", "-q").returncode == 0
+
+
+def _torch_remats_report(prefix: str) -> dict:
+    proc = subprocess.run([sys.executable, TRUTH, "--prefix", prefix], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize(
+    ("flags", "prefix"), [(SAVE_UP, "blocks."), ((*OWN, "--ac", "none"), "block")], ids=["ac-remat", "own-regions"]
+)
+def test_eager_saved_bytes_per_region_equal_torch_remats_own_report(runs, flags, prefix):
+    """Eager (--no-compile), memprobe's pack hook counts what each torch_remat region keeps, by region: the same bytes,
+    region by region and op by op, as torch_remat's own saved-tensors report of the same model, input and regions
+    (format_saved_tensors_report(loss) before backward, in a process without memprobe), and the same outside the
+    regions. What torch_remat leaves out is compared apart: the parameters a region's ops save (memprobe counts them
+    apart too), and each checkpoint's own inputs (held by its checkpoint node, which torch_remat's graph walk does not
+    open), which memprobe counts as the checkpoint's boundary (region None): each block's input."""
+    import torch
+
+    from memprobe.integrations.remat import EAGER_RECOMPUTE_API
+
+    if not hasattr(torch._C, EAGER_RECOMPUTE_API):
+        pytest.skip(
+            f"torch {torch.__version__} lacks torch._C.{EAGER_RECOMPUTE_API}: torch_remat cannot recompute a region "
+            "eagerly, so no eager run completes (memprobe's refusal: "
+            "test_eager_regions_run_only_where_torch_remat_can_recompute_them)"
+        )
+    outside = runs(*flags, "--no-compile").report["saved_outside"]
+    truth = _torch_remats_report(prefix)
+    kept: dict[str, dict[str, int]] = {}
+    boundary: dict[str, int] = {}
+    for r in outside["regions"]:
+        if r["region"] is None:
+            boundary[r["checkpoint"]] = r["bytes"]
+        else:
+            assert r["recompute"] is False, r
+            kept.setdefault(r["checkpoint"], {})[r["region"]] = r["bytes"]
+    theirs = truth["regions"]
+    print(f"torch {truth['torch']}, {' '.join(flags)} --no-compile; torch_remat's report:\n{truth['text']}")
+    for name, region in theirs.items():
+        print(f"{name}: memprobe {kept.get(name)} B, torch_remat {region['ops']} B; boundary {boundary.get(name)} B")
+    assert len(theirs) == 2 and all(r["bytes"] for r in theirs.values()), truth["text"]
+    assert kept == {name: r["ops"] for name, r in theirs.items()}
+    assert {name: sum(ops.values()) for name, ops in kept.items()} == {name: r["bytes"] for name, r in theirs.items()}
+    elsewhere = outside["total_bytes"] - sum(r["bytes"] for r in outside["regions"])
+    print(
+        f"outside the regions: memprobe {elsewhere} B, torch_remat {truth['outside_bytes']} B; parameters: memprobe "
+        f"{outside['parameters_bytes']} B, torch_remat {truth['parameters_bytes']} B"
+    )
+    assert elsewhere == truth["outside_bytes"] > 0  # the stand-in loss's float copy of the output
+    assert outside["parameters_bytes"] == truth["parameters_bytes"]
+    block_input = 2 * 32 * 64 * torch.bfloat16.itemsize
+    assert boundary == {name: block_input for name in theirs}

@@ -6,19 +6,38 @@ Under ``torch.compile`` torch_remat (0.2) turns a region's choice into tags the 
 higher-order op, which tags the nodes it adds ``MUST_SAVE``. Neither puts the region's name on a node. While a probe
 records, each ``remat.region`` and ``remat.checkpoint`` call that Dynamo traces runs inside
 ``torch.fx.traceback.annotate`` with the region's name and choice, which torch copies into every node's
-``meta["custom"]`` through AOTAutograd's trace (:data:`REGION`, :data:`RECOMPUTE`, :data:`CHECKPOINT`); the same call
-runs as torch_remat's own otherwise (eager: untouched). The probe installs it as torch_remat is imported, before the
-model's or script's code binds its names (``from torch_remat import region`` included).
+``meta["custom"]`` through AOTAutograd's trace (:data:`REGION`, :data:`RECOMPUTE`, :data:`CHECKPOINT`). Eagerly the
+call runs as torch_remat's own, the same names held while it runs (:func:`running`): what the eager pack hook reads to
+put each saved tensor in its region (:mod:`.saved_outside`). The probe installs it as torch_remat is imported, before
+the model's or script's code binds its names (``from torch_remat import region`` included).
 """
 
 from __future__ import annotations
 
+import contextvars
 import functools
 
 REGION = "memprobe.remat_region"
 RECOMPUTE = "memprobe.remat_recompute"
 CHECKPOINT = "memprobe.remat_checkpoint"
 _NAMED = "_memprobe_named"
+
+# the names of the eager calls running now (innermost last merged in): a checkpoint's, then a region's in it
+_RUNNING: contextvars.ContextVar[dict | None] = contextvars.ContextVar("memprobe_remat_running", default=None)
+
+
+def running() -> dict | None:
+    """The torch_remat names the running eager code is inside (:data:`CHECKPOINT`, :data:`REGION`, :data:`RECOMPUTE`),
+    or None outside any. A region inside a ``recompute=False`` region keeps the outer one's names: torch_remat runs it
+    inert, its saves the outer region's."""
+    return _RUNNING.get()
+
+
+def _inside(annotation: dict) -> dict:
+    outer = _RUNNING.get() or {}
+    if outer.get(RECOMPUTE) is False:
+        return outer
+    return {**outer, **annotation}
 
 
 def name_regions(remat) -> None:
@@ -37,14 +56,19 @@ def name_regions(remat) -> None:
 
 
 def _annotated(call, annotation: dict):
-    """``call``, run inside ``annotate(annotation)`` while Dynamo traces it."""
+    """``call``, run inside ``annotate(annotation)`` while Dynamo traces it; eagerly, with ``annotation`` in
+    :func:`running`."""
 
     @functools.wraps(call)
     def run(*args, **kwargs):
         import torch
 
         if not torch.compiler.is_compiling():
-            return call(*args, **kwargs)
+            token = _RUNNING.set(_inside(annotation))
+            try:
+                return call(*args, **kwargs)
+            finally:
+                _RUNNING.reset(token)
         import torch.fx.traceback as fx_traceback
 
         with fx_traceback.annotate(annotation):

@@ -9,8 +9,11 @@ graphs runs is not: a block Dynamo graph-broke on, in whole or in part, runs tha
 there is counted by the block. Each storage is counted once, by the
 innermost module that saved it first, among those still saved when the loss is computed (a node autograd dropped
 before then, with what it saved, is no memory backward holds); a tensor subclass (float8) by the tensors it holds; a
-parameter apart (it is alive anyway). Eager activation checkpointing saves through hooks of its own, which take the
-place of these inside its regions: there only what the region's boundary keeps is seen (the run says so).
+parameter apart (it is alive anyway; a storage of the model's parameters is one, whatever view of it is saved).
+Eager activation checkpointing saves through hooks of its own, which take the place of these inside its regions: there
+only what the region's boundary keeps is seen (the run says so). torch_remat, eager, hands the hooks active at its
+checkpoint's entry what its ``recompute=False`` regions keep, and says where each is saved
+(``current_saved_tensor_info``): those storages are counted by region as well (:func:`_place`).
 """
 
 from __future__ import annotations
@@ -34,8 +37,11 @@ class SavedOutside:
         self.model, self.compiled = model, compiled
         self.graph_running = graph_running or (lambda: False)
         self.running: list[str] = []
-        self.packed: list[tuple[weakref.ref, str]] = []  # each tensor saved, and the module that saved it
+        self.packed: list[tuple[weakref.ref, str, tuple | None]] = []  # each tensor saved, its module, its region
         self.by_module: dict[str, list] = {}  # module -> [bytes, storages, their addresses]
+        self.by_region: dict[tuple, list] = {}  # (checkpoint, region, recompute) -> [bytes, storages]
+        self.remat = None  # torch_remat, where it runs eagerly: it says where each tensor is saved
+        self.eager_checkpoints = False  # a torch_remat checkpoint ran eagerly: its nodes' saves are not to be unpacked
         self.views: list[R.SavedView] = []  # saved views that keep a larger storage alive
         self.parameters_bytes = 0
 
@@ -52,13 +58,16 @@ class SavedOutside:
 
     def _pack(self, tensor):
         if not self.graph_running():
-            self.packed.append((weakref.ref(tensor), self.running[-1] if self.running else OUTSIDE_MODULES))
+            module, place = self.running[-1] if self.running else OUTSIDE_MODULES, _place(self.remat)
+            self.eager_checkpoints = self.eager_checkpoints or place is not None
+            self.packed.append((weakref.ref(tensor), module, place))
         return tensor
 
     def _count(self) -> None:
         """Each storage still saved, once, by the module that saved it first; parameters apart."""
         seen: set[int] = set()
-        for ref, module in self.packed:
+        parameters = _parameter_storages(self.model) if self.remat is not None else set()
+        for ref, module, place in self.packed:
             tensor = ref()
             if tensor is None:  # its autograd node was dropped before the loss: nothing backward holds
                 continue
@@ -68,13 +77,17 @@ class SavedOutside:
                 if key in seen:
                     continue
                 seen.add(key)
-                if parameter:
+                if parameter or key in parameters:  # torch_remat hands a hook a detached view of a weight
                     self.parameters_bytes += nbytes
                     continue
                 entry = self.by_module.setdefault(module, [0, 0, []])
                 entry[0] += nbytes
                 entry[1] += 1
                 entry[2].append(key)
+                if place is not None:
+                    counted = self.by_region.setdefault(place, [0, 0])
+                    counted[0] += nbytes
+                    counted[1] += 1
                 self._view(tensor, module, nbytes)
         self.packed.clear()
 
@@ -96,9 +109,22 @@ class SavedOutside:
             for name, module in self._named_modules():
                 stack.callback(module.register_forward_pre_hook(self._enter(name)).remove)
                 stack.callback(module.register_forward_hook(self._leave, always_call=True).remove)
-            stack.enter_context(torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t))
+            stack.enter_context(self._hooks(torch))
             yield self
         self._count()  # while the loss holds the graph: what is still saved is what backward will read
+
+    def _hooks(self, torch):
+        """The pack hook's context: through torch_remat where it runs eagerly (nothing compiled), which then says where
+        each tensor is saved and keeps the region a deferred save was made in (``capture_context``); else torch's."""
+        import sys
+
+        from .remat_names import running
+
+        remat = sys.modules.get("torch_remat")
+        if self.compiled or not callable(getattr(remat, "current_saved_tensor_info", None)):
+            return torch.autograd.graph.saved_tensors_hooks(self._pack, lambda t: t)
+        self.remat = remat
+        return remat.saved_tensors_hooks(self._pack, lambda t: t, capture_context=running)
 
     def _enter(self, name: str):
         def hook(_module, _args):
@@ -123,7 +149,44 @@ class SavedOutside:
         )
         if self.views:
             out.views = sorted(self.views, key=lambda v: (-v.storage_bytes, v.module))
+        if self.by_region:
+            out.regions = [
+                R.SavedByRegion(checkpoint=c, region=r, recompute=rc, bytes=b, storages=n)
+                for (c, r, rc), (b, n) in self.by_region.items()
+            ]
         return out
+
+
+def _parameter_storages(model) -> set[int]:
+    """The addresses of the model's parameters' storages: torch_remat hands a pack hook a detached tensor, which a
+    saved view of a weight (a linear's transposed weight) no longer says it is a view of."""
+    out = set()
+    for p in model.parameters():
+        try:
+            out.update(key for key, _ in storages_of(p))
+        except (AttributeError, RuntimeError):  # a parameter whose storage is not one to read (a sharded one's mesh)
+            continue
+    return out
+
+
+def _place(remat) -> tuple | None:
+    """Where torch_remat says the tensor its pack hook is handed now is saved: (checkpoint, region, recompute) for a
+    region's save (its ops' saved tensors, its output kept for the recompute), (checkpoint, None, None) for a
+    checkpoint's own input; None outside torch_remat's checkpoints, or without torch_remat."""
+    if remat is None:
+        return None
+    from .remat_names import CHECKPOINT, RECOMPUTE, REGION, running
+
+    try:
+        info = remat.current_saved_tensor_info()
+    except RuntimeError:  # a pack torch_remat did not make: none of its regions'
+        return None
+    if info.kind == getattr(remat.SavedTensorKind, "CHECKPOINT_INPUT", None):
+        return ((running() or {}).get(CHECKPOINT), None, None)
+    where = info.context
+    if not isinstance(where, dict) or REGION not in where:
+        return None
+    return (where.get(CHECKPOINT), where[REGION], where.get(RECOMPUTE))
 
 
 def storages_of(tensor, depth: int = 0):

@@ -61,7 +61,8 @@ def train_step(
     given the calls the forward recorded as soon as it ends (a failure later in the step keeps them); ``outside`` (a
     :class:`~memprobe.capture.saved_outside.SavedOutside`, or None) counts what autograd saves outside the compiled
     graphs while forward and the loss run. Returns the bytes the autograd graph held for backward when
-    ``inspectable`` (eager checkpointed regions would be consumed by inspecting them), else None."""
+    ``inspectable`` and ``outside`` saw no torch_remat checkpoint run eagerly (eager checkpointed regions would be
+    consumed by inspecting them), else None."""
     from .stack import loss_fn, saved_tensor_bytes
 
     def phase(name: Phase):
@@ -78,6 +79,7 @@ def train_step(
     capture.invocations.clear()  # drop the autograd references before backward
     if invocations:  # the latest recorded forward
         forwarded(invocations)
+    inspectable = inspectable and not (outside is not None and outside.eager_checkpoints)  # a model's own, eager
     runtime_total = saved_tensor_bytes(loss) if record and inspectable else None
     with phase(Phase.BACKWARD):
         loss.backward()

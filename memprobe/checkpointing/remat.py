@@ -44,7 +44,7 @@ class RegionRemat(Mode):
         _check_patterns(blocks, cfg.save_regions)
         for name, block in blocks.named_children():
             for path, module in kept_regions(block, cfg.save_regions, cfg.recompute_regions):
-                _around(module, lambda forward, path=path: remat.region(forward, path, recompute=False))
+                _around(module, lambda forward, path=path: _kept(remat, forward, path))
             region_name = f"{target.blocks_attr}.{name}"
             _around(block, lambda forward, region_name=region_name: remat.checkpoint(region_name=region_name)(forward))
 
@@ -74,6 +74,24 @@ def _around(module, wrap) -> None:
         return wrap(lambda *a, **k: base(self, *a, **k))(*args, **kwargs)
 
     module.__class__ = type(cls.__name__, (cls,), {"forward": forward, "__module__": cls.__module__})
+
+
+def _kept(remat, forward, path: str):
+    """``forward`` as a ``recompute=False`` region whose outputs are kept for the recompute: the block's own code
+    around the module is no region, and eagerly torch_remat's recompute skips a kept region, so that code would read
+    its placeholder outputs (torch_remat's ``recompute_needs_tensor``, for a consumer that is no region; compiled:
+    nothing, the partitioner decides)."""
+    import torch
+
+    region = remat.region(forward, path, recompute=False)
+
+    def call(*args, **kwargs):
+        out = region(*args, **kwargs)
+        outputs = out if isinstance(out, (tuple, list)) else (out,)
+        remat.recompute_needs_tensor(*(t for t in outputs if isinstance(t, torch.Tensor)))
+        return out
+
+    return call
 
 
 def _check_patterns(blocks, patterns) -> None:

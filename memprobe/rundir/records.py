@@ -1263,6 +1263,29 @@ class SavedView(Record):
 
 
 @record
+class SavedByRegion(Record):
+    """What one eager torch_remat region saved for backward (measured): the storages its pack hook was handed
+    inside the region, as torch_remat tells a pack hook where a tensor is saved (`current_saved_tensor_info`).
+    """
+
+    #: the torch_remat checkpoint (`remat.checkpoint`'s `region_name`; None: unnamed)
+    checkpoint: str | None
+
+    #: the `remat.region` whose saves they are (what its ops saved, and its outputs kept for the recompute); None: the
+    #: checkpoint's own inputs (its boundary), which torch_remat's saved-tensors report bills to no region
+    region: str | None
+
+    #: that region's recompute flag
+    recompute: bool | None = None
+
+    #: the bytes of the storages it saved first, parameters apart
+    bytes: int
+
+    #: how many storages
+    storages: int
+
+
+@record
 class SavedOutside(Record):
     """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time
     by a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters
@@ -1279,11 +1302,16 @@ class SavedOutside(Record):
     modules: list[SavedByModule]
 
     #: eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen
+    #: (and, under torch_remat, what its recompute=False regions keep: `regions`)
     partial: bool | None = None
 
     #: the saved values that are views of a larger storage, each with its own bytes and the storage's, largest storage
     #: first
     views: list[SavedView] | None = None
+
+    #: the same storages by eager torch_remat region, where torch_remat ran eagerly (each checkpoint's own inputs,
+    #: then what each region in it saved, in the order they ran); what ran in no region is in `modules` alone
+    regions: list[SavedByRegion] | None = None
 
 
 @record

@@ -767,6 +767,20 @@ class SavedView(Record):
     storage_bytes: Count = required("the bytes of the storage it keeps alive (its base's), counted in `modules`")
 
 
+class SavedByRegion(Record):
+    """What one eager torch_remat region saved for backward (measured): the storages its pack hook was handed inside
+    the region, as torch_remat tells a pack hook where a tensor is saved (`current_saved_tensor_info`)."""
+
+    checkpoint: Text | None = required("the torch_remat checkpoint (`remat.checkpoint`'s `region_name`; None: unnamed)")
+    region: Text | None = required(
+        "the `remat.region` whose saves they are (what its ops saved, and its outputs kept for the recompute); None: "
+        "the checkpoint's own inputs (its boundary), which torch_remat's saved-tensors report bills to no region"
+    )
+    recompute: Annotated[bool, Strict()] | None = optional("that region's recompute flag")
+    bytes: Count = required("the bytes of the storages it saved first, parameters apart")
+    storages: Count = required("how many storages")
+
+
 class SavedOutside(Record):
     """What autograd saved for backward outside the compiled graphs in the measured forward, measured at run time by
     a pack hook (the embedding's ids, the logits the loss keeps, eager blocks): each storage once, parameters apart."""
@@ -775,10 +789,15 @@ class SavedOutside(Record):
     parameters_bytes: Count = required("parameters saved (alive anyway)")
     modules: list[SavedByModule] = required("by module, largest first")
     partial: Annotated[bool, Strict()] = optional(
-        "eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen"
+        "eager activation checkpointing saved through hooks of its own inside its regions: only their boundaries seen "
+        "(and, under torch_remat, what its recompute=False regions keep: `regions`)"
     )
     views: list[SavedView] = optional(
         "the saved values that are views of a larger storage, each with its own bytes and the storage's, largest storage first"
+    )
+    regions: list[SavedByRegion] = optional(
+        "the same storages by eager torch_remat region, where torch_remat ran eagerly (each checkpoint's own inputs, "
+        "then what each region in it saved, in the order they ran); what ran in no region is in `modules` alone"
     )
 
 
