@@ -3,7 +3,9 @@ to a name is taken off, so every family and a script read as the user's model do
 never ``OptimizedModule.transformer.h.0...`` or ``fn._modules.0._modules.fc1._parameters.bias``).
 
 Pure string functions (no torch, nothing of the schema: a probe's process uses them): capture/ names graph inputs,
-nodes' modules and a script's blocks with them, and analysis/ names a whole-model block's values with them."""
+nodes' modules and a script's blocks with them, and analysis/ names a whole-model block's values with them;
+a saved value's names for people (value_names) and a gate limit's name (limit_name) are read here by analysis/,
+budget/ and report/ alike."""
 
 from __future__ import annotations
 
@@ -84,3 +86,19 @@ def class_name(module) -> str:
     """A module's class as the user wrote it: torch.compile's OptimizedModule is named by the model it wraps (the name
     of a model's root, which has no path of its own)."""
     return type(getattr(module, "_orig_mod", module)).__name__
+
+
+def value_names(item) -> tuple[str, str | None]:
+    """How a saved value (a row, a group, a diff item: anything with its ``expr`` and its ``user`` terms) is named
+    for people: the user's terms, and the op chain when it says something else (None when there is no label, or
+    the label is the chain itself)."""
+    label = item.user.label if item.user else None
+    if not label or label == item.expr:
+        return item.expr, None
+    return label, item.expr
+
+
+def limit_name(metric: str, kind: str | None, device: str | None) -> str:
+    """How a gate limit is named everywhere (the gate's verdict, console, JSON, Markdown, JUnit, HTML, and the budget
+    file's ``optional``): ``saved_bytes``, ``cpu.forward_peak_bytes``, ``baseline.saved_bytes``."""
+    return f"{device}.{metric}" if device else (f"baseline.{metric}" if kind == "relative" else metric)

@@ -32,6 +32,10 @@ class SavedKind(_Documented):
     OTHER = "other", "computed from no graph input (a constant), or an RNG state saved to replay a random op in backward"
 
 
+# a module's own state saved as a graph input: alive anyway, counted apart from what the step adds
+MODULE_STATE = frozenset((SavedKind.PARAMETER, SavedKind.BUFFER))
+
+
 class InputKind(_Documented):
     """What a compiled graph's input is (from its Dynamo source)."""
 
@@ -201,6 +205,10 @@ class DiffStatus(_Documented):
     GROWN = "grown", "saved by both, larger in B (snapshots: alive at both peaks, more at B's)"
     ONLY_A = "only_a", "saved by A only (snapshots: alive at A's peak only)"
     SHRUNK = "shrunk", "saved by both, smaller in B (snapshots: alive at both peaks, less at B's)"
+
+
+# what B keeps alive that A does not
+GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
 
 
 class Verdict(_Documented):

@@ -168,6 +168,35 @@ def test_the_repros_import_nothing_of_memprobe():
             assert not [t for t, _ in _imports(m, p, mods) if _in(t, "memprobe")], m
 
 
+# what a reporter may take from analysis/: loaders only, which hand it a finished record (analysis finishes a record
+# when its run is finished, and one recorded before a field existed when it is loaded: never the reporter)
+REPORT_TAKES_FROM_ANALYSIS = {
+    # a run, diff, explain, bisect or sweep directory read, its record finished (a record older than a field gets it)
+    ("memprobe.analysis.recorded", "load_recorded"),
+    # a run directory's memory timeline as the run stored it (timeline.json; computed for a run recorded before it)
+    ("memprobe.analysis.recorded", "load_timeline"),
+    # a diff side's stored timeline, read from the side's run directory wherever the diff may read it
+    ("memprobe.analysis.recorded", "side_timeline"),
+}
+
+
+def test_reporters_import_from_analysis_only_what_reads_the_record():
+    """Analysis finishes the record; reporters only render it: no module of report/ imports a function of analysis/
+    that computes (a verdict, a grouping, a label, a line of a diff, a timeline), only the loaders that hand it the
+    finished record."""
+    mods = _modules()
+    taken = [
+        (m, t, n)
+        for m, p in mods.items()
+        if _in(m, "memprobe.report")
+        for t, names in _imports(m, p, mods)
+        if _in(t, "memprobe.analysis")
+        for n in names or [""]
+        if (t, n) not in REPORT_TAKES_FROM_ANALYSIS
+    ]
+    assert not taken, sorted(taken)
+
+
 # a function's cyclomatic complexity as radon counts it (each boolean operator a branch, which ruff's C901 does not
 # count): at most this, in every function of memprobe/ and repros/ (ruff's C901 keeps the same limit)
 MAX_COMPLEXITY = 15

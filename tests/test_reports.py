@@ -22,6 +22,7 @@ from markupsafe import escape
 
 from memprobe.analysis.verdict import verdict_of
 from memprobe.rundir import schema as S
+from memprobe.rundir.load import dump
 
 DATA = Path(__file__).parent / "data" / "cuda"
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -287,6 +288,34 @@ def test_trace_is_valid_chrome_trace_json(tmp_path):
     peak = max(e["args"]["total"] for e in events if e["name"] == "allocated bytes")
     measured = max(p["peak_bytes"] for p in rep["memory"]["phases"].values())
     assert peak == doc["otherData"]["memprobe"]["peak"]["bytes"] == measured
+
+
+def _page_timeline(page: Path) -> dict:
+    return json.loads(re.search(r'id="memprobe-data">(.*?)</script>', page.read_text()).group(1))["timeline"]
+
+
+def test_the_run_page_draws_the_timeline_its_run_stored_and_never_opens_the_snapshot(tmp_path):
+    """A run's timeline is computed once, when the run is finished, and stored in its directory (timeline.json):
+    `memprobe report` draws and traces it as stored, so its snapshot gone, or garbage in its place, changes nothing."""
+    from memprobe.orchestrate.finish import finish_run
+    from memprobe.rundir.load import load_report, load_stored_timeline
+
+    run = tmp_path / "rowwise"
+    shutil.copytree(ROWWISE, run)
+    assert invoke("report", run, "-o", tmp_path / "recorded.html").returncode == 0  # finished before timelines were stored
+    finish_run(run, load_report(run).config.probe())  # what memprobe does when a probe's run ends
+    stored = load_stored_timeline(run)
+    assert stored is not None and stored.source == "cuda-snapshot"
+    for snapshot in (b"not a pickle", None):
+        if snapshot is None:
+            (run / "snapshot.pickle").unlink()
+        else:
+            (run / "snapshot.pickle").write_bytes(snapshot)
+        page, trace = tmp_path / "page.html", tmp_path / "trace.json"
+        proc = invoke("report", run, "-o", page, "--trace", trace, "--force")
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert _page_timeline(page) == _page_timeline(tmp_path / "recorded.html") == dump(stored)
+        assert json.loads(trace.read_text())["otherData"]["memprobe"]["peak"] == dump(stored.peak)
 
 
 def test_diff_markdown_matches_the_snapshot():

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import TINY, run_cli, saved_table
 
-from memprobe.analysis.diff import diff_reports, schedule_line
+from memprobe.analysis.diff import diff_reports
 from memprobe.config import ProbeConfig
 from memprobe.errors import ConfigError
 from memprobe.orchestrate.diff import diff_placement
@@ -34,6 +34,7 @@ from memprobe.orchestrate.placement import (
     query_gpus,
 )
 from memprobe.orchestrate.process import ProbeJob, SideEnv, run_jobs
+from memprobe.report.words import schedule_line
 from memprobe.rundir import schema as S
 from memprobe.rundir.load import dump
 

@@ -246,6 +246,7 @@ def test_a_symlink_inside_the_run_directory_is_not_followed_out(tmp_path):
 
 def test_a_recorded_diff_reads_its_sides_only_inside_its_directory(tmp_path, monkeypatch):
     # a diff.json names each side's run directory; one from someone else may name any directory on this machine
+    from memprobe.analysis import recorded
     from memprobe.report import pages
 
     inside = tmp_path / "d" / "a"
@@ -257,8 +258,8 @@ def test_a_recorded_diff_reads_its_sides_only_inside_its_directory(tmp_path, mon
     d["a"]["source"], d["b"]["source"] = str(inside), str(ROWWISE.resolve())  # b: outside the diff directory
     (out / "diff.json").write_text(json.dumps(d))
     read = []
-    real = pages.load_report
-    monkeypatch.setattr(pages, "load_report", lambda p: read.append(Path(p).resolve()) or real(p))
+    real = recorded.load_timeline  # a side's run directory is read for its stored timeline alone
+    monkeypatch.setattr(recorded, "load_timeline", lambda p, report=None: read.append(Path(p).resolve()) or real(p, report))
     pages.write_html(out, tmp_path / "d.html")
     assert read == [inside.resolve()] and (tmp_path / "d.html").is_file()
 

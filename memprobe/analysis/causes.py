@@ -235,27 +235,3 @@ def cause_key(cause: S.Cause | None) -> tuple | None:
         cause.region_recompute,
         cause.region_checkpoint,
     )
-
-
-def cause_brief(cause: S.Cause | None) -> str | None:
-    """A cause in a few words, for a table's "why" column (None: no cause recorded)."""
-    if cause is None:
-        return None
-    lost = "untagged · " if cause.tag is None and cause.checkpointed else ""
-    kind = cause.kind
-    if kind == SaveCause.POLICY_TAG:
-        return "policy " + (flag_op(cause.policy_op) if cause.policy_op else "MUST_SAVE")
-    if kind == SaveCause.REGION_TAG:
-        return f"region {cause.region}"
-    if kind == SaveCause.PASS_TAG:
-        return f"pass {cause.rule}"
-    if kind == SaveCause.NOT_RECOMPUTABLE:
-        return f"{lost}{cause.rule or 'not recomputable'}"
-    if kind == SaveCause.MIN_CUT:
-        blocker = cause.blocked_by[0] if cause.blocked_by else None
-        return f"{lost}min cut" + (f": {blocker.op} banned" if blocker else "")
-    if kind == SaveCause.MEMORY_BUDGET:
-        return f"{lost}memory budget"
-    if kind == SaveCause.UNRECORDED:
-        return "partitioner"
-    return str(kind)

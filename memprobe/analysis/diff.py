@@ -17,15 +17,12 @@ from collections import defaultdict
 
 from ..policies import flag_op
 from ..rundir import schema as S
-from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, SaveCause, SavedKind
+from ..vocab import GROWTH, ChangeKind, DiffStatus, Fate, FindingKind, Reason, SaveCause, SavedKind
 from .causes import cause_key, tag_words
 from .saved import MODULE_STATE, group_key, label, layer_index, layer_pattern, user_pattern
 
 DIFF_SCHEMA_VERSION = 1
 STATUS_ORDER = tuple(DiffStatus)  # ranked in this order
-GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)  # what B keeps alive that A does not
-
-
 # the same matmul in another precision: torchao's float8 linear calls _scaled_mm where bf16 calls mm
 _CANONICAL_OP = {"_scaled_mm": "mm", "addmm": "mm"}
 
@@ -517,58 +514,6 @@ def version_changes(va: S.Versions | None, vb: S.Versions | None) -> dict[str, S
         return getattr(v, k) if v else None
 
     return {k: S.VersionPair(a=version(va, k), b=version(vb, k)) for k in VERSIONED if version(va, k) != version(vb, k)}
-
-
-def versions_line(result: S.DiffResult) -> str | None:
-    """One line for a diff's header when the sides ran with different versions (None when they did not):
-    ``versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> 0.17.0``."""
-    changes = result.versions_differ or {}
-    if not changes:
-        return None
-    return "versions differ: " + "; ".join(f"{k} {v.a or 'none'} -> {v.b or 'none'}" for k, v in changes.items())
-
-
-def side_environment(side: S.DiffSide) -> str:
-    """One line: the versions a side ran with, its process and its own settings (``--a-env``)."""
-    v = side.versions
-    parts = [
-        f"{k} {getattr(v, k)}"
-        for k in ("torch", "torchao", "torchtitan", "transformers", "triton", "python")
-        if v and getattr(v, k)
-    ]
-    if v and v.device_name:
-        parts.append(str(v.device_name))
-    proc = side.process
-    if proc and proc.pid is not None:
-        parts.append(f"pid {proc.pid} on {proc.host}" + (f", {forked_line(proc)}" if proc.forked_from is not None else ""))
-    parts += [f"{k}={val}" for k, val in (side.env or {}).items()]
-    return " · ".join(str(p) for p in parts)
-
-
-def forked_line(proc: S.ProcessRecord) -> str:
-    """Where a probe's process came from: forked from which fork server (its pid), or a fresh interpreter."""
-    if proc.forked_from is None:
-        return "a fresh interpreter"
-    return f"forked from {proc.fork_server or 'a fork server'} (pid {proc.forked_from})"
-
-
-def schedule_line(d: S.DiffResult) -> str | None:
-    """One line: how the two sides that ran were scheduled (at once, on which GPUs, sharing one or not)."""
-    sched = d.schedule
-    if not sched:
-        return None
-    if not sched.at_once:
-        return f"sides ran one after the other ({sched.why})"
-    gpus = sched.gpus
-    if not gpus:
-        return "sides ran at once, one process each on the CPU cores"
-    if sched.shared_gpu:
-        where = ", ".join(dict.fromkeys(gpus))
-        return (
-            f"sides ran at once sharing GPU {where} (each in its own process: its own allocator statistics; "
-            "the GPU's memory shared)"
-        )
-    return f"sides ran at once, one GPU each ({', '.join(gpus)})"
 
 
 def _phase_deltas(a: Side, b: Side) -> S.PhaseDeltas | S.PhasesNotCompared | None:

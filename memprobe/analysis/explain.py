@@ -13,7 +13,7 @@ from ..rundir import schema as S
 from ..vocab import CheckpointDecision, DiffStatus, Reason, RunMode, SaveCause
 from .diff import GROWTH, diff_reports
 from .recompute import recompute_cost
-from .saved import graph_pairs
+from .saved import graph_pairs, label
 
 
 def _summary(report: S.Report, run_dir: Path) -> tuple[int | None, S.RecomputeCost]:
@@ -48,6 +48,7 @@ def _edit_item(it: S.DiffItem) -> S.EditItem:
         bytes_a=it.bytes_a,
         bytes_b=it.bytes_b,
         delta_bytes=it.delta_bytes,
+        label=label(it),
     )
 
 
@@ -61,7 +62,7 @@ def _partitioner_item(r: S.SavedRow) -> S.PartitionerItem:
             f"is made MUST_SAVE/recomputable by the policy (--save-op aten.{r.op})"
         )
     )
-    return S.PartitionerItem(expr=r.expr, user=r.user, block=r.block, bytes=r.bytes, op=r.op, fate=fate)
+    return S.PartitionerItem(expr=r.expr, user=r.user, block=r.block, bytes=r.bytes, op=r.op, fate=fate, label=label(r))
 
 
 @dataclass(frozen=True)

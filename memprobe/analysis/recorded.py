@@ -8,8 +8,9 @@ from pathlib import Path
 
 from ..errors import RunDirError
 from ..rundir import schema as S
-from ..rundir.load import load_bisect, load_diff, load_explain, load_report, load_sweep, runs_inside
+from ..rundir.load import load_bisect, load_diff, load_explain, load_report, load_stored_timeline, load_sweep, runs_inside
 from ..rundir.read import check_directory, kind_of
+from .view import finished
 
 _RESULTS = (
     ("diff", "diff.json", load_diff),
@@ -35,13 +36,6 @@ def same_interpreter(recorded: str | None, python: str | None = None) -> bool:
     return _identity(recorded) == _identity(python or sys.executable)
 
 
-def other_interpreter(report: S.Report) -> str | None:
-    """The interpreter a run was recorded with, when the memprobe that started it recorded it as another than its own
-    (a side of a version diff, a run made with ``--python``): what its ``next:`` commands run with."""
-    process = report.process
-    return process.python if process is not None and process.other_interpreter else None
-
-
 def whole_config(report: S.Report) -> S.Report:
     """The report with its configuration whole: every field that applies to its family present, as memprobe runs it
     (an older report lacks the newer fields; a script's records its own, none of the stack's). What a verb shows of a run, and prints of it with ``--json``."""
@@ -54,8 +48,14 @@ def load_run(run_dir: str | Path) -> S.Report:
 
 
 def load_recorded(path: Path, kinds: tuple[str, ...] = ("run", "diff", "explain", "bisect", "sweep")) -> tuple[str, S.Record]:
-    """``(kind, record)`` of the directory at ``path``, checked as it is read (a run's configuration whole); RunDirError
-    if it holds none of ``kinds``."""
+    """``(kind, record)`` of the directory at ``path``, checked as it is read (a run's configuration whole) and
+    finished for its readers where it was written before a field of theirs existed (:func:`.view.finished`);
+    RunDirError if it holds none of ``kinds``."""
+    kind, record = _load_recorded(path, kinds)
+    return kind, finished(kind, record)
+
+
+def _load_recorded(path: Path, kinds: tuple[str, ...]) -> tuple[str, S.Record]:
     path = check_directory(Path(path), "directory")
     # what is there decides (a link or a FIFO in place of a file is refused by its loader, in one line)
     if "run" in kinds and kind_of(path / "report.json") != "missing":
@@ -98,3 +98,25 @@ def diff_sides(path: Path, diff: S.DiffResult) -> dict[str, S.Report]:
             )
         reports[key] = load_run(src)
     return reports
+
+
+def load_timeline(run_dir: str | Path, report: S.Report | None = None) -> S.Timeline | None:
+    """A run's memory over the measured step as the run stored it when it was finished (timeline.json); for a run
+    finished before runs stored it, computed now from what it recorded (:func:`.timeline.timeline`). None: the run
+    measured no memory events. ``report``: the run's, where it is already read."""
+    stored = load_stored_timeline(run_dir)
+    if stored is not None:
+        return stored
+    from .timeline import timeline
+
+    return timeline(report if report is not None else load_report(run_dir), run_dir)
+
+
+def side_timeline(side: S.DiffSide, key: str, diff_dir: Path | None, sides_anywhere: bool) -> S.Timeline | None:
+    """A diff side's timeline (:func:`load_timeline`), read from its run directory where :func:`side_dir` finds it;
+    None where there is none, or it cannot be read (a side's run directory moved away: the diff still renders)."""
+    src = side_dir(side, key, diff_dir, sides_anywhere)
+    try:
+        return load_timeline(src) if src else None
+    except RunDirError:
+        return None

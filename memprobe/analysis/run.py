@@ -4,8 +4,8 @@ The probe records (capture/: graphs, output code, the calls of the measured step
 snapshot, configuration, versions, model, float8, caches, timings, notes); the reader analyses, in
 memprobe's own environment: :func:`analyse` fills a recorded report's derived fields (the saved
 table and its totals, each graph's memory simulated from its output code, what is alive at the
-peaks, findings, checks, the verdict), for ``memprobe run`` right after its probe, for the verbs
-after each probe's process ends, and for each rank of a multi-rank run before the merge.
+peaks, findings, checks, the verdict, and what the reporters show of them: :mod:`.view`), for
+``memprobe run`` right after its probe, for the verbs after each probe's process ends, and for each rank of a multi-rank run before the merge.
 
 A run that did not complete keeps the table of its last complete forward: whatever was recorded
 is analysed (a failure to analyse it is recorded as ``analysis_error``, never hiding the run's own).
@@ -28,6 +28,7 @@ from .recompute import recomputed_in_run
 from .saved import build_saved_table, graph_pairs, saved_totals
 from .snapshot import attribute_snapshot, load_snapshot
 from .verdict import run_verdict
+from .view import finish_report
 
 
 def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Report:
@@ -102,8 +103,9 @@ def analyse(report: S.Report, run_dir: str | Path, *, trusted_snapshot: bool = F
         )
         report.error = f"InternalError: {error}"
         report.verdict = run_verdict(report)
+        finish_report(report)
         raise error from failure
     elif failure is not None:
         report.analysis_error = f"{type(failure).__name__}: {failure}"
     report.verdict = run_verdict(report)
-    return report
+    return finish_report(report)

@@ -15,17 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import RunDirError
-from ..names import block_prefix
+from ..names import block_prefix, value_names
 from ..rundir import schema as S
 from ..rundir.load import load_graph
-from ..vocab import GraphKind, InputKind, NodeOp, Reason, RootKind, SavedKind
+from ..vocab import MODULE_STATE, GraphKind, InputKind, NodeOp, Reason, RootKind, SavedKind
 from .causes import REASON_OF, REMAT_HOP, cause_key, save_cause, short_op
 from .frames import frame_text, is_library, parse_stack
 
 MAX_EXPR_CHARS = 160
 _WEIGHTS = frozenset((InputKind.PARAMETER, InputKind.BUFFER))
-# a module's own state saved as a graph input: alive anyway, counted apart from what the step adds
-MODULE_STATE = frozenset((SavedKind.PARAMETER, SavedKind.BUFFER))
 
 
 @dataclass
@@ -727,16 +725,6 @@ def layer_index(name: str) -> str | None:
 def layer_pattern(expr: str) -> str:
     """``abs(layers.3.ffn.w1.weight)`` -> ``abs(layers.*.ffn.w1.weight)`` (any block container name)."""
     return _NAME_RE.sub(lambda m: _INDEX_RE.sub(lambda i: ".*" if i.group(0)[0] == "." else "*", m.group(0), count=1), expr)
-
-
-def value_names(item) -> tuple[str, str | None]:
-    """How a saved value (a row, a group, a diff item: anything with its ``expr`` and its ``user`` terms) is named
-    for people: the user's terms, and the op chain when it says something else (None when there is no label, or
-    the label is the chain itself)."""
-    label = item.user.label if item.user else None
-    if not label or label == item.expr:
-        return item.expr, None
-    return label, item.expr
 
 
 def label(item) -> str:

@@ -15,6 +15,7 @@ from dataclasses import replace
 from ..checkpointing.base import recompute_all
 from ..config import ProbeConfig
 from ..errors import oom_headline
+from ..names import limit_name
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes, fmt_flops
@@ -23,7 +24,6 @@ from .coverage import where as break_where
 from .decisions import RECOMPUTE_ALL
 from .diff import step_saved_bytes
 from .findings import SAVED_VALUE_KINDS, find, names_phrase
-from .recorded import other_interpreter
 from .saved import MODULE_STATE, label
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
@@ -656,12 +656,6 @@ def verdict_of(result: S.Report | S.DiffResult | S.ExplainResult) -> S.Verdict:
     return explain_verdict(result)
 
 
-def limit_name(metric: str, kind: str | None, device: str | None) -> str:
-    """How a gate limit is named everywhere (the gate's verdict, console, JSON, Markdown, JUnit, HTML, and the budget
-    file's ``optional``): ``saved_bytes``, ``cpu.forward_peak_bytes``, ``baseline.saved_bytes``."""
-    return f"{device}.{metric}" if device else (f"baseline.{metric}" if kind == "relative" else metric)
-
-
 def gate_verdict(
     verdicts: list[S.LimitVerdict], counts: dict[Verdict, int], run_verdicts: dict[str, S.Verdict] | None = None
 ) -> S.Verdict:
@@ -687,3 +681,10 @@ def gate_verdict(
         fix=first.fix,
         flag=first.flag,
     )
+
+
+def other_interpreter(report: S.Report) -> str | None:
+    """The interpreter a run was recorded with, when the memprobe that started it recorded it as another than its own
+    (a side of a version diff, a run made with ``--python``): what its ``next:`` commands run with."""
+    process = report.process
+    return process.python if process is not None and process.other_interpreter else None

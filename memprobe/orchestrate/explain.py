@@ -10,9 +10,8 @@ from pathlib import Path
 
 from ..analysis.decisions import RECOMPUTE_ALL
 from ..analysis.explain import EditSpec, candidate_ops, candidate_regions, explain_runs
-from ..analysis.recorded import other_interpreter
 from ..analysis.saved import graph_pairs
-from ..analysis.verdict import explain_verdict
+from ..analysis.verdict import explain_verdict, other_interpreter
 from ..checkpointing import Facts
 from ..config import ProbeConfig, recorded_to_run
 from ..errors import ConfigError

@@ -13,10 +13,11 @@ from pathlib import Path
 from ..analysis.ranks import merge_ranks
 from ..analysis.recorded import same_interpreter
 from ..analysis.run import analyse
+from ..analysis.timeline import timeline
 from ..config import ProbeConfig
 from ..errors import InternalError, RunDirError
 from ..rundir import schema as S
-from ..rundir.load import dump, load_report
+from ..rundir.load import TIMELINE_FILE, dump, load_report
 from ..rundir.write import atomic_write_json
 from ..vocab import RunStatus
 
@@ -45,8 +46,8 @@ def _finish_one(run_dir: Path) -> tuple[S.Report, InternalError | None]:
     try:
         analyse(report, run_dir, trusted_snapshot=True)  # the probe's own snapshot: written by this memprobe
     except InternalError as e:
-        return _write(run_dir, report), e
-    return _write(run_dir, report), None
+        return _write(run_dir, report, with_timeline=True), e
+    return _write(run_dir, report, with_timeline=True), None
 
 
 def _finish_ranks(out: Path, nproc: int) -> S.Report:
@@ -57,7 +58,7 @@ def _finish_ranks(out: Path, nproc: int) -> S.Report:
             ranks[int(d.name[4:])] = _finish_one(d)[0]
         except RunDirError:
             continue
-    return _write(out, merge_ranks(ranks, nproc, str(out)))
+    return _write(out, merge_ranks(ranks, nproc, str(out)), with_timeline=True)
 
 
 def _rank_dirs(out: Path) -> list[Path]:
@@ -65,9 +66,25 @@ def _rank_dirs(out: Path) -> list[Path]:
     return [d for d in sorted(out.glob("rank*")) if d.is_dir() and d.name[4:].isdigit()]
 
 
-def _write(run_dir: Path, report: S.Report) -> S.Report:
+def _write(run_dir: Path, report: S.Report, *, with_timeline: bool = False) -> S.Report:
+    """report.json written back; ``with_timeline``: the run's memory timeline too (:func:`_write_timeline`)."""
+    if with_timeline:
+        _write_timeline(Path(run_dir), report)
     atomic_write_json(Path(run_dir) / "report.json", dump(report))
     return report
+
+
+def _write_timeline(run_dir: Path, report: S.Report) -> None:
+    """The run's memory over the measured step, computed once, now (:func:`memprobe.analysis.timeline.timeline`), and
+    stored beside its report (timeline.json): what `memprobe report` draws and traces, never replaying the snapshot.
+    Nothing is stored where the run measured no memory events, or where its timeline cannot be computed: `memprobe
+    report` then reads the run as one finished before timelines were stored (no timeline; or why there is none)."""
+    try:
+        computed = timeline(report, run_dir)
+    except Exception:  # what the page would say (a snapshot too large for its bounds, ...): said when it is asked for
+        return
+    if computed is not None:
+        atomic_write_json(run_dir / TIMELINE_FILE, dump(computed))
 
 
 def mark_killed(run_dir: Path, how: str) -> None:

@@ -17,16 +17,14 @@ from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ..analysis.diff import schedule_line, side_environment, versions_line
-from ..analysis.saved import label, value_names
-from ..analysis.verdict import verdict_of
+from ..names import value_names
 from ..rundir import schema as S
 from ..rundir.load import dump, run_file
 from ..rundir.read import read_text
 from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import ReturnRole, SavedKind, Verdict
-from .words import STATUS_LABEL, headroom_text, limit_metric, limit_text
+from .words import STATUS_LABEL, headroom_text, limit_metric, limit_text, schedule_line, side_environment, versions_line
 
 
 @lru_cache(maxsize=1)
@@ -200,7 +198,7 @@ def render_run(report: S.Report, run_dir: str | Path, timeline: S.Timeline | Non
         f"memprobe run — {run_dir.name}",
         subtitle,
         data,
-        verdict=verdict_of(report),
+        verdict=report.verdict,
         findings=report.findings or [],
         no_findings=no_findings,
         phases=_phases_table(report.memory),
@@ -276,7 +274,7 @@ def _code(report: S.Report, run_dir: Path, graphs: dict[str, S.GraphMemory], sav
 
 
 def _diff_row(it: S.DiffItem) -> dict:
-    name, chain = label(it), value_names(it)[1]
+    name, chain = it.label, value_names(it)[1]
     return {
         "cls": "weight" if it.kind == SavedKind.WEIGHT_DERIVED and (it.delta_bytes or 0) > 0 else "",
         "cells": [
@@ -351,7 +349,7 @@ def render_diff(result: S.DiffResult, timeline_a: S.Timeline | None, timeline_b:
         "memprobe diff",
         subtitle,
         data,
-        verdict=verdict_of(result),
+        verdict=result.verdict,
         saved_a=fmt_bytes(sb.a),
         saved_b=fmt_bytes(sb.b),
         saved_delta=fmt_delta(sb.delta) if isinstance(sb.delta, int) else "n/a",

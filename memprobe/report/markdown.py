@@ -4,14 +4,21 @@ top items, the verdict), and a gate's (``$GITHUB_STEP_SUMMARY``). Every recorded
 
 from __future__ import annotations
 
-from ..analysis.diff import schedule_line, side_environment, versions_line
-from ..analysis.saved import label
-from ..analysis.verdict import verdict_of
 from ..rundir import schema as S
 from ..text import md_code, md_text
 from ..units import fmt_bytes, fmt_delta, fmt_flops
 from ..vocab import Verdict
-from .words import STATUS_LABEL, headroom_text, limit_metric, limit_text, source_line, why_saved
+from .words import (
+    STATUS_LABEL,
+    headroom_text,
+    limit_metric,
+    limit_text,
+    schedule_line,
+    side_environment,
+    source_line,
+    versions_line,
+    why_saved,
+)
 
 TOP = 10
 
@@ -34,12 +41,12 @@ def _code(text) -> str:
 def _value(it: S.DiffItem) -> str:
     """A saved value by its one name (``silu(layers.*.ffn.w1)``), as the console and the HTML name it: a code span
     it cannot close."""
-    return _code(label(it))
+    return _code(it.label)
 
 
 def _verdict(result: S.DiffResult | S.ExplainResult) -> list[str]:
     """The answer first: the verdict's sentence, as the console and the HTML print it."""
-    return [f"**Verdict:** {_cell(verdict_of(result).text)}", ""]
+    return [f"**Verdict:** {_cell(result.verdict.text)}", ""]
 
 
 def diff_markdown(d: S.DiffResult) -> str:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..analysis.recorded import load_recorded, side_dir
-from ..analysis.timeline import timeline
+from ..analysis.recorded import load_recorded, load_timeline, side_timeline
 from ..errors import RunDirError
 from ..rundir import schema as S
 from ..rundir.load import load_report
@@ -20,25 +19,21 @@ def write_html(path: Path, out: Path) -> Path:
 
     kind, record = load_recorded(path, kinds=("run", "diff"))
     # a recorded diff may come from anyone: its sides are read only inside its own directory
-    page = render_run(record, path, timeline(record, path)) if kind == "run" else diff_html(record, path, sides_anywhere=False)
+    page = (
+        render_run(record, path, load_timeline(path, record)) if kind == "run" else diff_html(record, path, sides_anywhere=False)
+    )
     atomic_write_text(out, page)
     return out
 
 
 def diff_html(result: S.DiffResult, diff_dir: Path | None = None, *, sides_anywhere: bool = True) -> str:
-    """The HTML page of a diff result; each side's timeline is read from its run directory. ``sides_anywhere``:
-    the result was just computed here, so its sides' directories are the ones it read; otherwise (a diff.json
-    from disk) a side is read only where it lies inside ``diff_dir``."""
+    """The HTML page of a diff result; each side's timeline is the one its run directory stored (none where the
+    directory moved away: the diff table still renders). ``sides_anywhere``: the result was just computed here, so its
+    sides' directories are the ones it read; otherwise (a diff.json from disk) a side is read only where it lies
+    inside ``diff_dir``."""
     from .html import render_diff
 
-    sides = []
-    for key, side in (("a", result.a), ("b", result.b)):
-        src = side_dir(side, key, diff_dir, sides_anywhere)
-        try:
-            rep = load_report(src) if src else None
-            sides.append(timeline(rep, src) if rep else None)
-        except RunDirError:
-            sides.append(None)  # a side's run directory moved away: the diff table still renders
+    sides = [side_timeline(side, key, diff_dir, sides_anywhere) for key, side in (("a", result.a), ("b", result.b))]
     return render_diff(result, *sides)
 
 
@@ -60,7 +55,7 @@ def write_trace(path: Path, out: Path) -> Path:
     from .trace import chrome_trace
 
     report = load_report(path)
-    tl = timeline(report, path)
+    tl = load_timeline(path, report)
     if tl is None:
         raise RunDirError(f"{path}: the run measured no memory events (analysis-only?); nothing to trace")
     atomic_write_json(out, chrome_trace(report, tl))

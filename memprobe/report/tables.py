@@ -68,13 +68,11 @@ def _frame(records: list[dict], columns: list[str]):
 
 def saved_frame(report: S.Report):
     """A run's saved-for-backward table, a row per value per call; ``group`` numbers the console's groups."""
-    from ..analysis.saved import group_key
-
-    groups: dict[str, int] = {}
+    rows = report.saved_tensors or []
+    groups = report.view.saved_row_groups if report.view else [None] * len(rows)
     records = []
-    for r in report.saved_tensors or []:
+    for r, group in zip(rows, groups, strict=True):
         data, user = dump(r), r.user
-        group = groups.setdefault(group_key(r) + "|" + str(r.dtype) + str(r.shape), len(groups))
         records.append(
             {
                 **{k: data.get(k) for k in SAVED_COLUMNS},

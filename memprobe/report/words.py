@@ -1,17 +1,17 @@
-"""What every format says the same way, as plain text: a diff status's label, why a value was saved, where it was made,
-what a side of a diff decided, a gate limit's name, its limit and headroom. The console, Markdown, HTML and JUnit
+"""What every format says the same way, as plain text: a diff status's label, why a value was saved (a recorded
+cause in brief), where it was made, what a side of a diff decided, a diff's header lines (each side's environment,
+the versions that differ, how the sides were scheduled), a gate limit's name, its limit and headroom. The console, Markdown, HTML and JUnit
 reporters each escape these words for their own format."""
 
 from __future__ import annotations
 
 import re
 
-from ..analysis.causes import cause_brief
-from ..analysis.verdict import limit_name
+from ..names import limit_name
 from ..policies import flag_op
 from ..rundir import schema as S
 from ..units import fmt_bytes
-from ..vocab import DiffStatus, Fate, LimitKind, Reason, SavedKind
+from ..vocab import DiffStatus, Fate, LimitKind, Reason, SaveCause, SavedKind
 
 STATUS_LABEL = {
     DiffStatus.ONLY_B: "only in B",
@@ -28,6 +28,30 @@ def _cause(it) -> S.Cause | None:
         kept = it.b_decision if it.delta_bytes > 0 else it.a_decision
         return kept.cause if kept else None
     return getattr(it, "cause", None)
+
+
+def cause_brief(cause: S.Cause | None) -> str | None:
+    """A cause in a few words, for a table's "why" column (None: no cause recorded)."""
+    if cause is None:
+        return None
+    lost = "untagged · " if cause.tag is None and cause.checkpointed else ""
+    kind = cause.kind
+    if kind == SaveCause.POLICY_TAG:
+        return "policy " + (flag_op(cause.policy_op) if cause.policy_op else "MUST_SAVE")
+    if kind == SaveCause.REGION_TAG:
+        return f"region {cause.region}"
+    if kind == SaveCause.PASS_TAG:
+        return f"pass {cause.rule}"
+    if kind == SaveCause.NOT_RECOMPUTABLE:
+        return f"{lost}{cause.rule or 'not recomputable'}"
+    if kind == SaveCause.MIN_CUT:
+        blocker = cause.blocked_by[0] if cause.blocked_by else None
+        return f"{lost}min cut" + (f": {blocker.op} banned" if blocker else "")
+    if kind == SaveCause.MEMORY_BUDGET:
+        return f"{lost}memory budget"
+    if kind == SaveCause.UNRECORDED:
+        return "partitioner"
+    return str(kind)
 
 
 def why_saved(it) -> str:
@@ -124,3 +148,56 @@ def headroom_text(v: S.LimitVerdict) -> str:
     """What is left below a gate limit (``+1.50 MiB``), or what it was exceeded by (``-512 B``); empty when unknown."""
     h = v.headroom
     return "" if h is None else ("+" if h >= 0 else "") + fmt_bytes(h)
+
+
+# -- a diff's header: each side's environment, the versions that differ, how the sides were scheduled ---------------
+def versions_line(result: S.DiffResult) -> str | None:
+    """One line for a diff's header when the sides ran with different versions (None when they did not):
+    ``versions differ: torch 2.13.0+cpu -> 2.15.0; torchao 0.18.0 -> 0.17.0``."""
+    changes = result.versions_differ or {}
+    if not changes:
+        return None
+    return "versions differ: " + "; ".join(f"{k} {v.a or 'none'} -> {v.b or 'none'}" for k, v in changes.items())
+
+
+def side_environment(side: S.DiffSide) -> str:
+    """One line: the versions a side ran with, its process and its own settings (``--a-env``)."""
+    v = side.versions
+    parts = [
+        f"{k} {getattr(v, k)}"
+        for k in ("torch", "torchao", "torchtitan", "transformers", "triton", "python")
+        if v and getattr(v, k)
+    ]
+    if v and v.device_name:
+        parts.append(str(v.device_name))
+    proc = side.process
+    if proc and proc.pid is not None:
+        parts.append(f"pid {proc.pid} on {proc.host}" + (f", {forked_line(proc)}" if proc.forked_from is not None else ""))
+    parts += [f"{k}={val}" for k, val in (side.env or {}).items()]
+    return " · ".join(str(p) for p in parts)
+
+
+def forked_line(proc: S.ProcessRecord) -> str:
+    """Where a probe's process came from: forked from which fork server (its pid), or a fresh interpreter."""
+    if proc.forked_from is None:
+        return "a fresh interpreter"
+    return f"forked from {proc.fork_server or 'a fork server'} (pid {proc.forked_from})"
+
+
+def schedule_line(d: S.DiffResult) -> str | None:
+    """One line: how the two sides that ran were scheduled (at once, on which GPUs, sharing one or not)."""
+    sched = d.schedule
+    if not sched:
+        return None
+    if not sched.at_once:
+        return f"sides ran one after the other ({sched.why})"
+    gpus = sched.gpus
+    if not gpus:
+        return "sides ran at once, one process each on the CPU cores"
+    if sched.shared_gpu:
+        where = ", ".join(dict.fromkeys(gpus))
+        return (
+            f"sides ran at once sharing GPU {where} (each in its own process: its own allocator statistics; "
+            "the GPU's memory shared)"
+        )
+    return f"sides ran at once, one GPU each ({', '.join(gpus)})"

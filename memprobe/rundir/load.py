@@ -40,6 +40,7 @@ from .schema import (
     Record,
     Report,
     SweepResult,
+    Timeline,
 )
 
 R = TypeVar("R", bound=Record)
@@ -195,6 +196,15 @@ def load_bisect(path: str | Path) -> BisectResult:
 
 def load_sweep(path: str | Path) -> SweepResult:
     return load_file(path, SweepResult)
+
+
+TIMELINE_FILE = "timeline.json"  # a run's memory timeline, stored beside its report.json when the run is finished
+
+
+def load_stored_timeline(run_dir: str | Path) -> Timeline | None:
+    """The memory timeline a run stored in its directory (timeline.json); None where it stored none."""
+    path = Path(run_dir) / TIMELINE_FILE
+    return None if kind_of(path) == "missing" else load_file(path, Timeline)
 
 
 def load_baseline(path: str | Path) -> Baseline:

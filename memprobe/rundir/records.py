@@ -1666,6 +1666,102 @@ class FailurePoint(Record):
 
 
 @record
+class SavedGroup(Record):
+    """Saved values that differ only in their layer index (`abs(layers.*.ffn.w1.weight) x 4`): a line of the run's
+    saved table as the console shows it (*derived*).
+    """
+
+    #: its one name, layer index as `*`: what every table, finding and page shows for it
+    label: str
+
+    #: its op chain, layers as `*`
+    expr: str
+
+    #: what it is computed from
+    kind: SavedKind
+
+    #: the rows grouped: a value per block that saved it
+    count: int
+
+    #: their bytes (a graph input given to several calls counts once)
+    bytes: int
+
+    #: one row's bytes
+    bytes_each: int
+
+    #: a later call was given the same tensor as an earlier one
+    shared: bool
+
+    #: from the node's fake tensor
+    shape: list[int | str] | None
+
+    #: from the node's fake tensor
+    dtype: str | None
+
+    #: why it was saved
+    reason_kind: Reason
+
+    #: why it was saved, in words
+    reason: str
+
+    #: the save-list op, when the node's own op is in the policy's list
+    policy_op: str | None
+
+    #: the value in the user's terms, layers as `*`
+    user: UserTerms | None
+
+    #: why it was saved, from the compiler's own decisions (its first row's)
+    cause: Cause | None
+
+    #: the blocks that saved it
+    blocks: list[str]
+
+
+@record
+class AliveGroup(Record):
+    """Saved values alive at a peak that share one name across layers."""
+
+    #: their one name, layer index as `*`
+    label: str
+
+    #: their bytes
+    bytes: int
+
+    #: how many
+    count: int
+
+
+@record
+class RunView(Record):
+    """What the reporters show of a run that is derived from its records (`analysis.view`): derived with the rest
+    when the run is finished, and for a run recorded before this section, when it is loaded. The console,
+    Markdown, HTML and CSV reporters render it; none of them computes it.
+    """
+
+    #: the saved table's rows that differ only in their layer index, grouped; largest first (weight-derived first
+    #: among equals)
+    saved_groups: list[SavedGroup]
+
+    #: for each row of `saved_tensors`, in order, the number of the value it is whatever its layer (its structural
+    #: identity, dtype and shape), numbered in the order of the rows (the CSV's `group`)
+    saved_row_groups: list[int]
+
+    #: the saved values alive at the forward peak (`attribution`), grouped across layers by their one name, largest
+    #: first
+    saved_alive: list[AliveGroup]
+
+    #: what did not compile, in one line (null: everything compiled)
+    compile_coverage: str | None
+
+    #: for each module of `saved_outside` that Dynamo graph-broke on: why it ran eagerly, its first break in a few
+    #: words
+    eager_reasons: dict[str, str]
+
+    #: the blocks' linears the float8 recipe left in bf16, in a line (null: none)
+    float8_skipped: str | None
+
+
+@record
 class Report(Record):
     """`report.json`: one probe's run. Every figure is in bytes."""
 
@@ -1777,6 +1873,10 @@ class Report(Record):
 
     #: where the run failed
     failed_at: FailurePoint | None = None
+
+    #: what the reporters show that is derived from the rest: written with the derived sections (a report without it
+    #: gets it when loaded)
+    view: RunView | None = None
 
 
 @record

@@ -972,6 +972,57 @@ class FailurePoint(Record):
     step: Count | None = optional("the step it was in")
 
 
+class SavedGroup(Record):
+    """Saved values that differ only in their layer index (`abs(layers.*.ffn.w1.weight) x 4`): a line of the run's
+    saved table as the console shows it (*derived*)."""
+
+    label: Text = required("its one name, layer index as `*`: what every table, finding and page shows for it")
+    expr: Text = required("its op chain, layers as `*`")
+    kind: SavedKind = required("what it is computed from")
+    count: Count = required("the rows grouped: a value per block that saved it")
+    bytes: Count = required("their bytes (a graph input given to several calls counts once)")
+    bytes_each: Count = required("one row's bytes")
+    shared: Annotated[bool, Strict()] = required("a later call was given the same tensor as an earlier one")
+    shape: Shape | None = required("from the node's fake tensor")
+    dtype: Name | None = required("from the node's fake tensor")
+    reason_kind: Reason = required("why it was saved")
+    reason: Text = required("why it was saved, in words")
+    policy_op: Name | None = required("the save-list op, when the node's own op is in the policy's list")
+    user: UserTerms | None = required("the value in the user's terms, layers as `*`")
+    cause: Cause | None = required("why it was saved, from the compiler's own decisions (its first row's)")
+    blocks: list[Name] = required("the blocks that saved it")
+
+
+class AliveGroup(Record):
+    """Saved values alive at a peak that share one name across layers."""
+
+    label: Text = required("their one name, layer index as `*`")
+    bytes: Count = required("their bytes")
+    count: Count = required("how many")
+
+
+class RunView(Record):
+    """What the reporters show of a run that is derived from its records (`analysis.view`): derived with the rest
+    when the run is finished, and for a run recorded before this section, when it is loaded. The console, Markdown,
+    HTML and CSV reporters render it; none of them computes it."""
+
+    saved_groups: list[SavedGroup] = required(
+        "the saved table's rows that differ only in their layer index, grouped; largest first (weight-derived first among equals)"
+    )
+    saved_row_groups: list[Count] = required(
+        "for each row of `saved_tensors`, in order, the number of the value it is whatever its layer (its structural "
+        "identity, dtype and shape), numbered in the order of the rows (the CSV's `group`)"
+    )
+    saved_alive: list[AliveGroup] = required(
+        "the saved values alive at the forward peak (`attribution`), grouped across layers by their one name, largest first"
+    )
+    compile_coverage: Text | None = required("what did not compile, in one line (null: everything compiled)")
+    eager_reasons: dict[Text, Text] = required(
+        "for each module of `saved_outside` that Dynamo graph-broke on: why it ran eagerly, its first break in a few words"
+    )
+    float8_skipped: Text | None = required("the blocks' linears the float8 recipe left in bf16, in a line (null: none)")
+
+
 class Report(Record):
     """`report.json`: one probe's run. Every figure is in bytes."""
 
@@ -1024,6 +1075,10 @@ class Report(Record):
     analysis_error: Text | None = optional("an analysis step failed on what the run recorded (a bug of memprobe's)")
     oom: FailurePoint = optional("where the run ran out of memory")
     failed_at: FailurePoint = optional("where the run failed")
+    view: RunView | None = optional(
+        "what the reporters show that is derived from the rest: written with the derived sections (a report without "
+        "it gets it when loaded)"
+    )
 
 
 # -- graphs/*.json -----------------------------------------------------------------------------------------
@@ -1356,6 +1411,7 @@ class EditItem(Record):
     bytes_a: Count = optional("bytes before the edit")
     bytes_b: Count = optional("bytes after")
     delta_bytes: Signed = optional("after - before")
+    label: Text = optional("its one name, layer index as `*`, as the runs' tables give it")
 
 
 class Edit(Record):
@@ -1382,6 +1438,7 @@ class PartitionerItem(Record):
     bytes: Count = optional("its bytes")
     op: Name = optional("its op")
     fate: Text = optional("what would change it")
+    label: Text = optional("its one name, layer index as `*`, as the runs' tables give it")
 
 
 class ExplainResult(Record):
@@ -1836,7 +1893,9 @@ class TimelinePeak(Record):
 
 class Timeline(Record):
     """Memory over the measured step, by category (`analysis.timeline`): the data of the HTML page's chart
-    (`memprobe report`, embedded in the page) and of the Perfetto trace (`memprobe report --trace`)."""
+    (`memprobe report`, embedded in the page) and of the Perfetto trace (`memprobe report --trace`). A run's is
+    computed once, when the run is finished, and stored in its directory (`timeline.json`); a run finished before
+    timelines were stored has its own computed when it is loaded."""
 
     source: AttributionSource = required("what it was read from")
     baseline: Text = required("what the bytes are relative to")
@@ -1924,6 +1983,11 @@ FILES: dict[str, tuple[type[Record], str]] = {
         CompileRecord,
         "each probe that compiled a graph, in the Inductor cache directory beside AOTAutograd's entry",
     ),
+    "timeline.json": (
+        Timeline,
+        "each run, when it is finished: its memory over the measured step, embedded in the HTML page of the run or of "
+        "a diff of it (`memprobe report`) and the trace's source (`--trace`)",
+    ),
     "gpu-peaks.json": (GpuPeaks, "the verbs that run probes on CUDA, after each one, in memprobe's cache directory"),
 }
 
@@ -1936,9 +2000,10 @@ OUTPUTS: dict[str, tuple[type[BaseModel], str]] = {
     ),
     "memprobe estimate --json": (Estimate, "`memprobe estimate --json`"),
     "memprobe policies --json": (PolicyTable, "`memprobe policies --json`, the MCP tool `policies`"),
-    "the memory timeline": (
+    "the memory timeline of a snapshot": (
         Timeline,
-        "embedded in the HTML page of a run, diff or snapshot (`memprobe report`), and the trace's source (`--trace`)",
+        "embedded in the HTML page of a snapshot taken elsewhere (`memprobe report SNAPSHOT.pickle`), and its trace's "
+        "source (`--trace`)",
     ),
     "memprobe show SNAPSHOT.pickle --json": (
         SnapshotSummary,

@@ -8,14 +8,19 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ...analysis.diff import GROWTH, schedule_line, side_environment, versions_line
-from ...analysis.saved import label
-from ...analysis.verdict import verdict_of
 from ...rundir import schema as S
 from ...text import markup
 from ...units import fmt_bytes, fmt_delta
-from ...vocab import Phase, SavedKind
-from ..words import STATUS_LABEL, decision_brief, source_forms, why_saved_forms
+from ...vocab import GROWTH, Phase, SavedKind
+from ..words import (
+    STATUS_LABEL,
+    decision_brief,
+    schedule_line,
+    side_environment,
+    source_forms,
+    versions_line,
+    why_saved_forms,
+)
 from .shared import TOP_ROWS, Column, compact_table, make_console, name_cell, path_cell, print_next, print_verdict, saved_value
 
 _TITLE = "What B keeps alive that A does not (ranked by bytes)"
@@ -36,12 +41,12 @@ def print_diff(d: S.DiffResult, out_dir: Path | None, console: Console | None = 
             + ("  (runs in a/ and b/)" if (out_dir / "a").exists() else "")
             + ("" if wide else "; --wide for detail")
         )
-    print_next(con, verdict_of(d))
+    print_next(con, d.verdict)
 
 
 def _print_sides(con: Console, d: S.DiffResult) -> None:
     con.print("[bold]memprobe diff[/]")
-    print_verdict(con, verdict_of(d))
+    print_verdict(con, d.verdict)
     for key, side in (("a", d.a), ("b", d.b)):
         con.print(
             f"  {key.upper()}  {markup(side.summary)}  [dim]({markup(side.source)})[/]\n"
@@ -127,7 +132,7 @@ def _print_items_wide(con: Console, items: list[S.DiffItem]) -> None:
     for it in items[:3]:
         said = [f"{k}: {d.text}" for k, d in (("A", it.a_decision), ("B", it.b_decision)) if d is not None]
         if said:
-            con.print(f"[dim]{markup(label(it))}[/] {markup('; '.join(said))}")
+            con.print(f"[dim]{markup(it.label)}[/] {markup('; '.join(said))}")
     for h in list(dict.fromkeys(it.hint for it in items if it.status in GROWTH))[:3]:
         if h:
             con.print(f"[cyan]hint:[/] {markup(h)}")
@@ -150,7 +155,13 @@ def _print_items_compact(con: Console, items: list[S.DiffItem]) -> None:
     ]
     rows = []
     for it in items:
-        cells = [STATUS_LABEL[it.status], name_cell(label(it)), str(it.count), fmt_bytes(it.bytes_a), fmt_bytes(it.bytes_b)]
+        cells = [
+            STATUS_LABEL[it.status],
+            name_cell(it.label),
+            str(it.count),
+            fmt_bytes(it.bytes_a),
+            fmt_bytes(it.bytes_b),
+        ]
         cells += [fmt_delta(it.delta_bytes), *([path_cell(source_forms(it))] if where else []), why_saved_forms(it)]
         rows.append((cells, "bold red" if _grew_from_weights(it) else None))
     compact_table(con, _TITLE + "; red: weight-derived", columns, rows)

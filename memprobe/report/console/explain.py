@@ -7,8 +7,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ...analysis.saved import label
-from ...analysis.verdict import verdict_of
 from ...rundir import schema as S
 from ...text import markup
 from ...units import fmt_bytes, fmt_flops
@@ -17,14 +15,14 @@ from .shared import compact_table, make_console, print_verdict
 
 def _freed(e: S.Edit) -> str:
     """The first values an edit frees, by their one name."""
-    return "; ".join(f"{label(it)} x{it.count}" for it in (e.freed or [])[:3])
+    return "; ".join(f"{it.label} x{it.count}" for it in (e.freed or [])[:3])
 
 
 def print_explain(r: S.ExplainResult, out_dir: Path, console: Console | None = None, *, wide: bool = False) -> None:
     con = console or make_console()
     b = r.base
     con.print(f"[bold]memprobe explain[/]  {markup(b.config.probe().summary())}  [dim]({markup(r.mode)})[/]")
-    print_verdict(con, verdict_of(r))
+    print_verdict(con, r.verdict)  # finished when it was made, or loaded (analysis.view)
     con.print(
         f"base: saves {fmt_bytes(b.saved_bytes)} for backward per step; recomputes "
         f"{fmt_flops(b.recompute.flops)} ({fmt_bytes(b.recompute.bytes_moved)} moved) in backward"
@@ -73,5 +71,5 @@ def print_explain(r: S.ExplainResult, out_dir: Path, console: Console | None = N
             f"\n{len(r.partitioner_items)} saved value(s) chosen by the partitioner, not the policy" + (":" if wide else ".")
         )
         for it in r.partitioner_items[:5] if wide else []:
-            con.print(f"  {fmt_bytes(it.bytes)} {markup(label(it))} [dim]({markup(it.block)})[/]: {markup(it.fate)}")
+            con.print(f"  {fmt_bytes(it.bytes)} {markup(it.label)} [dim]({markup(it.block)})[/]: {markup(it.fate)}")
     con.print(f"\nwritten: {markup(out_dir)}/explain.json")

@@ -8,18 +8,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from ...analysis.coverage import coverage_line, eager_reason
-from ...analysis.diff import forked_line
-from ...analysis.findings import skipped_text
-from ...analysis.recorded import other_interpreter
-from ...analysis.saved import MODULE_STATE, SavedGroup, group_rows, label, layer_pattern, value_names
-from ...analysis.verdict import run_next_command, verdict_of
 from ...rundir import schema as S
 from ...rundir.load import dump
 from ...text import markup
 from ...units import fmt_bytes
-from ...vocab import Phase, RunMode, RunStatus, SavedKind
-from ..words import source_forms, why_saved_forms, why_saved_wide
+from ...vocab import MODULE_STATE, RunMode, RunStatus, SavedKind
+from ..words import forked_line, source_forms, why_saved_forms, why_saved_wide
 from .shared import (
     TOP_ROWS,
     Column,
@@ -33,7 +27,7 @@ from .shared import (
 )
 
 
-def _where(g: SavedGroup) -> str:
+def _where(g: S.SavedGroup) -> str:
     user = g.user
     if user is None:
         return ""
@@ -83,7 +77,7 @@ def _named_ranks(dist: S.Distributed, rows: list[S.RankRow]) -> list[str]:
     return named
 
 
-def _print_saved_wide(con: Console, groups: list[SavedGroup], total: int) -> None:
+def _print_saved_wide(con: Console, groups: list[S.SavedGroup], total: int) -> None:
     t = Table(title="Saved for backward, per step (from the compiled graphs)", title_justify="left", show_lines=False)
     t.add_column("#", justify="right", style="dim")
     t.add_column("bytes", justify="right")
@@ -109,12 +103,12 @@ def _print_saved_wide(con: Console, groups: list[SavedGroup], total: int) -> Non
     con.print(t)
 
 
-def _count(g: SavedGroup) -> str:
+def _count(g: S.SavedGroup) -> str:
     """How many blocks saved the value; one tensor that several blocks were given is said so (counted once)."""
     return str(g.count) + (" (one tensor)" if g.shared else "")
 
 
-def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> None:
+def _print_saved_compact(con: Console, groups: list[S.SavedGroup], total: int) -> None:
     """One line per group: its figures whole, then its name, where it was made (only when some group was made in
     the user's code) and why it was kept, which give up width in that order of priority (why first), each keeping
     what carries it (the op, ``file.py:line``, the cause)."""
@@ -126,7 +120,7 @@ def _print_saved_compact(con: Console, groups: list[SavedGroup], total: int) -> 
                 fmt_bytes(g.bytes),
                 _share(g.bytes, total) if g.kind not in MODULE_STATE else "-",
                 _count(g),
-                name_cell(label(g)),
+                name_cell(g.label),
                 *([path_cell(source_forms(g))] if where else []),
                 why_saved_forms(g),
             ],
@@ -216,28 +210,25 @@ def print_run(report: S.Report, run_dir: Path, console: Console | None = None, *
         _print_graph_memory(con, report)
     _print_attribution(con, report, wide)
     _print_run_dir(con, Path(run_dir), wide)
-    verdict = verdict_of(report)
-    if verdict.next_command is None and report.status == RunStatus.COMPLETE:  # recorded before verdicts held it
-        verdict = verdict.model_copy(
-            update={"next_command": run_next_command(report.config.probe(), report.findings or [], report)}
-        )
-    print_next(con, verdict)
+    if report.verdict is not None:
+        print_next(con, report.verdict)
 
 
 def _print_header(con: Console, report: S.Report) -> None:
     """What ran, the verdict, where and with what it ran, and how (analysis-only)."""
     v = report.versions
     con.print(f"[bold]memprobe run[/]  {markup(report.config.probe().summary())}")
-    print_verdict(con, verdict_of(report))
+    if report.verdict is not None:
+        print_verdict(con, report.verdict)
     con.print(
         f"[dim]{markup(report.device.type)} ({markup(v.device_name)})  torch {markup(v.torch)}  "
         f"torchao {markup(v.torchao)}  status {markup(report.status)}[/]"
     )
     if report.process is not None and report.process.forked_from is not None:
         con.print(f"[dim]probe {markup(forked_line(report.process))}[/]")
-    elsewhere = other_interpreter(report)
-    if elsewhere is not None:
-        con.print(f"interpreter: {markup(elsewhere)} (another than the memprobe that started it)")
+    process = report.process
+    if process is not None and process.other_interpreter and process.python is not None:
+        con.print(f"interpreter: {markup(process.python)} (another than the memprobe that started it)")
     dist = report.distributed
     if dist is not None and dist.faked:
         con.print(f"[yellow]fake world:[/] {markup(dist.headline)}")
@@ -258,31 +249,33 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
                 "[yellow]no compiled graph saved anything for backward[/]"
                 + (" (run with --compile to see the saved table)" if not report.config.probe().compile else "")
             )
-        _print_saved_outside(con, report.saved_outside, report.compile_coverage)
+        _print_saved_outside(con, report)
         return
-    groups = group_rows(rows)
+    groups = report.view.saved_groups if report.view else []
     con.print()
     shown = groups if wide else groups[:TOP_ROWS]
     (_print_saved_wide if wide else _print_saved_compact)(con, shown, totals.graph_bytes if totals else 0)
     if len(groups) > len(shown):
         con.print(f"[dim]… {len(groups) - len(shown)} more groups in report.json (saved_tensors); --wide shows all[/]")
     _print_totals(con, totals)
-    _print_saved_outside(con, report.saved_outside, report.compile_coverage)
+    _print_saved_outside(con, report)
 
 
 # modules of the saved-outside line shown by name before the rest is counted
 SAVED_OUTSIDE_SHOWN = 4
 
 
-def _print_saved_outside(con: Console, outside: S.SavedOutside | None, coverage: S.CompileCoverage | None = None) -> None:
+def _print_saved_outside(con: Console, report: S.Report) -> None:
     """What autograd saved outside the compiled graphs (measured at run time), by module: the embedding's ids, the
     logits the loss keeps, eager blocks (a compiled one that ran eagerly with the reason Dynamo gave)."""
+    outside = report.saved_outside
     if outside is None or not (outside.total_bytes or outside.parameters_bytes):
         return
     modules = outside.modules or []
+    eager = report.view.eager_reasons if report.view else {}
 
     def named_module(m: S.SavedByModule) -> str:
-        why = eager_reason(coverage, m.module)
+        why = eager.get(m.module)
         return f"{markup(m.module)} {fmt_bytes(m.bytes)}" + (f" ({markup(why)})" if why else "")
 
     named = [named_module(m) for m in modules[:SAVED_OUTSIDE_SHOWN]]
@@ -336,7 +329,7 @@ def _print_notes(con: Console, report: S.Report) -> None:
 
 def _print_compile_coverage(con: Console, report: S.Report) -> None:
     """What torch.compile did not compile, in one line, when anything (report.compile_coverage)."""
-    line = coverage_line(report.compile_coverage)
+    line = report.view.compile_coverage if report.view else None
     if line:
         con.print(f"[red]{markup(line)}[/]")
 
@@ -347,7 +340,7 @@ def _print_float8_coverage(con: Console, report: S.Report) -> None:
     if not f8:
         return
     line = _float8_converted(f8)
-    skipped = skipped_text(f8)
+    skipped = report.view.float8_skipped if report.view else None
     if skipped:
         line += f"; left in bf16: {markup(skipped)}"
     con.print(line if skipped else f"[dim]{line}[/]")
@@ -408,11 +401,6 @@ def _print_graph_memory(con: Console, report: S.Report) -> None:
     con.print(t)
 
 
-def _names_by_expr(report: S.Report) -> dict[str, str]:
-    """A saved value's op chain (as the attribution names it) -> its one name."""
-    return {r.expr: value_names(r)[0] for r in report.saved_tensors or []}
-
-
 def _print_attribution(con: Console, report: S.Report, wide: bool = True) -> None:
     att = report.attribution
     if not att:
@@ -421,10 +409,10 @@ def _print_attribution(con: Console, report: S.Report, wide: bool = True) -> Non
         _print_alive_at_peak(con, att)
         return
     _print_alive_table(con, att)
-    fw = (att.phases or {}).get(Phase.FORWARD)
-    saved = (fw.saved_for_backward if fw else None) or []
+    saved = report.view.saved_alive if report.view else []
     if saved:
-        con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(_saved_alive(report, saved)[:6])))
+        alive = [f"{fmt_bytes(g.bytes)} {g.label}" + (f" x{g.count}" if g.count > 1 else "") for g in saved[:6]]
+        con.print("[dim]saved for backward, alive at the forward peak:[/] " + markup("; ".join(alive)))
     if att.inferred:
         con.print(f"[dim]measured: {markup('; '.join(att.measured or []))}. inferred: {markup('; '.join(att.inferred))}.[/]")
 
@@ -459,15 +447,3 @@ def _print_alive_table(con: Console, att: S.Attribution) -> None:
             *(fmt_bytes(ph.by_category_bytes.get(cat, 0)) if ph.by_category_bytes.get(cat) else "" for ph in phases.values()),
         )
     con.print(t)
-
-
-def _saved_alive(report: S.Report, saved: list[S.AliveItem]) -> list[str]:
-    """The saved values alive at the forward peak, grouped across layers by their one name, largest first."""
-    names = _names_by_expr(report)
-    grouped: dict[str, list[int]] = {}
-    for it in saved:
-        grouped.setdefault(layer_pattern(names.get(it.item, it.item)), []).append(it.bytes)
-    return [
-        f"{fmt_bytes(sum(b))} {k}" + (f" x{len(b)}" if len(b) > 1 else "")
-        for k, b in sorted(grouped.items(), key=lambda kv: -sum(kv[1]))
-    ]

@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from ...analysis.saved import value_names
+from ...names import value_names
 from ...rundir import schema as S
 from ...text import markup, plain
 
