@@ -318,6 +318,24 @@ def test_the_run_page_draws_the_timeline_its_run_stored_and_never_opens_the_snap
         assert json.loads(trace.read_text())["otherData"]["memprobe"]["peak"] == dump(stored.peak)
 
 
+def test_a_runs_finish_reads_its_snapshot_once(tmp_path, monkeypatch):
+    """Finishing a CUDA run reads its snapshot for the attribution and for the timeline: one load serves both (a large
+    snapshot's load is most of the finish), and the timeline it stores is the one a fresh load computes."""
+    from memprobe.analysis import snapshot as snapshots
+    from memprobe.analysis.timeline import timeline
+    from memprobe.orchestrate.finish import finish_run
+    from memprobe.rundir.load import load_report, load_stored_timeline
+
+    run = tmp_path / "rowwise"
+    shutil.copytree(ROWWISE, run)
+    loads, load = [], snapshots._load_snapshot
+    monkeypatch.setattr(snapshots, "_load_snapshot", lambda *a, **k: loads.append(a[0]) or load(*a, **k))
+    finish_run(run, load_report(run).config.probe())
+    assert loads == [run / "snapshot.pickle"]
+    assert dump(load_stored_timeline(run)) == dump(timeline(load_report(run), run))
+    assert len(loads) == 2  # outside a finish, each read loads the file
+
+
 def test_diff_markdown_matches_the_snapshot():
     proc = invoke("diff", BF16, ROWWISE, "--markdown")
     assert proc.returncode == 0, proc.stderr[-2000:]

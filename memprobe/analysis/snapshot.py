@@ -20,6 +20,7 @@ import os
 import pickle
 from collections import defaultdict
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from itertools import chain
 from operator import is_, itemgetter, methodcaller
@@ -63,15 +64,40 @@ LOAD_BYTES_PER_FILE_BYTE = 32
 LOAD_HEADROOM_BYTES = 256 * 2**20
 
 
+# within one_load_per_file(): the snapshots loaded, by path
+_LOADED: ContextVar[dict[Path, Snapshot] | None] = ContextVar("memprobe_loaded_snapshots", default=None)
+
+
+@contextmanager
+def one_load_per_file():
+    """Within the block a snapshot file is loaded once: loaded again, it is the :class:`Snapshot` loaded first, with
+    what was derived from it (a run's finish reads its snapshot for the attribution, then for the timeline; the file
+    does not change meanwhile)."""
+    token = _LOADED.set({})
+    try:
+        yield
+    finally:
+        _LOADED.reset(token)
+
+
 def load_snapshot(path: str | Path, *, trusted: bool = False, follow: bool = False) -> Snapshot:
     """The snapshot as plain data; SnapshotError for anything else (never executes code).
 
     The file is streamed to the unpickler (no copy of it in memory) with the cyclic collector paused. Unless
     ``trusted`` (a snapshot this process just wrote), loading is bounded to ``LOAD_BYTES_PER_FILE_BYTE`` x the file's
     size + ``LOAD_HEADROOM_BYTES`` of memory. ``follow``: the path the user named, which may be a symbolic link."""
+    loaded = _LOADED.get()
+    if loaded is None:
+        return _load_snapshot(Path(path), trusted=trusted, follow=follow)
+    key = Path(path).absolute()
+    if key not in loaded:
+        loaded[key] = _load_snapshot(Path(path), trusted=trusted, follow=follow)
+    return loaded[key]
+
+
+def _load_snapshot(path: Path, *, trusted: bool, follow: bool) -> Snapshot:
     from ..rundir.read import open_bounded
 
-    path = Path(path)
     try:
         with open_bounded(path, f"snapshot {path}", kind="snapshot", follow=follow) as f:
             if not f.size:

@@ -13,6 +13,7 @@ from pathlib import Path
 from ..analysis.ranks import merge_ranks
 from ..analysis.recorded import same_interpreter
 from ..analysis.run import analyse
+from ..analysis.snapshot import one_load_per_file
 from ..analysis.timeline import timeline
 from ..config import ProbeConfig
 from ..errors import InternalError, RunDirError
@@ -43,11 +44,12 @@ def _finish_one(run_dir: Path) -> tuple[S.Report, InternalError | None]:
     process = report.process
     if process is not None and process.python and process.other_interpreter is None:  # this memprobe started it
         process.other_interpreter = not same_interpreter(process.python)
-    try:
-        analyse(report, run_dir, trusted_snapshot=True)  # the probe's own snapshot: written by this memprobe
-    except InternalError as e:
-        return _write(run_dir, report, with_timeline=True), e
-    return _write(run_dir, report, with_timeline=True), None
+    with one_load_per_file():  # the attribution and the timeline read the snapshot: loaded once
+        try:
+            analyse(report, run_dir, trusted_snapshot=True)  # the probe's own snapshot: written by this memprobe
+        except InternalError as e:
+            return _write(run_dir, report, with_timeline=True), e
+        return _write(run_dir, report, with_timeline=True), None
 
 
 def _finish_ranks(out: Path, nproc: int) -> S.Report:
