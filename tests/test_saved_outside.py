@@ -6,6 +6,7 @@ from rich.console import Console
 
 from memprobe.capture.saved_outside import SavedOutside
 from memprobe.report.console.run import _print_saved_outside
+from memprobe.rundir import schema as S
 
 
 class Halves(torch.nn.Module):
@@ -37,7 +38,7 @@ def test_a_saved_view_over_a_larger_storage_is_reported_with_both_sizes():
     assert (view.bytes, view.storage_bytes) == (64, 128)
     # and a person reads both sizes
     console = Console(record=True, width=200)
-    _print_saved_outside(console, record)
+    _print_saved_outside(console, S.Report.model_construct(saved_outside=record, view=None))
     assert "saved views that pin a larger storage: Halves float32[4, 4] holds 128 B for its 64 B" in console.export_text()
 
 
