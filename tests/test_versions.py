@@ -325,7 +325,8 @@ def test_a_side_that_cannot_run_fails_in_one_line_before_any_side_runs(tmp_path,
 
 
 def test_versions_differ_names_each_library_that_changed():
-    from memprobe.analysis.diff import version_changes, versions_line
+    from memprobe.analysis.diff import version_changes
+    from memprobe.report.words import versions_line
     from memprobe.rundir import schema as S
 
     a = {"torch": "2.13.0+cpu", "torchao": "0.18.0", "python": "3.11.7", "memprobe": "0.1.0"}
