@@ -35,14 +35,6 @@ class Kind(StrEnum):
     WORDS = "words"  # a command line: a list of strings, given after ``--``
 
 
-_EXPECTED = {
-    Kind.FLAG: "true or false",
-    Kind.WHOLE: "an integer",
-    Kind.NUMBER: "a finite number",
-    Kind.TEXT: "a string",
-    Kind.OPS: "a list of op names",
-    Kind.WORDS: "a list of strings (a command and its arguments)",
-}
 MAX_WORDS = 1000  # the arguments of a command line
 
 
@@ -68,7 +60,7 @@ class Option:
         """What the field takes, in words; for an integer out of its range (``value``), that range."""
         if self.kind == Kind.WHOLE and isinstance(value, int) and not isinstance(value, bool):
             return f"an integer from {-(MAX_WHOLE - 1)} to {MAX_WHOLE - 1} (within 32 bits)"
-        return _EXPECTED[self.kind]
+        return KINDS[self.kind].expected
 
     def holds(self, value, optional: bool) -> bool:
         """Whether ``value`` is of this field's kind (None only where the field is optional)."""
@@ -76,7 +68,7 @@ class Option:
             return optional
         if self.kind == Kind.FLAG:
             return isinstance(value, bool)
-        return not isinstance(value, bool) and _HOLDS[self.kind](value)  # a bool is no number
+        return not isinstance(value, bool) and KINDS[self.kind].holds(value)  # a bool is no number
 
 
 def _command_words(value) -> bool:
@@ -88,12 +80,27 @@ def _command_words(value) -> bool:
     )
 
 
-_HOLDS = {
-    Kind.WHOLE: lambda value: isinstance(value, int) and abs(value) < MAX_WHOLE,
-    Kind.NUMBER: lambda value: isinstance(value, (int, float)) and math.isfinite(value),
-    Kind.OPS: lambda value: isinstance(value, (list, tuple)) and all(isinstance(v, str) and len(v) < MAX_OP for v in value),
-    Kind.WORDS: _command_words,
-    Kind.TEXT: lambda value: isinstance(value, str) and len(value) < MAX_TEXT,
+@dataclass(frozen=True)
+class KindRule:
+    """What a kind of field takes: in words, as a check of a value, and as a command-line argument's type (argparse's
+    ``type``, for the bare probe's parser: a repeated or boolean flag parses itself). The typed record's and the MCP
+    tools' types are :data:`memprobe.rundir.schema.CONFIG_KINDS` (pydantic's, which a probe's interpreter may lack)."""
+
+    expected: str
+    holds: Callable[[object], bool]
+    parse: Callable[[str], object] = str
+
+
+KINDS = {
+    Kind.FLAG: KindRule("true or false", lambda value: isinstance(value, bool)),
+    Kind.WHOLE: KindRule("an integer", lambda value: isinstance(value, int) and abs(value) < MAX_WHOLE, int),
+    Kind.NUMBER: KindRule("a finite number", lambda value: isinstance(value, (int, float)) and math.isfinite(value), float),
+    Kind.TEXT: KindRule("a string", lambda value: isinstance(value, str) and len(value) < MAX_TEXT),
+    Kind.OPS: KindRule(
+        "a list of op names",
+        lambda value: isinstance(value, (list, tuple)) and all(isinstance(v, str) and len(v) < MAX_OP for v in value),
+    ),
+    Kind.WORDS: KindRule("a list of strings (a command and its arguments)", _command_words),
 }
 
 

@@ -15,7 +15,7 @@ import sys
 
 from ..config import ProbeConfig, config_from_values
 from ..errors import MemprobeError
-from ..fields import Kind, declared, flag_of
+from ..fields import KINDS, Kind, declared, flag_of
 
 
 def parser() -> argparse.ArgumentParser:
@@ -32,10 +32,11 @@ def parser() -> argparse.ArgumentParser:
         elif o.kind == Kind.OPS:
             ap.add_argument(flag_of(f), dest=f.name, action="append", default=[], metavar=o.metavar, help=help_text)
         else:
-            kind = {Kind.WHOLE: int, Kind.NUMBER: float}.get(o.kind, str)
-            words = o.words()
+            words, parse = o.words(), KINDS[o.kind].parse
             default = None if o.preset else f.default
-            ap.add_argument(flag_of(f), dest=f.name, type=kind, default=default, choices=words, metavar=o.metavar, help=help_text)
+            ap.add_argument(
+                flag_of(f), dest=f.name, type=parse, default=default, choices=words, metavar=o.metavar, help=help_text
+            )
     return ap
 
 

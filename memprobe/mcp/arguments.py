@@ -7,22 +7,13 @@ agent reads what to pass instead of guessing, and a wrong type is refused naming
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from ..config import ProbeConfig
-from ..fields import MAX_OP, MAX_TEXT, MAX_WHOLE, MAX_WORDS, Kind, Option, declared, default_of, shown
-
-# each kind of field as JSON Schema types it (strict: "64" is no integer, true no number)
-_KINDS: dict[Kind, Any] = {
-    Kind.FLAG: Annotated[bool, Strict()],
-    Kind.WHOLE: Annotated[int, Strict(), Field(gt=-MAX_WHOLE, lt=MAX_WHOLE)],
-    Kind.NUMBER: Annotated[float, Strict(), AllowInfNan(False)],
-    Kind.OPS: list[Annotated[str, Strict(), Field(max_length=MAX_OP - 1)]],
-    Kind.TEXT: Annotated[str, Strict(), Field(max_length=MAX_TEXT - 1)],
-    Kind.WORDS: Annotated[list[Annotated[str, Strict(), Field(max_length=MAX_TEXT - 1)]], Field(max_length=MAX_WORDS - 1)],
-}
+from ..fields import Kind, Option, declared, default_of, shown
+from ..rundir.schema import CONFIG_KINDS
 
 # a diff's sides name their recipes (the `a` and `b` arguments), as on the command line
 SIDE_NAMED = ("recipe",)
@@ -34,7 +25,7 @@ def _field(f, o: Option) -> tuple[Any, Any]:
     and its default and help. A dimension a preset may set has no default of its own here (null: the preset's, else
     the field's), as its flag has none."""
     words = o.words()
-    tp: Any = Literal[tuple(words)] if words else _KINDS[o.kind]
+    tp: Any = Literal[tuple(words)] if words else CONFIG_KINDS[o.kind]
     default = None if o.preset else default_of(f)
     help_text = f"{o.help} [default: {default_of(f)}, or the preset's]" if o.preset else o.help
     if default is None:

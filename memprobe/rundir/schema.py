@@ -143,7 +143,9 @@ def optional(description: str, **kw) -> Any:
 # the families --repro names are the registry's (memprobe/targets): a word ProbeConfig checks, so that a new family
 # changes no record
 _CONFIG_WORDS = {"recipe": Recipe, "ac": AcMode, "device": DeviceChoice}
-_CONFIG_KINDS = {
+# each kind of configuration field as the typed record takes it (strict: "64" is no integer, true no number); the MCP
+# tools' arguments take the same
+CONFIG_KINDS = {
     Kind.FLAG: Annotated[bool, Strict()],
     Kind.WHOLE: Annotated[int, Strict(), Ge(-MAX_WHOLE + 1), Le(MAX_WHOLE - 1)],
     Kind.NUMBER: Number,
@@ -198,7 +200,7 @@ def _config_record() -> type[Record]:
 
     fields: dict[str, Any] = {}
     for f, o in declared(ProbeConfig):
-        tp: Any = _CONFIG_WORDS.get(f.name, _CONFIG_KINDS[o.kind])
+        tp: Any = _CONFIG_WORDS.get(f.name, CONFIG_KINDS[o.kind])
         fields[f.name] = (tp | None if f.default is None else tp, optional(o.help))
     model = create_model("Config", __base__=ConfigRecord, __module__=__name__, **fields)
     model.__doc__ = (
