@@ -285,3 +285,31 @@ def test_the_backward_peak_on_cuda_names_the_backward_graphs_buffers_and_adds_up
     assert any("repros/ffn.py:35" in line for b in bp.buffers for line in b.lines)
     inductor = report.attribution.phases["backward"].by_category_bytes
     assert bp.transient_bytes <= inductor["inductor-temporary"] and bp.gradient_bytes <= inductor["gradient"]
+
+
+def test_the_two_pass_steps_backward_on_cuda_is_named_and_found_beside_cublas_workspace():
+    """pytorch/pytorch#193193's pattern on an H100 (tests/data/cuda/twopass-h100, Python stacks): cuBLAS's two
+    workspaces (64 MiB, one per thread's handle) are a library's, not Inductor temporaries; the compiled backward's
+    buffers at backward's peak, with the rest alive there, add up to the allocator's measured peak; and they are most
+    of what that peak holds above the step's start, so the finding is raised though the workspaces dwarf them."""
+    from memprobe.analysis.backward_peak import backward_peak_on_device
+    from memprobe.analysis.findings import backward_transient
+    from memprobe.analysis.snapshot import attribute_snapshot
+
+    run_dir = CUDA / "twopass-h100"
+    report = load_report(run_dir)
+    pairs = graph_pairs(run_dir, report)
+    report.graph_memory = simulate_run(run_dir, report, pairs)
+    report.attribution, live = attribute_snapshot(load_snapshot(run_dir / "snapshot.pickle"), report)
+    at_peak = report.attribution.phases["backward"].by_category_bytes
+    assert at_peak["library-workspace"] == 64 * 2**20 and at_peak["inductor-temporary"] < 2 * 2**20
+    bp = backward_peak_on_device(report, pairs, live)
+    assert bp.peak_bytes == report.memory.phases["backward"].peak_bytes and bp.tolerance_bytes == 0
+    assert bp.transient_bytes + bp.gradient_bytes + bp.other_bytes == bp.peak_bytes
+    assert 0 < bp.recomputed_bytes < bp.transient_bytes < bp.peak_bytes / 40
+    recomputed = [b for b in bp.buffers if b.recomputed]
+    assert recomputed and all(any(":25 " in line for line in b.lines) for b in recomputed)  # up and gate, line 25
+    report.attribution.backward_peak = bp  # as the run's analysis records it
+    (found,) = backward_transient(report.attribution, report.saved_totals)
+    grown = bp.peak_bytes - report.attribution.start_bytes
+    assert found.bytes == bp.transient_bytes > grown / 2 and "above the step's start" in found.message

@@ -598,23 +598,35 @@ def checks() -> list[S.Check]:
     return [S.Check(kind=kind, title=title) for kind, title in CHECKS]
 
 
+def _above_start(peak: int, start: int | None) -> int | None:
+    """What a peak holds above the step's start (where the attribution knows the start: a CUDA snapshot's)."""
+    return peak - start if start is not None and 0 <= start < peak else None
+
+
 def backward_transient(attribution: S.Attribution | None, totals: S.SavedTotals) -> list[S.Finding]:
     """A compiled backward whose own working set (its output code's temporaries, recomputed values among them) alive
-    at backward's measured peak is more than ``TRANSIENT_MIN_SHARE`` of that peak: what forward saved is not what
-    makes the peak."""
+    at backward's measured peak is more than ``TRANSIENT_MIN_SHARE`` of what the step holds there above its start
+    (the parameters, the optimizer's state, a library's workspace were there before it): what forward saved is not
+    what makes the peak."""
     bp = attribution.backward_peak if attribution else None
-    if bp is None or bp.peak_bytes <= 0 or bp.transient_bytes <= TRANSIENT_MIN_SHARE * bp.peak_bytes:
+    if bp is None:
+        return []
+    grown = _above_start(bp.peak_bytes, attribution.start_bytes)
+    base = grown if grown is not None else bp.peak_bytes
+    if base <= 0 or bp.transient_bytes <= TRANSIENT_MIN_SHARE * base:
         return []
     transient = [b for b in bp.buffers if b.role == LiveRole.TEMPORARY]
     graphs = sorted({b.graph for b in transient})
     items = [_transient_item(b) for b in transient]
-    share = 100 * bp.transient_bytes / bp.peak_bytes
+    share = 100 * bp.transient_bytes / base
+    above = f"; {fmt_bytes(grown)} above the step's start" if grown is not None else ""
     return [
         _finding(
             kind=FindingKind.BACKWARD_TRANSIENT_PEAK,
             bytes=bp.transient_bytes,
             message=(
-                f"At backward's measured peak ({fmt_bytes(bp.peak_bytes)}), {fmt_bytes(bp.transient_bytes)} ({share:.0f}%)"
+                f"At backward's measured peak ({fmt_bytes(bp.peak_bytes)}{above}), {fmt_bytes(bp.transient_bytes)}"
+                f" ({share:.0f}% of {'that' if grown is not None else 'it'})"
                 f" are the compiled backward's own buffers ({', '.join(graphs)}): {fmt_bytes(bp.recomputed_bytes)}"
                 f" holding values it recomputes, {fmt_bytes(bp.temporary_bytes)} other temporaries; besides them"
                 f" {fmt_bytes(bp.gradient_bytes)} of gradients it returned and {fmt_bytes(bp.other_bytes)} else"
@@ -626,7 +638,8 @@ def backward_transient(attribution: S.Attribution | None, totals: S.SavedTotals)
             "table will not lower this peak",
             hint="recompute less in backward (save the recomputed values named here), or split the checkpointed "
             "region so each backward recomputes less at once",
-            summary=f"the compiled backward's own buffers are {share:.0f}% of backward's peak",
+            summary=f"the compiled backward's own buffers are {share:.0f}% of what backward's peak holds"
+            + (" above the step's start" if grown is not None else ""),
             items=items,
         )
     ]
