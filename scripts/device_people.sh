@@ -8,7 +8,7 @@
 #  3. real snapshots of a plain script (scripts/plain_snapshot_train.py), one of ~50 MB and one of >= 500 MB:
 #     `memprobe show` and `memprobe report` against pickle.load of the same file, each a fresh process (big: the
 #     second, its events over memprobe's default bound, raised for memprobe's processes);
-#  4. served by default (served): two successive `memprobe diff bf16 fp8` typed in a terminal, nothing started
+#  4. served by default (served): three successive `memprobe diff bf16 fp8` typed in a terminal, nothing started
 #     first: the first starts `memprobe serve`, the second forks both sides from it; then an A/A diff.
 # Usage: OUT=dir bash scripts/device_people.sh [fused|oom|snapshots|big|served]...   (wheels in .whl/: torchao, pydantic)
 set -uo pipefail
@@ -89,9 +89,9 @@ snapshots() {
 }
 
 served() {  # memprobe diff bf16 fp8 twice, typed in a terminal (script(1) gives the command one), nothing started first
-  echo "=== 4. served by default: two successive memprobe diff bf16 fp8 in a fresh shell, then an A/A diff"
+  echo "=== 4. served by default: three successive memprobe diff bf16 fp8 in a fresh shell, then an A/A diff"
   export MEMPROBE_CACHE_DIR=/tmp/mpc; rm -rf /tmp/mpc
-  for i in 1 2; do
+  for i in 1 2 3; do
     local t0=$(date +%s.%N)
     script -qec "python3 -m memprobe diff bf16 fp8 --out $work/d$i -q --json > $work/d$i.json" /dev/null | tr -d '\r'
     echo "diff $i: exit ${PIPESTATUS[0]}, $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s"
@@ -100,11 +100,13 @@ served() {  # memprobe diff bf16 fp8 twice, typed in a terminal (script(1) gives
   python3 - "$work" <<'PY'
 import json, sys
 d = sys.argv[1]
-for name in ("d1", "d2", "aa"):
-    sides = [json.load(open(f"{d}/{name}/{s}/report.json"))["process"] for s in "ab"]
+for name in ("d1", "d2", "d3", "aa"):
+    reports = [json.load(open(f"{d}/{name}/{s}/report.json")) for s in "ab"]
     diff = json.load(open(f"{d}/{name}/diff.json"))
-    print(f"  {name}: forked_from {[s.get('forked_from') for s in sides]}, differences {diff['differences']}, "
+    print(f"  {name}: forked_from {[r['process'].get('forked_from') for r in reports]}, differences {diff['differences']}, "
           f"saved delta {diff['totals']['saved_bytes']['delta']:,} B")
+    for side, r in zip("ab", reports):
+        print(f"    {side}: " + ", ".join(f"{k} {v:.2f} s" for k, v in (r.get("timings_s") or {}).items()))
 PY
   python3 -m memprobe serve --status; python3 -m memprobe serve --stop
 }
