@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -643,7 +643,7 @@ def run_jobs(
     progress: Progress,
     verbose: bool = False,
     slots: int = 1,
-    gpus: list[str] | None = None,
+    gpus: Sequence[str] | None = None,
     keep_going: bool = False,
 ) -> dict[str, S.Report | MemprobeError]:
     """Run each job in its own process; return ``{label: report}`` in job order.
@@ -683,7 +683,7 @@ def run_jobs(
 class _Schedule:
     """The probes of one verb, started, held, released and waited for (see :func:`run_jobs`)."""
 
-    def __init__(self, jobs: list[ProbeJob], *, progress: Progress, verbose: bool, slots: int, gpus: list[str] | None):
+    def __init__(self, jobs: list[ProbeJob], *, progress: Progress, verbose: bool, slots: int, gpus: Sequence[str] | None):
         self.pending = list(jobs)
         self.progress, self.verbose, self.gpus = progress, verbose, gpus
         self.lock = threading.Lock()
