@@ -140,6 +140,7 @@ def run_probe(
     several ranks), then what it recorded is analysed here and written back; its report, the configuration whole. A
     run that fails is analysed as far as it got before its error is raised."""
     from .analysis.recorded import whole_config
+    from .capture.runner import Recording
     from .capture.runner import run_probe as record
     from .errors import MemprobeError, RunFailed
     from .orchestrate.finish import finish_run
@@ -156,7 +157,7 @@ def run_probe(
             out,
             progress=progress,
             verbose=verbose,
-            analysis_only=analysis_only,
+            recording=Recording(analysis_only=analysis_only),
             nnodes=nnodes,
             rdzv_endpoint=rdzv_endpoint,
         )
