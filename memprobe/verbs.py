@@ -17,6 +17,7 @@ from .errors import ConfigError
 
 if TYPE_CHECKING:
     from .budget import Budget
+    from .orchestrate.options import RunOptions
     from .rundir import schema as S
 
 
@@ -89,21 +90,12 @@ def plan_gate(
     return GatePlan(budget, wanted, finished, baseline_path, update_baseline)
 
 
-def gate(plan: GatePlan, *, out: Path | None, force: bool, progress, verbose: bool = False, **slots) -> S.GateResult:
-    """Run (or read) the plan's probes and evaluate their limits: the gate's result."""
+def gate(plan: GatePlan, run: RunOptions) -> S.GateResult:
+    """Run (or read) the plan's probes (as ``run`` says) and evaluate their limits: the gate's result."""
     from .orchestrate.gate import run_gate
 
     return run_gate(
-        plan.budget,
-        plan.wanted,
-        plan.finished,
-        baseline_path=plan.baseline_path,
-        update_baseline=plan.update_baseline,
-        out=out,
-        force=force,
-        progress=progress,
-        verbose=verbose,
-        **slots,
+        plan.budget, plan.wanted, plan.finished, run, baseline_path=plan.baseline_path, update_baseline=plan.update_baseline
     )
 
 
@@ -148,6 +140,7 @@ def run_probe(
     several ranks), then what it recorded is analysed here and written back; its report, the configuration whole. A
     run that fails is analysed as far as it got before its error is raised."""
     from .analysis.recorded import whole_config
+    from .capture.runner import Recording
     from .capture.runner import run_probe as record
     from .errors import MemprobeError, RunFailed
     from .orchestrate.finish import finish_run
@@ -164,7 +157,7 @@ def run_probe(
             out,
             progress=progress,
             verbose=verbose,
-            analysis_only=analysis_only,
+            recording=Recording(analysis_only=analysis_only),
             nnodes=nnodes,
             rdzv_endpoint=rdzv_endpoint,
         )

@@ -107,7 +107,7 @@ class _ForkedCommand:
         err_r, err_w = os.pipe()
         stdin = os.open(os.devnull, os.O_RDONLY)
         try:
-            proc = _CLI_SERVER.spawn(argv, env, sys.executable, stdin, out_w, err_w, cwd=cwd, program=COMMAND_PROGRAM)
+            proc = _CLI_SERVER.spawn(argv, env, sys.executable, (stdin, out_w, err_w), cwd=cwd, program=COMMAND_PROGRAM)
         finally:
             for fd in (stdin, out_w, err_w):
                 os.close(fd)

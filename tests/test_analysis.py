@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import LEGACY_ROWWISE
 
+from memprobe.analysis.evidence import Evidence
 from memprobe.analysis.findings import find
 from memprobe.analysis.recorded import load_recorded
 from memprobe.analysis.saved import (
@@ -145,7 +146,7 @@ def test_mismatch_between_graph_and_runtime_is_a_finding(runs):
     victim.runtime_storage_bytes += 4096
     totals = saved_totals(rows)
     assert totals.agree is False
-    kinds = [f.kind for f in find(rows, totals, report.config.probe())]
+    kinds = [f.kind for f in find(Evidence(rows, totals, report.config.probe()))]
     assert "accounting-mismatch" in kinds
 
 
@@ -250,6 +251,7 @@ def _unsharded_at_forward_end(held: int, source: str) -> S.Attribution:
     ],
 )
 def test_the_fsdp_roots_own_parameters_are_unsharded_by_design_and_never_the_verdict(source, root_bytes):
+    from memprobe.analysis.evidence import Evidence
     from memprobe.analysis.findings import find, fsdp_root_unsharded_bytes
     from memprobe.analysis.verdict import run_verdict
     from memprobe.config import ProbeConfig
@@ -258,9 +260,10 @@ def test_the_fsdp_roots_own_parameters_are_unsharded_by_design_and_never_the_ver
     attribution = _unsharded_at_forward_end(root_bytes, source)
     assert fsdp_root_unsharded_bytes(model, attribution) == root_bytes
     totals = S.SavedTotals(graph_bytes=0)
-    (root,) = find([], totals, ProbeConfig(), attribution=attribution, model=model)
+    (root,) = find(Evidence([], totals, ProbeConfig(), attribution=attribution, model=model))
     assert root.by_design and root.kind == "unsharded-after-forward" and "by design" in root.summary
-    (more,) = find([], totals, ProbeConfig(), attribution=_unsharded_at_forward_end(root_bytes + 512, source), model=model)
+    more_held = _unsharded_at_forward_end(root_bytes + 512, source)
+    (more,) = find(Evidence([], totals, ProbeConfig(), attribution=more_held, model=model))
     assert not more.by_design and "find what holds it" in more.fix  # more than the root holds: a finding to act on
     report = S.Report(
         status="complete",

@@ -11,6 +11,7 @@ from conftest import AA_BISECT
 from memprobe.config import ProbeConfig
 from memprobe.orchestrate import bisect as bisect_mod
 from memprobe.orchestrate.bisect import MinDelta, run_bisect
+from memprobe.orchestrate.options import RunOptions
 from memprobe.orchestrate.process import SideEnv
 
 H200 = Path(__file__).parent / "data" / "cuda" / "bisect-h200.json"
@@ -54,10 +55,8 @@ def test_the_h200_trials_judged_by_a_share_of_the_gap_give_the_cpu_conclusion(tm
     monkeypatch.setattr(bisect_mod, "Trials", _replay(recorded))
     a = ProbeConfig(recipe="bf16", ac_policy="torchtitan-2025-01", device="cuda")
     b = ProbeConfig(recipe="rowwise", ac_policy="torchtitan-2025-01", device="cuda")
-    result, _ = run_bisect(
-        a, b, envs={"a": SideEnv(), "b": SideEnv()}, min_delta=MinDelta.parse("25%"), out=tmp_path / "b", force=False,
-        progress=lambda _msg: None,
-    )  # fmt: skip
+    envs = {"a": SideEnv(), "b": SideEnv()}
+    result, _ = run_bisect(a, b, RunOptions(out=tmp_path / "b"), envs=envs, min_delta=MinDelta.parse("25%"))
     assert result.given_delta_bytes == 13_635_584 and result.threshold_bytes == 3_408_896
     assert set(result.necessary) == {"aten.abs in the SAC save list", "op-level SAC", "rowwise scaling"}
     assert set(result.unnecessary) == {"more than one layer", "FSDP"}

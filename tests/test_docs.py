@@ -40,7 +40,7 @@ def _modulo_figures(text: str) -> list[str]:
 
 
 def test_the_sample_budget_is_what_memprobe_budget_writes(tmp_path):
-    from memprobe.budget import budget_text, load_budget
+    from memprobe.budget import StarterBudget, budget_text, load_budget
     from memprobe.config import config_from_values
     from memprobe.rundir.load import load_report
 
@@ -48,9 +48,8 @@ def test_the_sample_budget_is_what_memprobe_budget_writes(tmp_path):
     assert "What `memprobe budget --recipe rowwise --layers 2 --headroom 10%` wrote on the CPU" in section
     sample, *others = _blocks((DOCS / "gate.md").read_text(), "toml")
     # the command quoted, run on the CPU: its flags as the configuration, a committed CPU run's figures
-    written = budget_text(
-        "ffn-rowwise", config_from_values({"recipe": "rowwise", "layers": 2}), load_report(TINY_ROWWISE), 0.1, "10%", "+5%"
-    )
+    starter = StarterBudget("ffn-rowwise", headroom=0.1, headroom_text="10%", relative="+5%")
+    written = budget_text(starter, config_from_values({"recipe": "rowwise", "layers": 2}), load_report(TINY_ROWWISE))
     assert _modulo_figures(sample) == _modulo_figures(written)
     assert sample == (ROOT / "memprobe.toml").read_text()  # "this project's own memprobe.toml", figures and all
     assert sample == _blocks(section, "toml")[0]

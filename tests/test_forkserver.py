@@ -119,7 +119,7 @@ def test_a_bad_request_is_refused_and_a_server_gone_is_a_failed_probe(tmp_path, 
                 socket.send_fds(conn, [data], fds)
                 assert "refused" in json.loads(conn.makefile("rb").readline())
         # a program memprobe's server does not run (the test suite's server runs its commands too)
-        refused = server.spawn(["run"], env, sys.executable, 0, 1, 2, program="memprobe")
+        refused = server.spawn(["run"], env, sys.executable, (0, 1, 2), program="memprobe")
         assert refused == "this fork server runs no program 'memprobe' (only probe)", refused
         monkeypatch.setenv(SERVER_VAR, server.path)
         bad = fork_probe(["--no-such-flag"], env, hold=False, verbose=False)
@@ -158,7 +158,7 @@ def test_a_refusal_sent_while_the_request_is_still_going_is_heard(tmp_path):
 
     threading.Thread(target=refuse_early, daemon=True).start()
     try:  # an environment larger than a socket's buffer: the send is still going when the server closes
-        said = ForkServer(str(sock_dir / "socket")).spawn(["run"], {"BIG": "x" * 8_000_000}, sys.executable, 0, 1, 2)
+        said = ForkServer(str(sock_dir / "socket")).spawn(["run"], {"BIG": "x" * 8_000_000}, sys.executable, (0, 1, 2))
     finally:
         listener.close()
     assert said == "a bad request (no whole request within 10 s)"
@@ -355,7 +355,7 @@ def _request(server, argv: list[str]):
 
     null = os.open(os.devnull, os.O_RDWR)
     try:
-        return server.spawn(argv, server_env(dict(os.environ)), sys.executable, null, null, null)
+        return server.spawn(argv, server_env(dict(os.environ)), sys.executable, (null, null, null))
     finally:
         os.close(null)
 
@@ -806,10 +806,10 @@ def test_memprobe_serve_ends_when_idle_when_its_installation_changes_and_when_as
     assert found is not None and found.forks_cuda and found.ask("status")["status"]["kind"] == "serve"
     for cuda in (False, True):
         mark = tmp / f"ran-{cuda}"
-        forked = found.spawn([str(mark)], server_env(dict(os.environ)), sys.executable, 0, 1, 2, cuda=cuda)
+        forked = found.spawn([str(mark)], server_env(dict(os.environ)), sys.executable, (0, 1, 2), cuda=cuda)
         assert not isinstance(forked, str) and forked.wait(timeout=120) == 0 and mark.exists(), forked
     watched.write_text("2")  # installed again
-    refused = found.spawn([str(tmp / "never")], server_env(dict(os.environ)), sys.executable, 0, 1, 2)
+    refused = found.spawn([str(tmp / "never")], server_env(dict(os.environ)), sys.executable, (0, 1, 2))
     assert isinstance(refused, str) and not (tmp / "never").exists(), refused  # refused (or closed): never forked
     ended(proc)
     proc, path, watched = _cheap_resident(tmp, idle=600)
@@ -819,7 +819,7 @@ def test_memprobe_serve_ends_when_idle_when_its_installation_changes_and_when_as
     try:
         assert not ForkServer(verb.path).forks_cuda  # a verb never asks it for a CUDA probe; asked, it refuses
         refused = ForkServer(verb.path).spawn(
-            [str(tmp / "never")], server_env(dict(os.environ)), sys.executable, 0, 1, 2, cuda=True
+            [str(tmp / "never")], server_env(dict(os.environ)), sys.executable, (0, 1, 2), cuda=True
         )
         assert isinstance(refused, str) and not (tmp / "never").exists(), refused
     finally:
@@ -840,7 +840,7 @@ def test_serve_stop_returns_once_the_next_server_may_start(request, monkeypatch)
     old, _, _ = _cheap_resident(tmp, idle=600)
     request.addfinalizer(lambda: old.poll() is None and old.kill())  # ended by the test, or on its failure
     go = tmp / "go"
-    probe = running_server().spawn([str(tmp / "ran"), str(go)], server_env(dict(os.environ)), sys.executable, 0, 1, 2)
+    probe = running_server().spawn([str(tmp / "ran"), str(go)], server_env(dict(os.environ)), sys.executable, (0, 1, 2))
     assert not isinstance(probe, str), probe
     try:
         assert resident.stop()["stopping"] == old.pid
@@ -872,7 +872,7 @@ def test_serve_status_says_a_stopped_or_busy_server_is_so(request, monkeypatch):
         assert said.returncode == 0, said.stderr
         stopped = json.loads(said.stdout)
         assert (stopped["state"], stopped["pid"]) == ("stopped", proc.pid) and "is stopped" in stopped["why"], stopped
-        refused = running_server().spawn([str(tmp / "never")], server_env(dict(os.environ)), sys.executable, 0, 1, 2)
+        refused = running_server().spawn([str(tmp / "never")], server_env(dict(os.environ)), sys.executable, (0, 1, 2))
         assert isinstance(refused, str) and "is stopped" in refused, refused
         err = conftest.invoke("serve", "--stop")
         assert err.returncode == 2 and f"memprobe serve (pid {proc.pid}) was not stopped: its process" in err.stderr

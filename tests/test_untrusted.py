@@ -703,6 +703,7 @@ def _recorded_renderers(kind: str) -> dict:
 def _gate_renderers(budget_path: Path, baseline_path: Path) -> dict:
     from memprobe.budget import load_budget
     from memprobe.orchestrate.gate import run_gate
+    from memprobe.orchestrate.options import RunOptions
     from memprobe.report.console.gate import print_gate
     from memprobe.report.junit import gate_junit
     from memprobe.report.markdown import gate_markdown
@@ -712,14 +713,7 @@ def _gate_renderers(budget_path: Path, baseline_path: Path) -> dict:
         def work(_d):
             budget = load_budget(budget_path)
             result = run_gate(
-                budget,
-                budget.probes,
-                {name: ROWWISE for name in budget.probes},
-                baseline_path=baseline_path,
-                update_baseline=False,
-                out=None,
-                force=False,
-                progress=lambda _m: None,
+                budget, budget.probes, {name: ROWWISE for name in budget.probes}, RunOptions(), baseline_path=baseline_path
             )
             _strict_json(dump(result))
             render(result)

@@ -20,6 +20,7 @@ from conftest import LEGACY_BF16, LEGACY_ROWWISE, ffn_weights_saved_as_abs
 from rich.console import Console
 
 from memprobe.analysis.diff import diff_reports
+from memprobe.analysis.evidence import Evidence
 from memprobe.analysis.findings import find, names_phrase
 from memprobe.analysis.saved import group_rows, label
 from memprobe.analysis.verdict import diff_verdict, run_verdict, verdict_of
@@ -76,7 +77,7 @@ def test_names_are_said_once():
 
 def test_one_finding_per_kind_and_cause_with_its_values_listed():
     r = load_report(DATA / "rowwise-legacy")
-    findings = find(r.saved_tensors, r.saved_totals, r.config.probe(), policy=r.policy)
+    findings = find(Evidence(r.saved_tensors, r.saved_totals, r.config.probe(), policy=r.policy))
     (f,) = [f for f in findings if f.kind == "weight-derived-saved"]  # three weights, one cause: one finding
     wd = [row for row in r.saved_tensors if row.kind == "weight-derived"]
     assert f.bytes == sum(row.bytes for row in wd) and f.count == len(wd) == 5
@@ -87,7 +88,7 @@ def test_one_finding_per_kind_and_cause_with_its_values_listed():
 
 def test_verdicts_are_derived_from_the_data():
     r = load_report(DATA / "rowwise-legacy")
-    r.findings = find(r.saved_tensors, r.saved_totals, r.config.probe(), policy=r.policy)
+    r.findings = find(Evidence(r.saved_tensors, r.saved_totals, r.config.probe(), policy=r.policy))
     v = run_verdict(r)
     wd = sum(row.bytes for row in r.saved_tensors if row.kind == "weight-derived")
     assert v.bytes == wd and v.total_bytes == r.saved_totals.graph_bytes == 3278848

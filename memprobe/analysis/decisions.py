@@ -15,6 +15,7 @@ from ..config import ProbeConfig
 from ..rundir import schema as S
 from ..units import fmt_bytes
 from ..vocab import CheckpointDecision, FindingKind, NodeOp, SaveCause
+from .evidence import Evidence
 from .saved import MODULE_STATE, GraphPair, Provenance, SavedGroup, group_key, group_rows, input_label, label, layer_pattern
 
 # the causes that say what a value is, not a decision: a block's inputs and the RNG states it replays
@@ -368,20 +369,11 @@ def _uneven(part: list[S.SavedRow], reasons: list[tuple[str, tuple[str, bool]]])
     )
 
 
-def decision_findings(
-    rows: list[S.SavedRow],
-    totals: S.SavedTotals,
-    config: ProbeConfig,
-    *,
-    pairs: dict[int, GraphPair] | None = None,
-    invocations: list[S.Invocation] | None = None,
-    policy: S.Policy | None = None,
-    model: S.ModelShape | None = None,
-    broken: set[str] = frozenset(),
-) -> list[S.Finding]:
-    """The findings of this module for one run (the uneven blocks' only where the graphs are given; ``broken``: the
-    blocks Dynamo graph-broke on)."""
+def decision_findings(run: Evidence, broken: set[str] = frozenset()) -> list[S.Finding]:
+    """The findings of this module for one run (the uneven blocks' only where its graphs and calls are given;
+    ``broken``: the blocks Dynamo graph-broke on)."""
+    rows, config, totals = run.rows, run.config, run.totals
     found = checkpoint_saves_more(rows, config, totals) + unrecomputable_saved(rows, config, totals)
-    if pairs is not None and invocations is not None:
-        found += uneven_blocks(rows, pairs, invocations, policy, model, broken)
+    if run.pairs is not None and run.invocations is not None:
+        found += uneven_blocks(rows, run.pairs, run.invocations, run.policy, run.model, broken)
     return found

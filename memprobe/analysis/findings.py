@@ -19,6 +19,7 @@ from ..vocab import AttributionSource, Category, FindingKind, Float8Skip, LiveRo
 from .causes import cause_key
 from .coverage import broken_modules, coverage_findings
 from .decisions import RECOMPUTE_ALL, decision_findings, finding_items
+from .evidence import Evidence
 from .output_code import DTYPE_BYTES
 from .saved import MODULE_STATE, group_rows, layer_pattern, short_op
 
@@ -548,46 +549,25 @@ def _float8_coverage(float8: S.Float8Coverage | None) -> list[S.Finding]:
     ]
 
 
-def find(
-    rows: list[S.SavedRow],
-    totals: S.SavedTotals,
-    config: ProbeConfig,
-    *,
-    policy: S.Policy | None = None,
-    attribution: S.Attribution | None = None,
-    float8: S.Float8Coverage | None = None,
-    pairs: dict | None = None,
-    invocations: list[S.Invocation] | None = None,
-    model: S.ModelShape | None = None,
-    coverage: S.CompileCoverage | None = None,
-    saved_outside: S.SavedOutside | None = None,
-) -> list[S.Finding]:
+def find(run: Evidence) -> list[S.Finding]:
     """Ranked findings for a run: its saved table and totals, its configuration and policy, what the attribution
     measured, which linears float8 converted, (given the run's graph ``pairs`` and ``invocations``) how its blocks'
     graphs differ, and what of it torch.compile ran eagerly.
 
     Values of one kind and one cause (the op that made them, why they were kept) are one finding, its
     values listed (``items``), so a fix is said once."""
+    rows, totals, config = run.rows, run.totals, run.config
     findings = (
         _weight_derived(rows, config, totals)
-        + _save_op_costs_more(rows, policy, totals)
-        + _unsharded_after_forward(attribution, config, model)
+        + _save_op_costs_more(rows, run.policy, totals)
+        + _unsharded_after_forward(run.attribution, config, run.model)
         + _wide_weight_copies(rows, totals)
         + _float32_activations(rows, totals)
         + _accounting(totals)
-        + _float8_coverage(float8)
-        + decision_findings(
-            rows,
-            totals,
-            config,
-            pairs=pairs,
-            invocations=invocations,
-            policy=policy,
-            model=model,
-            broken=broken_modules(coverage),
-        )
-        + coverage_findings(coverage, saved_outside, code_owner=config.target.code_owner)
-        + backward_transient(attribution, totals)
+        + _float8_coverage(run.float8)
+        + decision_findings(run, broken=broken_modules(run.coverage))
+        + coverage_findings(run.coverage, run.saved_outside, code_owner=config.target.code_owner)
+        + backward_transient(run.attribution, totals)
     )
     findings.sort(key=lambda f: (bool(f.by_design), -f.bytes))  # what a library does by design below the rest
     return findings

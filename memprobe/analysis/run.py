@@ -22,6 +22,7 @@ from ..rundir import schema as S
 from ..vocab import MemorySource, RunMode, RunStatus
 from .backward_peak import backward_peak, backward_peak_on_device
 from .cpu_attribution import attribute_cpu
+from .evidence import Evidence
 from .findings import checks, find
 from .output_code import simulate_run
 from .recompute import recomputed_in_run
@@ -57,19 +58,7 @@ def derive(report: S.Report, run_dir: Path, *, trusted_snapshot: bool) -> S.Repo
         named = backward_peak(report, pairs) if report.attribution is not None else None
         if named is not None:  # absent, not null, where no compiled backward's buffer is alive at the peak
             report.attribution.backward_peak = named
-    report.findings = find(
-        rows,
-        totals,
-        report.config.probe(),
-        policy=report.policy,
-        attribution=report.attribution,
-        float8=report.float8,
-        pairs=pairs,
-        invocations=report.invocations,
-        model=report.model,
-        coverage=report.compile_coverage,
-        saved_outside=report.saved_outside,
-    )
+    report.findings = find(Evidence.of(report, pairs))
     report.checks = checks()
     return report
 

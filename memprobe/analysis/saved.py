@@ -555,10 +555,8 @@ def build_saved_table(
         saved = saved_outputs(pair) if pair is not None else None
         if not saved:
             continue
-        prov = provs[inv.dynamo_graph]
-        runtime = inv.runtime_saved or []
         prefix = block_prefix(inv.block, model.whole_model if model else None)
-        rows += _call_rows(call_index, inv, prefix, pair, prov, users[inv.dynamo_graph], saved, policy, runtime)
+        rows += _call_rows(call_index, inv, prefix, pair, users[inv.dynamo_graph], saved, policy)
     return rows
 
 
@@ -567,15 +565,16 @@ def _call_rows(
     inv: S.Invocation,
     prefix: str | None,
     pair: GraphPair,
-    prov: Provenance,
     users: UserView,
     saved: list[str],
     policy: S.Policy | None,
-    runtime: list[S.RuntimeSaved],
 ) -> list[S.SavedRow]:
     """The rows of one compiled call: one per value its forward saved, in the graph's output order, named under
-    ``prefix`` (the block's path; None for the whole model: :func:`~.names.block_prefix`)."""
+    ``prefix`` (the block's path; None for the whole model: :func:`~.names.block_prefix`) by the graph's provenance
+    (``users.prov``), with the storage its autograd node held for each (``inv.runtime_saved``)."""
     block = inv.block
+    prov = users.prov
+    runtime = inv.runtime_saved or []
     runtime_ok = len(runtime) == len(saved)
     occurrences: dict[tuple, int] = defaultdict(int)
     saved_names = set(saved)

@@ -23,6 +23,7 @@ from ..vocab import ChangeKind, DiffStatus, Fate, FindingKind, Reason, RunStatus
 from .coverage import where as break_where
 from .decisions import RECOMPUTE_ALL
 from .diff import step_saved_bytes
+from .evidence import Evidence
 from .findings import SAVED_VALUE_KINDS, find, names_phrase
 from .saved import MODULE_STATE, label
 
@@ -135,12 +136,9 @@ def _current_findings(report: S.Report) -> list[S.Finding]:
     ungrouped = any(f.kind in _GROUPED and f.items is None for f in findings)
     if not (ungrouped and report.saved_tensors):
         return findings
+    totals = report.saved_totals or S.SavedTotals(graph_bytes=0)
     return find(
-        report.saved_tensors,
-        report.saved_totals or S.SavedTotals(graph_bytes=0),
-        report.config.probe(),
-        policy=report.policy,
-        attribution=report.attribution,
+        Evidence(report.saved_tensors, totals, report.config.probe(), policy=report.policy, attribution=report.attribution)
     )
 
 

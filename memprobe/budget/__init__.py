@@ -16,7 +16,7 @@ from .figures import figures
 from .file import PROBE_NAME, Budget, BudgetError, Limit, Probe, load_budget, parse_relative, parse_size
 from .limits import evaluate, nothing_checked
 from .toml import toml_key, toml_value
-from .write import budget_text, size_text
+from .write import StarterBudget, budget_text, size_text
 
 __all__ = [
     "BASELINE_VERSION",
@@ -25,6 +25,7 @@ __all__ = [
     "BudgetError",
     "Limit",
     "Probe",
+    "StarterBudget",
     "baseline_entry",
     "baseline_mismatch",
     "budget_text",

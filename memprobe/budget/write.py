@@ -3,6 +3,8 @@ run measured."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..config import ProbeConfig
 from ..rundir import schema as S
 from .figures import figures
@@ -17,8 +19,19 @@ def size_text(n: int, headroom: float) -> str:
     return f"{mib:.2f} MiB"
 
 
-def budget_text(name: str, cfg: ProbeConfig, report: S.Report, headroom: float, headroom_text: str, relative: str) -> str:
+@dataclass(frozen=True)
+class StarterBudget:
+    """What a starter budget says besides one run's figures (``memprobe budget``'s options)."""
+
+    name: str  # the probe's name: one word of letters, digits, - and _
+    headroom: float  # over the measured figures, a share (0.1: 10%)
+    headroom_text: str  # the headroom as the user gave it ("10%"), said in the file's header
+    relative: str  # the limit on saved_bytes relative to the baseline ("+5%")
+
+
+def budget_text(starter: StarterBudget, cfg: ProbeConfig, report: S.Report) -> str:
     """A starter memprobe.toml for one probe: its flags, and limits with headroom over this run's figures."""
+    name, headroom, headroom_text, relative = starter.name, starter.headroom, starter.headroom_text, starter.relative
     figs = figures(report)
     device = report.device.type
     v = report.versions

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 130  # the parent went away before this probe's turn
             note_wait(time.perf_counter() - t0)
         from ..rundir.write import prepare_run_dir
-        from .runner import run_probe
+        from .runner import Recording, run_probe
 
         prepare_run_dir(out, force=False)
         run_probe(
@@ -144,8 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             out,
             progress=lambda msg: say(PROGRESS + msg),
             verbose=bool(job.get("verbose")),
-            analysis_only=bool(job.get("analysis_only")),
-            measure=job.get("measure"),
+            recording=Recording(analysis_only=bool(job.get("analysis_only")), measure=job.get("measure")),
         )
     except MemprobeError as e:
         say(ERROR + str(e))

@@ -14,7 +14,7 @@ def main(argv: list[str] | None = None) -> int:
     from ..errors import MemprobeError
     from ..rundir.write import prepare_run_dir
     from .protocol import ERROR, PROGRESS, say
-    from .runner import Probe, RunDir
+    from .runner import Probe, Recording, RunDir
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", type=Path, required=True)
@@ -30,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     progress = (lambda m: say(PROGRESS + m)) if rank == 0 and not a.quiet else None
     try:
         prepare_run_dir(rank_dir, force=True)
-        Probe(cfg, RunDir(rank_dir), progress=progress, verbose=a.verbose, analysis_only=a.analysis_only).run()
+        recording = Recording(analysis_only=a.analysis_only)
+        Probe(cfg, RunDir(rank_dir), progress=progress, verbose=a.verbose, recording=recording).run()
     except MemprobeError as e:
         say(f"{ERROR}rank {rank}: {e}")
         return e.exit_code

@@ -30,20 +30,19 @@ from .caches import use_compile_cache
 from .guard import RunGuard, describe_exit
 from .process_info import process_age_s, waited_s
 from .record import RunRecord
+from .step import Training
 
 Progress = Callable[[str], None]
 
 
-@dataclass
-class _Training:
-    """What is alive while the probe trains (the CUDA meter's tensor registry reads it when the step starts)."""
+@dataclass(frozen=True)
+class Recording:
+    """What a probe records besides its configuration's step."""
 
-    model: object = None
-    blocks: object = None
-    optimizer: object = None
-    batch: tuple | None = None
-    outside: object = None  # what autograd saved outside the compiled graphs in the latest recorded forward
-    gradients: int | None = None  # the bytes of the gradients the latest optimizer step was given
+    analysis_only: bool = False  # trace and partition the graphs, generate no kernels (--analysis-only)
+    measure: bool | None = None  # train every step and measure the last (None: unless analysis_only)
+    cuda_snapshot: bool = True  # on CUDA, the allocator's history of the measured step (snapshot.pickle)
+    measure_calls: bool = False  # on CUDA, allocator statistics around each compiled forward call
 
 
 class Probe:
@@ -55,19 +54,16 @@ class Probe:
         run_dir: RunDir,
         progress: Progress | None = None,
         verbose: bool = False,
-        cuda_snapshot: bool = True,
-        measure_calls: bool = False,
-        analysis_only: bool = False,
-        measure: bool | None = None,
+        recording: Recording = Recording(),
     ):
         self.cfg = cfg
-        self.analysis_only = analysis_only
+        analysis_only = self.analysis_only = recording.analysis_only
         # analysis-only runs stop after the first step (it holds the graphs and the table) unless asked to measure
-        self.measure = (not analysis_only) if measure is None else measure
+        self.measure = (not analysis_only) if recording.measure is None else recording.measure
         self.current_phase: str | None = None
         self.current_step: int | None = None
-        self.cuda_snapshot = cuda_snapshot
-        self.measure_calls = measure_calls
+        self.cuda_snapshot = recording.cuda_snapshot
+        self.measure_calls = recording.measure_calls
         self.run_dir = run_dir
         self.progress = progress or (lambda msg: None)
         self.verbose = verbose
@@ -157,7 +153,7 @@ class Probe:
 
         when_imported()  # torch_remat's regions (--ac remat, or the model's own) name the nodes they trace
         torch._dynamo.reset()
-        state = _Training()
+        state = Training()
         meter = self._meter(device, state)
         decisions: dict = {}
         capture = GraphCapture(
@@ -187,7 +183,7 @@ class Probe:
 
                 dist.destroy_process_group()
 
-    def _meter(self, device, state: _Training):
+    def _meter(self, device, state: Training):
         from .memory import CpuPhases, CudaPhases, tensor_registry
 
         if device.type != DeviceType.CUDA:
@@ -216,7 +212,7 @@ class Probe:
                 timings.held = round(waited_s(), 3)
         return time.perf_counter()
 
-    def _build(self, device, capture, decisions: dict, state: _Training):
+    def _build(self, device, capture, decisions: dict, state: Training):
         import torch
 
         from .build import build
@@ -245,7 +241,7 @@ class Probe:
         state.optimizer.register_step_pre_hook(lambda optimizer, args, kwargs: _count_gradients(state, optimizer))
         return built
 
-    def _train(self, device, capture, meter, state: _Training, coverage) -> int | None:
+    def _train(self, device, capture, meter, state: Training, coverage) -> int | None:
         """The steps: the first compiles (its graphs are written), the last is measured."""
         from .caches import cache_counters
 
@@ -275,7 +271,7 @@ class Probe:
             first = " (tracing)" if self.analysis_only else " (compiling)"
         return f"step {step + 1}/{steps}" + first + (" (measured)" if metered else "")
 
-    def _step(self, state: _Training, capture, meter, record: bool) -> int | None:
+    def _step(self, state: Training, capture, meter, record: bool) -> int | None:
         from .saved_outside import SavedOutside
         from .step import inspectable, train_step
 
@@ -289,16 +285,7 @@ class Probe:
             self.report.invocations = invocations
 
         return train_step(
-            state.model,
-            state.optimizer,
-            state.batch,
-            capture,
-            meter,
-            record=record,
-            inspectable=inspectable(self.cfg),
-            enter=enter,
-            forwarded=forwarded,
-            outside=state.outside,
+            state, capture, meter, record=record, inspectable=inspectable(self.cfg), enter=enter, forwarded=forwarded
         )
 
     def _first_step_done(self, device, capture, before: R.CompileCache | None, seconds: float, coverage, state) -> None:
@@ -327,7 +314,7 @@ class Probe:
         if getattr(meter, "dump_s", None) is not None:
             timings.snapshot_dump = round(meter.dump_s, 3)  # inside the measured step's figure
 
-    def _recorded(self, meter, state: _Training, runtime_total: int | None, decisions: dict) -> None:
+    def _recorded(self, meter, state: Training, runtime_total: int | None, decisions: dict) -> None:
         """The measured step's memory, the state that lives across steps, and the policy's decisions."""
         from .memory import persistent_bytes
 
@@ -362,7 +349,7 @@ class Probe:
             memory.snapshot.file = snapshot
 
 
-def _count_gradients(state: _Training, optimizer) -> None:
+def _count_gradients(state: Training, optimizer) -> None:
     """The gradients an optimizer step is given (the last step's are recorded)."""
     from .memory import gradient_bytes
 
@@ -392,16 +379,13 @@ def run_probe(
     *,
     progress: Progress | None = None,
     verbose: bool = False,
-    cuda_snapshot: bool = True,
-    measure_calls: bool = False,
-    analysis_only: bool = False,
-    measure: bool | None = None,
+    recording: Recording = Recording(),
     nnodes: str | None = None,
     rdzv_endpoint: str | None = None,
 ) -> None:
-    """Record one configuration into ``out``: in this process, or through torchrun when it has several ranks (each
-    rank its own ``rank<R>/``). What it recorded is analysed by whoever reads ``out``
-    (:func:`memprobe.orchestrate.finish.finish_run`)."""
+    """Record one configuration into ``out`` as ``recording`` says: in this process, or through torchrun when it has
+    several ranks (each rank its own ``rank<R>/``; the ranks are told ``recording.analysis_only`` alone). What it
+    recorded is analysed by whoever reads ``out`` (:func:`memprobe.orchestrate.finish.finish_run`)."""
     from .launch import launched_by_torchrun
 
     if cfg.nproc > 1 and not launched_by_torchrun():
@@ -412,18 +396,9 @@ def run_probe(
             Path(out),
             progress=progress,
             verbose=verbose,
-            analysis_only=analysis_only,
+            analysis_only=recording.analysis_only,
             nnodes=nnodes,
             rdzv_endpoint=rdzv_endpoint,
         )
         return
-    Probe(
-        cfg,
-        RunDir(out),
-        progress=progress,
-        verbose=verbose,
-        cuda_snapshot=cuda_snapshot,
-        measure_calls=measure_calls,
-        analysis_only=analysis_only,
-        measure=measure,
-    ).run()
+    Probe(cfg, RunDir(out), progress=progress, verbose=verbose, recording=recording).run()

@@ -6,9 +6,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import nullcontext
+from dataclasses import dataclass
 
 from ..rundir import records as R
 from ..vocab import CacheState, Phase
+
+
+@dataclass
+class Training:
+    """What is alive while the probe trains (the CUDA meter's tensor registry reads it when the step starts)."""
+
+    model: object = None
+    blocks: object = None
+    optimizer: object = None
+    batch: tuple | None = None
+    outside: object = None  # what autograd saved outside the compiled graphs in the latest recorded forward
+    gradients: int | None = None  # the bytes of the gradients the latest optimizer step was given
 
 
 def runtime_saved(grad_fn) -> list[R.RuntimeSaved] | None:
@@ -44,9 +57,7 @@ def invocation_record(inv) -> R.Invocation:
 
 
 def train_step(
-    model,
-    optimizer,
-    batch: tuple,
+    state: Training,
     capture,
     meter,
     *,
@@ -54,16 +65,17 @@ def train_step(
     inspectable: bool,
     enter: Callable[[str], None],
     forwarded: Callable[[list[R.Invocation]], None],
-    outside=None,
 ) -> int | None:
-    """One training step: forward (its compiled calls recorded when ``record``), backward, the optimizer's step.
-    ``meter`` (or None) measures each phase; ``enter(phase)`` is told each phase as it begins; ``forwarded`` is
-    given the calls the forward recorded as soon as it ends (a failure later in the step keeps them); ``outside`` (a
-    :class:`~memprobe.capture.saved_outside.SavedOutside`, or None) counts what autograd saves outside the compiled
-    graphs while forward and the loss run. Returns the bytes the autograd graph held for backward when
+    """One training step of ``state``'s model, optimizer and batch: forward (its compiled calls recorded when
+    ``record``), backward, the optimizer's step. ``meter`` (or None) measures each phase; ``enter(phase)`` is told
+    each phase as it begins; ``forwarded`` is given the calls the forward recorded as soon as it ends (a failure later
+    in the step keeps them); ``state.outside`` (a :class:`~memprobe.capture.saved_outside.SavedOutside`, or None)
+    counts what autograd saves outside the compiled graphs while forward and the loss run. Returns the bytes the autograd graph held for backward when
     ``inspectable`` and ``outside`` saw no torch_remat checkpoint run eagerly (eager checkpointed regions would be
     consumed by inspecting them), else None."""
     from .stack import loss_fn, saved_tensor_bytes
+
+    model, optimizer, batch, outside = state.model, state.optimizer, state.batch, state.outside
 
     def phase(name: Phase):
         enter(name)

@@ -65,7 +65,7 @@ def budget(name, headroom, relative, budget_path, probes: ProbeOptions, **kw) ->
     Example:
       memprobe budget --recipe rowwise --layers 2 --headroom 10%
     """
-    from ..budget import PROBE_NAME
+    from ..budget import PROBE_NAME, StarterBudget
     from ..orchestrate.gate import check_baseline_slot, write_budget
 
     cfg = config_from_options_or_command(kw)
@@ -77,14 +77,6 @@ def budget(name, headroom, relative, budget_path, probes: ProbeOptions, **kw) ->
     refuse_existing(budget_path, force=probes.force)
     baseline_path = budget_path.parent / "memprobe-baseline.json"
     check_baseline_slot(baseline_path, name, force=probes.force)  # an invalid or taken one is refused before the run
-    probes.call(
-        write_budget,
-        cfg,
-        name=name,
-        headroom=h,
-        headroom_text=headroom,
-        relative=relative,
-        budget_path=budget_path,
-        baseline_path=baseline_path,
-    )
+    starter = StarterBudget(name, headroom=h, headroom_text=headroom, relative=relative)
+    probes.run_probes(write_budget, cfg, starter, budget_path=budget_path, baseline_path=baseline_path)
     click.echo(f"wrote {budget_path} (probe {name!r}) and {baseline_path}; check it with: memprobe gate --budget {budget_path}")

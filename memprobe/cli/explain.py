@@ -53,5 +53,5 @@ def explain(run_dir, full, wide, probes: ProbeOptions, **kw) -> None:
 
     given = ", ".join(given_config_flags(kw, keep=NAMES_CODE))
     cfg, named = explain_base(run_dir, config_values(kw), given, f"RUN_DIR {run_dir}")
-    result, out = probes.run_probes(run_explain, configs=[cfg] if cfg else [], cfg=cfg, run_dir=run_dir, full=full, named=named)
+    result, out = probes.run_probes(run_explain, cfg, run_dir, configs=[cfg] if cfg else [], full=full, named=named)
     probes.emit(result, markdown=explain_markdown, console=lambda: print_explain(result, out, wide=wide))

@@ -56,15 +56,20 @@ class ProbeOptions:
             return work(*args, progress=progress, verbose=self.verbose, **kw)
 
     def run_probes(self, work, *args, configs: list | None = None, **kw):
-        """:meth:`call` for an orchestration that writes under ``--out``; ``configs``: the configurations that will
-        run, placed on the GPUs (or cores) that ``--jobs`` allows before anything starts."""
+        """``work(*args, run=RunOptions, **kw)``, an orchestration that runs probes (under ``--out``), inside the
+        progress printer as :meth:`call`; ``configs``: the configurations that will run, placed on the GPUs (or
+        cores) that ``--jobs`` allows before anything starts."""
+        from ..orchestrate.options import RunOptions
+
+        slots, gpus = 1, None
         if configs is not None:
             from ..orchestrate.process import slots_for
 
-            kw["slots"], kw["gpus"] = slots_for(configs, self.jobs)
-        if self.python is not None:
-            kw["python"] = self.python
-        return self.call(work, *args, out=self.out, force=self.force, **kw)
+            slots, gpus = slots_for(configs, self.jobs)
+        gpus = tuple(gpus) if gpus is not None else None
+        with progress_printer(enabled=not self.quiet and not self.document) as progress:
+            opts = {"out": self.out, "force": self.force, "verbose": self.verbose, "python": self.python}
+            return work(*args, run=RunOptions(progress=progress, slots=slots, gpus=gpus, **opts), **kw)
 
     def emit(self, result, *, markdown=None, console=None) -> None:
         """The verb's result: JSON, Markdown, or the console view."""

@@ -229,6 +229,7 @@ async def diff(
     out: where runs and diff.json go.
     """
     from ..orchestrate.diff import run_diff
+    from ..orchestrate.options import RunOptions
     from ..orchestrate.process import SideEnv
     from ..verbs import diff_side
 
@@ -241,15 +242,8 @@ async def diff(
         if shared and all(isinstance(side, Path) for side in sides.values()):
             raise ConfigError("config: it configures a side that runs; a and b are run directories, read as recorded")
         label = f"diff-{a}-vs-{b}".replace("/", "_")
-        result, _out = run_diff(
-            sides,
-            {"a": SideEnv(), "b": SideEnv()},
-            out=_path(out, "out"),
-            force=force,
-            label=label,
-            analysis_only=analysis_only,
-            progress=progress,
-        )
+        run = RunOptions(progress=progress, out=_path(out, "out"), force=force)
+        result, _out = run_diff(sides, {"a": SideEnv(), "b": SideEnv()}, run, label=label, analysis_only=analysis_only)
         return result
 
     return await _call(ctx, work)
@@ -267,6 +261,7 @@ async def explain(
     explain --json`). run_dir: a finished run as the base; otherwise `config` says what to run. A finished run
     of a user's model (its config `model` or `hf_config`) is run again only when `config` names the same one."""
     from ..orchestrate.explain import run_explain
+    from ..orchestrate.options import RunOptions
     from ..verbs import explain_base
 
     def how(name: str, value: str) -> str:
@@ -278,9 +273,8 @@ async def explain(
         given = f"config key(s) {keys}" if keys else ""
         base = _path(run_dir, "run_dir")
         cfg, named = explain_base(base, values, given, "run_dir")
-        result, _out = run_explain(
-            cfg=cfg, run_dir=base, out=_path(out, "out"), force=force, full=full, progress=progress, named=named, how=how
-        )
+        run = RunOptions(progress=progress, out=_path(out, "out"), force=force)
+        result, _out = run_explain(cfg, base, run, full=full, named=named, how=how)
         return result
 
     return await _call(ctx, work)
@@ -319,6 +313,7 @@ async def gate(
 ) -> dict[str, Any]:
     """Check probes against the limits of a budget file (as `memprobe gate --json`): verdicts per limit, the
     breaches explained. budget: the budget file; from_runs: finished runs used instead of running ([NAME=]RUN_DIR)."""
+    from ..orchestrate.options import RunOptions
     from ..verbs import gate as check_gate
     from ..verbs import plan_gate
 
@@ -327,7 +322,7 @@ async def gate(
             _path(entry, "from_runs")
         budget_path = _path(budget, "budget") or Path("memprobe.toml")
         plan = plan_gate(budget_path, tuple(probes or ()), tuple(from_runs or ()), named=bool(budget))
-        return check_gate(plan, out=_path(out, "out"), force=force, progress=progress)
+        return check_gate(plan, RunOptions(progress=progress, out=_path(out, "out"), force=force))
 
     return await _call(ctx, work)
 

@@ -18,9 +18,10 @@ from ..errors import MemprobeError, RunFailed
 from ..fields import shown
 from ..rundir import schema as S
 from ..rundir.load import dump
-from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
+from ..rundir.write import atomic_write_json
 from ..units import fmt_bytes
 from ..vocab import AcMode, BisectPass, Phase, Recipe, RunMode
+from .options import RunOptions
 from .process import ProbeJob, Progress, SideEnv, run_jobs
 
 METRIC = "bytes held at the end of forward (measured)"
@@ -106,19 +107,10 @@ class Measured:
 class Trials:
     """The configurations tried, each run once (in its own process) and remembered."""
 
-    def __init__(
-        self,
-        out: Path,
-        envs: dict[str, SideEnv],
-        *,
-        progress: Progress,
-        verbose: bool,
-        slots: int,
-        gpus: list[str] | None,
-    ):
-        self.out, self.envs = out, envs
+    def __init__(self, out: Path, envs: dict[str, SideEnv], run: RunOptions):
+        self.out, self.envs, self.run = out, envs, run
+        self.progress = run.progress
         self.threshold: int | None = None  # known once the configurations as given are measured
-        self.progress, self.verbose, self.slots, self.gpus = progress, verbose, slots, gpus
         self.runs: dict[tuple, Measured] = {}
 
     def _key(self, cfg: ProbeConfig, side: str) -> tuple:
@@ -140,10 +132,10 @@ class Trials:
                 )
             )
             keys.append(key)
-        quiet = _only_building(self.progress)
+        quiet = replace(self.run, progress=_only_building(self.progress))
         # a configuration that cannot run (a bug of torch in that combination, say) does not end the bisection:
         # its trial is reported as untested, with the run's own error
-        reports = run_jobs(jobs, progress=quiet, verbose=self.verbose, slots=self.slots, gpus=self.gpus, keep_going=True)
+        reports = run_jobs(jobs, **quiet.schedule(), keep_going=True)
         for job, key in zip(jobs, keys):
             report = reports[job.label]
             if isinstance(report, MemprobeError):
@@ -197,23 +189,12 @@ def removed(feature: Feature, ca: ProbeConfig, cb: ProbeConfig) -> tuple[ProbeCo
 
 
 def run_bisect(
-    cfg_a: ProbeConfig,
-    cfg_b: ProbeConfig,
-    *,
-    envs: dict[str, SideEnv],
-    min_delta: MinDelta,
-    out: Path | None,
-    force: bool,
-    progress: Progress,
-    verbose: bool = False,
-    slots: int = 1,
-    gpus: list[str] | None = None,
+    cfg_a: ProbeConfig, cfg_b: ProbeConfig, run: RunOptions, *, envs: dict[str, SideEnv], min_delta: MinDelta
 ) -> tuple[S.BisectResult, Path]:
     """Find the features B needs to exceed A by ``min_delta`` at the end of forward; writes bisect.json and returns
     its record with its directory."""
-    out = out or default_run_dir("bisect")
-    prepare_run_dir(out, force)
-    trials = Trials(out, envs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
+    out = run.directory("bisect")
+    trials = Trials(out, envs, run)
     trials.measure([(cfg_a, "a", "as given"), (cfg_b, "b", "as given")])
     given_row = trials.row("nothing (as given)", cfg_a, cfg_b, BisectPass.GIVEN)
     given = given_row.delta_bytes

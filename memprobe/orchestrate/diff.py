@@ -11,7 +11,8 @@ from ..config import ProbeConfig
 from ..errors import ConfigError
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
-from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
+from ..rundir.write import atomic_write_json
+from .options import RunOptions
 from .placement import Placement
 from .process import ProbeJob, Progress, SideEnv, check_environments, cuda_placement, run_jobs
 
@@ -43,28 +44,25 @@ def diff_placement(to_run: dict[str, ProbeConfig], envs: dict[str, SideEnv], par
 def run_diff(
     sides: dict[str, Side],
     envs: dict[str, SideEnv],
+    run: RunOptions,
     *,
-    out: Path | None,
-    force: bool,
     label: str,
     parallel: bool = False,
     analysis_only: bool = False,
-    progress: Progress,
-    verbose: bool = False,
 ) -> tuple[S.DiffResult, Path | None]:
-    """Diff B against A; returns the result and the directory its diff.json was written to (None if nothing ran)."""
+    """Diff B against A; returns the result and the directory its diff.json was written to (None if nothing ran). The
+    sides are placed by :func:`diff_placement` (``run``'s slots are not used)."""
+    progress = run.progress
     to_run = {k: v for k, v in sides.items() if isinstance(v, ProbeConfig)}
     _check_side_envs(envs, to_run)
     jobs = [ProbeJob(key, cfg, Path(key), envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
     check_environments(jobs, progress)  # before anything is written: a side that cannot run says so first
     placement = diff_placement(to_run, envs, parallel)
-    if to_run or out is not None:
-        out = out if out is not None else default_run_dir(label)
-        prepare_run_dir(out, force)
+    out = run.directory(label) if to_run or run.out is not None else None
     if len(to_run) > 1:
         progress(f"sides {' and '.join(k.upper() for k in to_run)}: {placement.why}")
     jobs = [ProbeJob(key, cfg, out / key, envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
-    ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=placement.slots, gpus=placement.gpus)
+    ran = run_jobs(jobs, progress=progress, verbose=run.verbose, slots=placement.slots, gpus=placement.gpus)
     reports = _side_reports(sides, ran, progress)
     result = diff_reports(reports["a"], reports["b"])
     result.a.source = _source(sides["a"], out, "a")

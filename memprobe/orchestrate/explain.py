@@ -17,9 +17,10 @@ from ..config import ProbeConfig, recorded_to_run
 from ..errors import ConfigError
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report
-from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
+from ..rundir.write import atomic_write_json
 from ..vocab import FindingKind, RunMode
-from .process import ProbeJob, Progress, interpreter_side, recorded_side, run_jobs
+from .options import RunOptions
+from .process import ProbeJob, interpreter_side, recorded_side, run_jobs
 
 
 def check_explainable(cfg: ProbeConfig) -> None:
@@ -65,45 +66,38 @@ def _next_command(base: S.Report, edits: list[EditSpec], result: S.ExplainResult
 
 
 def run_explain(
-    *,
     cfg: ProbeConfig | None,
     run_dir: Path | None,
-    out: Path | None,
-    force: bool,
-    full: bool,
-    progress: Progress,
-    verbose: bool = False,
-    slots: int = 1,
-    gpus: list[str] | None = None,
+    run: RunOptions,
+    *,
+    full: bool = False,
     named: dict | None = None,
     how=None,
-    python: str | None = None,
 ) -> tuple[S.ExplainResult, Path]:
     """Explain a finished run (``run_dir``) or a configuration (``cfg``, run first); writes explain.json and returns
     its record with the directory it was written to. A finished run's model is run again only when ``named`` (the
     user's ``model`` / ``hf_config``) names the same one (:func:`~memprobe.config.recorded_to_run`; ``how``: how the
-    user passes it, in the refusal). The edits are checked with the interpreter the run was recorded with (``python``,
-    ``--python``: the user names it; :func:`~memprobe.orchestrate.process.recorded_side`), or ``python`` for a
-    configuration."""
+    user passes it, in the refusal). The edits are checked with the interpreter the run was recorded with
+    (``run.python``, ``--python``: the user names it; :func:`~memprobe.orchestrate.process.recorded_side`), or
+    ``run.python`` for a configuration."""
     analysis_only = not full
-    side = interpreter_side(python)
+    side = interpreter_side(run.python)
     if run_dir is not None:  # every argument is checked before --out is touched
         base = load_report(run_dir)
         cfg = recorded_to_run(base.config.probe(), named or {}, str(Path(run_dir) / "report.json"), how)
-        side = recorded_side(base, python, str(run_dir))
+        side = recorded_side(base, run.python, str(run_dir))
         graph_pairs(run_dir, base)  # its graphs read and checked now, not after the edited runs
     check_explainable(cfg)
-    out = out or default_run_dir("explain")
-    prepare_run_dir(out, force)
+    out = run.directory("explain")
     if run_dir is None:
         base_dir = out / "base"
         base_job = ProbeJob("base", cfg, base_dir, side=side, analysis_only=analysis_only)
-        base = run_jobs([base_job], progress=progress, verbose=verbose)["base"]
+        base = run_jobs([base_job], progress=run.progress, verbose=run.verbose)["base"]
     else:
         base_dir = Path(run_dir)
     edits = candidate_edits(base, cfg)
     jobs = [ProbeJob(e.flag, e.config, out / e.directory, side=side, analysis_only=analysis_only) for e in edits]
-    reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
+    reports = run_jobs(jobs, **run.schedule())
     mode = RunMode.ANALYSIS_ONLY if analysis_only else RunMode.FULL
     result = explain_runs(base, base_dir, {e: (reports[e.flag], job.out) for e, job in zip(edits, jobs)}, mode)
     result.verdict = explain_verdict(result)

@@ -166,15 +166,14 @@ class ForkServer:
         argv: list[str],
         env: dict[str, str],
         python: str,
-        stdin: int,
-        stdout: int,
-        stderr: int,
+        stdio: tuple[int, int, int],
         cwd=None,
         program: str = PROBE_PROGRAM,
         cuda: bool = False,
     ):
-        """A process of ``program`` (a probe) forked with these file descriptors as its stdin, stdout and stderr (the
-        caller closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a string).
+        """A process of ``program`` (a probe) forked with these file descriptors (``stdio``) as its stdin, stdout and
+        stderr (the caller closes its copies), in ``cwd`` (default: this process's), or the reason it was refused (a
+        string).
         ConfigError, with nothing sent, when the server is not this user's own (its directory, or its peer)."""
         if not os.path.lexists(os.path.dirname(self.path)):
             return f"the fork server at {self.path} is gone"
@@ -194,7 +193,7 @@ class ForkServer:
                 "cuda": cuda,
             }
             data = json.dumps(request).encode() + b"\n"
-            unsent = _send_request(conn, data, [stdin, stdout, stderr], self.path)
+            unsent = _send_request(conn, data, list(stdio), self.path)
             if unsent is not None:
                 conn.close()
                 return unsent
@@ -467,7 +466,7 @@ def fork_probe(argv: list[str], env: dict[str, str], *, hold: bool, verbose: boo
     stdout = os.dup(sys.stderr.fileno()) if verbose else os.open(os.devnull, os.O_WRONLY)
     stderr_r, stderr = os.pipe()
     try:
-        proc = srv.spawn(argv, env, sys.executable, stdin, stdout, stderr, cuda=cuda)
+        proc = srv.spawn(argv, env, sys.executable, (stdin, stdout, stderr), cuda=cuda)
     finally:
         for fd in (stdin, stdout, stderr):
             os.close(fd)

@@ -12,6 +12,7 @@ from ..budget import (
     PROBE_NAME,
     Budget,
     BudgetError,
+    StarterBudget,
     baseline_entry,
     evaluate,
     explain_breach,
@@ -25,8 +26,9 @@ from ..fields import shown
 from ..rundir import schema as S
 from ..rundir.load import dump, load_report, run_dirs_inside
 from ..rundir.read import kind_of
-from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
+from ..rundir.write import atomic_write_json
 from ..vocab import RunStatus, Verdict
+from .options import RunOptions
 from .process import ProbeJob, Progress, run_jobs
 
 
@@ -165,27 +167,20 @@ def run_gate(
     budget: Budget,
     wanted: dict,
     finished: dict[str, Path],
+    run: RunOptions,
     *,
     baseline_path: Path,
-    update_baseline: bool,
-    out: Path | None,
-    force: bool,
-    progress: Progress,
-    verbose: bool = False,
-    slots: int = 1,
-    gpus: list[str] | None = None,
+    update_baseline: bool = False,
 ) -> S.GateResult:
     """Run (or load) each wanted probe and evaluate its limits: the gate's result (its limits' verdicts and breaches,
     evaluated by :mod:`memprobe.budget`, and its verdict)."""
     baseline = load_baseline(baseline_path)
     _check_probe_names(budget, wanted)
     to_run = [n for n in wanted if n not in finished]
-    if to_run:
-        out = out or default_run_dir("gate")
-        prepare_run_dir(out, force)
+    out = run.directory("gate") if to_run else run.out
     jobs = [ProbeJob(name, wanted[name].config, out / name) for name in to_run]
-    ran = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus, keep_going=True)
-    reports = _gate_reports(wanted, finished, ran, progress)
+    ran = run_jobs(jobs, **run.schedule(), keep_going=True)
+    reports = _gate_reports(wanted, finished, ran, run.progress)
     verdicts, explanations = _evaluate_probes(wanted, reports, baseline)
     counts = {k: sum(v.verdict == k for v in verdicts) for k in Verdict}
     result = S.GateResult(
@@ -278,16 +273,7 @@ def check_baseline_slot(baseline_path: Path, name: str, *, force: bool) -> None:
 
 
 def write_budget(
-    cfg: ProbeConfig,
-    *,
-    name: str,
-    headroom: float,
-    headroom_text: str,
-    relative: str,
-    budget_path: Path,
-    baseline_path: Path,
-    progress: Progress,
-    verbose: bool = False,
+    cfg: ProbeConfig, starter: StarterBudget, run: RunOptions, *, budget_path: Path, baseline_path: Path
 ) -> S.Report:
     """Run ``cfg`` once (in its own process) and write a starter budget for it, and its baseline entry; the run's
     report."""
@@ -297,10 +283,10 @@ def write_budget(
     from ..rundir.write import atomic_write_text
 
     with tempfile.TemporaryDirectory(prefix="memprobe-budget-") as tmp:
-        report = run_jobs([ProbeJob("budget", cfg, Path(tmp) / "run")], progress=progress, verbose=verbose)["budget"]
-    atomic_write_text(budget_path, budget_text(name, cfg, report, headroom, headroom_text, relative))
+        report = run_jobs([ProbeJob("budget", cfg, Path(tmp) / "run")], progress=run.progress, verbose=run.verbose)["budget"]
+    atomic_write_text(budget_path, budget_text(starter, cfg, report))
     load_budget(budget_path)  # what we wrote must read back
     baseline = load_baseline(baseline_path)
-    baseline.probes[name] = baseline_entry(report)
+    baseline.probes[starter.name] = baseline_entry(report)
     atomic_write_json(baseline_path, dump(baseline))
     return report

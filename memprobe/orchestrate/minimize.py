@@ -24,10 +24,10 @@ from ..compat.torchao import RECIPES
 from ..config import ProbeConfig
 from ..errors import ConfigError, MemprobeError, RunFailed
 from ..rundir import schema as S
-from ..rundir.write import default_run_dir, prepare_run_dir
 from .bisect import FEATURES, removed
 from .diff import run_diff
-from .process import ProbeJob, Progress, SideEnv, run_jobs
+from .options import RunOptions
+from .process import ProbeJob, SideEnv, run_jobs
 
 
 @dataclass(frozen=True)
@@ -53,8 +53,8 @@ def difference_of(diff: S.DiffResult, where: str) -> Difference:
 class Trials:
     """Each configuration probed once, in its own process, its report kept; a pair of them diffed."""
 
-    def __init__(self, out: Path, progress: Progress, verbose: bool, slots: int, gpus: list[str] | None):
-        self.out, self.progress, self.verbose, self.slots, self.gpus = out, progress, verbose, slots, gpus
+    def __init__(self, out: Path, run: RunOptions):
+        self.out, self.run, self.progress = out, run, run.progress
         self.runs: dict[tuple[str, ProbeConfig], tuple[str, S.Report | MemprobeError]] = {}
 
     def _building(self, msg: str) -> None:
@@ -80,7 +80,7 @@ class Trials:
                 )
             )
             keys.append((side, cfg))
-        results = run_jobs(jobs, progress=self._building, verbose=self.verbose, slots=self.slots, gpus=self.gpus, keep_going=True)
+        results = run_jobs(jobs, **replace(self.run, progress=self._building).schedule(), keep_going=True)
         for job, key in zip(jobs, keys):
             self.runs[key] = (str(job.out), results[job.label])
         (run_a, ra), (run_b, rb) = self.runs[("a", ca)], self.runs[("b", cb)]
@@ -143,31 +143,21 @@ def _resized(ca: ProbeConfig, cb: ProbeConfig, name: str, value: int) -> tuple[P
 
 
 def minimize_diff(
-    path: Path,
-    diff: S.DiffResult,
-    reports: dict[str, S.Report],
-    *,
-    out: Path | None,
-    force: bool,
-    progress: Progress,
-    verbose: bool = False,
-    slots: int = 1,
-    gpus: list[str] | None = None,
+    path: Path, diff: S.DiffResult, reports: dict[str, S.Report], run: RunOptions
 ) -> tuple[S.DiffResult, dict[str, S.Report], S.ReproMinimized]:
     """The smallest configurations of the diff at ``path`` that still show its first item differing, run in full: their
-    diff, their reports, and what was made smaller."""
+    diff, their reports, and what was made smaller (the trials and the minimal diff under ``run.out``)."""
+    progress = run.progress
     difference = difference_of(diff, f"{path}/diff.json")
     given = {k: r.config.probe() for k, r in reports.items()}
-    out = out or default_run_dir("repro")
-    prepare_run_dir(out, force)
+    out = run.directory("repro")
     progress(f"keeping the difference in {difference.label}")
-    search = _Search(Trials(out, progress, verbose, slots, gpus), difference, given["a"], given["b"])
+    search = _Search(Trials(out, run), difference, given["a"], given["b"])
     search.features()
     search.sizes()
     progress(f"minimal: A {search.ca.summary()}; B {search.cb.summary()}; running both in full")
-    minimal, where = run_diff(
-        {"a": search.ca, "b": search.cb}, {}, out=out / "minimal", force=False, label="repro", progress=progress, verbose=verbose
-    )
+    in_full = RunOptions(progress=progress, out=out / "minimal", force=False, verbose=run.verbose)
+    minimal, where = run_diff({"a": search.ca, "b": search.cb}, {}, in_full, label="repro")
     final = diff_sides(where, minimal)
     if not difference.shown_by(minimal):
         raise RunFailed(f"the minimal configurations ran in full in {where} and no longer show {difference.label} differing")

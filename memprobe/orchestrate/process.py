@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -377,6 +377,31 @@ class ProbeJob:
     measure: bool | None = None  # None: measure unless analysis-only
 
 
+@dataclass(frozen=True)
+class Seat:
+    """Where a probe's process runs, and its share of the machine beside the probes running with it."""
+
+    gpu: str | None = None  # its GPU (CUDA_VISIBLE_DEVICES); None: the CPU, or the GPUs the probe finds
+    gpu_probes: int = 1  # the probes that may run on that GPU at once
+    threads: int | None = None  # probes side by side on the CPU: its OpenMP threads (None: as it finds them)
+    compile_threads: int | None = None  # probes compiling at once on GPUs: its Inductor compile workers
+
+    def env(self) -> dict[str, str]:
+        """The settings that give the probe its seat."""
+        env = {}
+        if self.gpu is not None:
+            env["CUDA_VISIBLE_DEVICES"] = self.gpu
+            env[GPU_PROBES_VAR] = str(self.gpu_probes)
+        if self.compile_threads is not None and "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
+            env[COMPILE_THREADS_VAR] = str(self.compile_threads)  # probes compiling at once share the cores
+        if self.threads is not None:
+            # probes side by side on the CPU: one OpenMP team each would oversubscribe the cores,
+            # and no pool of compile workers (the processes are the parallelism)
+            env["OMP_NUM_THREADS"] = str(self.threads)
+            env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+        return env
+
+
 class ChildProbe:
     """A probe's process: started (held until released, or at once), streamed, waited for."""
 
@@ -387,12 +412,10 @@ class ChildProbe:
         progress: Progress,
         verbose: bool,
         hold: bool,
-        gpu: str | None = None,
-        threads: int | None = None,
+        seat: Seat = Seat(),
         lock: threading.Lock | None = None,
-        gpu_probes: int = 1,
-        compile_threads: int | None = None,
     ):
+        gpu = seat.gpu
         self.job = job
         self.progress = progress
         self.verbose = verbose
@@ -415,17 +438,8 @@ class ChildProbe:
             **server_env(os.environ),  # as a fork server has it, started from this environment
             COMMAND_VAR: json.dumps(sys.argv),
             SIDE_ENV_VAR: json.dumps([k for k, _ in job.side.env]),
+            **seat.env(),
         }
-        if gpu is not None:
-            env["CUDA_VISIBLE_DEVICES"] = gpu
-            env[GPU_PROBES_VAR] = str(gpu_probes)
-        if compile_threads is not None and "TORCHINDUCTOR_COMPILE_THREADS" not in os.environ:
-            env[COMPILE_THREADS_VAR] = str(compile_threads)  # probes compiling at once share the cores
-        if threads is not None:
-            # probes side by side on the CPU: one OpenMP team each would oversubscribe the cores,
-            # and no pool of compile workers (the processes are the parallelism)
-            env["OMP_NUM_THREADS"] = str(threads)
-            env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         env.update(dict(job.side.env))  # the side's own settings win
         self.gpu = gpu
         self.script = job.cfg.target.starts_own_interpreter
@@ -643,7 +657,7 @@ def run_jobs(
     progress: Progress,
     verbose: bool = False,
     slots: int = 1,
-    gpus: list[str] | None = None,
+    gpus: Sequence[str] | None = None,
     keep_going: bool = False,
 ) -> dict[str, S.Report | MemprobeError]:
     """Run each job in its own process; return ``{label: report}`` in job order.
@@ -683,7 +697,7 @@ def run_jobs(
 class _Schedule:
     """The probes of one verb, started, held, released and waited for (see :func:`run_jobs`)."""
 
-    def __init__(self, jobs: list[ProbeJob], *, progress: Progress, verbose: bool, slots: int, gpus: list[str] | None):
+    def __init__(self, jobs: list[ProbeJob], *, progress: Progress, verbose: bool, slots: int, gpus: Sequence[str] | None):
         self.pending = list(jobs)
         self.progress, self.verbose, self.gpus = progress, verbose, gpus
         self.lock = threading.Lock()
@@ -742,17 +756,8 @@ class _Schedule:
         # from the pool when it is released; it touches no GPU before
         gpus = self.gpus
         gpu = (gpus[0] if hold else self.free_gpus.pop(0)) if gpus else None
-        return ChildProbe(
-            job,
-            progress=self.progress,
-            verbose=self.verbose,
-            hold=hold,
-            gpu=gpu,
-            threads=self.threads,
-            lock=self.lock,
-            gpu_probes=(gpus or []).count(gpu),
-            compile_threads=self.compile_threads,
-        )
+        seat = Seat(gpu, (gpus or []).count(gpu), self.threads, self.compile_threads)
+        return ChildProbe(job, progress=self.progress, verbose=self.verbose, hold=hold, seat=seat, lock=self.lock)
 
     def _wait_for(self, child: ChildProbe) -> None:
         try:

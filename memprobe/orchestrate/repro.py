@@ -19,6 +19,7 @@ from ..errors import ConfigError, MemprobeError, RunFailed
 from ..report.repro import diff_script, diff_together, expected, run_script
 from ..rundir import schema as S
 from ..rundir.write import atomic_write_text
+from .options import RunOptions
 from .process import Progress
 
 
@@ -66,29 +67,17 @@ def _recorded(path: Path, named: dict, *, minimize: bool, check: bool, script: P
 
 
 def make_repro(
-    path: Path,
-    script: Path,
-    *,
-    named: dict,
-    minimize: bool,
-    check: bool,
-    out: Path | None,
-    force: bool,
-    progress: Progress,
-    verbose: bool = False,
-    slots: int = 1,
-    gpus: list[str] | None = None,
+    path: Path, script: Path, run: RunOptions, *, named: dict, minimize: bool = False, check: bool = False
 ) -> S.ReproResult:
-    """Write the repro script of the run or diff at ``path`` into ``script``; ``minimize`` its diff first; ``check``
-    that it reproduces the recorded figures with this interpreter."""
+    """Write the repro script of the run or diff at ``path`` into ``script``; ``minimize`` its diff first (its runs
+    under ``run.out``); ``check`` that it reproduces the recorded figures with this interpreter."""
+    progress = run.progress
     kind, record, reports = _recorded(Path(path), named, minimize=minimize, check=check, script=script)
     minimized = None
     if minimize:
         from .minimize import minimize_diff
 
-        record, reports, minimized = minimize_diff(
-            path, record, reports, out=out, force=force, progress=progress, verbose=verbose, slots=slots, gpus=gpus
-        )
+        record, reports, minimized = minimize_diff(path, record, reports, run)
     source = Path(minimized.run) if minimized else Path(path)
     if kind == "run":
         text = run_script(record, str(path), script.name)

@@ -11,10 +11,11 @@ from ..errors import ConfigError
 from ..fields import shown
 from ..rundir import schema as S
 from ..rundir.load import dump
-from ..rundir.write import atomic_write_json, default_run_dir, prepare_run_dir
+from ..rundir.write import atomic_write_json
 from ..units import decimal
 from ..vocab import AcMode, Phase
-from .process import ProbeJob, Progress, interpreter_side, run_jobs
+from .options import RunOptions
+from .process import ProbeJob, interpreter_side, run_jobs
 
 
 def parse_budgets(text: str) -> list[float]:
@@ -64,30 +65,18 @@ def inversions(points: list[S.SweepPoint], key: str) -> list[S.Inversion]:
     return out
 
 
-def run_sweep(
-    cfg: ProbeConfig,
-    budgets: list[float],
-    *,
-    out: Path | None,
-    force: bool,
-    progress: Progress,
-    verbose: bool = False,
-    slots: int = 1,
-    gpus: list[str] | None = None,
-    python: str | None = None,
-) -> tuple[S.SweepResult, Path]:
-    """Sweep ``budgets`` (each probe with ``python``, ``--python``: another interpreter): writes sweep.json and returns
-    its record with its directory."""
+def run_sweep(cfg: ProbeConfig, budgets: list[float], run: RunOptions) -> tuple[S.SweepResult, Path]:
+    """Sweep ``budgets`` (each probe with ``run.python``, ``--python``: another interpreter): writes sweep.json and
+    returns its record with its directory."""
     if not cfg.compile:
         raise ConfigError("the memory budget is the compiler partitioner's: the sweep needs --compile")
-    side = interpreter_side(python)
-    out = out or default_run_dir("sweep")
-    prepare_run_dir(out, force)
+    side = interpreter_side(run.python)
+    out = run.directory("sweep")
     jobs = [
         ProbeJob(f"budget {b:g}", replace(cfg, ac=AcMode.MEMORY_BUDGET, memory_budget=b), out / f"budget-{b:g}", side=side)
         for b in budgets
     ]
-    reports = run_jobs(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
+    reports = run_jobs(jobs, **run.schedule())
     points = [_point(b, reports[job.label], job.out) for b, job in zip(budgets, jobs)]
     flagged = inversions(points, "step_peak_bytes") + inversions(points, "saved_bytes")
     result = S.SweepResult(
