@@ -226,11 +226,6 @@ def test_no_function_is_too_complex():
 # the verbs' own functions take one parameter per option of their command or tool, by design
 _VERB_LAYERS = ("cli", "mcp")
 MAX_PARAMETERS = 7
-# functions of files being changed elsewhere, each with why it keeps its parameters for now
-_MANY_PARAMETERS_FOR_NOW = {
-    "memprobe/analysis/peaks.py step_attribution": "analysis/snapshot.py calls it, and is being changed elsewhere",
-    "memprobe/analysis/user_snapshot.py _summary": "analysis/user_snapshot.py is being changed elsewhere",
-}
 
 
 def _parameters(f: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -249,8 +244,7 @@ def test_no_function_below_the_verbs_takes_eight_parameters():
             continue
         for f in ast.walk(ast.parse(path.read_text())):
             if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(_parameters(f)) > MAX_PARAMETERS:
-                if f"{rel} {f.name}" not in _MANY_PARAMETERS_FOR_NOW:
-                    over.append(f"{rel}:{f.lineno} {f.name} ({len(_parameters(f))})")
+                over.append(f"{rel}:{f.lineno} {f.name} ({len(_parameters(f))})")
     assert not over, f"more than {MAX_PARAMETERS} parameters:\n" + "\n".join(over)
 
 

@@ -18,7 +18,7 @@ from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.read import check_work
 from ..vocab import AttributionSource, Category, Phase, ReturnRole
-from .peaks import Alive, step_attribution, summarize_alive
+from .peaks import Alive, StepFigures, step_attribution, summarize_alive
 from .saved import prefix_block
 
 
@@ -269,22 +269,24 @@ def attribute_cpu(report: S.Report, top: int = 15) -> S.Attribution | None:
     return step_attribution(
         AttributionSource.CPU_PROFILER,
         step,
-        events=len(rows),
-        peak_bytes=step_peak,
-        peak_phase=peak_phase,
-        phases=phases,
-        baseline="bytes allocated since the measured step began (earlier allocations are not seen)",
-        measured=["allocation sizes, addresses and times (profiler memory events)"],
-        inferred=[
-            "categories from the annotated region an allocation happened in (FSDP::*, Optimizer.*, memprobe::call gN)",
-            *(
-                ["saved-for-backward outside the graphs: a forward allocation at the address of a storage autograd saved"]
-                if events.saved_outside
-                else []
-            ),
-            "saved-for-backward / graph-output / temporary: allocations in a graph call matched in order and size"
-            " to the output code's empty_strided statements",
-        ],
+        StepFigures(
+            events=len(rows),
+            peak_bytes=step_peak,
+            peak_phase=peak_phase,
+            phases=phases,
+            baseline="bytes allocated since the measured step began (earlier allocations are not seen)",
+            measured=["allocation sizes, addresses and times (profiler memory events)"],
+            inferred=[
+                "categories from the annotated region an allocation happened in (FSDP::*, Optimizer.*, memprobe::call gN)",
+                *(
+                    ["saved-for-backward outside the graphs: a forward allocation at the address of a storage autograd saved"]
+                    if events.saved_outside
+                    else []
+                ),
+                "saved-for-backward / graph-output / temporary: allocations in a graph call matched in order and size"
+                " to the output code's empty_strided statements",
+            ],
+        ),
     )
 
 

@@ -87,38 +87,42 @@ def summarize_alive(named: Iterable[tuple[str, str, int, str | None]], event_ind
     )
 
 
-def step_attribution(
-    source: AttributionSource,
-    step: Alive,
-    *,
-    events: int,
-    peak_bytes: int,
-    peak_phase: Phase | None,
-    phases: dict[Phase, S.AttributionPhase],
-    measured: list[str],
-    inferred: list[str],
-    start_bytes: int | None = None,
-    baseline: str | None = None,
-) -> S.Attribution:
-    """The step's attribution: what is alive at its peak (``step``), and at each phase's peak (``phases``)."""
+@dataclass(frozen=True)
+class StepFigures:
+    """What a source says of the step beside what is alive at its peak: its events, its peak and the phase it falls
+    in, each phase's attribution, what was measured and what inferred; ``start_bytes`` (what was allocated when the
+    trace starts) and ``baseline`` (what the figures count from) where the source has them."""
+
+    events: int
+    peak_bytes: int
+    peak_phase: Phase | None
+    phases: dict[Phase, S.AttributionPhase]
+    measured: list[str]
+    inferred: list[str]
+    start_bytes: int | None = None
+    baseline: str | None = None
+
+
+def step_attribution(source: AttributionSource, step: Alive, figures: StepFigures) -> S.Attribution:
+    """The step's attribution: what is alive at its peak (``step``), and at each phase's peak (``figures.phases``)."""
     extra = {}  # the fields only one source has: set where it has them (a record holds what it was given)
-    if start_bytes is not None:
-        extra["start_bytes"] = within_bounds(start_bytes, "what was allocated when the trace starts", step.where)
-    if baseline is not None:
-        extra["baseline"] = baseline
+    if figures.start_bytes is not None:
+        extra["start_bytes"] = within_bounds(figures.start_bytes, "what was allocated when the trace starts", step.where)
+    if figures.baseline is not None:
+        extra["baseline"] = figures.baseline
     return S.Attribution(
         source=source,
-        events=events,
-        peak_bytes=within_bounds(peak_bytes, "the step's peak", step.where),
-        peak_phase=peak_phase,
+        events=figures.events,
+        peak_bytes=within_bounds(figures.peak_bytes, "the step's peak", step.where),
+        peak_phase=figures.peak_phase,
         alive_bytes=step.alive_bytes,
         named_fraction=step.named_fraction,
         by_category_bytes=step.by_category_bytes,
         top_items=step.top_items,
         saved_for_backward=step.saved_for_backward,
         alive_at_peak_bytes=step.alive_bytes,
-        phases=phases,
-        measured=measured,
-        inferred=inferred,
+        phases=figures.phases,
+        measured=figures.measured,
+        inferred=figures.inferred,
         **extra,
     )

@@ -31,7 +31,7 @@ from ..names import block_prefix
 from ..rundir import schema as S
 from ..rundir.read import MAX_INT, check_work
 from ..vocab import AttributionSource, Category, LiveRole, Phase, PhaseEdge
-from .peaks import Alive, step_attribution, summarize_alive
+from .peaks import Alive, StepFigures, step_attribution, summarize_alive
 from .saved import prefix_block
 
 
@@ -1007,16 +1007,18 @@ def attribute_snapshot(snap: dict, report: S.Report, top: int = 15) -> tuple[S.A
     return step_attribution(
         AttributionSource.CUDA_SNAPSHOT,
         step,
-        events=rep["events"],
-        start_bytes=rep["start_bytes"],
-        peak_bytes=rep["peak_bytes"],
-        peak_phase=_phase_at(rep["peak_index"], rep["phases"]),
-        phases={name: phase(ph) for name, ph in rep["phases"].items()},
-        measured=["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],
-        inferred=[
-            "saved-for-backward / graph-output / temporary: stack line -> output-code statement -> returned position",
-            "which layer: the k-th allocation from an output-code line is the k-th call of that graph",
-        ],
+        StepFigures(
+            events=rep["events"],
+            start_bytes=rep["start_bytes"],
+            peak_bytes=rep["peak_bytes"],
+            peak_phase=_phase_at(rep["peak_index"], rep["phases"]),
+            phases={name: phase(ph) for name, ph in rep["phases"].items()},
+            measured=["block sizes and allocation stacks (allocator history)", "peak moments (trace replay)"],
+            inferred=[
+                "saved-for-backward / graph-output / temporary: stack line -> output-code statement -> returned position",
+                "which layer: the k-th allocation from an output-code line is the k-th call of that graph",
+            ],
+        ),
     ), (backward(backward_phase) if backward_phase else None)
 
 

@@ -273,7 +273,20 @@ def analyse_loaded(snap: Snapshot, path: str | Path, *, with_timeline: bool = Fa
     timeline, history = _timeline(trace, before, free_action, named) if with_timeline else (None, None)
     history = history or _replay(trace, before, free_action)
     groups = _groups(_alive_after(trace, before, free_action, history.peak_index), trace, named)
-    return Analysed(_summary(Path(path), snap, device, devices, trace, history, groups, top), groups, timeline)
+    replayed = _Replayed(device, devices, trace, history, groups)
+    return Analysed(_summary(Path(path), snap, replayed, top), groups, timeline)
+
+
+@dataclass(frozen=True)
+class _Replayed:
+    """One device's history replayed: the device (of ``devices`` with a trace), its events, its levels, and the groups
+    alive at its peak."""
+
+    device: int
+    devices: int
+    trace: list[dict]
+    history: _History
+    groups: dict[tuple[str, str], list]
 
 
 def _groups(alive: dict[int, int | dict], trace: list[dict], named: PerStack) -> dict[tuple[str, str], list]:
@@ -292,7 +305,8 @@ def _groups(alive: dict[int, int | dict], trace: list[dict], named: PerStack) ->
     return groups
 
 
-def _summary(path: Path, snap, device: int, devices: int, trace, history: _History, groups, top: int) -> S.SnapshotSummary:
+def _summary(path: Path, snap, replayed: _Replayed, top: int) -> S.SnapshotSummary:
+    trace, history, groups = replayed.trace, replayed.history, replayed.groups
     ranked = sorted(groups.items(), key=lambda kv: (-kv[1][0], kv[0]))
     alive = summarize_alive(((c, f, g[0], g[2]) for (c, f), g in ranked), history.peak_index, WHERE, top)
     t0 = trace[0].get("time_us") if trace else None
@@ -302,15 +316,15 @@ def _summary(path: Path, snap, device: int, devices: int, trace, history: _Histo
         file=str(path),
         file_bytes=snap.file_bytes or 0,
         scope=SCOPE,
-        device=device,
-        devices=devices,
+        device=replayed.device,
+        devices=replayed.devices,
         events=len(trace),
         start_bytes=within_bounds(history.start, "the level where the history starts", WHERE),
         peak_bytes=within_bounds(history.peak, "the peak", WHERE),
         peak_event=history.peak_index,
         peak_t_us=_elapsed(t0, trace[history.peak_index].get("time_us")) if history.peak_index >= 0 else None,
         end_bytes=within_bounds(history.end, "the level where the history ends", WHERE),
-        reserved_bytes=_reserved(snap, device),
+        reserved_bytes=_reserved(snap, replayed.device),
         named_fraction=alive.named_fraction,
         user_code_fraction=user / alive.alive_bytes if alive.alive_bytes else None,
         by_category_bytes=alive.by_category_bytes,
