@@ -180,7 +180,10 @@ def test_one_value_has_one_name_everywhere(runs, tmp_path):
     # the finding's message names it the same way, never by its op chain
     assert name in finding["message"] and table[0].expr not in finding["message"]
     # the diff item, its Markdown and both HTML pages
-    record = diff_reports(load_report(runs(*LEGACY_BF16).path), load_report(rw.path))
+    from memprobe.analysis.view import finished
+
+    # finished as a diff's record is before anything renders it (its verdict; reporters only render)
+    record = finished("diff", diff_reports(load_report(runs(*LEGACY_BF16).path), load_report(rw.path)))
     d = dump(record)
     (item,) = [it for it in d["items"] if it["expr"] == table[0].expr]
     assert item["label"] == name
