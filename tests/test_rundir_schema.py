@@ -346,10 +346,10 @@ def _check_every_file_under(root: Path) -> int:
 
 
 def test_every_committed_file_fits_its_record():
-    # two CUDA runs (a report and four graphs each), two CPU runs of one graph (two files each), the two sides of a
+    # three CUDA runs (a report and four graphs each), two CPU runs of one graph (two files each), the two sides of a
     # version diff (a report and four graphs each), a diff of two CPU runs (its diff.json and each side's report), a
     # model's own checkpointing on torch 2.11 (a report and four graphs)
-    assert _check_every_file_under(DATA) == 34
+    assert _check_every_file_under(DATA) == 39
     bisect = DATA / "cuda" / "bisect-h200.json"
     assert dump(load_file(bisect, S.BisectResult)) == json.loads(bisect.read_text())
     baseline = ROOT / "memprobe-baseline.json"
