@@ -151,14 +151,18 @@ def test_what_is_not_installed_here_is_found_without_importing_it(monkeypatch):
 
     assert not_installed([EnvNeed.TORCH, EnvNeed.FLOAT8]) == {}  # this environment has torch and torchao
     real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name in ("torchao", "torchtitan") else real(name, *a)
-    )
+    absent = ("torchao", "torchtitan", "torch_remat", "transformers")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in absent else real(name, *a))
     monkeypatch.setattr("memprobe.integrations.torchtitan.torchtitan_version", lambda: None)
-    missing = not_installed([EnvNeed.TORCH, EnvNeed.FLOAT8, EnvNeed.TORCHTITAN_SAC])
-    assert set(missing) == {EnvNeed.FLOAT8, EnvNeed.TORCHTITAN_SAC}
+    monkeypatch.setattr("memprobe.integrations.huggingface.transformers_version", lambda: None)
+    wanted = [EnvNeed.TORCH, EnvNeed.FLOAT8, EnvNeed.TORCHTITAN_SAC, EnvNeed.TORCH_REMAT, EnvNeed.TRANSFORMERS]
+    missing = not_installed(wanted)
+    assert set(missing) == set(wanted) - {EnvNeed.TORCH}
     assert "needs torchao>=0.9 with torchao.float8, which is not installed" in missing[EnvNeed.FLOAT8]
     assert missing[EnvNeed.TORCHTITAN_SAC].startswith("--ac-policy torchtitan-installed needs torchtitan, which is not installed")
+    # each library a family or a mode declares is one row of a table (compat.LIBRARIES), said the same way
+    assert missing[EnvNeed.TORCH_REMAT].startswith("--ac remat needs torch_remat, which is not installed")
+    assert missing[EnvNeed.TRANSFORMERS].startswith("--hf-config needs Hugging Face transformers, which is not installed")
 
 
 def test_a_torch_without_an_api_is_named_by_feature(monkeypatch):

@@ -18,11 +18,37 @@ so that it runs in an interpreter that has torch and nothing else of memprobe's 
 from __future__ import annotations
 
 import platform
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..vocab import EnvNeed
 
 PACKAGES = ("torch", "torchao", "torchtitan", "triton", "transformers")
+
+
+@dataclass(frozen=True)
+class Library:
+    """Another project's code a probe may need: the module that is absent where it is not installed, and the
+    integration (``memprobe.integrations.<integration>``) whose ``why_unavailable(*part)`` says in one line why it
+    cannot serve here, with what to install (importing the project only where it is installed)."""
+
+    module: str
+    integration: str
+    part: tuple[str, ...] = ()
+
+    def why_unavailable(self) -> str | None:
+        from importlib import import_module
+
+        return import_module(f"memprobe.integrations.{self.integration}").why_unavailable(*self.part)
+
+
+# each need a model family or an AC mode declares on another project's code (its ``needs``), as data
+LIBRARIES = {
+    EnvNeed.TORCHTITAN_SAC: Library("torchtitan", "torchtitan", ("sac",)),
+    EnvNeed.TORCHTITAN_LLAMA3: Library("torchtitan", "torchtitan", ("llama3",)),
+    EnvNeed.TRANSFORMERS: Library("transformers", "huggingface"),
+    EnvNeed.TORCH_REMAT: Library("torch_remat", "remat"),
+}
 
 
 def installed_versions() -> dict[str, str | None]:
@@ -81,13 +107,7 @@ def not_installed(wanted) -> dict[str, str]:
             out[EnvNeed.FLOAT8] = "a float8 recipe needs torchao>=0.9 with torchao.float8, which is not installed: " + (
                 "pip install 'torchao>=0.9' or use --recipe bf16"
             )
-    if EnvNeed.TORCH_REMAT in wanted and absent("torch_remat"):
-        from ..integrations.remat import INSTALL_HINT
-
-        out[EnvNeed.TORCH_REMAT] = f"--ac remat needs torch_remat, which is not installed: {INSTALL_HINT}"
-    for need, part in ((EnvNeed.TORCHTITAN_SAC, "sac"), (EnvNeed.TORCHTITAN_LLAMA3, "llama3")):
-        if need in wanted and absent("torchtitan"):
-            from ..integrations.torchtitan import why_unavailable  # says "not installed" without importing it
-
-            out[need] = why_unavailable(part)
+    for need, library in LIBRARIES.items():
+        if need in wanted and absent(library.module):  # its integration says so (importing it fails at once)
+            out[need] = library.why_unavailable()
     return out

@@ -21,7 +21,7 @@ import platform
 import sys
 
 from ..vocab import EnvNeed
-from . import installed_versions
+from . import LIBRARIES, installed_versions
 
 
 def _sees_gpu() -> bool:
@@ -74,27 +74,12 @@ def _float8_unavailable(recipes: list[str], cpu_recipes, auto_recipes) -> str | 
 
 def _integrations_unavailable(needs: list[str]) -> dict[str, str]:
     """``{need: why}`` for the other projects' code the probes need that this interpreter lacks (torchtitan's SAC
-    or Llama 3, transformers, torch_remat)."""
+    or Llama 3, transformers, torch_remat: :data:`memprobe.compat.LIBRARIES`)."""
     out: dict[str, str] = {}
-    if EnvNeed.TORCHTITAN_SAC in needs or EnvNeed.TORCHTITAN_LLAMA3 in needs:
-        from ..integrations import torchtitan
-
-        for need, part in ((EnvNeed.TORCHTITAN_SAC, "sac"), (EnvNeed.TORCHTITAN_LLAMA3, "llama3")):
-            why = torchtitan.why_unavailable(part) if need in needs else None
-            if why:
-                out[need] = why
-    if EnvNeed.TORCH_REMAT in needs:
-        from ..integrations import remat
-
-        why = remat.why_unavailable()
+    for need, library in LIBRARIES.items():
+        why = library.why_unavailable() if need in needs else None
         if why:
-            out[EnvNeed.TORCH_REMAT] = why
-    if EnvNeed.TRANSFORMERS in needs:
-        from ..integrations import huggingface
-
-        why = huggingface.why_unavailable()
-        if why:
-            out[EnvNeed.TRANSFORMERS] = why
+            out[need] = why
     return out
 
 

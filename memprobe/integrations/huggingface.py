@@ -36,7 +36,10 @@ def transformers_version() -> str | None:
 
 
 def why_unavailable() -> str | None:
-    """Why this interpreter cannot build a model from a config.json (None: it can)."""
+    """Why this interpreter cannot build a model from a config.json (None: it can); where transformers is not
+    installed, said without importing anything."""
+    if transformers_version() is None:
+        return f"--hf-config needs Hugging Face transformers, which is not installed: {INSTALL_HINT}"
     try:
         import transformers  # noqa: F401
     except ImportError as e:

@@ -25,7 +25,12 @@ def why_no_eager_recompute() -> str | None:
 
 
 def why_unavailable() -> str | None:
-    """Why this interpreter cannot build torch_remat's regions (None: it can)."""
+    """Why this interpreter cannot build torch_remat's regions (None: it can); where it is not installed, said
+    without importing anything."""
+    from importlib.util import find_spec
+
+    if find_spec("torch_remat") is None:
+        return f"--ac remat needs torch_remat, which is not installed: {INSTALL_HINT}"
     try:
         import torch_remat
     except ImportError as e:
