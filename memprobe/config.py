@@ -17,7 +17,7 @@ from dataclasses import asdict, field, fields, make_dataclass
 from functools import cached_property
 
 from . import targets
-from .checkpointing import Mode, mode_of
+from .checkpointing import MODES, Mode, mode_of
 from .compat.torchao import RECIPES as FLOAT8_RECIPES
 from .errors import ConfigError
 from .fields import Kind, checked, declared, flag_of, option
@@ -64,6 +64,11 @@ def _policy_names() -> tuple[str, ...]:
     return tuple(POLICIES)
 
 
+def _ac_help() -> str:
+    abouts = [m.about or m.name for m in MODES.values()]
+    return f"Activation checkpointing per block: {', '.join(abouts[:-1])}, or {abouts[-1]}."
+
+
 def _repro_help() -> str:
     named = ", ".join(f"{f.name} ({f.about})" for f in targets.FAMILIES if f.selector is None)
     return f"What to build: {named}."
@@ -89,9 +94,7 @@ _HOW = [
         str,
         option(
             AcMode.OP.value,
-            "Activation checkpointing per block: none, full, op (per-op SAC, --ac-policy), memory-budget (the "
-            "compiler partitioner's activation memory budget, --memory-budget; torchtitan's MemoryBudgetAC; "
-            "budget is accepted for it), or remat (torch_remat regions, --save-region / --recompute-region).",
+            _ac_help(),
             choices=AC_MODES + tuple(AC_ALIASES),
         ),
     ),
@@ -120,28 +123,9 @@ _HOW = [
         tuple[str, ...],
         option((), "Remove OP from the save list: recompute it in backward (repeatable).", flag="--recompute-op", metavar="OP"),
     ),
-    (
-        "save_regions",
-        tuple[str, ...],
-        option(
-            (),
-            "With --ac remat: keep the submodules whose name in the block matches PATTERN (an fnmatch pattern: "
-            "attn.wqkv, ffn.*), each a torch_remat region with recompute=False (repeatable).",
-            flag="--save-region",
-            metavar="PATTERN",
-        ),
-    ),
-    (
-        "recompute_regions",
-        tuple[str, ...],
-        option(
-            (),
-            "With --ac remat: recompute the submodules whose name matches PATTERN even where a --save-region pattern "
-            "matches them too (applied after the save patterns; repeatable).",
-            flag="--recompute-region",
-            metavar="PATTERN",
-        ),
-    ),
+]
+# then the fields each AC mode declares (memprobe.checkpointing: --save-region, --recompute-region), then the rest
+_RUN = [
     ("compile", bool, option(True, "torch.compile each block.")),
     (
         "fsdp",
@@ -353,10 +337,9 @@ class _Configuration:
             parts.append("+save " + ",".join(self.save_ops))
         if self.recompute_ops:
             parts.append("+recompute " + ",".join(self.recompute_ops))
-        if self.save_regions:
-            parts.append("+save-region " + ",".join(self.save_regions))
-        if self.recompute_regions:
-            parts.append("+recompute-region " + ",".join(self.recompute_regions))
+        for f in fields(self):  # the repeatable flags an AC mode declares (--save-region), as given
+            if f.name in _MODE_FIELDS and getattr(self, f.name):
+                parts.append(f"+{flag_of(f).removeprefix('--')} " + ",".join(getattr(self, f.name)))
         parts.append("compile" if self.compile else "eager")
         parts.append(("fsdp" + ("" if self.reshard_after_forward else "(no-reshard)")) if self.fsdp else "no-fsdp")
         if self.nproc > 1:
@@ -366,9 +349,13 @@ class _Configuration:
         return "  ".join(parts)
 
 
+_MODE_DECLARED = [declared for mode in MODES.values() for declared in mode.fields]
+_MODE_FIELDS = frozenset(name for name, _, _ in _MODE_DECLARED)
+
+
 def _declarations() -> list[tuple[str, object, object]]:
     family = [(f.name, f.type, field(default=f.default, metadata=f.metadata)) for f in targets.family_fields()]
-    return _WHAT + family + _HOW
+    return _WHAT + family + _HOW + _MODE_DECLARED + _RUN
 
 
 ProbeConfig = make_dataclass("ProbeConfig", _declarations(), bases=(_Configuration,), frozen=True)

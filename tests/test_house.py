@@ -4,6 +4,7 @@ bugs the code review found (each test here failed before its fix)."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from pathlib import Path
 
@@ -335,6 +336,25 @@ def test_a_checkpointing_mode_is_one_registered_module_and_the_only_place_that_a
                 if named:
                     asking.append(f"{module}:{node.lineno}")
     assert not asking, asking
+
+
+def test_a_modes_flags_are_declared_in_its_module():
+    """The configuration fields only one AC mode reads (remat's --save-region, --recompute-region) are declared by
+    that mode (``Mode.fields``), and no module of memprobe outside it names them (the generated mirror of the record,
+    rundir/records.py, apart): adding a mode with flags of its own is its module and its registration."""
+    from memprobe.checkpointing import MODES
+    from memprobe.config import ProbeConfig
+
+    owned = {name: type(mode).__module__ for mode in MODES.values() for name, _, _ in mode.fields}
+    assert owned and set(owned) <= {f.name for f in dataclasses.fields(ProbeConfig)}
+    naming = []
+    for p in PKG.rglob("*.py"):
+        module = ".".join(p.relative_to(ROOT).with_suffix("").parts)
+        for node in ast.walk(ast.parse(p.read_text())):
+            name = node.attr if isinstance(node, ast.Attribute) else node.value if isinstance(node, ast.Constant) else None
+            if name in owned and module not in (owned[name], "memprobe.rundir.records"):
+                naming.append(f"{module}:{node.lineno} {name}")
+    assert not naming, naming
 
 
 def test_only_the_targets_ask_whether_a_target_runs_itself():

@@ -1,7 +1,10 @@
 """Activation checkpointing modes (``--ac``): one module per mode, each a :class:`~.base.Mode` registered in
 :data:`MODES`. A configuration's ``mode`` is the one its ``ac`` names; every layer that does something per mode asks
 the mode (its checks, summary and needs; the probe's apply step; the edits explain tries; the findings whose rule is
-about it) instead of comparing ``ac`` with a word. Adding a mode is its module and a line here."""
+about it) instead of comparing ``ac`` with a word; a mode declares the flags only it reads (its ``fields``) and its
+phrase in ``--ac``'s help. Adding a mode is its module, a line here and its word in :class:`memprobe.vocab.AcMode`
+(the vocabulary, defined once); a mode built on another project's code adds that project's row to
+:data:`memprobe.compat.LIBRARIES` and its integration."""
 
 from __future__ import annotations
 

@@ -46,10 +46,16 @@ class Mode:
       are judged as whole regions are (``none``);
     - ``needs_compile``: it is the compiler's (``memory-budget``);
     - ``script_step``: the part of a standalone repro script's stack it takes (``memprobe repro``:
-      :mod:`memprobe.report.repro_code` writes ``full``, ``op`` and ``budget``; None: nothing).
+      :mod:`memprobe.report.repro_code` writes ``full``, ``op`` and ``budget``; None: nothing);
+    - ``about``: the mode in ``--ac``'s help (its name, and in parentheses the flags it reads);
+    - ``fields``: the configuration fields only this mode reads (``--save-region``), declared as the configuration's
+      own are (name, type, :func:`memprobe.fields.option`): :mod:`memprobe.config` adds them after the per-op SAC
+      flags, so a mode and its flags are one module.
     """
 
     name: str = ""
+    about: str = ""
+    fields: tuple[tuple[str, object, object], ...] = ()
     regions: bool = False
     whole_regions: bool = False
     policy: bool = False

@@ -10,6 +10,10 @@ from .base import Mode
 
 class MemoryBudget(Mode):
     name = AcMode.MEMORY_BUDGET.value
+    about = (
+        "memory-budget (the compiler partitioner's activation memory budget, --memory-budget; torchtitan's "
+        "MemoryBudgetAC; budget is accepted for it)"
+    )
     needs_compile = True
     script_step = "budget"
 

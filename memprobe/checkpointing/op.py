@@ -10,6 +10,7 @@ from .full import wrap_blocks
 
 class PerOp(Mode):
     name = AcMode.OP.value
+    about = "op (per-op SAC, --ac-policy)"
     regions = True
     policy = True
     script_step = "op"

@@ -9,13 +9,39 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 from ..errors import ConfigError
+from ..fields import option
 from ..vocab import AcMode, EnvNeed
 from .base import Edit, Facts, Mode
 
 
 class RegionRemat(Mode):
     name = AcMode.REMAT.value
+    about = "remat (torch_remat regions, --save-region / --recompute-region)"
     regions = True
+    fields = (
+        (
+            "save_regions",
+            tuple[str, ...],
+            option(
+                (),
+                "With --ac remat: keep the submodules whose name in the block matches PATTERN (an fnmatch pattern: "
+                "attn.wqkv, ffn.*), each a torch_remat region with recompute=False (repeatable).",
+                flag="--save-region",
+                metavar="PATTERN",
+            ),
+        ),
+        (
+            "recompute_regions",
+            tuple[str, ...],
+            option(
+                (),
+                "With --ac remat: recompute the submodules whose name matches PATTERN even where a --save-region "
+                "pattern matches them too (applied after the save patterns; repeatable).",
+                flag="--recompute-region",
+                metavar="PATTERN",
+            ),
+        ),
+    )
 
     def check(self, cfg) -> None:
         for field in ("save_regions", "recompute_regions"):
