@@ -592,8 +592,10 @@ def _report_renderers() -> dict:
 
     def diff(d):
         from memprobe.analysis.diff import diff_reports
+        from memprobe.analysis.view import finished
 
-        result = diff_reports(load_report(BF16), load_report(d))
+        # finished as the diff verb's record is before it is rendered (its verdict: reporters only render)
+        result = finished("diff", diff_reports(load_report(BF16), load_report(d)))
         _strict_json(dump(result))
         diff_markdown(result)
         print_diff(result, None, console=_console())
@@ -1138,6 +1140,8 @@ def test_no_input_makes_an_internal_error(fuzz_kinds, kind):
         # ... and one block of 2**63 + 1 bytes is no size a record holds: that block is not read, as any other
         # block without a size (the rest is attributed)
         ("snapshot", ("segments", 1, "blocks", 0, "size"), ("set", 9_223_372_036_854_775_809), "attribution", 0),
+        # found at 2,000 (exit 70): a report.json still valid without its `tool`, diffed: the diff rendered unfinished
+        ("report.json", ("tool",), ("delete", None), "diff", 0),
     ],
 )
 def test_what_the_fuzz_found_stays_fixed(fuzz_kinds, kind, path, change, renderer, code):
