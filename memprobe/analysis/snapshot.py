@@ -813,10 +813,9 @@ class Classifier:
         # the library call each output-code line makes (extern_kernels.mm, a fallback aten op): a block allocated at
         # such a line that allocates no buffer of the graph was allocated inside the library (cuBLAS's workspace)
         self.calls = {gm.graph_id: {k.line: k.kernel for k in gm.kernels or []} for gm in report.graph_memory or []}
-        self.invocations: dict[int, list[S.Invocation]] = defaultdict(list)
-        self.calls_of: dict[int, list[int]] = defaultdict(list)  # a Dynamo graph's invocations, by index
+        self.blocks = [inv.block for inv in report.invocations]
+        self.calls_of: dict[int, list[int]] = defaultdict(list)  # a Dynamo graph's invocations, by index, in order
         for i, inv in enumerate(report.invocations):
-            self.invocations[inv.dynamo_graph].append(inv)
             self.calls_of[inv.dynamo_graph].append(i)
         self.whole_model = report.model.whole_model if report.model else None
         self.code_frame = PerStack(self._code_frame)  # (graph, line) of a stack's first output-code frame, or None
@@ -874,19 +873,22 @@ class Classifier:
         (autograd runs the calls' backwards in the reverse of their order); None otherwise."""
         graph_id, line = self.code_frame(block) or (None, None)
         info = self.lines.get(graph_id, {}).get(line) if graph_id and graph_id.endswith(".backward") else None
+        calls = self._calls(graph_id) if info is not None else []
         order = block.get("call_ordinal")
-        calls = self.calls_of.get(int(graph_id.split(".")[0][1:])) if info is not None else None
-        if not calls or order is None or order >= len(calls):
+        if order is None or order >= len(calls):
             return None
         return CodeBuffer(graph=graph_id, storage=info.storage, call=calls[len(calls) - 1 - order])
 
+    def _calls(self, graph_id: str) -> list[int]:
+        """The invocations (their indices) of the Dynamo graph of ``graph_id`` (``g3.forward``: graph 3), in order."""
+        return self.calls_of.get(int(graph_id.split(".")[0][1:]), [])
+
     def _block_for(self, graph_id: str, line: int, block: dict) -> str | None:
-        dyn = int(graph_id.split(".")[0][1:])
-        invs = self.invocations.get(dyn) or []
+        calls = self._calls(graph_id)
         # the k-th allocation from this line in the trace is the k-th call of the graph
         order = block.get("call_ordinal")
-        if order is not None and order < len(invs):
-            return invs[order].block
+        if order is not None and order < len(calls):
+            return self.blocks[calls[order]]
         return None
 
 
