@@ -8,6 +8,7 @@ prints is its JSON, :func:`memprobe.rundir.load.dump`).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -220,9 +221,28 @@ def run_probe_in_child(
     side = interpreter_side(python)
     out = Path(out) if out is not None else default_run_dir(cfg.recipe)
     check_out_dir(out, force)  # refused unless absent or empty, or force and memprobe's own
-    make_dir(out)  # here, before a probe starts: one the system will not make (/proc/self/x) is bad input
-    if out.is_dir() and any(out.iterdir()):
-        prepare_run_dir(out, force)  # an earlier memprobe run there is removed, as `memprobe run --force` does
-        (out / MARKER).unlink()  # the probe process starts from an empty directory and marks it itself
-    job = ProbeJob("run", cfg, out, side=side, analysis_only=analysis_only)
-    return whole_config(run_jobs([job], progress=progress)["run"])
+    with refusal_leaves_no_run_dir(out):
+        make_dir(out)  # here, before a probe starts: one the system will not make (/proc/self/x) is bad input
+        if out.is_dir() and any(out.iterdir()):
+            prepare_run_dir(out, force)  # an earlier memprobe run there is removed, as `memprobe run --force` does
+            (out / MARKER).unlink()  # the probe process starts from an empty directory and marks it itself
+        job = ProbeJob("run", cfg, out, side=side, analysis_only=analysis_only)
+        return whole_config(run_jobs([job], progress=progress)["run"])
+
+
+@contextlib.contextmanager
+def refusal_leaves_no_run_dir(out: Path):
+    """A run refused as bad input (ConfigError, exit 2: a model too large for this machine, a factory's arguments its
+    model refuses) leaves no run directory where there was none: nothing it recorded is worth keeping, and a failed
+    report.json the user never asked about would be left behind at each try. What memprobe wrote there is removed
+    (:func:`~memprobe.rundir.write.discard_run_dir`); a directory that was there before, or holds anything else,
+    stays. A run that failed while it ran keeps its partial results (exit 3, 4)."""
+    from .rundir.write import discard_run_dir
+
+    there = Path(out).exists() or Path(out).is_symlink()
+    try:
+        yield
+    except ConfigError:
+        if not there:
+            discard_run_dir(out)
+        raise

@@ -175,3 +175,4 @@ def test_a_probe_too_big_is_refused_before_its_model_is_built(tmp_path, monkeypa
     assert "this probe cannot train on this cpu: the model's parameters take 4096.00 TiB here" in proc.stderr, proc.stderr
     assert proc.stderr.rstrip().endswith(": build a smaller model"), proc.stderr
     assert log.read_text() == "meta\n"  # built on the meta device alone: never for real
+    assert not out.exists()  # a refused configuration leaves no run directory

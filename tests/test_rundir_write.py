@@ -174,3 +174,31 @@ def test_two_writers_of_one_directory_give_one_winner_and_one_exit_2(tmp_path):
     listed = set((out / ".memprobe").read_text().splitlines()[2:])
     present = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and p.name != ".memprobe"}
     assert present == listed
+
+
+def test_a_refused_runs_directory_is_removed_only_where_the_verb_made_it(tmp_path):
+    """refusal_leaves_no_run_dir: a ConfigError (exit 2) removes what memprobe wrote in a directory the verb made,
+    and keeps a directory that was there before, or one holding a file memprobe did not write."""
+    from memprobe.errors import ConfigError, RunFailed
+    from memprobe.rundir.write import atomic_write_json, prepare_run_dir
+    from memprobe.verbs import refusal_leaves_no_run_dir
+
+    def refused(out: Path, error=ConfigError, extra: str | None = None) -> None:
+        with pytest.raises(error), refusal_leaves_no_run_dir(out):
+            prepare_run_dir(out, force=True)
+            atomic_write_json(out / "report.json", {"status": "failed"})
+            prepare_run_dir(out / "rank0", force=False)
+            atomic_write_json(out / "rank0" / "report.json", {})
+            if extra:
+                (out / extra).write_text("the user's")
+            raise error("this probe cannot train on this cpu")
+
+    refused(tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+    refused(tmp_path / "failed", RunFailed)  # failed while it ran: its partial results stay
+    assert (tmp_path / "failed" / "rank0" / "report.json").is_file()
+    (tmp_path / "before").mkdir()
+    refused(tmp_path / "before")
+    assert (tmp_path / "before" / "report.json").is_file()
+    refused(tmp_path / "users", extra="notes.txt")
+    assert (tmp_path / "users" / "notes.txt").read_text() == "the user's" and (tmp_path / "users" / "report.json").is_file()

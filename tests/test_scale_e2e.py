@@ -157,3 +157,4 @@ def test_bad_model_arguments_are_one_line_errors(tmp_path, args, needle):
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and needle in lines[0], proc.stderr
+    assert not (tmp_path / "r").exists()  # a refused configuration leaves no run directory

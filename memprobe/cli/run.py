@@ -30,7 +30,7 @@ def _run_here(cfg, out: Path, *, force: bool, python: str | None = None, **kw):
     process, whatever the model prints going to stderr; with ``--python``, in a process of that interpreter; then what
     it recorded, analysed."""
     from ..rundir.write import prepare_run_dir
-    from ..verbs import run_probe, run_probe_forked, run_probe_in_child
+    from ..verbs import refusal_leaves_no_run_dir, run_probe, run_probe_forked, run_probe_in_child
 
     if python is not None:
         return run_probe_in_child(
@@ -43,9 +43,10 @@ def _run_here(cfg, out: Path, *, force: bool, python: str | None = None, **kw):
             return report
     from ..compat.quiet import model_output_to_stderr
 
-    prepare_run_dir(out, force)
-    with model_output_to_stderr():
-        return run_probe(cfg, out, **kw)
+    with refusal_leaves_no_run_dir(out):
+        prepare_run_dir(out, force)
+        with model_output_to_stderr():
+            return run_probe(cfg, out, **kw)
 
 
 @click.command(cls=CommandAfterDashes, short_help="Run a repro, your model or your script; report what is saved, and why.")

@@ -471,6 +471,35 @@ def prepare_run_dir(path: Path, force: bool) -> Path:
     return path
 
 
+def discard_run_dir(path: Path) -> bool:
+    """Remove run directory ``path``, made by this verb for a run that was refused as bad input (a model too large
+    for the machine, a factory's bad arguments: nothing recorded is worth keeping): exactly the files memprobe recorded
+    writing there, then the directory. False, nothing removed, where it holds anything else, another memprobe holds
+    it, or it cannot be removed."""
+    path = Path(path)
+    key = str(path.resolve()) if path.is_dir() else None
+    try:
+        plan = check_out_dir(path, force=True)
+    except RunDirError:
+        return False
+    if key is None or not (path / MARKER).is_file():
+        return False
+    _unlock_under(path)
+    if key in _LOCKS:
+        os.close(_LOCKS.pop(key))
+    try:
+        for f in plan.files:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f)
+        for d in plan.dirs:
+            os.rmdir(d)
+        os.unlink(path / MARKER)
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
+
+
 @functools.cache
 def _schema():
     """The pydantic schema, where it is installed (memprobe's own environment, always); None in a probe's process
