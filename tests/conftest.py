@@ -10,7 +10,9 @@ Two lanes, chosen by the ``e2e`` marker (the Makefile's ``make fast`` and ``make
   (:func:`run_cli`: forks of the session's server, which imported torch once, tests/cli_forkserver.py): they build
   the repro, compile it with Inductor (C++ on the CPU), train, and write a run directory. A test that asks for
   :func:`runs` is end-to-end by that alone (marked here); any other test that runs a model carries the marker
-  itself. The ``slow`` ones run first.
+  itself, and so does one whose subject is a program of its own that takes seconds to start: an interpreter that
+  imports torch (a script as its user runs it, one without memprobe (``lean``, marked here), another Python) or a
+  headless Chromium drawing a page. The fast lane, the developer's loop, leaves them out. The ``slow`` ones run first.
 
 Each probe configuration that several tests read is run once per session (:func:`runs`), shared by the
 pytest-xdist workers of that session. Compiled code goes to memprobe's compile cache (named for the session:
@@ -265,7 +267,7 @@ class Run:
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if {"runs", "made"} & set(getattr(item, "fixturenames", ())):
+        if {"runs", "made", "lean"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.e2e)
     # the slowest first: a lane on two workers then ends on short tests, not on one worker's long one
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)

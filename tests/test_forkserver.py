@@ -178,6 +178,7 @@ def test_a_verb_starts_no_server_of_its_own_for_a_cuda_probe(monkeypatch, tmp_pa
     assert forkserver.server(cuda=False) is None and started == ["verb"]
 
 
+@pytest.mark.e2e  # starts interpreters of its own that import torch
 def test_probes_at_once_on_a_gpu_share_the_compile_workers_and_still_fork():
     """Two probes compiling at once on one GPU get their share of Inductor's compile workers through memprobe's own
     variable, applied after the imports: TORCHINDUCTOR_COMPILE_THREADS, read at import, would make the server

@@ -80,6 +80,7 @@ def fixture_diff(tmp_path_factory):
     return out
 
 
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 def test_run_html_draws_offline_in_chromium(tmp_path):
     html = tmp_path / "run.html"
     proc = invoke("report", ROWWISE, "-o", html)
@@ -106,6 +107,7 @@ def test_run_html_draws_offline_in_chromium(tmp_path):
     assert not _console_errors(log), _console_errors(log)
 
 
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 def test_diff_html_draws_both_runs_on_one_axis(tmp_path):
     html = tmp_path / "diff.html"
     # the page of a diff just computed reads its sides where they are (`memprobe report DIFF_DIR` only inside it)
@@ -168,6 +170,7 @@ def _assert_round_ticks(charts: list[list[str]]) -> None:
         assert values[0] == 0 and len(steps) == 1 and all(v == int(v) for v in values), ticks
 
 
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 @pytest.mark.parametrize("width", [1000, 2000])
 def test_diff_page_aligns_the_sides_by_phase_and_clips_nothing(tmp_path, width):
     """The page of a committed diff directory, at 1,000 and 2,000 px: each side's forward, backward and optimizer
@@ -203,6 +206,7 @@ def test_diff_page_aligns_the_sides_by_phase_and_clips_nothing(tmp_path, width):
     _assert_round_ticks(got["yticks"])
 
 
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 @pytest.mark.parametrize("width", [1000, 1400, 2000])
 def test_run_page_cuts_no_column_and_no_label(tmp_path, width):
     """The run page at 1,000 to 2,000 px (the issue's 1,400 among them): the saved table's columns (the output
@@ -222,6 +226,7 @@ def test_run_page_cuts_no_column_and_no_label(tmp_path, width):
     _assert_round_ticks(got["yticks"])
 
 
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 def test_snapshot_html_draws_its_history_offline_in_chromium(tmp_path):
     """A snapshot taken elsewhere (issue 39): its whole history stacked by category, what is alive at its peak."""
     html = tmp_path / "snapshot.html"
@@ -241,6 +246,7 @@ def test_snapshot_html_draws_its_history_offline_in_chromium(tmp_path):
     assert not _console_errors(log), _console_errors(log)
 
 
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 def test_snapshot_diff_html_draws_both_histories_on_one_axis(tmp_path):
     html = tmp_path / "diff.html"
     proc = invoke("diff", BF16 / "snapshot.pickle", ROWWISE / "snapshot.pickle", "--html", html, "-q")

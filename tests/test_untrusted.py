@@ -169,6 +169,7 @@ def test_budget_keeps_the_other_probes_baselines(tmp_path):
 PAYLOAD = "\"'><img src=x onerror=\"document.body.setAttribute('data-pwned','1')\"><script>document.body.setAttribute('data-pwned','2')</script>"
 
 
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 def test_recorded_strings_cannot_inject_script_into_the_html(tmp_path):
     from test_reports import _browser, _console_errors, _render_in_browser
 

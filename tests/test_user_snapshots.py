@@ -320,6 +320,7 @@ def test_a_stack_shared_by_every_event_is_worked_out_once(tmp_path, monkeypatch)
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.e2e  # starts interpreters of its own that import torch
 @pytest.mark.slow
 def test_the_device_script_reads_two_given_snapshots_on_any_machine(tmp_path):
     """scripts/device_snapshots.sh trains on a GPU (the lead runs it); given two snapshots (A=, B=) it skips the
@@ -337,6 +338,7 @@ def test_the_device_script_reads_two_given_snapshots_on_any_machine(tmp_path):
         assert (tmp_path / "snapshots" / f"given-{name}").stat().st_size, name
 
 
+@pytest.mark.e2e  # starts interpreters of its own that import torch
 def test_the_plain_training_script_knows_nothing_of_memprobe_and_runs_dry_on_the_cpu():
     import ast
     import subprocess

@@ -220,6 +220,7 @@ def test_a_torchao_without_the_recipe_lookup_or_the_recipe_is_named(monkeypatch)
     assert why.startswith("float8 recipe 'rowwise_v9': torchao") and "does not know this recipe" in why
 
 
+@pytest.mark.e2e  # starts interpreters of its own that import torch
 def test_another_interpreter_runs_this_memprobe_whatever_its_working_directory_holds(tmp_path):
     """A decoy memprobe in the working directory (where `python -m` would look first) is never imported by another
     interpreter's probe process, and the source lines it records name this checkout's real files."""
@@ -382,6 +383,7 @@ def test_each_recipe_names_the_gpu_it_needs(monkeypatch, recipe, capability, run
         build.check_float8_support(recipe, torch.device("cpu"))
 
 
+@pytest.mark.e2e  # starts interpreters of its own that import torch
 @pytest.mark.parametrize(
     "files, needle",
     [
