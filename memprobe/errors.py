@@ -24,6 +24,16 @@ import errno
 import os
 
 
+class _Debug:
+    """Whether the user asked for ``--debug`` (on the group or after a verb): a traceback with the one line, this
+    process's and its probes' (each probe process is told in its job and sends its own). Set by the CLI's one door."""
+
+    on = False
+
+
+DEBUG = _Debug()
+
+
 class MemprobeError(Exception):
     """An error the user can act on. ``exit_code`` is what the CLI exits with."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -428,13 +429,21 @@ def test_debug_is_the_groups_and_a_quoted_value_is_not_it(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
 
 
-def test_a_models_own_traceback_is_kept_as_the_cause(tmp_path):
+@pytest.mark.parametrize(
+    "where",
+    [
+        pytest.param((), id="in-this-process"),
+        # a probe process of its own, as a fork of `memprobe serve` is: it sends its traceback to the command
+        pytest.param(("--python", sys.executable), id="in-a-probe-process", marks=pytest.mark.e2e),
+    ],
+)
+def test_a_models_own_traceback_is_kept_as_the_cause(tmp_path, where):
     model = tmp_path / "broken.py"
     model.write_text("def helper():\n    return 1 / 0\n\nVALUE = helper()\n")
-    proc = invoke(
-        "--debug", "run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", tmp_path / "r", "-q"
-    )
-    assert proc.returncode != 0 and "ZeroDivisionError" in proc.stderr and f'"{model}", line 2' in proc.stderr
+    args = ("run", "--model", f"{model}:build", "--recipe", "bf16", "--device", "cpu", "--out", tmp_path / "r", "-q")
+    proc = invoke("--debug", *args, *where)
+    assert proc.returncode == 2 and "ZeroDivisionError" in proc.stderr and f'"{model}", line 2' in proc.stderr, proc.stderr
+    assert proc.stderr.rstrip().splitlines()[-1].startswith("memprobe: error: ")  # the one line, last
 
 
 @pytest.mark.e2e

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from ..vocab import Recipe
-from .protocol import ERROR, INTERNAL, PROGRESS, READY, say
+from .protocol import ERROR, INTERNAL, PROGRESS, READY, say, say_traceback
 
 
 def import_what_probes_use() -> None:
@@ -146,21 +146,27 @@ def main(argv: list[str] | None = None) -> int:
             verbose=bool(job.get("verbose")),
             recording=Recording(analysis_only=bool(job.get("analysis_only")), measure=job.get("measure")),
         )
-    except MemprobeError as e:
-        say(ERROR + str(e))
-        return e.exit_code
     except KeyboardInterrupt:
         say(ERROR + f"interrupted; what was recorded is in {out}")
         return 130
-    except Exception as e:  # a bug in memprobe: the parent says so with exit 70
-        first = (str(e).splitlines() or [""])[0]
-        say(INTERNAL + f"{type(e).__name__}: {first}")
-        if job.get("verbose"):
-            import traceback
-
-            traceback.print_exc()
-        return 70
+    except Exception as e:
+        return _failed(e, job)
     return 0
+
+
+def _failed(e: Exception, job: dict) -> int:
+    """The error that ended the probe, said to the parent (with its traceback where the user asked for ``--debug``:
+    the model's own frames are its cause's): its exit code. Not a MemprobeError: a bug of memprobe's, exit 70."""
+    from ..errors import MemprobeError
+
+    if job.get("debug") or (job.get("verbose") and not isinstance(e, MemprobeError)):
+        say_traceback(e)
+    if isinstance(e, MemprobeError):
+        say(ERROR + str(e))
+        return e.exit_code
+    first = (str(e).splitlines() or [""])[0]
+    say(INTERNAL + f"{type(e).__name__}: {first}")
+    return 70
 
 
 def _exit(code: int) -> None:

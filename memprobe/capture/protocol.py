@@ -3,6 +3,8 @@
 - ``memprobe: ready``: its imports are done (a held probe then waits for a line on stdin before it builds);
 - ``memprobe: progress: MSG``: a stage of the run;
 - ``memprobe: error: MSG`` and the error's exit code, or ``memprobe: internal error: ...`` and 70;
+- ``memprobe: traceback: LINE``: a line of the traceback of that error, where the user asked for ``--debug`` (the
+  parent prints it as it is, before its own);
 - ``memprobe: end: TOKEN WHERE``: a user's script's measured step is recorded in its run directory (``WHERE``: its
   ``rank<R>`` folder under torchrun, else nothing), said with the token its parent gave memprobe's hooks alone: the
   script's own code, which can write report.json, cannot say it (:mod:`memprobe.orchestrate.script`).
@@ -21,9 +23,19 @@ PROGRESS = "memprobe: progress: "
 ERROR = "memprobe: error: "
 INTERNAL = "memprobe: internal error: "
 END = "memprobe: end: "
+TRACEBACK = "memprobe: traceback: "
 
 
 def say(line: str) -> None:
     """One protocol line on stderr (newlines inside a message would split it)."""
     sys.stderr.write(" ".join(line.split("\n")) + "\n")
     sys.stderr.flush()
+
+
+def say_traceback(exc: BaseException) -> None:
+    """The traceback of ``exc`` (its causes first, as Python prints them), a protocol line for each of its lines."""
+    import traceback
+
+    for chunk in traceback.format_exception(exc):
+        for line in chunk.rstrip("\n").split("\n"):
+            say(TRACEBACK + line)

@@ -17,9 +17,8 @@ import traceback
 import click
 
 from .. import __version__
-from ..errors import InternalError, exit_of
+from ..errors import DEBUG, InternalError, exit_of
 from ..text import plain
-from .options import DEBUG
 
 
 def _one_line(text: str) -> str:

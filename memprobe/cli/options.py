@@ -8,7 +8,7 @@ import click
 from click.core import ParameterSource
 
 from ..config import ProbeConfig, config_from_values
-from ..errors import ConfigError
+from ..errors import DEBUG, ConfigError
 from ..fields import Kind, Option, declared, default_of, flag_of
 
 # a choice flag whose words, as click shows them ([a|b|c]), would take more than this: NAME, the words in its help
@@ -117,15 +117,6 @@ def config_values(kw: dict) -> dict:
 def config_from_options(kw: dict) -> ProbeConfig:
     """A validated config from the flags; unknown ops are caught here, before anything runs."""
     return config_from_values(config_values(kw))
-
-
-class _Debug:
-    """Whether ``--debug`` was given (on the group or after a verb): tracebacks instead of one line."""
-
-    on = False
-
-
-DEBUG = _Debug()
 
 
 def _set_debug(_ctx: click.Context, _param, value: bool) -> None:

@@ -38,9 +38,10 @@ from pathlib import Path
 
 from ..capture.guard import on_signals
 from ..capture.process_info import COMMAND_VAR, COMPILE_THREADS_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
-from ..capture.protocol import END, ERROR, INTERNAL, PROGRESS, READY
+from ..capture.protocol import END, ERROR, INTERNAL, PROGRESS, READY, TRACEBACK
 from ..config import ProbeConfig
 from ..errors import (
+    DEBUG,
     EXIT_CODES,
     ConfigError,
     InternalError,
@@ -432,6 +433,7 @@ class ChildProbe:
             "analysis_only": job.analysis_only,
             "measure": job.measure,
             "verbose": verbose,
+            "debug": DEBUG.on,  # the user's --debug: the probe sends its error's traceback
             "hold": hold,
         }
         env = {
@@ -507,6 +509,9 @@ class ChildProbe:
                 self.errors.append(("error", line[len(ERROR) :]))
             elif line.startswith(INTERNAL):
                 self.errors.append(("internal", line[len(INTERNAL) :]))
+            elif line.startswith(TRACEBACK):
+                with self._lock:
+                    sys.stderr.write(f"[{self.job.label}] {line[len(TRACEBACK) :]}\n")
             elif line.startswith(END):
                 token, _, where = line[len(END) :].partition(" ")
                 if token == self.token:
@@ -581,7 +586,7 @@ class ChildProbe:
         kind, message = self.errors[-1] if self.errors else (None, None)
         if kind == "internal":
             return InternalError(
-                f"[{label}] internal error in the probe process: {message} (run again with --debug --verbose for the traceback)"
+                f"[{label}] internal error in the probe process: {message} (run again with --debug for the traceback)"
             )
         if message is not None and self.script and self.last_line and self.last_line not in message:
             message += f" (its last line on stderr: {self.last_line[:200]!r}; --verbose shows its output)"
