@@ -9,7 +9,8 @@
 #     `memprobe show` and `memprobe report` against pickle.load of the same file, each a fresh process (big: the
 #     second, its events over memprobe's default bound, raised for memprobe's processes);
 #  4. served by default (served): three successive `memprobe diff bf16 fp8` typed in a terminal, nothing started
-#     first: the first starts `memprobe serve`, the second forks both sides from it; then an A/A diff.
+#     first: the first starts `memprobe serve`, the second forks both sides from it; then an A/A diff, and a fourth
+#     diff with its phases outside the probes timed (scripts/served_phases.py).
 # Usage: OUT=dir bash scripts/device_people.sh [fused|oom|snapshots|big|served]...   (wheels in .whl/: torchao, pydantic)
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
@@ -97,6 +98,11 @@ served() {  # memprobe diff bf16 fp8 twice, typed in a terminal (script(1) gives
     echo "diff $i: exit ${PIPESTATUS[0]}, $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s"
   done
   script -qec "python3 -m memprobe diff bf16 bf16 --out $work/aa -q > /dev/null" /dev/null | tr -d '\r'
+  # a fourth, its phases outside the probes timed (scripts/served_phases.py: the command in one process)
+  local t0=$(date +%s.%N)
+  script -qec "python3 scripts/served_phases.py diff bf16 fp8 --out $work/d4 -q --json > /dev/null 2> $work/d4.phases" /dev/null | tr -d '\r'
+  echo "diff 4 (phases timed): $(python3 -c "print(f'{$(date +%s.%N) - $t0:.1f}')") s"
+  grep '^\[phases\]' "$work/d4.phases"
   python3 - "$work" <<'PY'
 import json, sys
 d = sys.argv[1]
