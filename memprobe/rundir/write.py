@@ -455,11 +455,7 @@ def prepare_run_dir(path: Path, force: bool) -> Path:
         raise RunDirError(f"{path} was filled by someone else while memprobe created it; choose another --out")
     _unlock_under(path)
     try:
-        for f in plan.files:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f)
-        for d in plan.dirs:
-            os.rmdir(d)
+        _remove(plan)
     except OSError as e:
         raise RunDirError(
             f"{path} changed while memprobe emptied it ({e.strerror or e}: {e.filename}); nothing else was removed"
@@ -488,16 +484,21 @@ def discard_run_dir(path: Path) -> bool:
     if key in _LOCKS:
         os.close(_LOCKS.pop(key))
     try:
-        for f in plan.files:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f)
-        for d in plan.dirs:
-            os.rmdir(d)
+        _remove(plan)
         os.unlink(path / MARKER)
         os.rmdir(path)
     except OSError:
         return False
     return True
+
+
+def _remove(plan: _Plan) -> None:
+    """What ``plan`` lists: its files (one already gone is no error), then its directories, deepest first."""
+    for f in plan.files:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f)
+    for d in plan.dirs:
+        os.rmdir(d)
 
 
 @functools.cache
