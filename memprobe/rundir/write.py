@@ -473,13 +473,13 @@ def discard_run_dir(path: Path) -> bool:
     writing there, then the directory. False, nothing removed, where it holds anything else, another memprobe holds
     it, or it cannot be removed."""
     path = Path(path)
-    key = str(path.resolve()) if path.is_dir() else None
+    if path.is_symlink() or not (path / MARKER).is_file():
+        return False  # no run directory memprobe made
     try:
         plan = check_out_dir(path, force=True)
     except RunDirError:
         return False
-    if key is None or not (path / MARKER).is_file():
-        return False
+    key = str(path.resolve())
     _unlock_under(path)
     if key in _LOCKS:
         os.close(_LOCKS.pop(key))
