@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from ..vocab import Recipe
-from .protocol import ERROR, INTERNAL, PROGRESS, READY, say, say_traceback
+from .protocol import ERROR, EXIT, INTERNAL, PROGRESS, READY, say, say_traceback
 
 
 def import_what_probes_use() -> None:
@@ -98,7 +98,15 @@ def _warm_compile() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """The probe, then its exit code said (:data:`.protocol.EXIT`): what it wrote is complete, and its parent goes on
+    while this process ends (its CUDA context's teardown included)."""
+    code = _probe(sys.argv[1:] if argv is None else argv)
+    sys.stdout.flush()
+    say(EXIT + str(code))
+    return code
+
+
+def _probe(argv: list[str]) -> int:
     if len(argv) != 2 or argv[0] != "--job":
         print("usage: python -m memprobe.capture.child --job JSON (started by memprobe, not by hand)", file=sys.stderr)
         return 2

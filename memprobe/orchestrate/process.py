@@ -38,7 +38,7 @@ from pathlib import Path
 
 from ..capture.guard import on_signals
 from ..capture.process_info import COMMAND_VAR, COMPILE_THREADS_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
-from ..capture.protocol import END, ERROR, INTERNAL, PROGRESS, READY, TRACEBACK
+from ..capture.protocol import END, ERROR, EXIT, INTERNAL, PROGRESS, READY, TRACEBACK
 from ..config import ProbeConfig
 from ..errors import (
     DEBUG,
@@ -423,6 +423,8 @@ class ChildProbe:
         self.errors: list[tuple[str, str]] = []  # (kind, message): "error" | "internal"
         self.last_line = ""  # the last line it wrote that is not memprobe's
         self.ready = threading.Event()
+        self.said_exit: int | None = None  # the exit code the probe said, its run directory complete
+        self._told = threading.Event()  # it said its exit code, or its stderr ended
         self.stopped_reading = False
         self.stopping = False  # memprobe stops it (interrupted itself)
         self._lock = lock or threading.Lock()
@@ -496,11 +498,21 @@ class ChildProbe:
                     tail(self.progress, line.strip()[:TAIL_CHARS])
 
     def _read(self) -> None:
+        try:
+            self._read_lines()
+        finally:
+            self._told.set()
+
+    def _read_lines(self) -> None:
         for line in self.proc.stderr:
             if self.stopped_reading:  # what a process the script left running says is not the script's
                 continue
             line = line.rstrip("\n")
-            if line == READY:
+            if line.startswith(EXIT) and line[len(EXIT) :].lstrip("-").isdigit():
+                self.said_exit = int(line[len(EXIT) :])
+                self.stopped_reading = True  # what it says while it ends is not the probe's
+                self._told.set()
+            elif line == READY:
                 self.ready.set()
             elif line.startswith(PROGRESS):
                 with self._lock:
@@ -538,8 +550,7 @@ class ChildProbe:
     def wait(self) -> S.Report:
         """The child's report, analysed here once it has ended (:func:`~.finish.finish_run`: what it recorded is
         finished whatever became of it), or the error that ended it (one line, with its exit code)."""
-        rc = self.proc.wait()
-        self._stop_reading()
+        rc = self._exit_code()
         with self._lock:
             waiting(self.progress, f"[{self.job.label}] its run directory, read and analysed")
         if getattr(self.proc, "lost", None):
@@ -572,6 +583,21 @@ class ChildProbe:
             raise RunFailed(f"[{self.job.label}] the probe ended with status {str(report.status)!r}; see {self.job.out}")
         _record_peak(self.job, report)
         return report
+
+    def _exit_code(self) -> int:
+        """The probe's exit code, as soon as it says it (its run directory complete: its process's own end, a CUDA
+        context's teardown, is not waited for; :meth:`ended` waits for it), else once its process has ended."""
+        self._told.wait()
+        if self.said_exit is not None and self.proc.poll() is None:
+            threading.Thread(target=self.proc.wait, name=f"memprobe-{self.job.label}-end", daemon=True).start()
+            return self.said_exit
+        rc = self.proc.wait()
+        self._stop_reading()
+        return rc
+
+    def ended(self) -> None:
+        """Wait for the process itself to be gone (its GPU memory given back), once its exit code is known."""
+        self.proc.wait()
 
     def _script_oom(self, error: MemprobeError | None, report: S.Report) -> MemprobeError | None:
         """A script's failure that its run recorded as out of memory: exit 4 (the script's own exit code is Python's
@@ -726,6 +752,8 @@ class _Schedule:
                 label = self.finished.pop(0)
             child = self.running.pop(label)
             if child.gpu is not None:
+                if self.pending or self.held:  # the next probe on its GPU starts once its memory is given back
+                    child.ended()
                 self.free_gpus.append(child.gpu)
             if isinstance(self.results[label], MemprobeError) and not keep_going:
                 raise self.results[label]
