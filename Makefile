@@ -1,8 +1,9 @@
 # The one test entry: `make check` is what CI runs (.ci/run) and what the README tells a newcomer to run.
 #
-#   make check     install (Chromium, memprobe with every extra), lint, the whole suite, the fuzz at 2,000
-#                  examples per file kind, then the project's own memory gate
-#   make test      the whole suite: both lanes in one session (the slowest tests first, the others around them)
+#   make check     install (Chromium, memprobe with every extra), lint, the whole suite with the fuzz at 2,000
+#                  examples per file kind in the same session, then the project's own memory gate
+#   make test      the whole suite: both lanes in one session (the slowest tests first, the others around them); the
+#                  fuzz at its default count (20 per kind) unless MEMPROBE_FUZZ_EXAMPLES says more
 #   make fast      the fast lane: no model compiled (CliRunner, the committed run directories, the fuzz at its
 #                  default count)
 #   make e2e       the end-to-end lane: real CPU compiles
@@ -37,7 +38,11 @@ check: export MEMPROBE_REQUIRE_BROWSER = 1
 check: export MEMPROBE_REQUIRE_TORCHTITAN = 1
 check: export MEMPROBE_REQUIRE_HF = 1
 check: export MEMPROBE_REQUIRE_REMAT = 1
-check: install lint test fuzz gate
+# the fuzz's 2,000 per kind in the suite's session: its workers and server are started once, and its examples fill the
+# gaps the end-to-end lane's processes leave (a session of its own after the suite took 110 to 120 s, 20 of them its
+# start and its longest kind alone at the end)
+check: export MEMPROBE_FUZZ_EXAMPLES = $(FUZZ_EXAMPLES)
+check: install lint test gate
 
 # install byte-compiles once: an editable install leaves the sources as they are, and where PYTHONDONTWRITEBYTECODE is
 # set each process the suite starts would compile them again (not tests/data/: run directories, read as data)

@@ -50,9 +50,11 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one():
     assert tests in ci
 
 
-def test_make_check_installs_the_users_extras_lints_runs_both_lanes_the_fuzz_and_the_gate():
+def test_make_check_installs_the_users_extras_lints_runs_both_lanes_with_the_fuzz_and_the_gate():
     prerequisites, _ = _make_target("check")
-    assert prerequisites == ["install", "lint", "test", "fuzz", "gate"]
+    assert prerequisites == ["install", "lint", "test", "gate"]
+    # the fuzz at FUZZ_EXAMPLES per kind in the suite's own session
+    assert "check: export MEMPROBE_FUZZ_EXAMPLES = $(FUZZ_EXAMPLES)" in (ROOT / "Makefile").read_text().splitlines()
     assert _make_target("test")[1] == ["$(PYTEST)"]  # both lanes, one session (one fork server, one set of runs)
     variables = _make_variables()
     # every extra a user can install is installed and so tested; none is installed by hand beside it

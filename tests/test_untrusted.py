@@ -377,7 +377,7 @@ def test_hostile_snapshot_shapes_never_crash_the_analysis_of_a_snapshot_alone(ev
 # link out of the directory, a directory, an empty file, bytes that are not UTF-8, half of it). Then one of the
 # functions a verb runs on that file, in this process, and the CLI's own exception door (memprobe.cli.main.outcome)
 # says the exit code. The seed is fixed (derandomize): the same examples every run. MEMPROBE_FUZZ_EXAMPLES sets
-# how many per file kind (CI runs 10,000 in a step of its own; the suite runs a few).
+# how many per file kind (make check runs 2,000 in the suite's session; the suite alone runs a few).
 
 FUZZ_EXAMPLES = int(os.environ.get("MEMPROBE_FUZZ_EXAMPLES", "20"))
 FUZZ = settings(
@@ -1110,7 +1110,11 @@ FUZZ_KINDS = [
 ]
 
 
-@pytest.mark.parametrize("kind", FUZZ_KINDS)
+# at make check's count each kind is among the session's longest tests: scheduled first, with the other slow ones
+FUZZ_MARKS = [pytest.mark.slow] if FUZZ_EXAMPLES > 200 else []
+
+
+@pytest.mark.parametrize("kind", [pytest.param(kind, marks=FUZZ_MARKS) for kind in FUZZ_KINDS])
 def test_no_input_makes_an_internal_error(fuzz_kinds, kind):
     target = fuzz_kinds[kind]
 
