@@ -176,7 +176,9 @@ def test_a_diff_of_two_interpreters_runs_one_side_under_each(tmp_path, bare_pyth
 @pytest.mark.slow
 def test_minimize_keeps_the_abs_difference_of_bf16_against_rowwise_in_a_smaller_configuration(made, tmp_path):
     legacy = ("--ac-policy", "torchtitan-2025-01")
-    two_layers = ("--dim", "64", "--hidden", "128", "--seq", "32", "--layers", "2", "--device", "cpu")
+    # two layers, already as narrow and short as float8 lets batch and sequence be: the search still removes a layer
+    # and FSDP and halves both widths, and keeps what the difference needs
+    two_layers = ("--dim", "32", "--hidden", "64", "--seq", "16", "--batch", "1", "--layers", "2", "--device", "cpu")
     diff = made("diff", "bf16", "rowwise", *two_layers, *legacy)
     script = tmp_path / "repro.py"
     proc = run_cli("repro", diff.path, "--minimize", "--check", "-o", script, "--out", tmp_path / "m", "--json", "-q")
