@@ -60,7 +60,8 @@ def test_make_check_installs_the_users_extras_lints_runs_both_lanes_with_the_fuz
     # every extra a user can install is installed and so tested; none is installed by hand beside it
     assert set(variables["EXTRAS"].split(",")) == set(_pyproject()["project"]["optional-dependencies"])
     _, install = _make_target("install")
-    assert install[0] == '$(PYTHON) -m pip install -c constraints-cpu.txt -e ".[$(EXTRAS)]"'
+    assert install[0] == '$(PYTHON) -m pip install --no-compile -c constraints-cpu.txt -e ".[$(EXTRAS)]"'
+    assert install[1] == '$(PYTHON) scripts/compile_installed.py "memprobe[$(EXTRAS)]"'  # what pip would compile
     assert not [line for line in install[1:] if "pip" in line]  # the rest installs nothing (it byte-compiles)
     for where in ("Makefile", ".ci/run"):
         assert "--no-deps" not in (ROOT / where).read_text(), where
