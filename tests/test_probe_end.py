@@ -4,6 +4,7 @@ is given to the next probe only once the process that held it is gone."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -16,15 +17,16 @@ from memprobe.rundir.load import load_report
 
 TINY_RUN = Path(__file__).parent / "data" / "cpu" / "tiny-rowwise"
 
-# A probe process that records a complete run (the committed tiny one), says its exit code, then takes its time to
-# end: up to a minute, or until its parent's test stops it.
+# A probe process that records a complete run (the committed tiny one), prints an exit line without its job's token (as
+# a model might), says its exit code with it, then takes its time to end: up to a minute, or until the test stops it.
 SLOW_TO_END = r"""
 import os, shutil, sys, time
-out, pids, code = sys.argv[1], sys.argv[2], int(sys.argv[3])
-shutil.copytree(sys.argv[4], out, dirs_exist_ok=True)
+out, pids, token, said = sys.argv[1:5]
+shutil.copytree(sys.argv[5], out, dirs_exist_ok=True)
 with open(pids, "a") as f:
     f.write(f"{os.getpid()}\n")
-sys.stderr.write(f"memprobe: exit: {code}\n")
+sys.stderr.write(f"memprobe: exit: {said}\n")  # what a model may print: not the probe's
+sys.stderr.write(f"memprobe: exit: {token} 0\n")
 sys.stderr.flush()
 time.sleep(60)
 sys.stderr.write("a warning while it ends\n")
@@ -46,8 +48,8 @@ def slow_to_end(tmp_path, monkeypatch):
     pids.touch()
 
     def command(python, module, args, env):
-        out = __import__("json").loads(args[1])["out"]
-        return [sys.executable, "-c", SLOW_TO_END, out, str(pids), "0", str(TINY_RUN)], env
+        job = json.loads(args[1])
+        return [sys.executable, "-c", SLOW_TO_END, job["out"], str(pids), job["token"], "0123456789abcdef0123456789abcdef 3", str(TINY_RUN)], env
 
     monkeypatch.setattr(process, "probe_process", command)
     yield lambda: [int(p) for p in pids.read_text().split()]

@@ -100,10 +100,21 @@ def _warm_compile() -> None:
 def main(argv: list[str] | None = None) -> int:
     """The probe, then its exit code said (:data:`.protocol.EXIT`): what it wrote is complete, and its parent goes on
     while this process ends (its CUDA context's teardown included)."""
-    code = _probe(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    code = _probe(argv)
     sys.stdout.flush()
-    say(EXIT + str(code))
+    token = _token(argv)
+    if token is not None:  # with the token its parent gave: nothing the model prints can say it
+        say(f"{EXIT}{token} {code}")
     return code
+
+
+def _token(argv: list[str]) -> str | None:
+    try:
+        token = json.loads(argv[1]).get("token")
+    except (IndexError, ValueError, AttributeError):
+        return None
+    return token if isinstance(token, str) and token.isalnum() else None
 
 
 def _probe(argv: list[str]) -> int:

@@ -8,9 +8,10 @@
 - ``memprobe: end: TOKEN WHERE``: a user's script's measured step is recorded in its run directory (``WHERE``: its
   ``rank<R>`` folder under torchrun, else nothing), said with the token its parent gave memprobe's hooks alone: the
   script's own code, which can write report.json, cannot say it (:mod:`memprobe.orchestrate.script`);
-- ``memprobe: exit: CODE``: a verb's probe is done, its run directory written and closed, and its process leaves
-  with ``CODE`` now: its parent need not wait for the process's own end (a CUDA context torn down at exit takes a
-  quarter to half a second, on the critical path of every answer).
+- ``memprobe: exit: TOKEN CODE``: a verb's probe is done, its run directory written and closed, and its process
+  leaves with ``CODE`` now: its parent need not wait for the process's own end (a CUDA context torn down at exit
+  takes a quarter to half a second, on the critical path of every answer). Said with the token of the probe's job,
+  so that no line the model prints is taken for it.
 
 Everything else on stderr (library warnings, the model's own output) is the parent's to show or drop.
 Spoken by :mod:`.child` (a verb's probe) and :mod:`.rank_main` (a rank under torchrun); heard by

@@ -429,6 +429,8 @@ class ChildProbe:
         self.stopping = False  # memprobe stops it (interrupted itself)
         self._lock = lock or threading.Lock()
         python = job.side.python or sys.executable
+        # a script's hooks say its run's end with it, a probe its exit code: what the script or model prints cannot
+        self.token = secrets.token_hex(16)
         spec = {
             "config": job.cfg.to_dict(),
             "out": str(job.out),
@@ -437,6 +439,7 @@ class ChildProbe:
             "verbose": verbose,
             "debug": DEBUG.on,  # the user's --debug: the probe sends its error's traceback
             "hold": hold,
+            "token": self.token,  # said with its exit code (protocol.EXIT)
         }
         env = {
             **server_env(os.environ),  # as a fork server has it, started from this environment
@@ -447,7 +450,6 @@ class ChildProbe:
         env.update(dict(job.side.env))  # the side's own settings win
         self.gpu = gpu
         self.script = job.cfg.target.starts_own_interpreter
-        self.token = secrets.token_hex(16)  # a script's hooks say its run's end with it (the script cannot)
         self.ends: set[str] = set()  # where they said it (a rank's folder, or "")
         if self.script:  # the user's own script, its hooks first on its path
             cmd = script_command(job.cfg, job.side.python)
@@ -508,11 +510,9 @@ class ChildProbe:
             if self.stopped_reading:  # what a process the script left running says is not the script's
                 continue
             line = line.rstrip("\n")
-            if line.startswith(EXIT) and line[len(EXIT) :].lstrip("-").isdigit():
-                self.said_exit = int(line[len(EXIT) :])
-                self.stopped_reading = True  # what it says while it ends is not the probe's
-                self._told.set()
-            elif line == READY:
+            if self._said_exit(line):
+                continue
+            if line == READY:
                 self.ready.set()
             elif line.startswith(PROGRESS):
                 with self._lock:
@@ -583,6 +583,18 @@ class ChildProbe:
             raise RunFailed(f"[{self.job.label}] the probe ended with status {str(report.status)!r}; see {self.job.out}")
         _record_peak(self.job, report)
         return report
+
+    def _said_exit(self, line: str) -> bool:
+        """Whether ``line`` is the probe's exit code said with its token (a verb's probe, never a user's script):
+        what it says after it, while its process ends, is not the probe's."""
+        if self.script or not line.startswith(EXIT):
+            return False
+        token, _, code = line[len(EXIT) :].partition(" ")
+        if token != self.token or not code.lstrip("-").isdigit():
+            return False
+        self.said_exit, self.stopped_reading = int(code), True
+        self._told.set()
+        return True
 
     def _exit_code(self) -> int:
         """The probe's exit code, as soon as it says it (its run directory complete: its process's own end, a CUDA
