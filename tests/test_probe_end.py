@@ -24,13 +24,15 @@ import os, shutil, sys, time
 out, pids, token, said = sys.argv[1:5]
 shutil.copytree(sys.argv[5], out, dirs_exist_ok=True)
 with open(pids, "a") as f:
-    f.write(f"{os.getpid()}\n")
+    f.write(f"{os.path.basename(out)} {os.getpid()}\n")
 sys.stderr.write(f"memprobe: exit: {said}\n")  # what a model may print: not the probe's
 sys.stderr.write(f"memprobe: exit: {token} 0\n")
 sys.stderr.flush()
 time.sleep(60)
 sys.stderr.write("a warning while it ends\n")
 """
+
+SPOOF = "0123456789abcdef0123456789abcdef 3"  # an exit line of another token
 
 
 def _alive(pid: int) -> bool:
@@ -43,17 +45,21 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture
 def slow_to_end(tmp_path, monkeypatch):
-    """Probe processes that end a minute after saying their exit code; their pids, in the order they started."""
+    """Probe processes that end a minute after saying their exit code; their pids, by their labels."""
     pids = tmp_path / "pids"
     pids.touch()
 
     def command(python, module, args, env):
         job = json.loads(args[1])
-        return [sys.executable, "-c", SLOW_TO_END, job["out"], str(pids), job["token"], "0123456789abcdef0123456789abcdef 3", str(TINY_RUN)], env
+        return [sys.executable, "-c", SLOW_TO_END, job["out"], str(pids), job["token"], SPOOF, str(TINY_RUN)], env
 
     monkeypatch.setattr(process, "probe_process", command)
-    yield lambda: [int(p) for p in pids.read_text().split()]
-    for pid in [int(p) for p in pids.read_text().split()]:
+
+    def started() -> dict[str, int]:
+        return {label: int(pid) for label, pid in (line.split() for line in pids.read_text().splitlines())}
+
+    yield started
+    for pid in started().values():
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -69,8 +75,7 @@ def _jobs(tmp_path: Path, *labels: str) -> list[process.ProbeJob]:
 def test_a_probe_that_said_its_exit_code_is_answered_before_its_process_ends(tmp_path, slow_to_end):
     reports = process.run_jobs(_jobs(tmp_path, "a"), progress=lambda msg: None)
     assert reports["a"].status == "complete"
-    (pid,) = slow_to_end()
-    assert _alive(pid)  # the report came while the process was still ending
+    assert _alive(slow_to_end()["a"])  # the report came while the process was still ending
 
 
 def test_a_gpu_goes_to_the_next_probe_only_once_the_last_ones_process_is_gone(tmp_path, slow_to_end, monkeypatch):
@@ -88,4 +93,4 @@ def test_a_gpu_goes_to_the_next_probe_only_once_the_last_ones_process_is_gone(tm
     reports = process.run_jobs(_jobs(tmp_path, "p0", "p1"), progress=lambda msg: None, slots=1, gpus=["0"])
     assert [r.status for r in reports.values()] == ["complete", "complete"]
     assert first_gone == [True]  # waited for once: before p1 ran, never for the last probe
-    assert _alive(slow_to_end()[1])
+    assert _alive(slow_to_end()["p1"])

@@ -424,7 +424,7 @@ class ChildProbe:
         self.last_line = ""  # the last line it wrote that is not memprobe's
         self.ready = threading.Event()
         self.said_exit: int | None = None  # the exit code the probe said, its run directory complete
-        self._told = threading.Event()  # it said its exit code, or its stderr ended
+        self._told = threading.Event()  # it said its exit code, its stderr ended or its process did
         self.stopped_reading = False
         self.stopping = False  # memprobe stops it (interrupted itself)
         self._lock = lock or threading.Lock()
@@ -487,6 +487,8 @@ class ChildProbe:
         label = self.job.label
         self._reader = threading.Thread(target=self._read, name=f"memprobe-{label}", daemon=True)
         self._reader.start()
+        # its end is heard too where its stderr stays open (a process a script left running holds it)
+        threading.Thread(target=self._await_process, name=f"memprobe-{label}-end", daemon=True).start()
         self._printed = None  # a script's stdout, read for its last line
         if self.script and not self.verbose:
             self._printed = threading.Thread(target=self._read_printed, name=f"memprobe-{label}-out", daemon=True)
@@ -504,6 +506,10 @@ class ChildProbe:
             self._read_lines()
         finally:
             self._told.set()
+
+    def _await_process(self) -> None:
+        self.proc.wait()
+        self._told.set()
 
     def _read_lines(self) -> None:
         for line in self.proc.stderr:
@@ -599,9 +605,8 @@ class ChildProbe:
     def _exit_code(self) -> int:
         """The probe's exit code, as soon as it says it (its run directory complete: its process's own end, a CUDA
         context's teardown, is not waited for; :meth:`ended` waits for it), else once its process has ended."""
-        self._told.wait()
+        self._told.wait()  # it said its exit code, its stderr ended, or its process did
         if self.said_exit is not None and self.proc.poll() is None:
-            threading.Thread(target=self.proc.wait, name=f"memprobe-{self.job.label}-end", daemon=True).start()
             return self.said_exit
         rc = self.proc.wait()
         self._stop_reading()
