@@ -276,6 +276,7 @@ def pytest_collection_modifyitems(config, items):
 _CLI_SERVER = None  # the session's fork server (tests/cli_forkserver.py), as this process reaches it, if it runs models
 _STARTED = None  # that server, in the process that started it: pytest-xdist's controller, or the one process
 _READY_VAR = "MEMPROBE_TEST_SERVER_READY"  # the file that says the session's server is ready (its imports done)
+_OFF_BY_SESSION = None  # "off", where the session said so itself (no server of its own)
 
 
 def pytest_configure(config):
@@ -285,27 +286,36 @@ def pytest_configure(config):
     (Inductor then sets the variable to its own default, which every command started later would inherit: another
     cache, cold on a fresh machine, and an environment the server refuses). A user's own cache is kept; so is a
     user's MEMPROBE_FORKSERVER (``off``: every probe and command a fresh interpreter). No server for a session
-    whose ``-m`` leaves out the end-to-end lane (``make fast``)."""
-    global _STARTED
+    whose ``-m`` leaves out the end-to-end lane (``make fast``), nor where it could not start: there the variable
+    says ``off``, so that no command of the session forks from a developer's own running `memprobe serve` (which
+    a command finds in the same cache directory): the suite runs as on a machine where none runs."""
+    global _STARTED, _OFF_BY_SESSION
     from memprobe.capture.caches import compile_cache_env
     from memprobe.orchestrate.forkserver import SERVER_VAR, start_server
 
     os.environ.update(compile_cache_env())
-    if os.environ.get("PYTEST_XDIST_WORKER") or SERVER_VAR in os.environ or not _may_select_e2e(config):
+    if os.environ.get("PYTEST_XDIST_WORKER") or SERVER_VAR in os.environ:
         return
-    server = start_server(_log_env(), server=[sys.executable, str(Path(__file__).parent / "cli_forkserver.py")], wait=False)
-    if server is not None:
-        ready = Path(server.workdir) / "ready"
-        os.environ.update({SERVER_VAR: server.path, _READY_VAR: str(ready)})
-        threading.Thread(target=lambda: server.wait_ready() and ready.touch(), daemon=True).start()
-        _STARTED = server
+    server = None
+    if _may_select_e2e(config):
+        server = start_server(_log_env(), server=[sys.executable, str(Path(__file__).parent / "cli_forkserver.py")], wait=False)
+    if server is None:
+        os.environ[SERVER_VAR] = _OFF_BY_SESSION = "off"
+        return
+    ready = Path(server.workdir) / "ready"
+    os.environ.update({SERVER_VAR: server.path, _READY_VAR: str(ready)})
+    threading.Thread(target=lambda: server.wait_ready() and ready.touch(), daemon=True).start()
+    _STARTED = server
 
 
 def pytest_unconfigure(config):
-    global _STARTED
-    if _STARTED is not None:
-        from memprobe.orchestrate.forkserver import SERVER_VAR
+    global _STARTED, _OFF_BY_SESSION
+    from memprobe.orchestrate.forkserver import SERVER_VAR
 
+    if _OFF_BY_SESSION is not None:
+        os.environ.pop(SERVER_VAR, None)
+        _OFF_BY_SESSION = None
+    if _STARTED is not None:
         for name in (SERVER_VAR, _READY_VAR):
             os.environ.pop(name, None)
         _STARTED.close()

@@ -31,6 +31,13 @@ from memprobe.rundir.load import dump
 needs_pidfd = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the fork server needs os.pidfd_open (Linux)")
 
 
+def test_the_suite_names_its_fork_server_or_off():
+    """Every session names MEMPROBE_FORKSERVER: its own server, or ``off`` where it has none (``make fast``; a server
+    that could not start), or what the user gave pytest. Left unset, a command the tests start would find and fork
+    from a developer's own running `memprobe serve` in the same cache directory, and its figures be that server's."""
+    assert os.environ.get(SERVER_VAR) is not None
+
+
 def test_only_what_torch_cannot_have_read_at_import_may_differ():
     ours = {"OMP_NUM_THREADS": "2", "TORCHINDUCTOR_CACHE_DIR": "/a", "PWD": "/x", "HOME": "/root"}
     theirs = {**ours, "CUDA_VISIBLE_DEVICES": "0", "PWD": "/y", "MEMPROBE_COMMAND": "[]", "PYTEST_CURRENT_TEST": "t"}
