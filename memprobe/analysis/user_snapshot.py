@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import gc
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,26 +48,6 @@ TOP = 50  # groups a record keeps (the console shows fewer; --wide all of these)
 WHERE = "the snapshot's allocator history"
 BEFORE_RECORDING = "(allocated before the recording began)"
 NO_PYTHON_FRAME = "(no Python frame)"
-
-
-PICKLE_PROTOCOL_2 = b"\x80"  # how a pickle of protocol 2 or later begins (torch's _dump_snapshot writes 4 or 5)
-
-
-def is_snapshot_file(value) -> bool:
-    """Whether a path a verb was given names a snapshot file: a regular file (a symbolic link the user named is
-    followed) that begins as a pickle of protocol 2 or later. Anything else is read as a run or result directory and
-    refused as one, saying what it is; never raises, never waits (opened without blocking)."""
-    try:
-        path = Path(value)
-        if not path.is_file():
-            return False
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            return os.read(fd, 1) == PICKLE_PROTOCOL_2
-        finally:
-            os.close(fd)
-    except (OSError, ValueError):
-        return False
 
 
 # -- what a stack says --------------------------------------------------------------------------------------------

@@ -89,26 +89,33 @@ def diff(
       memprobe diff --b-python ~/venvs/torch-next/bin/python -- python train.py
     """
     from ..orchestrate.diff import run_diff
-    from ..report.console.diff import print_diff
-    from ..report.markdown import diff_markdown
-    from ..report.pages import write_diff_html
-    from ..report.tables import export
 
     command = command_after_dashes()
     a, b = (a, b) if command else two_sides("diff", a, b, "a recipe, a run directory or a snapshot each), or a command after --")
+    outputs = {"html": html_path, "csv": csv_path, "parquet": parquet_path}
     if not command and (is_snapshot_file(a) or is_snapshot_file(b)):
-        outputs = {"html": html_path, "csv": csv_path, "parquet": parquet_path}
         return _diff_snapshots(a, b, sides, parallel, analysis_only, outputs, wide, probes, shared)
     resolved = sides.resolve_script(a, b, shared, command) if command else sides.resolve(a, b, shared)
     envs = sides.envs()
     label = f"diff-{resolved['a'].target.short_name()}" if command else f"diff-{a}-vs-{b}".replace("/", "_")
     refuse_existing(html_path, csv_path, parquet_path, force=probes.force)
     result, out = probes.run_probes(run_diff, resolved, envs, label=label, parallel=parallel, analysis_only=analysis_only)
+    _emit(result, out, probes, outputs, wide)
+
+
+def _emit(result, out, probes, outputs: dict, wide: bool) -> None:
+    """The diff said (the console's view, --json or --markdown) and written where asked: its table, its page. (Its
+    renderers are imported here, once the sides have run: a served diff's probes start without waiting for them.)"""
+    from ..report.console.diff import print_diff
+    from ..report.markdown import diff_markdown
+    from ..report.pages import write_diff_html
+    from ..report.tables import export
+
     probes.emit(result, markdown=diff_markdown, console=lambda: print_diff(result, out, wide=wide))
-    export("diff", result, csv_path, parquet_path)
-    if html_path is not None:
-        write_diff_html(result, out, html_path)
-        probes.say(f"html report: {html_path}")
+    export("diff", result, outputs["csv"], outputs["parquet"])
+    if outputs["html"] is not None:
+        write_diff_html(result, out, outputs["html"])
+        probes.say(f"html report: {outputs['html']}")
 
 
 def _diff_snapshots(a, b, sides: SideOptions, parallel, analysis_only, outputs: dict, wide, probes, shared) -> None:

@@ -10,9 +10,10 @@ import click
 
 
 def _parquet_engine(_ctx, _param, value):
-    from ..report.tables import check_engine
+    if value is not None:  # (the tables' module, and the record's schema with it, only for a verb that writes one)
+        from ..report.tables import check_engine
 
-    check_engine(value)
+        check_engine(value)
     return value
 
 

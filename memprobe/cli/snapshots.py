@@ -1,7 +1,7 @@
 """The forms of ``show``, ``report`` and ``diff`` for CUDA memory snapshots taken elsewhere
 (``torch.cuda.memory._dump_snapshot`` in any script): memprobe reads the files named, runs nothing, and writes only
 the files asked for. A path that is there and is no directory is read as a snapshot
-(:func:`~memprobe.analysis.user_snapshot.is_snapshot_file`)."""
+(:func:`~memprobe.rundir.read.is_snapshot_file`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import click
 
-from ..analysis.user_snapshot import is_snapshot_file
 from ..errors import ConfigError, RunDirError
+from ..rundir.read import is_snapshot_file
 from .options import refuse_config_flags
 from .output import emit, refuse_existing
 

@@ -122,7 +122,8 @@ def _path(value: str | None, argument: str) -> Path | None:
 def _shown(path: Path):
     """What `memprobe show PATH --json` prints: a snapshot file's summary, or the record a directory holds."""
     from ..analysis.recorded import load_recorded
-    from ..analysis.user_snapshot import is_snapshot_file, snapshot_summary
+    from ..analysis.user_snapshot import snapshot_summary
+    from ..rundir.read import is_snapshot_file
 
     return snapshot_summary(path) if is_snapshot_file(path) else load_recorded(path)[1]
 

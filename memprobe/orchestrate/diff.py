@@ -4,17 +4,20 @@ sides that are run directories, and diff the two reports."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..analysis.diff import diff_reports
-from ..analysis.verdict import diff_verdict
 from ..config import ProbeConfig
 from ..errors import ConfigError
-from ..rundir import schema as S
-from ..rundir.load import dump, load_report
 from ..rundir.write import atomic_write_json
 from .options import RunOptions
 from .placement import Placement
 from .process import ProbeJob, Progress, SideEnv, check_environments, cuda_placement, run_jobs
+
+if TYPE_CHECKING:
+    from ..rundir import schema as S
+
+# what a diff reads once its sides have run: imported while they run (run_jobs' ``meanwhile``), not before they start
+AFTER_THE_SIDES = ("memprobe.analysis.diff", "memprobe.analysis.verdict")
 
 Side = Path | ProbeConfig  # a run directory to load, or a configuration to run
 
@@ -62,17 +65,30 @@ def run_diff(
     if len(to_run) > 1:
         progress(f"sides {' and '.join(k.upper() for k in to_run)}: {placement.why}")
     jobs = [ProbeJob(key, cfg, out / key, envs.get(key, SideEnv()), analysis_only=analysis_only) for key, cfg in to_run.items()]
-    ran = run_jobs(jobs, progress=progress, verbose=run.verbose, slots=placement.slots, gpus=placement.gpus)
-    reports = _side_reports(sides, ran, progress)
+    ran = run_jobs(
+        jobs, progress=progress, verbose=run.verbose, slots=placement.slots, gpus=placement.gpus, meanwhile=AFTER_THE_SIDES
+    )
+    schedule = placement if len(to_run) > 1 else None
+    return _diffed(sides, _side_reports(sides, ran, progress), out, schedule), out
+
+
+def _diffed(sides: dict[str, Side], reports: dict[str, S.Report], out: Path | None, schedule: Placement | None) -> S.DiffResult:
+    """B's report diffed against A's, each side's source named, with its verdict and how the sides ran (``schedule``:
+    where both ran), written to ``out``/diff.json where the diff has a directory."""
+    from ..analysis.diff import diff_reports
+    from ..analysis.verdict import diff_verdict
+    from ..rundir import schema
+    from ..rundir.load import dump
+
     result = diff_reports(reports["a"], reports["b"])
     result.a.source = _source(sides["a"], out, "a")
     result.b.source = _source(sides["b"], out, "b")
     result.verdict = diff_verdict(result, frozenset(k for k, side in sides.items() if isinstance(side, Path)))
-    if len(to_run) > 1:
-        result.schedule = S.Schedule(at_once=placement.slots > 1, **placement.to_dict())
+    if schedule is not None:
+        result.schedule = schema.Schedule(at_once=schedule.slots > 1, **schedule.to_dict())
     if out is not None:
         atomic_write_json(out / "diff.json", dump(result))
-    return result, out
+    return result
 
 
 def _check_side_envs(envs: dict[str, SideEnv], to_run: dict[str, ProbeConfig]) -> None:
@@ -84,6 +100,8 @@ def _check_side_envs(envs: dict[str, SideEnv], to_run: dict[str, ProbeConfig]) -
 
 def _side_reports(sides: dict[str, Side], ran: dict[str, S.Report], progress: Progress) -> dict[str, S.Report]:
     """Each side's report: loaded from its run directory, or what its run gave."""
+    from ..rundir.load import load_report
+
     reports: dict[str, S.Report] = {}
     for key, side in sides.items():
         if isinstance(side, Path):

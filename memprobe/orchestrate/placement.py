@@ -27,11 +27,13 @@ import subprocess
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..config import ProbeConfig
-from ..rundir import schema as S
-from ..rundir.load import dump, load_gpu_peaks
 from ..vocab import MemorySource
+
+if TYPE_CHECKING:  # the record's types: a CPU probe's verb places nothing, and forks before importing them
+    from ..rundir import schema as S
 
 FIT_FRACTION = 0.9
 # a CUDA process's memory outside the caching allocator's counters: its context, NCCL's buffers,
@@ -129,11 +131,15 @@ class PeakRecords:
         self.path = path or memprobe_cache_dir() / PEAKS_FILE
 
     def get(self, key: str) -> int | None:
+        from ..rundir.load import load_gpu_peaks
+
         peaks = load_gpu_peaks(self.path)
         entry = peaks.peaks.get(key) if peaks else None
         return entry.peak_reserved_bytes if entry else None
 
     def put(self, key: str, peak: int, device_name: str | None) -> None:
+        from ..rundir import schema as S
+        from ..rundir.load import dump, load_gpu_peaks
         from ..rundir.write import atomic_write_json
 
         with _PUT:  # probes that end at once are waited for by threads of one process

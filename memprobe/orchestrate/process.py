@@ -22,6 +22,7 @@ each on the CPU.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -35,6 +36,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..capture.guard import on_signals
 from ..capture.process_info import COMMAND_VAR, COMPILE_THREADS_VAR, GPU_PROBES_VAR, SIDE_ENV_VAR
@@ -52,15 +54,16 @@ from ..errors import (
     RunFailed,
 )
 from ..progress import tail, waiting
-from ..rundir import schema as S
 from ..rundir.write import MARKER
 from ..vocab import DeviceChoice, Recipe, RunStatus
-from .finish import finish_run, mark_ended, mark_killed
 from .forkserver import fork_probe, runs_on_cpu, server_env
 from .placement import PeakRecords, Placement, peak_key, place, probe_need, query_gpus, recorded_peak
 from .procfs import pipe_holders
 from .resident import serve_by_default
 from .script import script_command, script_ended, script_env
+
+if TYPE_CHECKING:  # the record's types: imported once the probes run (finish.py, after_start below)
+    from ..rundir import schema as S
 
 Progress = Callable[[str], None]
 
@@ -556,6 +559,8 @@ class ChildProbe:
     def wait(self) -> S.Report:
         """The child's report, analysed here once it has ended (:func:`~.finish.finish_run`: what it recorded is
         finished whatever became of it), or the error that ended it (one line, with its exit code)."""
+        from .finish import finish_run, mark_ended
+
         rc = self._exit_code()
         with self._lock:
             waiting(self.progress, f"[{self.job.label}] its run directory, read and analysed")
@@ -625,6 +630,8 @@ class ChildProbe:
 
     def _error(self, rc: int) -> MemprobeError:
         """What ended the child with ``rc``: the error it said, the signal that killed it, or its exit code."""
+        from .finish import mark_ended, mark_killed
+
         label = self.job.label
         kind, message = self.errors[-1] if self.errors else (None, None)
         if kind == "internal":
@@ -654,6 +661,8 @@ class ChildProbe:
     def stop(self) -> None:
         """Ask the child to stop (SIGTERM: a probe marks its run interrupted), then make sure it is gone; a run it could
         not mark (a script, which Python's own SIGTERM ends at once) is marked interrupted here."""
+        from .finish import mark_ended
+
         self.stopping = True
         if self.proc.poll() is None:
             try:
@@ -707,6 +716,7 @@ def run_jobs(
     slots: int = 1,
     gpus: Sequence[str] | None = None,
     keep_going: bool = False,
+    meanwhile: Sequence[str] = (),
 ) -> dict[str, S.Report | MemprobeError]:
     """Run each job in its own process; return ``{label: report}`` in job order.
 
@@ -716,6 +726,10 @@ def run_jobs(
     its process ends (while the next one runs). On the first failure the others are
     stopped and the failure is raised, unless ``keep_going`` (then the error stands in
     the result in place of the report).
+
+    What finishes a run directory (finish.py: the analyses, the record's schema), and the modules named in
+    ``meanwhile`` (what the verb reads after), are imported once the first probes are started, while they run: a
+    served probe starts without waiting for them.
     """
     if not jobs:
         return {}
@@ -727,6 +741,7 @@ def run_jobs(
             raise RunDirError(f"{job.out} is not empty: a probe writes a fresh run directory")
     check_environments(jobs, progress)
     schedule = _Schedule(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
+    schedule.meanwhile = (f"{__package__}.finish", *meanwhile)
 
     def terminated(signum, frame):
         raise Interrupted("terminated (SIGTERM); what the probes recorded is in their run directories", exit_code=128 + signum)
@@ -759,10 +774,14 @@ class _Schedule:
         self.compile_threads = share if self.slots > 1 and gpus else None
         self.done = threading.Condition()
         self.finished: list[str] = []
+        self.meanwhile: Sequence[str] = ()  # modules imported once the first probes are started
 
     def run(self, keep_going: bool) -> None:
         while self.pending or self.running or self.held:
             self._fill()
+            for name in self.meanwhile:
+                importlib.import_module(name)
+            self.meanwhile = ()
             with self.done:
                 while not self.finished:
                     self.done.wait(0.5)

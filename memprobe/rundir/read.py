@@ -9,6 +9,7 @@ No pydantic and no torch here: a probe's process (which may run in a lean enviro
 - :func:`parse_json`: JSON with bounds (nesting depth, integers within +-2**63, no NaN or infinities);
 - :func:`inside`: a path recorded in a file, resolved, refused unless it stays inside the directory holding it;
 - :func:`kind_of` / :func:`check_directory`: what is at a path, without following its last link;
+- :func:`is_snapshot_file`: whether a path the user named is a CUDA memory snapshot (a pickle), read no further;
 - :func:`check_work`: the per-file budget of work (:data:`WORK_LIMITS`): a file whose data would take more events,
   stack frames or steps than that is refused, naming the bound and how to raise it.
 
@@ -337,3 +338,23 @@ def inside(root: Path, rel, where: str) -> Path:
     if Path(rel).is_absolute() or (path != base and base not in path.parents):
         raise RunDirError(f"{where}: {rel!r} is outside the run directory; memprobe reads only files inside it")
     return path
+
+
+PICKLE_PROTOCOL_2 = b"\x80"  # how a pickle of protocol 2 or later begins (torch's _dump_snapshot writes 4 or 5)
+
+
+def is_snapshot_file(value) -> bool:
+    """Whether a path a verb was given names a snapshot file: a regular file (a symbolic link the user named is
+    followed) that begins as a pickle of protocol 2 or later. Anything else is read as a run or result directory and
+    refused as one, saying what it is; never raises, never waits (opened without blocking)."""
+    try:
+        path = Path(value)
+        if not path.is_file():
+            return False
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            return os.read(fd, 1) == PICKLE_PROTOCOL_2
+        finally:
+            os.close(fd)
+    except (OSError, ValueError):
+        return False
