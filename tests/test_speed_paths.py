@@ -283,6 +283,24 @@ def test_the_policy_pickles_as_itself_with_one_cache_hash_in_every_process():
 
 
 @pytest.mark.e2e
+def test_a_diff_asks_for_its_probes_before_it_imports_the_record_schema():
+    """What a diff imports before it asks for its first probe: no record schema, no pydantic, no analyses and no
+    renderers (imported while the probes run: run_jobs' ``meanwhile``). The CPU's placement reads nothing recorded."""
+    code = (
+        "import sys\n"
+        "from memprobe.cli.main import main\n"
+        "import memprobe.cli.diff, memprobe.orchestrate.diff\n"
+        "from memprobe.orchestrate import process\n"
+        "from memprobe.config import config_from_values\n"
+        "assert process.cuda_placement([('a', config_from_values({'device': 'cpu'}), process.SideEnv())], 1) is None\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pydantic', 'pandas', 'jinja2')"
+        " or m.startswith(('memprobe.rundir.schema', 'memprobe.analysis.', 'memprobe.report.', 'memprobe.orchestrate.finish'))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]", proc.stdout
+
+
 def test_a_bf16_probe_imports_nothing_of_torchao(tmp_path):
     """Importing torchao costs seconds per process; a bf16 probe, compiled and measured, needs none of it (the
     same check finds torchao in a process that asked for a float8 recipe)."""
