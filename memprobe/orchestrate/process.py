@@ -62,7 +62,7 @@ from .procfs import pipe_holders
 from .resident import serve_by_default
 from .script import script_command, script_ended, script_env
 
-if TYPE_CHECKING:  # the record's types: imported once the probes run (finish.py, after_start below)
+if TYPE_CHECKING:  # the record's types: imported once the probes run (finish.py, run_jobs' ``meanwhile``)
     from ..rundir import schema as S
 
 Progress = Callable[[str], None]
@@ -740,8 +740,9 @@ def run_jobs(
         if job.out.exists() and any(e.name != MARKER for e in job.out.iterdir()):
             raise RunDirError(f"{job.out} is not empty: a probe writes a fresh run directory")
     check_environments(jobs, progress)
-    schedule = _Schedule(jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus)
-    schedule.meanwhile = (f"{__package__}.finish", *meanwhile)
+    schedule = _Schedule(
+        jobs, progress=progress, verbose=verbose, slots=slots, gpus=gpus, meanwhile=(f"{__package__}.finish", *meanwhile)
+    )
 
     def terminated(signum, frame):
         raise Interrupted("terminated (SIGTERM); what the probes recorded is in their run directories", exit_code=128 + signum)
@@ -760,7 +761,16 @@ def run_jobs(
 class _Schedule:
     """The probes of one verb, started, held, released and waited for (see :func:`run_jobs`)."""
 
-    def __init__(self, jobs: list[ProbeJob], *, progress: Progress, verbose: bool, slots: int, gpus: Sequence[str] | None):
+    def __init__(
+        self,
+        jobs: list[ProbeJob],
+        *,
+        progress: Progress,
+        verbose: bool,
+        slots: int,
+        gpus: Sequence[str] | None,
+        meanwhile: Sequence[str] = (),
+    ):
         self.pending = list(jobs)
         self.progress, self.verbose, self.gpus = progress, verbose, gpus
         self.lock = threading.Lock()
@@ -774,7 +784,7 @@ class _Schedule:
         self.compile_threads = share if self.slots > 1 and gpus else None
         self.done = threading.Condition()
         self.finished: list[str] = []
-        self.meanwhile: Sequence[str] = ()  # modules imported once the first probes are started
+        self.meanwhile = meanwhile  # modules imported once the first probes are started (then none)
 
     def run(self, keep_going: bool) -> None:
         while self.pending or self.running or self.held:
