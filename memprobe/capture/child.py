@@ -100,31 +100,32 @@ def _warm_compile() -> None:
 def main(argv: list[str] | None = None) -> int:
     """The probe, then its exit code said (:data:`.protocol.EXIT`): what it wrote is complete, and its parent goes on
     while this process ends (its CUDA context's teardown included)."""
-    argv = sys.argv[1:] if argv is None else argv
-    code = _probe(argv)
+    job, refused = _job(sys.argv[1:] if argv is None else argv)
+    code = refused if refused is not None else _probe(job)
     sys.stdout.flush()
-    token = _token(argv)
-    if token is not None:  # with the token its parent gave: nothing the model prints can say it
+    token = job.get("token") if isinstance(job, dict) else None
+    if isinstance(token, str) and token.isalnum():  # with the token its parent gave: nothing the model prints can say it
         say(f"{EXIT}{token} {code}")
     return code
 
 
-def _token(argv: list[str]) -> str | None:
-    try:
-        token = json.loads(argv[1]).get("token")
-    except (IndexError, ValueError, AttributeError):
-        return None
-    return token if isinstance(token, str) and token.isalnum() else None
-
-
-def _probe(argv: list[str]) -> int:
+def _job(argv: list[str]) -> tuple[object, int | None]:
+    """The job its parent gave (``--job JSON``, parsed once, whatever it holds: :func:`_probe` checks it), or the exit
+    code of a command line that gives none."""
     if len(argv) != 2 or argv[0] != "--job":
         print("usage: python -m memprobe.capture.child --job JSON (started by memprobe, not by hand)", file=sys.stderr)
-        return 2
+        return None, 2
+    try:
+        return json.loads(argv[1]), None
+    except ValueError as e:
+        say(INTERNAL + f"a bad job for a probe process: {type(e).__name__}: {e}")
+        return None, 70
+
+
+def _probe(job) -> int:
     from ..errors import MemprobeError
 
     try:
-        job = json.loads(argv[1])
         from ..config import ProbeConfig
 
         cfg = ProbeConfig.from_dict(job["config"])
