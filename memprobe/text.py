@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import re
 
-from rich.markup import escape as _escape_markup
-
 MAX_TEXT = 2000  # characters of one recorded string in the terminal or a Markdown document
 
 # C0 and C1 control characters and DEL, but not the tab (a newline becomes a visible \\n)
@@ -68,7 +66,9 @@ def plain(value, *, lines: bool = False, limit: int = MAX_TEXT) -> str:
 
 def markup(value, *, lines: bool = False, limit: int = MAX_TEXT) -> str:
     """``value`` safe to embed in a rich markup string: :func:`plain`, then markup escaped."""
-    return _escape_markup(plain(value, lines=lines, limit=limit))
+    from rich.markup import escape  # (rich: imported by the verbs that render, not before a snapshot is read)
+
+    return escape(plain(value, lines=lines, limit=limit))
 
 
 # what can start markup inside a line, and only that (the Markdown source stays readable: ``MUST_SAVE``,

@@ -11,7 +11,8 @@
 #  4. served by default (served): three successive `memprobe diff bf16 fp8` typed in a terminal, nothing started
 #     first: the first starts `memprobe serve`, the second forks both sides from it; then an A/A diff, and a fourth
 #     diff with its phases outside the probes timed (scripts/served_phases.py).
-# Usage: OUT=dir bash scripts/device_people.sh [fused|oom|snapshots|big|served]...   (wheels in .whl/: torchao, pydantic)
+# Usage: OUT=dir bash scripts/device_people.sh [fused|oom|snapshots|big|served|served_on_h200]...
+#   (wheels in .whl/: torchao, pydantic; served_on_h200: served where the GPU is an H200, else says so)
 set -uo pipefail
 source "$(dirname "$0")/device_env.sh"
 memprobe() { python3 -m memprobe "$@"; }
@@ -86,6 +87,9 @@ snapshots() {
   python3 scripts/plain_snapshot_train.py --out "$work/long.pickle" --batch 4 --seq 256 --layers 8 --steps 400 \
     --checkpoint --max-entries 3000000
   speed "$work/long.pickle"
+  echo "  the stages of each (scripts/snapshot_stages.py):"
+  python3 scripts/snapshot_stages.py show "$work/long.pickle" --json 2>&1 >/dev/null | grep '^\[stages\]'
+  python3 scripts/snapshot_stages.py report "$work/long.pickle" -o "$work/long.html" --force 2>&1 >/dev/null | grep '^\[stages\]'
   xz -T16 -6 -c "$work/long.pickle" > "$OUT/long.pickle.xz"; ls -la "$OUT/long.pickle.xz"
 }
 
@@ -115,6 +119,10 @@ for name in ("d1", "d2", "d3", "aa"):
         print(f"    {side}: " + ", ".join(f"{k} {v:.2f} s" for k, v in (r.get("timings_s") or {}).items()))
 PY
   python3 -m memprobe serve --status; python3 -m memprobe serve --stop
+}
+
+served_on_h200() {
+  if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then served; else echo "=== 4. served: not run (no H200)"; fi
 }
 
 big() {  # the >= 500 MB snapshot, its events over memprobe's default bound: raised for memprobe's processes

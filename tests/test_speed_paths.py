@@ -301,6 +301,34 @@ def test_a_diff_asks_for_its_probes_before_it_imports_the_record_schema():
     assert proc.stdout.strip() == "[]", proc.stdout
 
 
+# `memprobe VERB SNAPSHOT`, the modules loaded when the verb forks the process that reads the snapshot: printed
+SNAPSHOT_FORK = """
+import sys
+import memprobe.forked as forked
+start = forked.Forked.__init__
+def spy(self, *args, **kwargs):
+    loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "jinja2", "rich", "pandas")
+                    or m.startswith(("memprobe.rundir.schema", "memprobe.config", "memprobe.report.", "memprobe.targets")))
+    print("loaded at the fork:", loaded, file=sys.stderr)
+    start(self, *args, **kwargs)
+forked.Forked.__init__ = spy
+sys.argv = ["memprobe", *sys.argv[1:]]
+from memprobe.cli.main import main
+main()
+"""
+
+
+@pytest.mark.parametrize("verb", [["show", "--json"], ["report", "-o", "page.html"]], ids=["show", "report"])
+def test_a_snapshots_verb_forks_its_reader_before_it_imports_the_record_schema(verb, tmp_path):
+    """``show`` and ``report`` of a snapshot file fork the process that reads it before they import the record's
+    schema, pydantic, the renderers or the probe configuration: those are imported while the snapshot is read."""
+    snapshot = ROOT / "tests" / "data" / "cuda" / "plain-script" / "odd.pickle"
+    args = [verb[0], str(snapshot), *verb[1:]]
+    proc = subprocess.run([sys.executable, "-c", SNAPSHOT_FORK, *args], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stderr.splitlines().count("loaded at the fork: []") == 1, proc.stderr
+
+
 def test_a_bf16_probe_imports_nothing_of_torchao(tmp_path):
     """Importing torchao costs seconds per process; a bf16 probe, compiled and measured, needs none of it (the
     same check finds torchao in a process that asked for a float8 recipe)."""

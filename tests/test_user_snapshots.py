@@ -295,6 +295,7 @@ def test_a_snapshot_whose_shared_parts_multiply_is_refused_by_the_new_verbs_too(
 
 def test_a_stack_shared_by_every_event_is_worked_out_once(tmp_path, monkeypatch):
     from memprobe.analysis import snapshot
+    from memprobe.analysis.user_snapshot import analyse_snapshot
 
     frames = [{"filename": f"/home/u/train{i}.py", "line": i, "name": "forward"} for i in range(2_000)]
     events = []
@@ -306,13 +307,74 @@ def test_a_stack_shared_by_every_event_is_worked_out_once(tmp_path, monkeypatch)
     walked = []
     real = snapshot._frames
     monkeypatch.setattr(snapshot, "_frames", lambda ev: walked.append(1) or real(ev))
-    proc = invoke("report", path, "--trace", tmp_path / "t.json")
-    assert proc.returncode == 0, proc.stderr
+    read = analyse_snapshot(path, with_timeline=True)  # in this process, where the stacks walked are counted
     assert len(walked) < 5  # once per stack, not once per event
-    shown = _show(path)
-    assert (
-        shown["peak_bytes"] == 10_001 * 4096
-    )  # the even ones kept, and one more just allocated and shown["top_items"][0]["item"] == "/home/u/train0.py:0 in forward"
+    assert read.summary.peak_bytes == 10_001 * 4096  # the even ones kept, and one more just allocated
+    assert read.summary.top_items[0].item == "/home/u/train0.py:0 in forward"
+    proc = invoke("report", path, "--trace", tmp_path / "t.json")  # the verb: read in a forked process
+    assert proc.returncode == 0, proc.stderr
+    assert _show(path)["peak_bytes"] == 10_001 * 4096
+
+
+# -- read in a forked process, its timeline in parts: the figures of one pass, to the byte ----------------------------
+
+READ_IN_PARTS = [BF16, ROWWISE, PLAIN / "batch8.pickle", PLAIN / "odd.pickle", PLAIN / "odd-power2.pickle"]
+
+
+@pytest.mark.parametrize("path", READ_IN_PARTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_timeline_followed_in_parts_is_the_one_pass_timeline_to_the_byte(path):
+    """Each part of a history replays its events from the blocks alive where it starts, in a forked process; joined,
+    the parts' points, peak and levels, and what is alive at the peak, are those of one pass (whole buckets per part:
+    the thinning is the same)."""
+    from memprobe.analysis.snapshot import load_snapshot
+    from memprobe.analysis.snapshot_read import read_loaded
+
+    one = read_loaded(load_snapshot(path), with_timeline=True, workers=1)
+    assert len(one.timeline.total) > 100 and one.history.peak_index > 0
+    for workers in (2, 3, 7):
+        parts = read_loaded(load_snapshot(path), with_timeline=True, workers=workers)
+        assert parts == one, workers
+    alone = read_loaded(load_snapshot(path))  # without a timeline: the peak from a replay of its own
+    assert (alone.history, alone.groups) == (one.history, one.groups)
+
+
+def test_the_parts_of_a_history_are_whole_buckets_and_cover_it():
+    from memprobe.analysis.snapshot_read import _part_starts
+
+    for events, bucket, workers in [(0, 4, 3), (10, 4, 3), (1_000, 12, 7), (318_514, 1_276, 8), (5, 400, 8)]:
+        starts = _part_starts(events, bucket, workers)
+        assert starts[0] == 0 and starts == sorted(set(starts)) and len(starts) <= workers
+        # event i (1-based) lies in bucket i // bucket: each part after the first starts where a bucket does
+        assert all((s + 1) % bucket == 0 and s < max(events, 1) for s in starts[1:])
+
+
+@pytest.mark.parametrize("path", [ROWWISE, PLAIN / "odd.pickle"], ids=["rowwise", "odd"])
+def test_a_snapshot_read_in_a_forked_process_is_the_snapshot_read_here(path):
+    """The A/A of where a snapshot is read: in a forked process (as the verbs read it) and in this one, the same
+    figures, to the byte; the verb's record of it is the record made here."""
+    from memprobe.analysis.snapshot_read import read_snapshot
+    from memprobe.analysis.user_snapshot import analyse_snapshot
+    from memprobe.forked import Forked
+    from memprobe.rundir.load import dump
+
+    here = read_snapshot(path, with_timeline=True)
+    assert Forked(read_snapshot, path, with_timeline=True).result() == here
+    assert _show(path) == dump(analyse_snapshot(path).summary)
+
+
+def test_what_a_forked_reading_raises_is_raised_here_with_its_exit_code(tmp_path):
+    from memprobe.analysis.snapshot import SnapshotError
+    from memprobe.analysis.snapshot_read import read_snapshot
+    from memprobe.forked import Forked, forked_map
+
+    path = tmp_path / "s.pickle"
+    path.write_bytes(pickle.dumps({"segments": [], "device_traces": 5}))
+    with pytest.raises(SnapshotError, match="segments/device_traces are not lists") as raised:
+        Forked(read_snapshot, path).result()
+    assert raised.value.exit_code == 2 and not getattr(raised.value, "__notes__", None)  # its one line, as it was
+    with pytest.raises(ZeroDivisionError) as raised:  # a bug: raised with the forked process's traceback as a note
+        forked_map(divmod, [(1, 1), (1, 0)])
+    assert "in the forked work" in raised.value.__notes__[0] and "ZeroDivisionError" in raised.value.__notes__[0]
 
 
 # -- the GPU machine's script, as far as it runs here ------------------------------------------------------------------

@@ -25,14 +25,16 @@ from dataclasses import dataclass
 from itertools import chain
 from operator import is_, itemgetter, methodcaller
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import MemprobeError
 from ..names import block_prefix
-from ..rundir import schema as S
 from ..rundir.read import MAX_INT, check_work
 from ..vocab import AttributionSource, Category, LiveRole, Phase, PhaseEdge
-from .peaks import Alive, StepFigures, step_attribution, summarize_alive
-from .saved import prefix_block
+
+if TYPE_CHECKING:  # the record's types: a snapshot read alone is read without them (analysis/snapshot_read.py)
+    from ..rundir import schema as S
+    from .peaks import Alive
 
 
 class SnapshotError(MemprobeError):
@@ -860,6 +862,8 @@ class Classifier:
             # the names of its op chain are under its block's, none for the whole model's (as the saved table's)
             block_name = block_prefix(self._block_for(graph_id, line, block), self.whole_model)
             if block_name:
+                from .saved import prefix_block  # a run's names (the record's types): imported with a run's attribution
+
                 item = prefix_block(item, block_name)
             return Named(Category.SAVED_FOR_BACKWARD, item, f"{where} -> {info.storage} -> {info.fx_node}")
         if info.role == LiveRole.OUTPUT:
@@ -970,6 +974,8 @@ def attribute_peak(snap: dict, report: S.Report, top: int = 15) -> S.Attribution
 def attribute_snapshot(snap: dict, report: S.Report, top: int = 15) -> tuple[S.Attribution, BackwardLive | None]:
     """:func:`attribute_peak`, and the backward graphs' buffers alive at backward's peak (None without a backward
     phase), from the same replay."""
+    from .peaks import StepFigures, step_attribution, summarize_alive  # the record's types: a run's attribution's
+
     meta = report.memory.snapshot if report.memory else None
     with collector_paused():
         rep = replay(snap, phase_names=(meta.phase_markers if meta else None))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-import traceback
 
 import click
 
@@ -70,6 +69,8 @@ class MemprobeGroup(click.Group):
         except BaseException as e:
             code, line = outcome(e)
             if DEBUG.on and code not in (0, 130) and not isinstance(e, click.ClickException):
+                import traceback
+
                 traceback.print_exception(e)
         else:
             code, line = None, ""
@@ -141,12 +142,9 @@ def _leave(code) -> None:
     """A verb that ran a model in this process (``memprobe run``) leaves without the interpreter's teardown:
     with torch and compiled code loaded it takes seconds (3.7 s measured on a 2-core CPU after one
     compile), on the critical path of every run. Its files are written and closed, its output flushed;
-    Inductor's compile workers notice their parent is gone and end themselves. So does a verb that read a snapshot
-    file (show, report, diff of snapshots): the teardown would free its millions of objects one by one (seconds for a
-    GB file). Other verbs exit normally."""
-    from .snapshots import HELD
-
-    if "torch" not in sys.modules and not HELD:
+    Inductor's compile workers notice their parent is gone and end themselves. Other verbs exit normally (a snapshot
+    file is read in a forked process, which leaves without freeing what it read: cli/snapshots.py)."""
+    if "torch" not in sys.modules:
         return
     status = code if isinstance(code, int) else (0 if code is None else 1)
     if code is not None and not isinstance(code, int):

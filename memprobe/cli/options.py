@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
 
-from ..config import ProbeConfig, config_from_values
 from ..errors import DEBUG, ConfigError
 from ..fields import Kind, Option, declared, default_of, flag_of
+
+if TYPE_CHECKING:
+    from ..config import ProbeConfig
 
 # a choice flag whose words, as click shows them ([a|b|c]), would take more than this: NAME, the words in its help
 _CHOICES_SHOWN = 50
@@ -64,17 +67,22 @@ def _refused(f, because: str):
     return click.option(flag_of(f), f"not_{f.name}", hidden=True, expose_value=False, default=None, callback=refuse)
 
 
+def _configuration() -> list[tuple]:
+    from ..config import ProbeConfig  # by the verbs that take its flags only (not `show`, `report`)
+
+    return declared(ProbeConfig)
+
+
 def config_options(f=None, *, leave_out: tuple[str, ...] = (), because: str = ""):
     """The probe configuration flags (every verb that runs a probe), one per :class:`ProbeConfig` field; as
     ``@config_options``, or ``@config_options(leave_out=(...), because=...)`` for a verb that sets those fields itself
-    (a diff's sides name their recipes): a flag a verb would ignore is not offered, and given anyway it is refused
-    saying ``because``."""
-    unknown = set(leave_out) - {fld.name for fld, _ in declared(ProbeConfig)}
+    (a diff's sides name their recipes): a flag a verb would ignore is not offered, and given it is refused."""
+    unknown = set(leave_out) - {fld.name for fld, _ in _configuration()}
     if unknown or (leave_out and not because):
         raise ValueError(f"leave out configuration fields that exist, saying why: {sorted(unknown)}")
 
     def decorate(f):
-        for fld, o in reversed(declared(ProbeConfig)):
+        for fld, o in reversed(_configuration()):
             if o.after_dashes:  # a command, after `--` (CommandAfterDashes)
                 continue
             f = _refused(fld, because)(f) if fld.name in leave_out else _option(fld, o)(f)
@@ -97,7 +105,7 @@ def given_config_flags(kw: dict, keep: tuple[str, ...] = ()) -> list[str]:
     """The configuration flags the user gave (``keep``: fields not to count)."""
     return [
         flag_of(fld)
-        for fld, o in declared(ProbeConfig)
+        for fld, o in _configuration()
         if fld.name in kw and fld.name not in keep and _given(fld.name, kw[fld.name], flag_default(fld, o))
     ]
 
@@ -111,11 +119,13 @@ def refuse_config_flags(kw: dict, why: str, keep: tuple[str, ...] = ()) -> None:
 
 def config_values(kw: dict) -> dict:
     """The configuration's fields among a verb's flags, as :func:`~memprobe.config.config_from_values` takes them."""
-    return {fld.name: kw[fld.name] for fld, _ in declared(ProbeConfig) if fld.name in kw}
+    return {fld.name: kw[fld.name] for fld, _ in _configuration() if fld.name in kw}
 
 
 def config_from_options(kw: dict) -> ProbeConfig:
     """A validated config from the flags; unknown ops are caught here, before anything runs."""
+    from ..config import config_from_values
+
     return config_from_values(config_values(kw))
 
 

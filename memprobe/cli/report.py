@@ -51,10 +51,10 @@ def report(path: Path, output: Path | None, trace_path: Path | None, force: bool
       memprobe report RUN_DIR --trace step.json
       memprobe report snapshot.pickle -o snapshot.html
     """
-    from ..report.pages import write_html, write_trace
-
     if names_snapshot(path):
         return report_snapshot(path, output, trace_path, force)
+    from ..report.pages import write_html, write_trace
+
     if not path.is_dir():
         raise RunDirError(f"{path} is not a directory")
     output = output or path / "report.html"

@@ -31,6 +31,9 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
       memprobe show memprobe-runs/20261129T150000Z-rowwise
       memprobe show snapshot.pickle --json
     """
+    refuse_existing(csv_path, parquet_path, force=force)
+    if names_snapshot(path):
+        return show_snapshot(path, as_json=as_json, csv_path=csv_path, parquet_path=parquet_path, wide=wide)
     from ..analysis.recorded import load_recorded
     from ..report.console.bisect import print_bisect
     from ..report.console.diff import print_diff
@@ -39,9 +42,6 @@ def show(path: Path, as_json: bool, force: bool, csv_path: Path | None, parquet_
     from ..report.console.sweep import print_sweep
     from ..report.tables import export
 
-    refuse_existing(csv_path, parquet_path, force=force)
-    if names_snapshot(path):
-        return show_snapshot(path, as_json=as_json, csv_path=csv_path, parquet_path=parquet_path, wide=wide)
     kind, data = load_recorded(path)
     wide_views = {"run": print_run, "diff": print_diff, "explain": print_explain}
     views = {"bisect": print_bisect, "sweep": print_sweep}

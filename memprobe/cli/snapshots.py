@@ -14,20 +14,28 @@ from ..rundir.read import is_snapshot_file
 from .options import refuse_config_flags
 from .output import emit, refuse_existing
 
-__all__ = ["HELD", "diff_snapshot_files", "is_snapshot_file", "names_snapshot", "report_snapshot", "show_snapshot"]
-
-# the snapshots this process's verb read, held until the process leaves: a verb that read one leaves without the
-# interpreter's teardown (cli/main.py), which would free their millions of objects one by one (seconds for a GB file)
-HELD: list = []
+__all__ = ["diff_snapshot_files", "is_snapshot_file", "names_snapshot", "report_snapshot", "show_snapshot"]
 
 
-def _read(path, *, with_timeline: bool = False):
-    """A snapshot read for this verb, held until the process leaves."""
-    from ..analysis.user_snapshot import analyse_snapshot
+class _Reading:
+    """A snapshot being read in a forked process (:class:`~memprobe.forked.Forked`) while this one imports what makes
+    its record and renders it; the process that loaded the snapshot's millions of objects leaves without freeing them
+    one by one, and this one never holds them."""
 
-    read = analyse_snapshot(path, with_timeline=with_timeline, keep=True)
-    HELD.append(read)
-    return read
+    def __init__(self, path: Path, *, with_timeline: bool = False):
+        from ..analysis.snapshot_read import read_snapshot
+        from ..forked import Forked
+
+        self.path, self.work = path, Forked(read_snapshot, path, with_timeline=with_timeline, hold=True)
+
+    def result(self):
+        """The snapshot's record (:class:`~memprobe.analysis.user_snapshot.Analysed`), once it is read."""
+        from ..analysis.user_snapshot import analysed
+
+        try:
+            return analysed(self.work.result(), self.path)
+        finally:
+            self.work.stop()
 
 
 def names_snapshot(path: Path) -> bool:
@@ -49,23 +57,26 @@ def names_snapshot(path: Path) -> bool:
 
 def show_snapshot(path: Path, *, as_json: bool, csv_path: Path | None, parquet_path: Path | None, wide: bool) -> None:
     """``memprobe show SNAPSHOT.pickle``: what is alive at its peak, by category and by the user's frames."""
+    reading = _Reading(path)
     from ..report.console.snapshot import print_snapshot
     from ..report.tables import export
 
-    summary = _read(path).summary
+    summary = reading.result().summary
     emit(summary, as_json=as_json, console=lambda: print_snapshot(summary, wide=wide))
     export("snapshot", summary, csv_path, parquet_path)
 
 
 def report_snapshot(path: Path, output: Path | None, trace_path: Path | None, force: bool) -> None:
     """``memprobe report SNAPSHOT.pickle``: its HTML page (default: beside it, SNAPSHOT.html) and, asked for, its trace."""
-    from ..report.pages import write_snapshot_pages
-
     output = output or path.with_suffix(".html")
     if output.resolve() == path.resolve() or (trace_path is not None and trace_path.resolve() == path.resolve()):
         raise ConfigError(f"{path}: the page or trace would replace the snapshot itself; name another file (-o, --trace)")
     refuse_existing(output, trace_path, force=force)
-    read = _read(path, with_timeline=True)
+    reading = _Reading(path, with_timeline=True)
+    from ..report import html  # noqa: F401  (the page's templates and jinja2, imported while the snapshot is read)
+    from ..report.pages import write_snapshot_pages
+
+    read = reading.result()
     write_snapshot_pages(read.summary, read.timeline, output, trace_path)
     click.echo(f"wrote {output}")
     if trace_path is not None:
@@ -86,7 +97,7 @@ def _refuse_run_options(a: str, b: str, given: dict[str, bool], shared: dict) ->
 def diff_snapshot_files(a: str, b: str, *, given: dict[str, bool], shared: dict, probes, outputs: dict, wide: bool) -> None:
     """``memprobe diff A.pickle B.pickle``: what B holds at its peak that A does not, ranked by bytes. ``given``: the
     options of sides that run, by flag, and whether each was given; ``outputs``: the --html, --csv, --parquet paths."""
-    from ..analysis.user_snapshot import analyse_snapshot, compare
+    from ..analysis.user_snapshot import compare
     from ..report.console.snapshot import print_snapshot_diff
     from ..report.markdown import snapshot_diff_markdown
     from ..report.pages import write_snapshot_diff_html
@@ -95,8 +106,9 @@ def diff_snapshot_files(a: str, b: str, *, given: dict[str, bool], shared: dict,
     _refuse_run_options(a, b, given, shared)
     html = outputs.get("html")
     refuse_existing(html, outputs.get("csv"), outputs.get("parquet"), force=probes.force)
-    first = analyse_snapshot(a, with_timeline=html is not None)  # one after the other: A's data let go before B's
-    second = _read(b, with_timeline=html is not None)
+    # one after the other: A's reading has ended, its data let go, before B's begins
+    first = _Reading(a, with_timeline=html is not None).result()
+    second = _Reading(b, with_timeline=html is not None).result()
     result = compare(first, second)
     probes.emit(result, markdown=snapshot_diff_markdown, console=lambda: print_snapshot_diff(result, wide=wide))
     export("snapshot-diff", result, outputs.get("csv"), outputs.get("parquet"))
