@@ -11,6 +11,7 @@ Where this process cannot fork (no ``os.fork``), the work runs here, when it is 
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import pickle
@@ -51,13 +52,15 @@ class Forked:
         self.pid, self._pipe = pid, os.fdopen(read_end, "rb")
 
     def result(self):
-        """What the work returned; what it raised is raised here."""
+        """What the work returned; what it raised is raised here. The child is not waited for once its result is
+        here: it may still be giving its memory back (a quarter of a second for a GB snapshot's objects); it is reaped
+        when this process ends, or at once where it has already left."""
         if self.pid is not None:
             try:
                 data = self._pipe.read()
             finally:
                 self._pipe.close()
-                self._reap()
+                self._reap(wait=False)
             self._outcome = pickle.loads(data) if data else ("error", RuntimeError("the forked work ended without a result"), "")
         kind, value, where = self._outcome
         if kind == "error":
@@ -76,12 +79,20 @@ class Forked:
             self._pipe.close()
             self._reap()
 
-    def _reap(self) -> None:
+    def _reap(self, wait: bool = True) -> None:
+        pid, self.pid = self.pid, None
         try:
-            os.waitpid(self.pid, 0)
+            if os.waitpid(pid, 0 if wait else os.WNOHANG)[0] == 0:  # still leaving: reaped when this process ends
+                atexit.register(_reap, pid)
         except ChildProcessError:
             pass
-        self.pid = None
+
+
+def _reap(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _run(fn, args, kwargs) -> tuple:
