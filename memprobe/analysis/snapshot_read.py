@@ -173,14 +173,21 @@ def _alive_after(
     address -> the index of its allocation in the trace, or its block of
     :func:`~memprobe.analysis.snapshot.blocks_before`."""
     live = dict(live)
-    for i in range(start, index + 1):
+    _replay_into(live, trace, free_action, start, index + 1)
+    return live
+
+
+def _replay_into(live: dict[int, int | dict], trace: list[dict], free_action: str, start: int, end: int) -> None:
+    """``live`` (address -> an allocation's index, or a block alive before the recording) changed by the events
+    ``start`` to ``end`` (``end`` excluded): an allocation is alive at its address from its event on (one at an
+    address still alive replaces that block), a free ends the block alive at its address."""
+    for i in range(start, end):
         ev = trace[i]
         action = ev["action"]
         if action == "alloc":
             live[ev["addr"]] = i
         elif action == free_action:
             live.pop(ev["addr"], None)
-    return live
 
 
 def _pick_device(snap: dict) -> tuple[int, int]:
@@ -402,13 +409,7 @@ def _alive_at(trace: list[dict], before: dict[int, dict], free_action: str, star
     live: dict[int, int | dict] = dict(before)
     out, i = [], 0
     for start in starts:
-        for j in range(i, start):
-            ev = trace[j]
-            action = ev["action"]
-            if action == "alloc":
-                live[ev["addr"]] = j
-            elif action == free_action:
-                live.pop(ev["addr"], None)
+        _replay_into(live, trace, free_action, i, start)
         out.append(dict(live))
         i = start
     return out
