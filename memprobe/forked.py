@@ -15,7 +15,7 @@ import atexit
 import gc
 import os
 import pickle
-import traceback
+import signal
 
 CAN_FORK = hasattr(os, "fork")
 MAX_PARTS = 8  # work split in parts: at most this many processes at once
@@ -58,10 +58,15 @@ class Forked:
         if self.pid is not None:
             try:
                 data = self._pipe.read()
-            finally:
-                self._pipe.close()
+            except BaseException:  # interrupted while waiting: the child is ended, not left to finish
+                self.stop()
+                raise
+            self._pipe.close()
+            if data:
                 self._reap(wait=False)
-            self._outcome = pickle.loads(data) if data else ("error", RuntimeError("the forked work ended without a result"), "")
+                self._outcome = pickle.loads(data)
+            else:
+                self._outcome = ("error", self._ended(), "")
         kind, value, where = self._outcome
         if kind == "error":
             if where:
@@ -78,6 +83,26 @@ class Forked:
                 pass
             self._pipe.close()
             self._reap()
+
+    def _ended(self) -> Exception:
+        """Why the child sent no result: killed by a signal (SIGKILL: what the system's out-of-memory killer sends,
+        exit 4), or ended otherwise (a bug of memprobe's: it always sends a result before it leaves)."""
+        from .errors import MemprobeError, OutOfMemory
+
+        pid, self.pid = self.pid, None
+        status = os.waitpid(pid, 0)[1]
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+            return OutOfMemory(
+                f"the forked process (pid {pid}) was killed (SIGKILL) before it sent its result: the system's "
+                "out-of-memory killer ends a process so; free memory and try again"
+            )
+        if os.WIFSIGNALED(status):
+            return MemprobeError(
+                f"the forked process (pid {pid}) ended by {signal.Signals(os.WTERMSIG(status)).name}", exit_code=3
+            )
+        return RuntimeError(
+            f"the forked process (pid {pid}) ended (exit code {os.waitstatus_to_exitcode(status)}) without a result"
+        )
 
     def _reap(self, wait: bool = True) -> None:
         pid, self.pid = self.pid, None
@@ -103,8 +128,11 @@ def _run(fn, args, kwargs) -> tuple:
     try:
         return "ok", fn(*args, **kwargs), ""
     except BaseException as e:  # carried to the parent, which raises it
-        where = "" if isinstance(e, MemprobeError) else "in the forked work: " + "".join(traceback.format_exception(e))
-        return "error", e, where
+        if isinstance(e, MemprobeError):
+            return "error", e, ""
+        import traceback
+
+        return "error", e, "in the forked work: " + "".join(traceback.format_exception(e))
 
 
 def _send(fd: int, outcome: tuple) -> None:

@@ -9,9 +9,11 @@ process of its own where a hostile file could hang it (`run_cli`, with a hang gu
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import re
 import shutil
+import signal
 from collections import defaultdict
 from pathlib import Path
 
@@ -365,6 +367,7 @@ def test_a_snapshot_read_in_a_forked_process_is_the_snapshot_read_here(path):
 def test_what_a_forked_reading_raises_is_raised_here_with_its_exit_code(tmp_path):
     from memprobe.analysis.snapshot import SnapshotError
     from memprobe.analysis.snapshot_read import read_snapshot
+    from memprobe.errors import MemprobeError
     from memprobe.forked import Forked, forked_map
 
     path = tmp_path / "s.pickle"
@@ -375,6 +378,15 @@ def test_what_a_forked_reading_raises_is_raised_here_with_its_exit_code(tmp_path
     with pytest.raises(ZeroDivisionError) as raised:  # a bug: raised with the forked process's traceback as a note
         forked_map(divmod, [(1, 1), (1, 0)])
     assert "in the forked work" in raised.value.__notes__[0] and "ZeroDivisionError" in raised.value.__notes__[0]
+    # killed before it sent anything (SIGKILL: the out-of-memory killer's): said so, exit 4; another signal: exit 3
+    for sig, code in ((signal.SIGKILL, 4), (signal.SIGTERM, 3)):
+        with pytest.raises(MemprobeError) as raised:
+            Forked(_killed_by, sig).result()
+        assert raised.value.exit_code == code and signal.Signals(sig).name in str(raised.value)
+
+
+def _killed_by(sig: int) -> None:
+    os.kill(os.getpid(), sig)
 
 
 # -- the GPU machine's script, as far as it runs here ------------------------------------------------------------------

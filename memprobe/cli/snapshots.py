@@ -24,18 +24,16 @@ class _Reading:
 
     def __init__(self, path: Path, *, with_timeline: bool = False):
         from ..analysis.snapshot_read import read_snapshot
-        from ..forked import Forked
+        from ..forked import CAN_FORK, Forked
 
-        self.path, self.work = path, Forked(read_snapshot, path, with_timeline=with_timeline, hold=True)
+        # held by the forked reader, which leaves without freeing; read here (no fork), freed before the next is read
+        self.path, self.work = path, Forked(read_snapshot, path, with_timeline=with_timeline, hold=CAN_FORK)
 
     def result(self):
         """The snapshot's record (:class:`~memprobe.analysis.user_snapshot.Analysed`), once it is read."""
         from ..analysis.user_snapshot import analysed
 
-        try:
-            return analysed(self.work.result(), self.path)
-        finally:
-            self.work.stop()
+        return analysed(self.work.result(), self.path)
 
 
 def names_snapshot(path: Path) -> bool:
