@@ -49,7 +49,8 @@ if mode == 'run':
     from memprobe.rundir.load import load_report
     report = load_report(Path(report_path).parent)
 elif mode in ('show', 'report'):
-    from memprobe.analysis.user_snapshot import analyse_snapshot
+    from memprobe.analysis.snapshot_read import read_snapshot
+    from memprobe.analysis.user_snapshot import analysed
 else:
     import gc, pickle
 import resource
@@ -63,7 +64,8 @@ if mode == 'run':
     result = attribute_peak(load_snapshot(path), report)
     summary = {'peak_bytes': result.peak_bytes, 'events': result.events, 'named_fraction': result.named_fraction}
 elif mode in ('show', 'report'):
-    read = analyse_snapshot(path, with_timeline=mode == 'report', keep=True)  # as the verbs read it
+    # the verbs' reading (its data held, its timeline in parts), here rather than in a forked process: its memory is this one's
+    read = analysed(read_snapshot(path, with_timeline=mode == 'report', hold=True), path)
     summary = {'peak_bytes': read.summary.peak_bytes, 'events': read.summary.events, 'groups': read.summary.groups}
 else:
     if mode == 'pickle-nogc':
