@@ -345,8 +345,9 @@ class _Bucketed:
 
 @dataclass
 class _Part:
-    """One part of a history's timeline: its points in total and by category, its highest level (above the
-    ``floor`` it started from: bytes, time, event index; None where none rose above it), and its level at its end."""
+    """One part of a history's timeline: its points in total and by category, its highest level after one of its
+    events (bytes, time, event index: the first event at that level; None where no event of the part changed the
+    level), and its level at its end."""
 
     total: list[list]
     categories: dict[str, list[list]]
