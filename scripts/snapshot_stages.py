@@ -45,6 +45,13 @@ def main() -> None:
     wrap(read, "timeline_series", "timeline")
     wrap(read, "_replay", "replay")
     wrap(read, "_alive_after", "alive at the peak")
+    wrap(read, "_alive_at", "blocks alive where each part starts")
+    wrap(read, "_part", "a part of the timeline")
+    import memprobe.analysis.user_snapshot as record
+    import memprobe.report.pages as pages
+
+    wrap(record, "analysed", "the record made")
+    wrap(pages, "write_snapshot_pages", "the page written")
     result = forked.Forked.result
 
     def waited(self):

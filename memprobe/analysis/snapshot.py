@@ -371,16 +371,20 @@ def _device_trace(snap: dict, device: int | None) -> list:
 
 def _valid_trace(snap: dict, device: int | None) -> list[dict]:
     """The events with an int (exactly: not a bool) address and size within 64 bits, a str action and a time that is
-    such an int or a finite float, each block event's size made its block's (:func:`block_size`: the trace records
-    what was asked for). _integer's test written out in one comprehension, names bound locally: this is the hot loop
-    of a snapshot's analysis (a call per field cost as much as the rest of the analysis). A size the allocator keeps
-    as it is (a multiple of 512 B, without power-of-two rounding) costs one test; a small block event's (below
-    ``exact_below``: the small pool, no power-of-two rounding) is rounded up to 512 B in place (:func:`_rounded`);
-    the rest go to :class:`_BlockSizes`, which follows the large pool's blocks."""
-    get, _dict, _int, _str, top, finite = dict.get, dict, int, str, _MAX, _finite
+    such an int or a finite float (:func:`_well_formed_events`), each block event's size made its block's
+    (:func:`block_size`: the trace records what was asked for; :class:`_BlockSizes` follows the large pool's
+    blocks)."""
     raw = _device_trace(snap, device)
-    sizes = _BlockSizes(snap, raw)
-    exact, rounded = sizes.exact_below, _rounded
+    valid = _well_formed_events(raw)
+    _BlockSizes(snap, raw).follow(valid)
+    return valid
+
+
+def _well_formed_events(raw: list) -> list[dict]:
+    """The entries of ``raw`` that are events memprobe reads (:func:`_valid_trace`), tested one by one; the test
+    written out in one comprehension, names bound locally (a call per field cost as much as the rest of the
+    reading)."""
+    get, _dict, _int, _str, top, finite = dict.get, dict, int, str, _MAX, _finite
     return [
         e
         for e in raw
@@ -389,19 +393,9 @@ def _valid_trace(snap: dict, device: int | None) -> list[dict]:
         and type(size := get(e, "size")) is _int
         and 0 <= addr < top
         and 0 <= size < top
-        and type(action := get(e, "action")) is _str
+        and type(get(e, "action")) is _str
         and ((type(when := get(e, "time_us", 0)) is _int and 0 <= when < top) or finite(when))
-        and ((size <= exact and (not size & 511 or rounded(e, size, action))) or sizes(e))
     ]
-
-
-def _rounded(e: dict, size: int, action: str) -> bool:
-    """A small block event's size made its block's (:func:`block_size`: below ``exact_below`` no power-of-two
-    division applies): True; False for an event of another action (its size is not a block's)."""
-    if action not in _BLOCK_ACTIONS:
-        return False
-    e["size"] = block_size(size)
-    return True
 
 
 MIN_BLOCK_BYTES = 512  # the CUDA caching allocator's smallest block, and the multiple it rounds every size up to
@@ -462,8 +456,7 @@ def _next_division(size: int, divisions: int) -> int:
 
 
 class _BlockSizes:
-    """Each block event's size made the size of the block the allocator handed out, in trace order (called from
-    :func:`_valid_trace` for the events whose request it may not keep as it is; True: the event is kept).
+    """Each block event's size made the size of the block the allocator handed out, in trace order (:meth:`follow`).
 
     A request becomes :func:`block_size`. A large one (over 1 MiB: the large pool) is handed the free block that
     starts at its address, split only where more than 1 MiB would remain (``should_split``), else whole: up to 1 MiB
@@ -481,7 +474,7 @@ class _BlockSizes:
             + [max(0 if i == 0 else 1 << (20 + i), MIN_BLOCK_BYTES * d) for i, d in enumerate(self.divisions) if d > 1]
         )
         settings = _allocator_settings(snap)
-        self.follow = settings.get("expandable_segments") is not True
+        self.following = settings.get("expandable_segments") is not True
         self.split_limit = settings.get("max_split_size", -1)
         if type(self.split_limit) is not int or self.split_limit <= 0:
             self.split_limit = _MAX
@@ -492,30 +485,43 @@ class _BlockSizes:
         self.members: dict[int, set[int]] = {}  # segment start -> its blocks' starts
         self.handed: dict[int, int] = {}  # address -> the size of the large block allocated there
 
-    def __call__(self, e: dict) -> bool:
-        action, size = e["action"], e["size"]
-        if action in _BLOCK_ACTIONS:
-            if size & 511 or self.rounds:  # else the request is its block's size (a multiple of 512 B, kept)
-                size = block_size(size, self.divisions)
+    def follow(self, events: list[dict]) -> None:
+        """Each block event of ``events`` (valid, in trace order) given the size of its block, in place. A size below
+        ``exact_below`` that is a multiple of 512 B is its own block's and costs one test: the loop is written out,
+        names bound locally (it runs once per event of a real snapshot's history)."""
+        exact, rounds, divisions, returns, blocks = self.exact_below, self.rounds, self.divisions, self.returns, _BLOCK_ACTIONS
+        hand, take_back, handed = self._hand, self._take_back, self.handed
+        for e in events:
+            size = e["size"]
+            if size <= exact and not size & 511:
+                continue
+            action = e["action"]
+            if action not in blocks:
+                self._segment(e, action, size)
+                continue
+            if size & 511 or rounds:  # else the request is its block's size (a multiple of 512 B, kept)
+                size = block_size(size, divisions)
             if size > SMALL_POOL_MAX_BYTES:
                 if action == "alloc":
-                    size = self._hand(e["addr"], size)
-                elif action == self.returns:
-                    size = self._take_back(e["addr"], size)
+                    size = hand(e["addr"], size)
+                elif action == returns:
+                    size = take_back(e["addr"], size)
                 else:
-                    size = self.handed.get(e["addr"], size)
+                    size = handed.get(e["addr"], size)
             e["size"] = size
-        elif action == "segment_alloc" and self.follow and size != SMALL_SEGMENT_BYTES:
+
+    def _segment(self, e: dict, action: str, size: int) -> None:
+        """A segment's event: a large-pool segment's blocks followed from its allocation to its free."""
+        if action == "segment_alloc" and self.following and size != SMALL_SEGMENT_BYTES:
             self._put(e["addr"], size, True, e["addr"])
         elif action == "segment_free":
             for start in self.members.pop(e["addr"], ()):
                 self._remove(start)
         elif action in ("segment_map", "segment_unmap"):  # expandable segments: every block split exactly
-            self.follow = False
+            self.following = False
             self.blocks.clear()
             self.ends.clear()
             self.members.clear()
-        return True
 
     def _put(self, start: int, size: int, free: bool, segment: int) -> None:
         if start in self.blocks:  # a segment allocated twice at one address (a damaged trace): the later one holds
