@@ -71,8 +71,10 @@ def report_snapshot(path: Path, output: Path | None, trace_path: Path | None, fo
         raise ConfigError(f"{path}: the page or trace would replace the snapshot itself; name another file (-o, --trace)")
     refuse_existing(output, trace_path, force=force)
     reading = _Reading(path, with_timeline=True)
-    from ..report import html  # noqa: F401  (the page's templates and jinja2, imported while the snapshot is read)
+    from ..report import html
     from ..report.pages import write_snapshot_pages
+
+    html.prepare("snapshot.html.j2")  # while the snapshot is read
 
     read = reading.result()
     write_snapshot_pages(read.summary, read.timeline, output, trace_path)
@@ -97,6 +99,7 @@ def diff_snapshot_files(a: str, b: str, *, given: dict[str, bool], shared: dict,
     options of sides that run, by flag, and whether each was given; ``outputs``: the --html, --csv, --parquet paths."""
     from ..analysis.user_snapshot import compare
     from ..report.console.snapshot import print_snapshot_diff
+    from ..report.html import prepare
     from ..report.markdown import snapshot_diff_markdown
     from ..report.pages import write_snapshot_diff_html
     from ..report.tables import export
@@ -105,7 +108,10 @@ def diff_snapshot_files(a: str, b: str, *, given: dict[str, bool], shared: dict,
     html = outputs.get("html")
     refuse_existing(html, outputs.get("csv"), outputs.get("parquet"), force=probes.force)
     # one after the other: A's reading has ended, its data let go, before B's begins
-    first = _Reading(a, with_timeline=html is not None).result()
+    reading = _Reading(a, with_timeline=html is not None)
+    if html is not None:
+        prepare("snapshot_diff.html.j2")  # while A is read
+    first = reading.result()
     second = _Reading(b, with_timeline=html is not None).result()
     result = compare(first, second)
     probes.emit(result, markdown=snapshot_diff_markdown, console=lambda: print_snapshot_diff(result, wide=wide))

@@ -43,6 +43,19 @@ def _env():
     return env
 
 
+# the templates every page is made of besides its own: the page it extends and the macros it imports
+_PAGE_PARTS = ("page.html.j2", "macros.html.j2")
+
+
+def prepare(template: str) -> None:
+    """The templates of a page (``template``, and :data:`_PAGE_PARTS`) compiled and its assets read, before its
+    figures are known: done while a snapshot is read in another process, they are off the wait for the page."""
+    env = _env()
+    for name in (template, *_PAGE_PARTS):
+        env.get_template(name)
+    csp(_asset("report.css"), _asset("report.js"))
+
+
 @cache
 def _asset(name: str) -> str:
     return (resources.files("memprobe.report") / "assets" / name).read_text()
