@@ -5,8 +5,9 @@ its functions wrapped to print a line on stderr (seconds since this script start
     python scripts/snapshot_stages.py report long.pickle -o long.html --force
 
 The verb reads the snapshot in a forked process (memprobe/forked.py), which checks its trace and follows its
-timeline in parts, each forked again; each line says whose it is. Used for docs/benchmarks.md's stages of a real
-snapshot.
+timeline in parts, each forked again; each line says whose it is. The record's and the page's modules are imported
+before the command begins (their functions wrapped): the stages time the reading, not the verb's own imports. Used
+for docs/benchmarks.md's stages of a real snapshot.
 """
 
 from __future__ import annotations

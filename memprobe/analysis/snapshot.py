@@ -171,7 +171,7 @@ def _check_work(snap: dict, where: str) -> None:
     blocks = [seg.get("blocks") for seg in snap["segments"] if type(seg) is dict]
     lists = [t for t in snap["device_traces"] if type(t) is list] + [b for b in blocks if type(b) is list]
     check_work(where, "events", sum(map(len, lists)), "allocator events and blocks")
-    if sum(map(_frames_at_most, lists)) > work_limit("frames"):  # at most: counted exactly, to say how many
+    if sum(map(_frames_at_most, lists)) > work_limit("frames"):  # maybe more than there are: counted exactly
         frames = sum(map(_frame_count, lists))
         check_work(where, "frames", frames, "stack frames (a frame list shared among events counted at each use)")
 

@@ -53,7 +53,8 @@ def prepare(template: str) -> None:
     env = _env()
     for name in (template, *_PAGE_PARTS):
         env.get_template(name)
-    csp(_asset("report.css"), _asset("report.js"))
+    for asset in ("report.css", "report.js"):
+        _asset(asset)
 
 
 @cache
