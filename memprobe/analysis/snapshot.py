@@ -290,26 +290,25 @@ class PerStack:
         if known is not None:
             return known[0]
         # a list of the very frame objects of a list seen before (torch's dump shares its frames among the events'
-        # lists): that list's, without checking and keying its frames again. Found by its length and its end
-        # frames' identities, then compared object by object (no hash of every frame: this runs once per event of
-        # a real snapshot); a few such lists per key, then by all its frames' identities (a crafted file's lists
-        # that share their ends). The lists stay alive in ``known``, so their objects' identities stay theirs.
-        derived = _NONE
+        # lists, each event's list its own): that list's, without checking and keying its frames again. Found by its
+        # length and its end frames' identities, then compared object by object (no hash of every frame: this runs
+        # once per event of a real snapshot); a few such lists per key. A list found so is kept nowhere (the next
+        # event's is another list); one found otherwise, by all its frames' identities (a crafted file's lists that
+        # share their ends) or by its content, is kept by its identity, found again at the cost of a lookup.
         if type(fr) is list and fr:
             ends = (len(fr), id(fr[0]), id(fr[-1]))
-            seen = self.by_ends.setdefault(ends, [])
-            for other, other_derived in seen:
-                if all(map(is_, other, fr)):
-                    derived = other_derived
-                    break
+            seen = self.by_ends.get(ends)
+            if seen is None:
+                seen = self.by_ends[ends] = []
             else:
-                derived = self._by_objects(ev, fr)
-                if len(seen) < _SAME_ENDS:
-                    seen.append((fr, derived))
-        elif type(fr) is list:
+                for other, derived in seen:
+                    if all(map(is_, other, fr)):
+                        return derived
             derived = self._by_objects(ev, fr)
-        if derived is _NONE:
-            derived = self._derive(ev, fr)
+            if len(seen) < _SAME_ENDS:
+                seen.append((fr, derived))
+        else:
+            derived = self._by_objects(ev, fr) if type(fr) is list else self._derive(ev, fr)
         self.known[id(fr)] = (derived, fr)  # the list kept alive with its key
         return derived
 
