@@ -17,6 +17,7 @@ from memprobe.analysis.saved import (
     graph_pairs,
     group_rows,
     layer_pattern,
+    module_groups,
     saved_outputs,
     saved_totals,
     short_op,
@@ -158,6 +159,22 @@ def test_grouping_across_layers(runs):
     wd = [g for g in groups if g.kind == "weight-derived"]
     assert all("layers.*." in g.expr for g in wd)
     assert groups == sorted(groups, key=lambda g: -g.bytes)
+
+
+def test_each_layers_copy_of_a_module_that_saved_outside_the_graphs_is_one_group():
+    """saved_outside's modules folded across layers: ``h.0.mlp`` and ``h.1.mlp`` one group of 2, its bytes their sum;
+    a module of one layer alone keeps its own name (``blocks.1`` ran eagerly, not ``blocks.*``); largest first."""
+    made = [
+        S.SavedByModule(module=m, bytes=b, storages=1)
+        for m, b in [("h.0.mlp", 40), ("(loss)", 50), ("h.1.mlp", 40), ("blocks.1", 30), ("h.0.attn", 20), ("h.1.attn", 25)]
+    ]
+    groups = [(name, [m.module for m in ms]) for name, ms in module_groups(made)]
+    assert groups == [
+        ("h.*.mlp", ["h.0.mlp", "h.1.mlp"]),
+        ("(loss)", ["(loss)"]),
+        ("h.*.attn", ["h.0.attn", "h.1.attn"]),
+        ("blocks.1", ["blocks.1"]),
+    ]
 
 
 CPU = Path(__file__).parent / "data" / "cpu"

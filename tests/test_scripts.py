@@ -111,6 +111,16 @@ def test_an_eager_scripts_saved_activations_alive_at_its_peak_are_saved_for_back
     assert 0.99 * outside["total_bytes"] <= saved <= outside["total_bytes"], (saved, outside["total_bytes"])
     assert attribution["by_category_bytes"].get("other", 0) < 0.1 * saved
     assert {i["item"] for i in attribution["top_items"]} >= {"saved by transformer.h.0.fc2", "saved by (loss)"}
+    # each layer's copy of a module is one entry with its count, in the view and the verdict (the verdict named
+    # transformer.h.0.fc2 alone, 128 KiB, where its two layers saved 256 KiB), and nothing is counted twice
+    groups = {g["module"]: (g["count"], g["bytes"]) for g in report["view"]["saved_outside_groups"]}
+    by_module = {m["module"]: m["bytes"] for m in outside["modules"]}
+    assert groups["transformer.h.*.fc2"] == (2, by_module["transformer.h.0.fc2"] + by_module["transformer.h.1.fc2"])
+    assert groups["(loss)"] == (1, by_module["(loss)"]) and not any(".0." in m or ".1." in m for m in groups)
+    assert sum(b for _, b in groups.values()) == outside["total_bytes"]
+    verdict = report["verdict"]["text"]
+    assert verdict.startswith("Nothing was compiled; ") and ", x2)." in verdict, verdict
+    assert report["verdict"]["bytes"] == max(b for _, b in groups.values())
 
 
 def test_a_diff_of_a_compiled_script_and_its_eager_run_compares_the_steps_saved_bytes(made, tmp_path):

@@ -726,6 +726,17 @@ def layer_pattern(expr: str) -> str:
     return _NAME_RE.sub(lambda m: _INDEX_RE.sub(lambda i: ".*" if i.group(0)[0] == "." else "*", m.group(0), count=1), expr)
 
 
+def module_groups(modules: list[S.SavedByModule]) -> list[tuple[str, list[S.SavedByModule]]]:
+    """What modules saved outside the compiled graphs (``saved_outside.modules``), the modules that differ only in
+    their layer index as one group (``transformer.h.*.mlp.act``: each layer's copy), named by that pattern (a module
+    alone keeps its own name: ``blocks.1``); the largest group first (the first met among equals)."""
+    groups: dict[str, list[S.SavedByModule]] = {}
+    for m in modules:
+        groups.setdefault(layer_pattern(m.module), []).append(m)
+    named = [(name if len(ms) > 1 else ms[0].module, ms) for name, ms in groups.items()]
+    return sorted(named, key=lambda kv: -sum(m.bytes for m in kv[1]))
+
+
 def label(item) -> str:
     """The one name of a saved value (a row, a group, a diff item: anything with its ``expr`` and ``user`` terms),
     layer index as ``*``: what every table, finding and page shows for it."""

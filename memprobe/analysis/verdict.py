@@ -25,7 +25,7 @@ from .decisions import RECOMPUTE_ALL
 from .diff import step_saved_bytes
 from .evidence import Evidence
 from .findings import SAVED_VALUE_KINDS, find, names_phrase
-from .saved import MODULE_STATE, label
+from .saved import MODULE_STATE, label, module_groups
 
 _GROWTH = (DiffStatus.ONLY_B, DiffStatus.GROWN)
 # the kinds whose findings are grouped by cause (a recorded run with one of them ungrouped is re-derived)
@@ -82,17 +82,22 @@ def _incomplete_verdict(report: S.Report) -> S.Verdict:
     return _verdict(f"{ended}{held} What it recorded is in its run directory.")
 
 
+def _bytes_each(size: int, count: int) -> str:
+    """``144.00 MiB, x6``: what a group of ``count`` modules (one per layer) saved; one module: its bytes."""
+    return f"{fmt_bytes(size)}, x{count}" if count > 1 else fmt_bytes(size)
+
+
 def _held_when_it_stopped(report: S.Report) -> str:
     """What the step had saved for backward when it ran out of memory (its compiled graphs' values and what autograd
     saved outside them, as far as the measured step got), and the largest of it; nothing when it stopped before."""
     held = step_saved_bytes(report)
     if not held:
         return ""
-    outside = report.saved_outside.modules if report.saved_outside else []
-    largest = [(m.bytes, m.module if m.module.startswith("(") else f"module {m.module}") for m in outside]
-    largest += [(r.bytes, label(r)) for r in report.saved_tensors if r.kind not in MODULE_STATE]
-    size, name = max(largest, default=(0, ""))
-    most = f", the most by {name} ({fmt_bytes(size)})" if size else ""
+    outside = module_groups(report.saved_outside.modules) if report.saved_outside else []
+    largest = [(sum(m.bytes for m in ms), len(ms), name if name.startswith("(") else f"module {name}") for name, ms in outside]
+    largest += [(r.bytes, 1, label(r)) for r in report.saved_tensors if r.kind not in MODULE_STATE]
+    size, count, name = max(largest, key=lambda t: t[0], default=(0, 1, ""))
+    most = f", the most by {name} ({_bytes_each(size, count)})" if size else ""
     return f" When it stopped, the step had saved {fmt_bytes(held)} for backward{most}."
 
 
@@ -142,18 +147,30 @@ def _current_findings(report: S.Report) -> list[S.Finding]:
     )
 
 
+def _outside_only_verdict(report: S.Report, outside: S.SavedOutside) -> S.Verdict:
+    """A step whose saved values were all saved outside compiled graphs (eager code): the most, by module, each
+    layer's copy of a module as one."""
+    name, members = module_groups(outside.modules)[0]
+    size = sum(m.bytes for m in members)
+    saved = fmt_bytes(outside.total_bytes)
+    head = (
+        f"No compiled graph saved anything for backward; outside them autograd saved {saved}"
+        if report.graphs
+        else f"Nothing was compiled; autograd saved {saved} for backward"
+    )
+    return _verdict(
+        f"{head} per step (measured), the most by {name} ({_bytes_each(size, len(members))}).",
+        bytes_=size,
+        total=outside.total_bytes,
+    )
+
+
 def _no_finding_verdict(report: S.Report, saved: int | None) -> S.Verdict:
     """A run without a finding: what it saves, and the largest of it."""
     rows = [r for r in report.saved_tensors if r.kind not in MODULE_STATE]  # shares against a total that holds them
     outside = report.saved_outside
     if not rows and outside is not None and outside.modules:  # eager code saved it: named by module
-        top = outside.modules[0]
-        return _verdict(
-            f"No compiled graph saved anything for backward; outside them autograd saved {fmt_bytes(outside.total_bytes)} "
-            f"per step (measured), the most by {top.module} ({fmt_bytes(top.bytes)}).",
-            bytes_=top.bytes,
-            total=outside.total_bytes,
-        )
+        return _outside_only_verdict(report, outside)
     if not rows:
         compiled = report.config.compile if report.config.compile is not None else True
         return _verdict(

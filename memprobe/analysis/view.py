@@ -15,7 +15,7 @@ from ..rundir import schema as S
 from ..vocab import Phase, RunStatus
 from .coverage import coverage_line, eager_reason
 from .findings import skipped_text
-from .saved import group_key, group_rows, label, layer_pattern
+from .saved import group_key, group_rows, label, layer_pattern, module_groups
 from .verdict import run_next_command, verdict_of
 
 
@@ -63,15 +63,33 @@ def _eager_reasons(report: S.Report) -> dict[str, str]:
     return {module: why for module, why in reasons.items() if why}
 
 
+def _saved_outside_groups(report: S.Report, reasons: dict[str, str]) -> list[S.SavedModuleGroup] | None:
+    """What modules saved outside the compiled graphs, each layer's copy of a module as one row, largest first."""
+    outside = report.saved_outside
+    if outside is None or not outside.modules:
+        return None
+    return [
+        S.SavedModuleGroup(
+            module=name,
+            bytes=sum(m.bytes for m in members),
+            count=len(members),
+            eager_reason=next((reasons[m.module] for m in members if m.module in reasons), None),
+        )
+        for name, members in module_groups(outside.modules)
+    ]
+
+
 def run_view(report: S.Report) -> S.RunView:
     """What the reporters show of ``report`` that is derived from its records."""
     rows = report.saved_tensors or []
+    reasons = _eager_reasons(report)
     return S.RunView(
         saved_groups=[_group(g) for g in group_rows(rows)],
         saved_row_groups=_row_groups(rows),
         saved_alive=_saved_alive(report),
         compile_coverage=coverage_line(report.compile_coverage),
-        eager_reasons=_eager_reasons(report),
+        eager_reasons=reasons,
+        saved_outside_groups=_saved_outside_groups(report, reasons),
         float8_skipped=(skipped_text(report.float8) or None) if report.float8 else None,
     )
 
@@ -95,10 +113,15 @@ def _labelled(items) -> None:
             it.label = label(it)
 
 
+def _view_lacks_groups(report: S.Report) -> bool:
+    """A view written before `saved_outside_groups` existed, for a run that saved something outside its graphs."""
+    return report.view.saved_outside_groups is None and bool(report.saved_outside and report.saved_outside.modules)
+
+
 def finished(kind: str, record: S.Record) -> S.Record:
     """A record as loaded, finished for its readers where it was written before a field existed: a run's verdict and
     view, a diff's and an explain's verdict and their items' names (changed in place and returned)."""
-    if kind == "run" and record.view is None:
+    if kind == "run" and (record.view is None or _view_lacks_groups(record)):
         finish_report(record)
     elif kind == "diff":
         record.verdict = verdict_of(record)

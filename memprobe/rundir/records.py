@@ -1732,6 +1732,25 @@ class AliveGroup(Record):
 
 
 @record
+class SavedModuleGroup(Record):
+    """The modules of `saved_outside` that differ only in their layer index, as one row (each layer's copy of a
+    module: `transformer.h.*.mlp.act`).
+    """
+
+    #: their one name, layer index as `*` (a module without one: its own name)
+    module: str
+
+    #: what they saved in all (*measured*)
+    bytes: int
+
+    #: how many modules
+    count: int
+
+    #: where Dynamo graph-broke on one of them: why it ran eagerly, the first's first break in a few words
+    eager_reason: str | None = None
+
+
+@record
 class RunView(Record):
     """What the reporters show of a run that is derived from its records (`analysis.view`): derived with the rest
     when the run is finished, and for a run recorded before this section, when it is loaded. The console,
@@ -1756,6 +1775,10 @@ class RunView(Record):
     #: for each module of `saved_outside` that Dynamo graph-broke on: why it ran eagerly, its first break in a few
     #: words
     eager_reasons: dict[str, str]
+
+    #: what autograd saved outside the compiled graphs (`saved_outside.modules`), the modules that differ only in
+    #: their layer index as one row; largest first (absent: the run saved nothing outside them)
+    saved_outside_groups: list[SavedModuleGroup] | None = None
 
     #: the blocks' linears the float8 recipe left in bf16, in a line (null: none)
     float8_skipped: str | None

@@ -1003,6 +1003,18 @@ class AliveGroup(Record):
     count: Count = required("how many")
 
 
+class SavedModuleGroup(Record):
+    """The modules of `saved_outside` that differ only in their layer index, as one row (each layer's copy of a
+    module: `transformer.h.*.mlp.act`)."""
+
+    module: Name = required("their one name, layer index as `*` (a module without one: its own name)")
+    bytes: Count = required("what they saved in all (*measured*)")
+    count: Count = required("how many modules")
+    eager_reason: Text | None = optional(
+        "where Dynamo graph-broke on one of them: why it ran eagerly, the first's first break in a few words"
+    )
+
+
 class RunView(Record):
     """What the reporters show of a run that is derived from its records (`analysis.view`): derived with the rest
     when the run is finished, and for a run recorded before this section, when it is loaded. The console, Markdown,
@@ -1021,6 +1033,10 @@ class RunView(Record):
     compile_coverage: Text | None = required("what did not compile, in one line (null: everything compiled)")
     eager_reasons: dict[Text, Text] = required(
         "for each module of `saved_outside` that Dynamo graph-broke on: why it ran eagerly, its first break in a few words"
+    )
+    saved_outside_groups: list[SavedModuleGroup] | None = optional(
+        "what autograd saved outside the compiled graphs (`saved_outside.modules`), the modules that differ only in "
+        "their layer index as one row; largest first (absent: the run saved nothing outside them)"
     )
     float8_skipped: Text | None = required("the blocks' linears the float8 recipe left in bf16, in a line (null: none)")
 

@@ -244,7 +244,9 @@ def _print_saved(con: Console, report: S.Report, wide: bool) -> None:
     rows = report.saved_tensors or []
     totals = report.saved_totals
     if not rows:
-        if report.status == RunStatus.COMPLETE:
+        if report.status == RunStatus.COMPLETE and report.config.command and not report.graphs:
+            con.print("[yellow]nothing was compiled[/] (the script compiled no graph that ran in the measured step)")
+        elif report.status == RunStatus.COMPLETE:
             con.print(
                 "[yellow]no compiled graph saved anything for backward[/]"
                 + (" (run with --compile to see the saved table)" if not report.config.probe().compile else "")
@@ -266,21 +268,21 @@ SAVED_OUTSIDE_SHOWN = 4
 
 
 def _print_saved_outside(con: Console, report: S.Report) -> None:
-    """What autograd saved outside the compiled graphs (measured at run time), by module: the embedding's ids, the
-    logits the loss keeps, eager blocks (a compiled one that ran eagerly with the reason Dynamo gave)."""
+    """What autograd saved outside the compiled graphs (measured at run time), by module, each layer's copy of a module
+    one entry with its count: the embedding's ids, the logits the loss keeps, eager blocks (a compiled one that ran
+    eagerly with the reason Dynamo gave)."""
     outside = report.saved_outside
     if outside is None or not (outside.total_bytes or outside.parameters_bytes):
         return
-    modules = outside.modules or []
-    eager = report.view.eager_reasons if report.view else {}
+    groups = (report.view.saved_outside_groups if report.view else None) or []
 
-    def named_module(m: S.SavedByModule) -> str:
-        why = eager.get(m.module)
-        return f"{markup(m.module)} {fmt_bytes(m.bytes)}" + (f" ({markup(why)})" if why else "")
+    def named_group(g: S.SavedModuleGroup) -> str:
+        count = f" x{g.count}" if g.count > 1 else ""
+        return f"{markup(g.module)}{count} {fmt_bytes(g.bytes)}" + (f" ({markup(g.eager_reason)})" if g.eager_reason else "")
 
-    named = [named_module(m) for m in modules[:SAVED_OUTSIDE_SHOWN]]
-    if len(modules) > SAVED_OUTSIDE_SHOWN:
-        named.append(f"{len(modules) - SAVED_OUTSIDE_SHOWN} more modules in report.json (saved_outside)")
+    named = [named_group(g) for g in groups[:SAVED_OUTSIDE_SHOWN]]
+    if len(groups) > SAVED_OUTSIDE_SHOWN:
+        named.append(f"{len(groups) - SAVED_OUTSIDE_SHOWN} more in report.json (saved_outside)")
     partial = " (eager checkpointing: only its regions' boundaries seen)" if outside.partial else ""
     con.print(
         f"saved outside the compiled graphs: [bold]{fmt_bytes(outside.total_bytes)}[/] held at run time{partial}"
