@@ -334,6 +334,22 @@ def test_a_script_that_cannot_be_measured_fails_in_one_line(tmp_path, body, word
         assert "(its last line on stderr: 'no torch here'; --verbose shows its output)" in proc.stderr
 
 
+def test_a_step_whose_cpu_profile_memprobe_could_not_read_fails_in_one_line_with_what_it_saved(tmp_path):
+    """A measured step of more allocations than memprobe records (an LBFGS closure over a 1,000-step recurrent loop
+    made ~2 million, and its 2.5 GB trace was being read when the out-of-memory killer ended the run): the trace is
+    counted before it is read, and the run fails in one line (exit 3) saying what to do, keeping what the step saved
+    (bound lowered here: this script's step makes a few hundred)."""
+    out = tmp_path / "r"
+    proc = run_cli("run", "--steps", "2", "--out", out, "-q", "--", *SCRIPT, env={"MEMPROBE_MAX_EVENTS": "50"})
+    assert proc.returncode == 3 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "allocations and frees on the CPU" in proc.stderr and "(at most 50; MEMPROBE_MAX_EVENTS raises it)" in proc.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["status"] == "failed" and "measure a step of fewer ops" in report["error"]
+    assert report["saved_outside"]["total_bytes"] > 0 and report["graphs"]  # what the step recorded besides
+    # the bound as it stands: the same step, measured
+    assert run_cli("run", "--steps", "2", "--out", tmp_path / "ok", "-q", "--", *SCRIPT).returncode == 0
+
+
 def test_a_budget_and_a_gate_probe_a_script(tmp_path):
     """`memprobe budget -- COMMAND` writes a probe whose configuration is the command (no recipe), and the gate
     runs it as a probe of its own: a limit it passes, and (from that run: ``--from``) one it breaches (exit 1)."""

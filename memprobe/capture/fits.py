@@ -107,6 +107,12 @@ def available_bytes(device) -> int | None:
         import torch
 
         return torch.cuda.mem_get_info(device)[0]
+    return host_available_bytes()
+
+
+def host_available_bytes() -> int | None:
+    """The host's memory that can be allocated without swapping: the kernel's MemAvailable (/proc/meminfo); None
+    where it cannot be read."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:

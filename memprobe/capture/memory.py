@@ -208,6 +208,8 @@ class CpuPhases:
             os.close(fd)
             try:
                 prof.export_chrome_trace(path)
+                del prof  # the profiler's own events: freed before the trace is read
+                _check_trace(path)
                 with open(path) as f:
                     trace = json.load(f)
             finally:
@@ -251,6 +253,58 @@ class CpuPhases:
                 ops=self.ops,
             ),
         )
+
+
+# what json.load of a profiler trace holds, for each byte of the file (2.9 measured: a 100 MiB trace of 383,190
+# events, torch 2.13 on x86_64)
+TRACE_LOAD_FACTOR = 3
+# how much of the memory available when the trace is read its reading may take
+TRACE_LOAD_SHARE = 0.8
+_FEWER_OPS = "measure a step of fewer ops (a shorter sequence, fewer layers, fewer calls of an optimizer's closure)"
+
+
+def _check_trace(path: str) -> None:
+    """RunFailed, before it is read, for a profiler trace of the measured step that memprobe could not read: more
+    allocation events than a report.json may hold (the bound on events memprobe reads in one file), or a trace whose
+    reading would take more memory than is available (a step of millions of small ops, such as an LBFGS closure run
+    20 times over a 1,000-step recurrent loop: a 2.5 GB trace, killed by the out-of-memory killer while it was read).
+    Counted in the file's bytes, without parsing it."""
+    from ..errors import RunFailed
+    from ..rundir.read import WORK_LIMITS, work_limit
+    from ..units import fmt_bytes
+    from .fits import host_available_bytes
+
+    size = os.path.getsize(path)
+    allocations, events = _occurrences(path, (b'"[memory]"', b'"ph"'))
+    limit = work_limit("events")
+    if allocations > limit:
+        raise RunFailed(
+            f"the measured step made {allocations:,} allocations and frees on the CPU ({events:,} profiler events), more "
+            f"than memprobe records for one step (at most {limit:,}; {WORK_LIMITS['events'][1]} raises it): {_FEWER_OPS}"
+        )
+    needed, available = TRACE_LOAD_FACTOR * size, host_available_bytes()
+    if available is not None and needed > TRACE_LOAD_SHARE * available:
+        raise RunFailed(
+            f"reading the measured step's CPU profile ({events:,} events, {fmt_bytes(size)} of trace) needs about "
+            f"{fmt_bytes(needed)} of memory and {fmt_bytes(available)} is available: {_FEWER_OPS}, or measure it on a "
+            "machine with more memory"
+        )
+
+
+def _occurrences(path: str, needles: tuple[bytes, ...], chunk: int = 1 << 24) -> list[int]:
+    """How often each of ``needles`` occurs in the file at ``path``, read a chunk at a time (an occurrence across two
+    chunks counted once: each chunk is searched with the tail of the one before it, shorter than any needle)."""
+    counts = [0] * len(needles)
+    keep = max(len(n) for n in needles) - 1
+    tail = b""
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            data = tail + block
+            for i, needle in enumerate(needles):
+                # what lies wholly in the tail was counted with the chunk before
+                counts[i] += data.count(needle) - tail.count(needle)
+            tail = data[-keep:] if keep else b""
+    return counts
 
 
 def _memory_rows(events: list[dict]) -> list[list]:

@@ -96,6 +96,9 @@ class RunRecord:
             return RunFailed(
                 f"the run failed: the model {describe_exit(e)} during {phase or 'the run'}; partial report in {where}"
             )
+        if isinstance(e, RunFailed):  # memprobe cannot measure the run: it said why, and what to do
+            self.ended(RunStatus.FAILED, str(e))
+            return RunFailed(f"the run failed: {e}; partial report in {where}")
         # a failure inside torch: keep what was recorded
         first = str(e).splitlines()[0] if str(e) else ""
         if oom:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from .. import settings
 from ..config import ProbeConfig
-from ..errors import oom_headline
+from ..errors import RunFailed, oom_headline
 from ..rundir import records as R
 from ..rundir.write import RunDir
 from ..vocab import DeviceType, Phase, RunStatus
@@ -205,7 +205,10 @@ class ScriptRun:
             return
         self.steps += 1
         if self.measuring is not None:
-            self.measuring.ends()
+            try:
+                self.measuring.ends()
+            except RunFailed as e:
+                self._unmeasurable(e)
             self._complete()
             raise _Measured()
         say(PROGRESS + f"step {self.steps}/{self.cfg.steps}" + (" (compiled)" if self.capture else ""))
@@ -277,6 +280,17 @@ class ScriptRun:
         self.record.ended(RunStatus.FAILED, cause)
         self.record.close()
         say(ERROR + f"the script failed after {self.steps} optimizer step(s): {cause}; partial report in {self.run_dir.path}")
+
+    def _unmeasurable(self, error: RunFailed) -> None:
+        """memprobe cannot take in what it measured of the step (a CPU profile too large to read): the run failed,
+        with what the step recorded besides, and the script is stopped (exit 3)."""
+        self.ended = True
+        self._keep(self.measuring)
+        self.record.ended(RunStatus.FAILED, str(error))
+        self.record.close()
+        say(ERROR + f"{error}; partial report in {self.run_dir.path}")
+        sys.stderr.flush()
+        os._exit(error.exit_code)
 
     def _out_of_memory(self, error: BaseException) -> None:
         """The script ran out of memory: the run is ``oom``, with where (the phase of the measured step, or the step
