@@ -108,6 +108,33 @@ def test_run_html_draws_offline_in_chromium(tmp_path):
 
 
 @pytest.mark.e2e  # drives a headless Chromium, a program of its own
+def test_the_page_of_a_run_that_compiled_nothing_draws_its_timeline_offline_in_chromium(tmp_path):
+    """A step that compiled nothing (an eager script): its page has no compiled-graph sections, and its script, which
+    drew into the graphs' section unconditionally, draws the timeline without an error."""
+    run = tmp_path / "eager"
+    shutil.copytree(TINY_ROWWISE, run)
+    recorded = json.loads((run / "report.json").read_text())
+    for derived in ("view", "verdict"):
+        recorded.pop(derived, None)
+    recorded.update(saved_tensors=[], graphs=[], graph_memory=[], invocations=[], findings=[], checks=[])
+    recorded["saved_outside"] = {
+        "total_bytes": 4096,
+        "parameters_bytes": 0,
+        "modules": [{"module": f"layers.{i}.ffn", "bytes": 2048, "storages": 1} for i in range(2)],
+    }
+    (run / "report.json").write_text(json.dumps(recorded))
+    html = tmp_path / "eager.html"
+    proc = invoke("report", run, "-o", html)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    page = html.read_text()
+    assert 'id="graphs"' not in page and "<code>layers.*.ffn</code>" in page
+    dom, log = _render_in_browser(html, tmp_path / "eager.png")
+    body = re.search(r"<body[^>]*>", dom).group(0)
+    assert 'data-rendered="1"' in body and "data-errors" not in body, body
+    assert not _console_errors(log), _console_errors(log)
+
+
+@pytest.mark.e2e  # drives a headless Chromium, a program of its own
 def test_diff_html_draws_both_runs_on_one_axis(tmp_path):
     html = tmp_path / "diff.html"
     # the page of a diff just computed reads its sides where they are (`memprobe report DIFF_DIR` only inside it)
@@ -322,6 +349,34 @@ def test_the_run_page_draws_the_timeline_its_run_stored_and_never_opens_the_snap
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert _page_timeline(page) == _page_timeline(tmp_path / "recorded.html") == dump(stored)
         assert json.loads(trace.read_text())["otherData"]["memprobe"]["peak"] == dump(stored.peak)
+
+
+def test_a_run_page_shows_what_was_saved_outside_the_graphs_each_layers_copy_one_row(tmp_path):
+    """An eager script's step saves everything outside compiled graphs: its page showed an empty compiled-graph table
+    and none of it. The page lists saved_outside by module, each layer's copy of a module one row with its count and
+    their bytes' sum, and leaves out the compiled graphs' sections where the run has none."""
+    from memprobe.analysis.view import finish_report
+    from memprobe.report.html import render_run
+    from memprobe.rundir.load import load_report
+
+    report = load_report(TINY_ROWWISE)
+    modules = [
+        S.SavedByModule(module=m, bytes=b, storages=1)
+        for m, b in [("h.0.mlp", 3 << 20), ("h.1.mlp", 3 << 20), ("(loss)", 1 << 20)]
+    ]
+    report.saved_outside = S.SavedOutside(total_bytes=7 << 20, parameters_bytes=0, modules=modules)
+    report.view = None
+    page = render_run(finish_report(report), TINY_ROWWISE, None)
+    section = page[page.index('<section id="saved-outside">') :]
+    section = section[: section.index("</section>")]
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", section))
+    assert re.search(r"h\.\*\.mlp 2 6\.00 MiB 86% .*\(loss\) 1 1\.00 MiB 14%", text), text
+    assert "h.0.mlp" not in text and "7.00 MiB saved for backward outside the compiled graphs" in text
+    assert '<section id="saved">' in page and 'id="graphs"' in page  # a compiled run keeps its graphs' sections
+    # a step that compiled nothing: no empty compiled-graph sections
+    report.saved_tensors, report.graphs, report.graph_memory = [], [], []
+    eager = render_run(finish_report(report), TINY_ROWWISE, None)
+    assert '<section id="saved">' not in eager and 'id="graphs"' not in eager and '<section id="saved-outside">' in eager
 
 
 def test_a_runs_finish_reads_its_snapshot_once(tmp_path, monkeypatch):

@@ -216,7 +216,9 @@ def render_run(report: S.Report, run_dir: str | Path, timeline: S.Timeline | Non
         findings=report.findings or [],
         no_findings=no_findings,
         phases=_phases_table(report.memory),
-        saved=_saved_table(report, saved_line),
+        saved=_saved_table(report, saved_line) if report.saved_tensors or report.graphs else None,
+        saved_outside=_saved_outside_table(report),
+        has_graphs=bool(graphs),
         code=_code(report, run_dir, graphs, saved_line),
         config=_config_table(report),
     )
@@ -245,6 +247,39 @@ def _saved_table(report: S.Report, saved_line: dict[str, dict[str, int]]) -> dic
         "note": f"{fmt_bytes(totals.graph_bytes if totals else None)} derived from the graphs, "
         f"{fmt_bytes(totals.runtime_bytes if totals else None)} held at run time; parameters saved as graph inputs "
         f"{fmt_bytes(totals.parameter_graph_bytes if totals else None)}.",
+    }
+
+
+def _saved_outside_table(report: S.Report) -> dict | None:
+    """What autograd saved outside the compiled graphs (measured at run time), by module, each layer's copy of a
+    module one row with its count; None where nothing was."""
+    outside, groups = report.saved_outside, (report.view.saved_outside_groups if report.view else None) or []
+    if outside is None or not groups:
+        return None
+    total = outside.total_bytes
+    rows = [
+        {
+            "cells": [
+                _c(g.module, code=True),
+                _c(g.count, g.count),
+                _c(fmt_bytes(g.bytes), g.bytes),
+                _c(f"{100 * g.bytes / total:.0f}%" if total else "", g.bytes),
+                _c(g.eager_reason or ""),
+            ]
+        }
+        for g in groups
+    ]
+    views = [
+        f"{v.module} {v.dtype}{list(v.shape)} holds {fmt_bytes(v.storage_bytes)} for its {fmt_bytes(v.bytes)}"
+        for v in outside.views or []
+    ]
+    return {
+        "headers": [_h("module", wide=True), _h("x", True), _h("bytes", True), _h("share", True), _h("why it ran eagerly")],
+        "rows": rows,
+        "note": f"{fmt_bytes(total)} saved for backward outside the compiled graphs (eager modules, the embedding's ids, "
+        f"the logits the loss keeps), measured at run time by a saved_tensors_hooks pack hook; parameters "
+        f"{fmt_bytes(outside.parameters_bytes)} apart."
+        + (f" Saved views that pin a larger storage: {'; '.join(views)}." if views else ""),
     }
 
 

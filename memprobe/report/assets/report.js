@@ -178,7 +178,7 @@ function drawSweep(){var host=document.getElementById('sweep');while(host.firstC
 // what draws the page's charts, again when the window's width changes (each chart is drawn at its box's width)
 function drawAll(){
  if(D.kind==='sweep')drawSweep();
- else if(D.kind==='run'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&clockAxis(t));drawGraphs(document.getElementById('graphs'),D.graph_memory||[]);}
+ else if(D.kind==='run'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&clockAxis(t));var gh=document.getElementById('graphs');if(gh)drawGraphs(gh,D.graph_memory||[]);}
  else if(D.kind==='snapshot'){var t=D.timeline;drawTimeline(document.getElementById('timeline'),t,t&&eventAxis(t,D.xlabel));}
  else if(D.kind==='diff'||D.kind==='snapshot-diff')drawDiff();
  document.body.setAttribute('data-rendered',String(document.querySelectorAll('svg.chart').length));}
