@@ -53,3 +53,33 @@ def test_a_trace_whose_reading_needs_more_memory_than_is_available_is_refused(tm
         memory._check_trace(str(path))
     monkeypatch.setattr(fits, "host_available_bytes", lambda: None)  # a system that does not say: read
     memory._check_trace(str(path))
+
+
+_HIDDEN = r"""
+import os, sys
+from memprobe.capture.memory import _silenced_stderr
+from memprobe.capture.protocol import PROGRESS, say
+
+with _silenced_stderr(True):
+    os.write(2, b"[W CPUAllocator.cpp:245] Memory block of unknown size was allocated before the profiling started\n")
+    print("the model's own warning", file=sys.stderr)
+    say(PROGRESS + "step 2/2 (measured)")
+    sys.stdin.readline()  # the step goes on until the parent has heard the line
+say(PROGRESS + "after")
+"""
+
+
+def test_memprobes_lines_pass_while_the_profilers_chatter_is_hidden():
+    """During a measured CPU step fd 2 is hidden (the profiler's warnings); memprobe's protocol lines still reach the
+    parent as they are said (a script's "(measured)" progress arrived once its 200 s step had ended), and what else
+    the step wrote follows once the profiler stops, its noise dropped. The child waits for the parent to hear the
+    line: held back, this would hang until the harness's timeout."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", _HIDDEN], stdin=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr.readline() == "memprobe: progress: step 2/2 (measured)\n"
+    proc.stdin.write("go\n")
+    proc.stdin.close()
+    rest = proc.stderr.read().splitlines()
+    assert proc.wait() == 0 and rest == ["the model's own warning", "memprobe: progress: after"], rest

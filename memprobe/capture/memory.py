@@ -354,20 +354,25 @@ _NOISE = ("USDT:", "Memory block of unknown size", "profiler_start", "profiler_s
 
 @contextlib.contextmanager
 def _silenced_stderr(enabled: bool):
-    """Hide the profiler's C++ chatter on fd 2 (kineto start/stop lines); keep everything else."""
+    """Hide the profiler's C++ chatter on fd 2 (kineto start/stop lines); keep everything else, shown once the
+    profiler stops, but memprobe's protocol lines, which go to the hidden stderr as they are said."""
     if not enabled:
         yield
         return
     import sys
 
+    from .protocol import speak_through
+
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile(mode="w+b") as tmp:
         os.dup2(tmp.fileno(), 2)
+        speak_through(saved)  # memprobe's own lines to its parent are not hidden, nor held back to the end
         try:
             yield
         finally:
             sys.stderr.flush()
+            speak_through(None)
             os.dup2(saved, 2)
             os.close(saved)
             tmp.seek(0)

@@ -13,13 +13,16 @@
   takes a quarter to half a second, on the critical path of every answer). Said with the token of the probe's job,
   so that no line the model prints is taken for it.
 
-Everything else on stderr (library warnings, the model's own output) is the parent's to show or drop.
+Everything else on stderr (library warnings, the model's own output) is the parent's to show or drop. While fd 2 is
+hidden (the CPU profiler's chatter during a measured step: :func:`memprobe.capture.memory.CpuPhases.step`), the lines
+go to the stderr it hid (:func:`speak_through`): a script's "(measured)" progress came only once its step had ended.
 Spoken by :mod:`.child` (a verb's probe) and :mod:`.rank_main` (a rank under torchrun); heard by
 :mod:`memprobe.orchestrate.process` and :mod:`.launch`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 READY = "memprobe: ready"
@@ -31,10 +34,27 @@ TRACEBACK = "memprobe: traceback: "
 EXIT = "memprobe: exit: "
 
 
+# the descriptor protocol lines go to while fd 2 is hidden (a duplicate of the stderr that was hidden), else None
+_through: int | None = None
+
+
+def speak_through(fd: int | None) -> None:
+    """Say protocol lines through ``fd`` (the stderr fd 2 held before it was hidden) until called with None."""
+    global _through
+    _through = fd
+
+
 def say(line: str) -> None:
     """One protocol line on stderr (newlines inside a message would split it)."""
-    sys.stderr.write(" ".join(line.split("\n")) + "\n")
-    sys.stderr.flush()
+    text = " ".join(line.split("\n")) + "\n"
+    if _through is None:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+        return
+    sys.stderr.flush()  # what the process wrote before stays before it
+    data = text.encode(errors="replace")
+    while data:
+        data = data[os.write(_through, data) :]
 
 
 def say_traceback(exc: BaseException) -> None:
