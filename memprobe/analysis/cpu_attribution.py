@@ -104,12 +104,36 @@ def name_cpu_events(report: S.Report) -> CpuEvents | None:
     calls = [a for a in annotations if a[0].startswith("memprobe::call g")]
     forward = (ev.phase_windows_us or {}).get(Phase.FORWARD)
     saved = _saved_outside_addresses(report.saved_outside)
+    rows = allocator_rows(ev.rows)
     return CpuEvents(
-        ev.rows,
+        rows,
         annotations,
-        _graph_call_names(report, ev.rows, calls),
-        saved_outside=_saved_allocations(ev.rows, saved, forward[1]) if forward and saved else {},
+        _graph_call_names(report, rows, calls),
+        saved_outside=_saved_allocations(rows, saved, forward[1]) if forward and saved else {},
     )
+
+
+def allocator_rows(rows: list[tuple]) -> list[tuple]:
+    """The memory events of what the CPU allocator counts, the figure the phases' peaks are read from (its 'Total
+    Allocated'): an allocation the profiler reports with a total of 0 is memory the allocator does not count (a batch
+    a DataLoader worker sent through shared memory: how many arrive within the step depends on the workers' timing,
+    and an A/A diff of minGPT's chargpt differed by 192 KiB of them); it is left out with its free, and so is a free
+    of a block not allocated in the step (the profiler reports none of the allocator's: such frees are of the same
+    shared memory)."""
+    live: set[int] = set()
+    kept = []
+    for row in rows:
+        nbytes, total, addr = row[1], row[2], row[3]
+        if nbytes > 0:
+            if total == 0:
+                continue
+            live.add(addr)
+        elif addr in live:
+            live.discard(addr)
+        else:
+            continue
+        kept.append(row)
+    return kept
 
 
 def _saved_outside_addresses(outside: S.SavedOutside | None) -> dict[int, str]:
