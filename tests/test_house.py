@@ -413,6 +413,24 @@ def test_an_explicit_steps_3_is_kept_by_bisect(made):
     assert json.loads((bisect.path / "run0" / "report.json").read_text())["config"]["steps"] == 3
 
 
+def test_memprobe_parses_python_one_thread_at_a_time(monkeypatch):
+    """Every ast.parse of memprobe's goes through memprobe.syntax.parse, under its lock: CPython 3.11 shares the AST
+    constructor's depth among threads, and two probes finished at once in two threads each parsing its output code
+    raised "SystemError: AST constructor recursion depth mismatch" (exit 70)."""
+    from memprobe import syntax
+    from memprobe.analysis.output_code import simulate
+    from memprobe.targets.base import repro_code
+
+    calls = [str(p.relative_to(ROOT)) for p in (ROOT / "memprobe").rglob("*.py") if "ast.parse(" in p.read_text()]
+    assert calls == ["memprobe/syntax.py"], calls
+    held = []
+    parse = ast.parse
+    monkeypatch.setattr(ast, "parse", lambda *a, **k: held.append(syntax._ONE_AT_A_TIME.locked()) or parse(*a, **k))
+    simulate("def call(args):\n    buf0 = empty_strided_cpu((4, 4), (4, 1), torch.float32)\n    return (buf0,)\n")
+    repro_code("ffn")
+    assert held == [True, True]
+
+
 def test_errors_carry_their_exit_code_from_construction():
     from memprobe.errors import Interrupted, RunFailed
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..errors import RunDirError
 from ..rundir import schema as S
 from ..rundir.read import inside, read_text
+from ..syntax import parse
 from ..vocab import GraphKind, LiveRole, NodeOp, ReturnRole
 from .saved import GraphPair, Provenance, saved_outputs
 
@@ -304,7 +305,7 @@ def _renamed(value: ast.AST, refs: dict[str, Storage]) -> str | None:
 def simulate(source: str) -> Simulation:
     """Walk ``call()`` and track live bytes statement by statement."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError as e:
         raise OutputCodeError(f"output code does not parse as Python: {e.msg} (line {e.lineno})") from None
     walk = _Simulator(source)

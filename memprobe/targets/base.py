@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from ..errors import ConfigError
 from ..fields import option
+from ..syntax import parse
 from ..vocab import EnvNeed
 
 
@@ -294,7 +295,7 @@ def repro_code(module: str, names: tuple[str, ...] | None = None) -> tuple[tuple
     lines = text.splitlines()
     imports: list[str] = []
     parts: list[str] = []
-    for node in ast.parse(text).body:
+    for node in parse(text).body:
         if isinstance(node, ast.ImportFrom) and node.level:  # a sibling repro's definitions
             more, code = repro_code(node.module, tuple(a.name for a in node.names))
             imports += [i for i in more if i not in imports]
