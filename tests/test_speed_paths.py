@@ -101,6 +101,12 @@ def test_sides_run_one_after_the_other_when_they_do_not_fit(fake_smi):
         diff_placement(sides, {}, parallel=True)
     fake_smi.setenv("CUDA_VISIBLE_DEVICES", "2")  # memory not reported (e.g. MIG): never shared
     assert diff_placement(sides, {}, parallel=False).slots == 1
+    # the diff's line says it once, with why ("sides ran one after the other (one after the other on the CPU)")
+    cpu = diff_placement({k: ProbeConfig(recipe=c.recipe, device="cpu") for k, c in sides.items()}, {}, parallel=False)
+    for placed, why in ((placement, "1.17 GiB free"), (cpu, "(on the CPU)")):
+        line = schedule_line(S.DiffResult.model_construct(schedule=S.Schedule(at_once=False, **placed.to_dict())))
+        assert line.startswith("sides ran one after the other (") and line.count("one after the other") == 1, line
+        assert why in line, line
 
 
 def test_a_side_whose_memory_is_unknown_does_not_share(fake_smi, tmp_path):

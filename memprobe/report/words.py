@@ -189,8 +189,9 @@ def schedule_line(d: S.DiffResult) -> str | None:
     sched = d.schedule
     if not sched:
         return None
-    if not sched.at_once:
-        return f"sides ran one after the other ({sched.why})"
+    if not sched.at_once:  # the schedule's reason says "one after the other" itself: said once
+        why = sched.why.removeprefix("one after the other").lstrip(":").strip()
+        return f"sides ran one after the other ({why})" if why else "sides ran one after the other"
     gpus = sched.gpus
     if not gpus:
         return "sides ran at once, one process each on the CPU cores"
