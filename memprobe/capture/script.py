@@ -286,11 +286,7 @@ class ScriptRun:
         with what the step recorded besides, and the script is stopped (exit 3)."""
         self.ended = True
         self._keep(self.measuring)
-        self.record.ended(RunStatus.FAILED, str(error))
-        self.record.close()
-        say(ERROR + f"{error}; partial report in {self.run_dir.path}")
-        sys.stderr.flush()
-        os._exit(error.exit_code)
+        self._stop_failed(str(error), error.exit_code)
 
     def _out_of_memory(self, error: BaseException) -> None:
         """The script ran out of memory: the run is ``oom``, with where (the phase of the measured step, or the step
@@ -325,11 +321,15 @@ class ScriptRun:
             why = f"the script ended after {self.steps} optimizer step(s); {measured}: {fewer}"
         if self.measuring is not None:
             self.measuring.abandon()
+        self._stop_failed(why, 3)
+
+    def _stop_failed(self, why: str, code: int) -> None:
+        """The run failed for ``why``: written, said in one line, and the script's process ended with ``code``."""
         self.record.ended(RunStatus.FAILED, why)
         self.record.close()
         say(ERROR + f"{why}; partial report in {self.run_dir.path}")
         sys.stderr.flush()
-        os._exit(3)
+        os._exit(code)
 
 
 class _MeasuredStep:

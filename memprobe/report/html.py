@@ -24,7 +24,16 @@ from ..rundir.read import read_text
 from ..text import truncate
 from ..units import fmt_bytes, fmt_delta
 from ..vocab import ReturnRole, SavedKind, Verdict
-from .words import STATUS_LABEL, headroom_text, limit_metric, limit_text, schedule_line, side_environment, versions_line
+from .words import (
+    STATUS_LABEL,
+    headroom_text,
+    limit_metric,
+    limit_text,
+    saved_view_text,
+    schedule_line,
+    side_environment,
+    versions_line,
+)
 
 
 @lru_cache(maxsize=1)
@@ -269,10 +278,7 @@ def _saved_outside_table(report: S.Report) -> dict | None:
         }
         for g in groups
     ]
-    views = [
-        f"{v.module} {v.dtype}{list(v.shape)} holds {fmt_bytes(v.storage_bytes)} for its {fmt_bytes(v.bytes)}"
-        for v in outside.views or []
-    ]
+    views = [saved_view_text(v) for v in outside.views or []]
     return {
         "headers": [_h("module", wide=True), _h("x", True), _h("bytes", True), _h("share", True), _h("why it ran eagerly")],
         "rows": rows,

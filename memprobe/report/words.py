@@ -202,3 +202,9 @@ def schedule_line(d: S.DiffResult) -> str | None:
             "the GPU's memory shared)"
         )
     return f"sides ran at once, one GPU each ({', '.join(gpus)})"
+
+
+def saved_view_text(v: S.SavedView) -> str:
+    """A saved view that pins a larger storage, as every reporter says it: ``embed int64[8, 32] holds 16.00 KiB for its
+    2.00 KiB`` (the module's name as it is: a console reporter escapes it)."""
+    return f"{v.module} {v.dtype}{list(v.shape)} holds {fmt_bytes(v.storage_bytes)} for its {fmt_bytes(v.bytes)}"

@@ -13,7 +13,7 @@ from ...rundir.load import dump
 from ...text import markup
 from ...units import fmt_bytes
 from ...vocab import MODULE_STATE, RunMode, RunStatus, SavedKind
-from ..words import forked_line, source_forms, why_saved_forms, why_saved_wide
+from ..words import forked_line, saved_view_text, source_forms, why_saved_forms, why_saved_wide
 from .shared import (
     TOP_ROWS,
     Column,
@@ -291,10 +291,7 @@ def _print_saved_outside(con: Console, report: S.Report) -> None:
     )
     views = outside.views or []
     if views:
-        shown = [
-            f"{markup(v.module)} {v.dtype}{list(v.shape)} holds {fmt_bytes(v.storage_bytes)} for its {fmt_bytes(v.bytes)}"
-            for v in views[:SAVED_OUTSIDE_SHOWN]
-        ]
+        shown = [markup(saved_view_text(v)) for v in views[:SAVED_OUTSIDE_SHOWN]]
         more = f", {len(views) - SAVED_OUTSIDE_SHOWN} more in report.json" if len(views) > SAVED_OUTSIDE_SHOWN else ""
         con.print(f"saved views that pin a larger storage: {'; '.join(shown)}{more}")
 
